@@ -1,0 +1,106 @@
+# Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
+# Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
+# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, results, install, clean.
+
+CC      ?= cc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+OPT     ?= -O2
+WERROR  ?=
+SAN     ?=
+
+PKGS := libprotobuf-c libxml-2.0 json-c openblas igraph libcgraph
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# METIS and GLPK ship no pkg-config file on Debian 12.
+LIBS := $(PKG_LIBS) -lmetis -lglpk -lm
+
+ONNX_PROTO ?= $(firstword $(wildcard /usr/include/onnx/onnx.proto /usr/lib/python3/dist-packages/onnx/onnx.proto))
+
+CPPFLAGS += -Iinclude -I$(BUILD)/gen -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CFLAGS   += -std=c11 -Wall -Wextra -Wpedantic -Wshadow -g $(OPT) $(WERROR) $(SAN) $(PKG_CFLAGS) -fPIC
+LDFLAGS  += $(SAN)
+
+SRCS     := $(sort $(wildcard src/*/*.c))
+GEN_C    := $(BUILD)/gen/onnx.pb-c.c
+OBJS     := $(SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/onnx.pb-c.o
+TOOL_SRCS:= $(sort $(wildcard tools/*.c))
+TOOL_OBJS:= $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_SRCS:= $(sort $(wildcard tests/test_*.c))
+TEST_BINS:= $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+LIB      := $(BUILD)/libhsdag.a
+SOLIB    := $(BUILD)/libhsdag.so
+CLI      := $(BUILD)/hsdag
+
+.PHONY: all test asan fuzz fuzz-smoke bench demo results install clean check-deps
+all: $(LIB) $(SOLIB) $(CLI)
+
+$(GEN_C): $(ONNX_PROTO)
+	@test -n "$(ONNX_PROTO)" || { echo "onnx.proto not found: run scripts/install-deps (libonnx-dev)"; exit 1; }
+	@mkdir -p $(BUILD)/gen
+	protoc-c --c_out=$(BUILD)/gen --proto_path=$(dir $(ONNX_PROTO)) $(ONNX_PROTO)
+
+$(BUILD)/gen/onnx.pb-c.h: $(GEN_C)
+
+$(BUILD)/obj/gen/onnx.pb-c.o: $(GEN_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 -g $(OPT) $(SAN) $(PKG_CFLAGS) -fPIC -w -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SOLIB): $(OBJS)
+	$(CC) -shared -o $@ $^ $(LDFLAGS) $(LIBS)
+
+$(CLI): $(TOOL_OBJS) $(LIB)
+	$(CC) -o $@ $(TOOL_OBJS) $(LIB) $(LDFLAGS) $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
+
+test: $(LIB) $(CLI) $(TEST_BINS)
+	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
+
+asan:
+	$(MAKE) BUILD=build-asan CC=clang OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test
+
+# ---- fuzzing (clang libFuzzer); fuzz-smoke runs each target briefly on its seed corpus ----
+FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
+FUZZ_SECONDS ?= 10
+build-fuzz/fuzz_%: fuzz/fuzz_%.c
+	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 SAN="-fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer" build-fuzz/libhsdag.a
+	clang $(CPPFLAGS:$(BUILD)/%=build-fuzz/%) -std=c11 -g -O1 -fsanitize=address,undefined,fuzzer $(PKG_CFLAGS) -o $@ $< build-fuzz/libhsdag.a $(LIBS)
+fuzz: $(FUZZ_BINS)
+fuzz-smoke: $(FUZZ_BINS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
+
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag
+	$(BUILD)/bench_hsdag
+
+$(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(BENCH_SRCS) $(LIB) $(LDFLAGS) $(LIBS)
+
+demo:
+	sh scripts/install-deps
+	$(MAKE) all
+	sh scripts/demo.sh $(CLI)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/hsdag $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(LIB) $(SOLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/hsdag/*.h $(DESTDIR)$(PREFIX)/include/hsdag/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hsdag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(OBJS:.o=.d) $(TOOL_OBJS:.o=.d)

@@ -1,0 +1,138 @@
+/* common.h - status codes, error buffer, allocation wrapper, arena, RNG and a string map.
+ * Not here: anything about graphs or devices; this is the base every module stands on.
+ * Entry points: hsdag_err_set, hsdag_status_str, hsdag_malloc, hsdag_arena_*, hsdag_rng_*, hsdag_strmap_*.
+ *
+ * Usage:
+ *   hsdag_err e = {0};
+ *   hsdag_arena *a = hsdag_arena_create(0);
+ *   char *s = hsdag_arena_strdup(a, "conv1");
+ *   hsdag_rng r; hsdag_rng_seed(&r, 42); double u = hsdag_rng_uniform(&r);
+ *   if (rc < 0) fprintf(stderr, "%s\n", e.msg);
+ *   hsdag_arena_free(a);
+ */
+#ifndef HSDAG_COMMON_H
+#define HSDAG_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes: one X-macro gives the enum and hsdag_status_str() ---- */
+#define HSDAG_STATUS_LIST(X)                                   \
+    X(HSDAG_OK, 0, "ok")                                       \
+    X(HSDAG_ENOMEM, -1, "out of memory")                       \
+    X(HSDAG_EIO, -2, "I/O error")                              \
+    X(HSDAG_EPARSE, -3, "parse error")                         \
+    X(HSDAG_EINVAL, -4, "invalid argument")                    \
+    X(HSDAG_ECYCLE, -5, "graph has a cycle")                   \
+    X(HSDAG_EDANGLING, -6, "dangling reference")               \
+    X(HSDAG_ELIMIT, -7, "size limit exceeded")                 \
+    X(HSDAG_EFORMAT, -8, "unknown or unsupported file format") \
+    X(HSDAG_EUNSUPPORTED, -9, "unsupported feature")           \
+    X(HSDAG_EINFEASIBLE, -10, "infeasible")                    \
+    X(HSDAG_ESOLVER, -11, "solver failure")                    \
+    X(HSDAG_EEXTERNAL, -12, "external command failed")
+
+#define HSDAG_STATUS_ENUM_(name, val, msg) name = val,
+typedef enum { HSDAG_STATUS_LIST(HSDAG_STATUS_ENUM_) HSDAG_STATUS_MIN_ = -100 } hsdag_status;
+#undef HSDAG_STATUS_ENUM_
+
+const char *hsdag_status_str(int status);
+
+/* Error details live in a caller-owned buffer. msg is always NUL-terminated. */
+typedef struct hsdag_err {
+    int status;     /* last status written, 0 if none */
+    char msg[512];  /* one line, no trailing newline */
+} hsdag_err;
+
+/* Writes "fmt..." into e (if e != NULL) and returns status, so callers can
+ * `return hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: ...", path, line);` */
+int hsdag_err_set(hsdag_err *e, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Prefixes an existing message: "prefix: old message" (used by file wrappers to add the path). */
+void hsdag_err_prefix(hsdag_err *e, const char *prefix);
+
+/* ---- assertions: our own bugs only, never bad input; always on ---- */
+void hsdag_assert_fail_(const char *expr, const char *file, int line);
+#define HSDAG_ASSERT(c) ((c) ? (void)0 : hsdag_assert_fail_(#c, __FILE__, __LINE__))
+
+/* ---- allocation: every allocation goes through these so tests can inject failures ---- */
+void *hsdag_malloc(size_t n);
+void *hsdag_calloc(size_t count, size_t size);
+void *hsdag_realloc(void *p, size_t n);
+void hsdag_free(void *p);
+/* Test hook: the n-th allocation from now fails (n >= 1); 0 disables. Not thread-safe by design. */
+void hsdag_alloc_fail_after(long n);
+
+/* Grows a dynamic array *pp of *cap elements of size elem so that it can hold need elements.
+ * Returns 0 or HSDAG_ENOMEM (the old array stays valid). */
+int hsdag_grow(void **pp, size_t *cap, size_t need, size_t elem);
+
+/* ---- arena: graph-lifetime memory, freed by one call ---- */
+typedef struct hsdag_arena hsdag_arena;
+hsdag_arena *hsdag_arena_create(size_t chunk_bytes); /* 0 = default (64 KiB); NULL on ENOMEM */
+void *hsdag_arena_alloc(hsdag_arena *a, size_t n);   /* 16-byte aligned, zeroed; NULL on ENOMEM */
+char *hsdag_arena_strdup(hsdag_arena *a, const char *s);
+char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n);
+size_t hsdag_arena_used(const hsdag_arena *a); /* bytes handed out */
+void hsdag_arena_free(hsdag_arena *a);         /* NULL is a no-op */
+
+/* ---- RNG: xoshiro256**, seeded through splitmix64; passed explicitly, never global ---- */
+typedef struct hsdag_rng {
+    uint64_t s[4];
+} hsdag_rng;
+void hsdag_rng_seed(hsdag_rng *r, uint64_t seed);
+uint64_t hsdag_rng_u64(hsdag_rng *r);
+double hsdag_rng_uniform(hsdag_rng *r);            /* [0, 1) with 53 random bits */
+uint32_t hsdag_rng_below(hsdag_rng *r, uint32_t n); /* uniform in [0, n), n > 0, unbiased */
+double hsdag_rng_normal(hsdag_rng *r);             /* standard normal (Box-Muller, no cached state) */
+
+/* ---- string -> int32 map (open addressing, FNV-1a); keys are copied into the map's arena ---- */
+typedef struct hsdag_strmap hsdag_strmap;
+hsdag_strmap *hsdag_strmap_create(void);
+void hsdag_strmap_free(hsdag_strmap *m);
+/* Returns the value for key or -1 if absent. */
+int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen);
+/* Inserts key -> val. Returns 0 if inserted, 1 if the key already existed (value left unchanged),
+ * HSDAG_ENOMEM on failure. */
+int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
+int32_t hsdag_strmap_count(const hsdag_strmap *m);
+
+/* ---- files ---- */
+/* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */
+int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e);
+/* Writes atomically: path.tmp, fsync, rename. */
+int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
+
+/* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */
+typedef struct hsdag_buf {
+    char *data;  /* NUL-terminated when len > 0 */
+    size_t len;
+    size_t cap;
+    int oom;     /* set once an append failed; later appends are no-ops */
+} hsdag_buf;
+void hsdag_buf_printf(hsdag_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void hsdag_buf_append(hsdag_buf *b, const char *s, size_t n);
+void hsdag_buf_json_str(hsdag_buf *b, const char *s); /* appends a quoted, escaped JSON string */
+void hsdag_buf_double(hsdag_buf *b, double v);        /* shortest text that round-trips (%.17g fallback) */
+void hsdag_buf_free(hsdag_buf *b);
+
+/* Monotonic wall clock in seconds. */
+double hsdag_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

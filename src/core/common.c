@@ -1,0 +1,480 @@
+/* common.c - status strings, error buffer, allocation wrapper with fault injection, arena, RNG,
+ * string map, file helpers and the growable text buffer.
+ * Not here: anything graph-specific. Entry points: see include/hsdag/common.h. */
+#include "hsdag/common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- status and errors ---- */
+const char *hsdag_status_str(int status)
+{
+#define HSDAG_STATUS_CASE_(name, val, msg) \
+    case val: return msg;
+    switch (status) {
+        HSDAG_STATUS_LIST(HSDAG_STATUS_CASE_)
+    default: return "unknown status";
+    }
+#undef HSDAG_STATUS_CASE_
+}
+
+int hsdag_err_set(hsdag_err *e, int status, const char *fmt, ...)
+{
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+        for (char *p = e->msg; *p; p++)
+            if (*p == '\n' || *p == '\r') *p = ' ';
+        e->status = status;
+    }
+    return status;
+}
+
+void hsdag_err_prefix(hsdag_err *e, const char *prefix)
+{
+    if (!e || !prefix) return;
+    char tmp[sizeof e->msg];
+    size_t pl = strlen(prefix);
+    if (strncmp(e->msg, prefix, pl) == 0 && e->msg[pl] == ':') return; /* already prefixed */
+    memcpy(tmp, e->msg, sizeof tmp);
+    size_t n = pl < sizeof e->msg - 3 ? pl : sizeof e->msg - 3;
+    memcpy(e->msg, prefix, n);
+    memcpy(e->msg + n, ": ", 2);
+    size_t rest = sizeof e->msg - n - 3;
+    size_t tl = strnlen(tmp, sizeof tmp);
+    if (tl > rest) tl = rest;
+    memcpy(e->msg + n + 2, tmp, tl);
+    e->msg[n + 2 + tl] = 0;
+}
+
+void hsdag_assert_fail_(const char *expr, const char *file, int line)
+{
+    fprintf(stderr, "hsdag: internal error: assertion '%s' failed at %s:%d\n", expr, file, line);
+    abort();
+}
+
+/* ---- allocation ---- */
+static long alloc_fail_countdown; /* test hook only; 0 = off */
+
+static int alloc_should_fail(void)
+{
+    if (alloc_fail_countdown <= 0) return 0;
+    return --alloc_fail_countdown == 0;
+}
+
+void hsdag_alloc_fail_after(long n) { alloc_fail_countdown = n > 0 ? n : 0; }
+
+void *hsdag_malloc(size_t n)
+{
+    if (alloc_should_fail()) return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *hsdag_calloc(size_t count, size_t size)
+{
+    if (alloc_should_fail()) return NULL;
+    if (count == 0 || size == 0) return calloc(1, 1);
+    return calloc(count, size);
+}
+
+void *hsdag_realloc(void *p, size_t n)
+{
+    if (alloc_should_fail()) return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+void hsdag_free(void *p) { free(p); }
+
+int hsdag_grow(void **pp, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > SIZE_MAX / 2) return HSDAG_ENOMEM;
+        nc *= 2;
+    }
+    if (elem && nc > SIZE_MAX / elem) return HSDAG_ENOMEM;
+    void *np = hsdag_realloc(*pp, nc * elem);
+    if (!np) return HSDAG_ENOMEM;
+    *pp = np;
+    *cap = nc;
+    return 0;
+}
+
+/* ---- arena ---- */
+typedef struct arena_chunk {
+    struct arena_chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+} arena_chunk;
+
+struct hsdag_arena {
+    arena_chunk *head;
+    size_t chunk_bytes;
+    size_t total;
+};
+
+hsdag_arena *hsdag_arena_create(size_t chunk_bytes)
+{
+    hsdag_arena *a = hsdag_calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->chunk_bytes = chunk_bytes ? chunk_bytes : (size_t)64 << 10;
+    return a;
+}
+
+void *hsdag_arena_alloc(hsdag_arena *a, size_t n)
+{
+    if (n > SIZE_MAX - 64) return NULL;
+    n = (n + 15) & ~(size_t)15;
+    if (n == 0) n = 16;
+    arena_chunk *c = a->head;
+    if (!c || c->size - c->used < n) {
+        size_t sz = n > a->chunk_bytes ? n : a->chunk_bytes;
+        c = hsdag_malloc(sizeof *c + sz);
+        if (!c) return NULL;
+        c->size = sz;
+        c->used = 0;
+        /* a big one-off block goes behind the head so the head's free space stays usable */
+        if (a->head && n > a->chunk_bytes) {
+            c->next = a->head->next;
+            a->head->next = c;
+        } else {
+            c->next = a->head;
+            a->head = c;
+        }
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    a->total += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n)
+{
+    char *d = hsdag_arena_alloc(a, n + 1);
+    if (!d) return NULL;
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *hsdag_arena_strdup(hsdag_arena *a, const char *s) { return hsdag_arena_strndup(a, s, strlen(s)); }
+
+size_t hsdag_arena_used(const hsdag_arena *a) { return a ? a->total : 0; }
+
+void hsdag_arena_free(hsdag_arena *a)
+{
+    if (!a) return;
+    arena_chunk *c = a->head;
+    while (c) {
+        arena_chunk *n = c->next;
+        hsdag_free(c);
+        c = n;
+    }
+    hsdag_free(a);
+}
+
+/* ---- RNG: xoshiro256** (Blackman & Vigna), seeded by splitmix64 ---- */
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void hsdag_rng_seed(hsdag_rng *r, uint64_t seed)
+{
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t hsdag_rng_u64(hsdag_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double hsdag_rng_uniform(hsdag_rng *r) { return (double)(hsdag_rng_u64(r) >> 11) * 0x1.0p-53; }
+
+uint32_t hsdag_rng_below(hsdag_rng *r, uint32_t n)
+{
+    HSDAG_ASSERT(n > 0);
+    uint64_t lim = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+    do x = hsdag_rng_u64(r);
+    while (x >= lim);
+    return (uint32_t)(x % n);
+}
+
+double hsdag_rng_normal(hsdag_rng *r)
+{
+    double u1 = hsdag_rng_uniform(r), u2 = hsdag_rng_uniform(r);
+    if (u1 < 1e-300) u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---- string map ---- */
+typedef struct strmap_slot {
+    const char *key;
+    size_t len;
+    uint64_t hash;
+    int32_t val;
+} strmap_slot;
+
+struct hsdag_strmap {
+    strmap_slot *slots;
+    size_t cap; /* power of two */
+    int32_t count;
+    hsdag_arena *keys;
+};
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+hsdag_strmap *hsdag_strmap_create(void)
+{
+    hsdag_strmap *m = hsdag_calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->cap = 64;
+    m->slots = hsdag_calloc(m->cap, sizeof *m->slots);
+    m->keys = hsdag_arena_create(0);
+    if (!m->slots || !m->keys) {
+        hsdag_strmap_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void hsdag_strmap_free(hsdag_strmap *m)
+{
+    if (!m) return;
+    hsdag_free(m->slots);
+    hsdag_arena_free(m->keys);
+    hsdag_free(m);
+}
+
+int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen)
+{
+    uint64_t h = fnv1a(key, keylen);
+    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        const strmap_slot *s = &m->slots[i];
+        if (!s->key) return -1;
+        if (s->hash == h && s->len == keylen && memcmp(s->key, key, keylen) == 0) return s->val;
+    }
+}
+
+static void strmap_insert_slot(strmap_slot *slots, size_t cap, strmap_slot s)
+{
+    for (size_t i = s.hash & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!slots[i].key) {
+            slots[i] = s;
+            return;
+        }
+}
+
+int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val)
+{
+    if (hsdag_strmap_get(m, key, keylen) >= 0) return 1;
+    if ((size_t)(m->count + 1) * 2 > m->cap) {
+        size_t nc = m->cap * 2;
+        strmap_slot *ns = hsdag_calloc(nc, sizeof *ns);
+        if (!ns) return HSDAG_ENOMEM;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slots[i].key) strmap_insert_slot(ns, nc, m->slots[i]);
+        hsdag_free(m->slots);
+        m->slots = ns;
+        m->cap = nc;
+    }
+    char *k = hsdag_arena_strndup(m->keys, key, keylen);
+    if (!k) return HSDAG_ENOMEM;
+    strmap_slot s = {k, keylen, fnv1a(key, keylen), val};
+    strmap_insert_slot(m->slots, m->cap, s);
+    m->count++;
+    return 0;
+}
+
+int32_t hsdag_strmap_count(const hsdag_strmap *m) { return m->count; }
+
+/* ---- files ---- */
+int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e)
+{
+    *buf = NULL;
+    *len = 0;
+    if (!max_bytes) max_bytes = (size_t)1 << 30;
+    FILE *f = fopen(path, "rb");
+    if (!f) return hsdag_err_set(e, HSDAG_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return hsdag_err_set(e, HSDAG_EIO, "%s: is a directory", path);
+    }
+    size_t cap = 0, n = 0;
+    char *b = NULL;
+    int rc = 0;
+    for (;;) {
+        if (hsdag_grow((void **)&b, &cap, n + 65536 + 1, 1) < 0) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory reading file", path);
+            break;
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (n > max_bytes) {
+            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: file larger than %zu bytes", path, max_bytes);
+            break;
+        }
+        if (got == 0) {
+            if (ferror(f)) rc = hsdag_err_set(e, HSDAG_EIO, "%s: read error", path);
+            break;
+        }
+    }
+    fclose(f);
+    if (rc < 0) {
+        hsdag_free(b);
+        return rc;
+    }
+    b[n] = 0;
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e)
+{
+    size_t pl = strlen(path);
+    char *tmp = hsdag_malloc(pl + 16);
+    if (!tmp) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", path);
+    snprintf(tmp, pl + 16, "%s.tmp%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int rc = 0;
+    if (fd < 0) {
+        rc = hsdag_err_set(e, HSDAG_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+        goto done;
+    }
+    const char *p = buf;
+    size_t left = len;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            rc = hsdag_err_set(e, HSDAG_EIO, "%s: write failed: %s", tmp, strerror(errno));
+            break;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (rc == 0 && fsync(fd) != 0)
+        rc = hsdag_err_set(e, HSDAG_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
+    close(fd);
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = hsdag_err_set(e, HSDAG_EIO, "%s: rename failed: %s", path, strerror(errno));
+    if (rc < 0) unlink(tmp);
+done:
+    hsdag_free(tmp);
+    return rc;
+}
+
+/* ---- text buffer ---- */
+static int buf_reserve(hsdag_buf *b, size_t extra)
+{
+    if (b->oom) return -1;
+    if (hsdag_grow((void **)&b->data, &b->cap, b->len + extra + 1, 1) < 0) {
+        b->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
+void hsdag_buf_append(hsdag_buf *b, const char *s, size_t n)
+{
+    if (buf_reserve(b, n) < 0) return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void hsdag_buf_printf(hsdag_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || buf_reserve(b, (size_t)n) < 0) return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void hsdag_buf_json_str(hsdag_buf *b, const char *s)
+{
+    hsdag_buf_append(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': hsdag_buf_append(b, "\\\"", 2); break;
+        case '\\': hsdag_buf_append(b, "\\\\", 2); break;
+        case '\n': hsdag_buf_append(b, "\\n", 2); break;
+        case '\r': hsdag_buf_append(b, "\\r", 2); break;
+        case '\t': hsdag_buf_append(b, "\\t", 2); break;
+        default:
+            if (*p < 0x20) hsdag_buf_printf(b, "\\u%04x", *p);
+            else hsdag_buf_append(b, (const char *)p, 1);
+        }
+    }
+    hsdag_buf_append(b, "\"", 1);
+}
+
+void hsdag_buf_double(hsdag_buf *b, double v)
+{
+    if (isnan(v) || isinf(v)) {
+        hsdag_buf_append(b, "null", 4);
+        return;
+    }
+    char tmp[40];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v) break;
+    }
+    hsdag_buf_append(b, tmp, strlen(tmp));
+}
+
+void hsdag_buf_free(hsdag_buf *b)
+{
+    hsdag_free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->oom = 0;
+}
+
+double hsdag_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
