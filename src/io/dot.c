@@ -354,7 +354,7 @@ static const char *dot_node_name(Agnode_t *v, Agsym_t *s_label, const char *idat
 
 static int dot_build(dot_ctx *c, hsdag_graph **out)
 {
-    int rc = HSDAG_ENOMEM;
+    int rc = HSDAG_ENOMEM, brc = 0;
     hsdag_gb *b = NULL;
     int32_t n = c->n, m = 0, max_in = 0;
     int32_t *src = NULL, *dst = NULL, *in_off = NULL, *out_off = NULL;
@@ -391,7 +391,8 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
         is_const[i] = (uint8_t)dot_is_const_op(op);
         for (int32_t t = out_off[i]; t < out_off[i + 1]; t++) {
             const dot_tensor *tt = &c->tensors[t];
-            if (hsdag_gb_add_output(b, v, (hsdag_dtype)tt->dt, tt->rank, c->dims + tt->dim_off) < 0) goto oom;
+            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)tt->dt, tt->rank, c->dims ? c->dims + tt->dim_off : NULL);
+            if (brc < 0) goto builder;
             cbytes[i] += tt->bytes;
         }
     }
@@ -401,7 +402,8 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
     for (int32_t k = 0; k < c->m; k++) {
         const dot_edge *d = &c->edges[k];
         if (k > 0 && dot_edge_pair_cmp(d, &c->edges[k - 1]) == 0) continue;
-        if (hsdag_gb_add_edge(b, d->u, d->v, c->tensors[d->tensor].bytes) < 0) goto oom;
+        brc = hsdag_gb_add_edge(b, d->u, d->v, c->tensors[d->tensor].bytes);
+        if (brc < 0) goto builder;
         src[m] = d->u;
         dst[m] = d->v;
         m++;
@@ -431,11 +433,11 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
         int n_in = in_off[i + 1] - in_off[i], n_out = out_off[i + 1] - out_off[i];
         for (int j = 0; j < n_in; j++) {
             const dot_tensor *tt = &c->tensors[c->edges[in_off[i] + j].tensor];
-            refs[j] = (hsdag_shape_ref){tt->rank, c->dims + tt->dim_off};
+            refs[j] = (hsdag_shape_ref){tt->rank, c->dims ? c->dims + tt->dim_off : NULL};
         }
         for (int j = 0; j < n_out; j++) {
             const dot_tensor *tt = &c->tensors[out_off[i] + j];
-            refs[n_in + j] = (hsdag_shape_ref){tt->rank, c->dims + tt->dim_off};
+            refs[n_in + j] = (hsdag_shape_ref){tt->rank, c->dims ? c->dims + tt->dim_off : NULL};
         }
         hsdag_opcost_in in;
         memset(&in, 0, sizeof in);
@@ -467,6 +469,11 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
     rc = hsdag_gb_finish(b, out, c->e);
     if (rc < 0) hsdag_err_prefix(c->e, c->what);
     goto done;
+builder:
+    if (brc != HSDAG_ENOMEM) {
+        rc = hsdag_err_set(c->e, brc, "%s: the graph builder refused it: %s", c->what, hsdag_status_str(brc));
+        goto done;
+    }
 oom:
     rc = hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
 done:
@@ -512,7 +519,8 @@ int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **
     c.g = agmemread(text);
     agseterrf(prev);
     if (!c.g) {
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: DOT %s", c.what, dot_cap.have ? dot_cap.msg : "syntax error");
+        while (dot_cap.len > 0 && dot_cap.msg[dot_cap.len - 1] == ' ') dot_cap.msg[--dot_cap.len] = 0;
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: DOT %s", c.what, dot_cap.len ? dot_cap.msg : "syntax error");
         goto done;
     }
     if (!agisdirected(c.g)) {

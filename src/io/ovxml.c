@@ -406,7 +406,7 @@ static hsdag_opcost ovxml_layer_cost(const ovxml_ctx *c, const ovxml_layer *l, h
     /* sorted: inputs by id, then outputs by id */
     for (int32_t k = l->port_off; k < l->port_end; k++) {
         const ovxml_port *p = &c->ports[c->sorted[k]];
-        refs[k - l->port_off] = (hsdag_shape_ref){p->rank, c->dims + p->dim_off};
+        refs[k - l->port_off] = (hsdag_shape_ref){p->rank, c->dims ? c->dims + p->dim_off : NULL};
         if (p->is_out) n_out++;
     }
     hsdag_opcost_in in;
@@ -438,7 +438,7 @@ static hsdag_opcost ovxml_layer_cost(const ovxml_ctx *c, const ovxml_layer *l, h
 /* ---- building ---- */
 static int ovxml_build(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
 {
-    int rc = HSDAG_ENOMEM;
+    int rc = HSDAG_ENOMEM, brc = 0;
     hsdag_gb *b = NULL;
     int32_t *src = NULL, *dst = NULL;
     uint8_t *is_const = NULL, *cv = NULL;
@@ -469,17 +469,19 @@ static int ovxml_build(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
         for (int32_t k = l->port_off; k < l->port_end; k++) {
             const ovxml_port *p = &c->ports[k]; /* document order */
             if (!p->is_out) continue;
-            if (hsdag_gb_add_output(b, v, (hsdag_dtype)p->dtype, p->rank, c->dims + p->dim_off) < 0) goto oom;
+            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)p->dtype, p->rank, c->dims ? c->dims + p->dim_off : NULL);
+            if (brc < 0) goto builder;
             cbytes[i] += p->bytes;
         }
     }
 
     /* edges: one builder edge per distinct (from-layer, from-port, to-layer) */
-    qsort(c->edges, c->n_edges, sizeof *c->edges, ovxml_edge_cmp);
+    if (c->n_edges > 1) qsort(c->edges, c->n_edges, sizeof *c->edges, ovxml_edge_cmp);
     for (size_t k = 0; k < c->n_edges; k++) {
         const ovxml_edge *ed = &c->edges[k];
         if (k > 0 && ovxml_edge_cmp(ed, &c->edges[k - 1]) == 0) continue;
-        if (hsdag_gb_add_edge(b, ed->u, ed->v, c->ports[ed->uport].bytes) < 0) goto oom;
+        brc = hsdag_gb_add_edge(b, ed->u, ed->v, c->ports[ed->uport].bytes);
+        if (brc < 0) goto builder;
         src[m] = ed->u;
         dst[m] = ed->v;
         m++;
@@ -515,6 +517,11 @@ static int ovxml_build(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
     rc = hsdag_gb_finish(b, out, c->e);
     if (rc < 0) hsdag_err_prefix(c->e, c->what);
     goto done;
+builder:
+    if (brc != HSDAG_ENOMEM) {
+        rc = hsdag_err_set(c->e, brc, "%s: the graph builder refused it: %s", c->what, hsdag_status_str(brc));
+        goto done;
+    }
 oom:
     rc = hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
 done:
