@@ -25,6 +25,27 @@ static const struct {
 
 static const char *const hj_cost_keys[HSDAG_COST_KINDS_] = {"cpu", "accel", "bwd"};
 
+/* The format's own spellings (docs/formats.md), kept here so that renaming a display string elsewhere
+ * never changes the file format. Sizes are checked against the enums below. */
+static const char *const hj_opclass_names[] = {"unknown", "bookkeeping", "conv",    "matmul", "elemwise",
+                                               "pool",    "norm",        "softmax", "reduce", "datamove"};
+static const char *const hj_dtype_names[] = {"unknown", "f32", "f16", "bf16", "f64", "i8",   "u8", "i16", "u16",
+                                             "i32",     "u32", "i64", "u64",  "bool", "i4", "u4", "u1"};
+static const char *const hj_format_names[] = {"unknown",   "onnx",       "openvino-ir", "pipedream",
+                                              "tarnawski", "hsdag-json", "dot",         "built"};
+typedef char hj_check_opclass_[(sizeof hj_opclass_names / sizeof *hj_opclass_names == HSDAG_OP_CLASS_COUNT_) ? 1 : -1];
+typedef char hj_check_dtype_[(sizeof hj_dtype_names / sizeof *hj_dtype_names == HSDAG_DT_COUNT_) ? 1 : -1];
+typedef char hj_check_format_[(sizeof hj_format_names / sizeof *hj_format_names == HSDAG_FMT_BUILT + 1) ? 1 : -1];
+#define HJ_NAME(table, i) (((size_t)(i) < sizeof table / sizeof *table) ? table[(size_t)(i)] : table[0])
+
+/* Index of s in table, or -1. */
+static int hj_lookup(const char *const *table, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(table[i], s) == 0) return (int)i;
+    return -1;
+}
+
 /* ---- writer ---- */
 
 /* Shortest round-trip text; -0 is written as 0 (JSON readers turn "-0" into an integer 0 anyway), NaN as null. */
@@ -38,7 +59,7 @@ static void hj_write_meta(const hsdag_graph *g, hsdag_buf *b)
 {
     const hsdag_graph_meta *m = &g->meta;
     hsdag_buf_printf(b, "\"meta\":{\"source_format\":");
-    hsdag_buf_json_str(b, hsdag_format_name(m->format));
+    hsdag_buf_json_str(b, HJ_NAME(hj_format_names, m->format));
     hsdag_buf_printf(b, ",\"name\":");
     hsdag_buf_json_str(b, m->name ? m->name : "");
     hsdag_buf_printf(b, ",\"file_nodes\":%lld,\"file_edges\":%lld,\"ir_version\":%d,\"opset\":%d,"
@@ -56,7 +77,7 @@ static void hj_write_node(const hsdag_graph *g, int32_t v, hsdag_buf *b)
     hsdag_buf_printf(b, ",\"op\":");
     hsdag_buf_json_str(b, g->op[v]);
     hsdag_buf_printf(b, ",\"opclass\":");
-    hsdag_buf_json_str(b, hsdag_opclass_name((hsdag_opclass)g->opclass[v]));
+    hsdag_buf_json_str(b, HJ_NAME(hj_opclass_names, g->opclass[v]));
     hsdag_buf_printf(b, ",\"flags\":[");
     uint32_t f = g->flags[v], known = 0;
     int first = 1;
@@ -84,7 +105,7 @@ static void hj_write_node(const hsdag_graph *g, int32_t v, hsdag_buf *b)
     hsdag_buf_printf(b, "},\"outputs\":[");
     for (int32_t s = g->out_shape_off[v]; s < g->out_shape_off[v + 1]; s++) {
         hsdag_buf_printf(b, "%s{\"dtype\":\"%s\",\"shape\":", s > g->out_shape_off[v] ? "," : "",
-                         hsdag_dtype_name((hsdag_dtype)g->shape_dtype[s]));
+                         HJ_NAME(hj_dtype_names, g->shape_dtype[s]));
         if (g->shape_rank[s] < 0) {
             hsdag_buf_printf(b, "null}");
             continue;
@@ -156,10 +177,8 @@ static int hj_read_meta(json_object *root, const char *what, hsdag_graph_meta *m
     }
     m->format = HSDAG_FMT_JSON;
     if (fmt) {
-        int f;
-        for (f = HSDAG_FMT_UNKNOWN; f <= HSDAG_FMT_BUILT; f++)
-            if (strcmp(fmt, hsdag_format_name((hsdag_format)f)) == 0) break;
-        if (f > HSDAG_FMT_BUILT)
+        int f = hj_lookup(hj_format_names, sizeof hj_format_names / sizeof *hj_format_names, fmt);
+        if (f < 0)
             return hsdag_err_set(e, HSDAG_EPARSE, "%s: meta: source_format '%s' is not a known format", what, fmt);
         m->format = (hsdag_format)f;
     }
@@ -216,8 +235,9 @@ static int hj_read_outputs(json_object *nd, int32_t v, const char *what, const c
         const char *dts;
         size_t rank = 0;
         if ((rc = hsdag_jsonin_string(o, "dtype", HSDAG_JI_REQUIRED, &dts, what, c2, e)) < 0) return rc;
-        hsdag_dtype dt = hsdag_dtype_parse(dts);
-        if (dt == HSDAG_DT_UNKNOWN && strcmp(dts, hsdag_dtype_name(HSDAG_DT_UNKNOWN)) != 0)
+        int dti = hj_lookup(hj_dtype_names, sizeof hj_dtype_names / sizeof *hj_dtype_names, dts);
+        hsdag_dtype dt = dti >= 0 ? (hsdag_dtype)dti : hsdag_dtype_parse(dts); /* also "float32", "FP16", ... */
+        if (dti < 0 && dt == HSDAG_DT_UNKNOWN)
             return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: dtype '%s' is not a known type", what, c2, dts);
         rc = hsdag_jsonin_array(o, "shape", HSDAG_JI_REQUIRED | HSDAG_JI_NULLABLE, &shape, &rank, what, c2, e);
         if (rc < 0) return rc;
@@ -256,9 +276,8 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     if ((rc = hsdag_jsonin_string(nd, "opclass", 0, &ocs, what, ctx, e)) < 0) return rc;
     int oc = -1;
     if (ocs) {
-        for (oc = 0; oc < HSDAG_OP_CLASS_COUNT_; oc++)
-            if (strcmp(ocs, hsdag_opclass_name((hsdag_opclass)oc)) == 0) break;
-        if (oc == HSDAG_OP_CLASS_COUNT_)
+        oc = hj_lookup(hj_opclass_names, sizeof hj_opclass_names / sizeof *hj_opclass_names, ocs);
+        if (oc < 0)
             return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: opclass '%s' is not a known class", what, ctx, ocs);
     }
     uint32_t flags;
@@ -266,8 +285,8 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     double flops = 0, param = 0, mem = NAN, cost[HSDAG_COST_KINDS_];
     int64_t color = -1, file_id = (int64_t)i;
     const unsigned nul = HSDAG_JI_NULLABLE;
-    if ((rc = hsdag_jsonin_number(nd, "flops", 0, 0, HUGE_VAL, &flops, what, ctx, e)) < 0) return rc;
-    if ((rc = hsdag_jsonin_number(nd, "param_bytes", 0, 0, HUGE_VAL, &param, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(nd, "flops", nul, 0, HUGE_VAL, &flops, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(nd, "param_bytes", nul, 0, HUGE_VAL, &param, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_number(nd, "mem_bytes", nul, 0, HUGE_VAL, &mem, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_int(nd, "color", 0, -1, INT32_MAX, &color, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_int(nd, "file_id", 0, INT32_MIN, INT32_MAX, &file_id, what, ctx, e)) < 0) return rc;
@@ -307,7 +326,7 @@ static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, h
     if (s < 0 || (size_t)s >= n || d < 0 || (size_t)d >= n)
         return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: node index out of range (%zu nodes)", what, ctx, n);
     if (s == d) return hsdag_err_set(e, HSDAG_ECYCLE, "%s: %s: edge from a node to itself", what, ctx);
-    if ((rc = hsdag_jsonin_number(ed, "bytes", 0, 0, HUGE_VAL, &bytes, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(ed, "bytes", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &bytes, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_number(ed, "cost_ms", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &cost, what, ctx, e)) < 0) return rc;
     pairs[k].key = (s << 32) | d;
     pairs[k].idx = (int32_t)k;
