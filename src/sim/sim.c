@@ -260,42 +260,59 @@ static void trace_xfer(hsdag_sim *s, double t0, double t1, int32_t node, int32_t
     s->tx_dst[i] = dst;
 }
 
-/* Validates the placement and computes what every semantics reports the same way: static memory, unsupported
- * ops, colour classes, first/last node per device. Returns 0 or HSDAG_EINVAL. */
-static int run_prepass(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+/* Resets the per-run state and checks every device index. Returns 0 or HSDAG_EINVAL. */
+static int run_reset(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const int32_t V = s->V, D = s->D;
-    const hsdag_costs *c = s->costs;
+    uint32_t bad = 0;
+    for (int32_t v = 0; v < V; v++) bad |= (uint32_t)dev[v] >= (uint32_t)D;
+    if (bad) return HSDAG_EINVAL;
     for (int32_t d = 0; d < D; d++) {
         s->busy[d] = s->peak[d] = s->excess[d] = s->live[d] = s->static_sum[d] = s->act_peak[d] = 0;
         s->first_on[d] = s->last_on[d] = -1;
     }
-    for (int32_t k = 0; k < s->n_colors; k++) s->color_dev[k] = -1, s->color_bad[k] = 0;
-    int32_t unsup = 0, viol = 0;
-    for (int32_t v = 0; v < V; v++) {
-        int32_t d = dev[v];
-        if ((uint32_t)d >= (uint32_t)D) return HSDAG_EINVAL;
-        s->static_sum[d] += c->static_bytes[v];
-        unsup += !c->allowed[(size_t)v * D + d];
-        if (s->first_on[d] < 0) s->first_on[d] = v;
-        s->last_on[d] = v;
-        int32_t k = s->color_id[v];
-        if (k >= 0) {
-            if (s->color_dev[k] < 0) s->color_dev[k] = d;
-            else if (s->color_dev[k] != d && !s->color_bad[k]) s->color_bad[k] = 1, viol++;
-        }
-    }
-    int32_t used = 0;
-    for (int32_t d = 0; d < D; d++) used += !s->is_cpu[d] && s->first_on[d] >= 0;
     memset(r, 0, sizeof *r);
-    r->n_unsupported = unsup;
-    r->n_color_violations = viol;
-    r->accels_used = used;
     r->n_devices = D;
     s->n_tx = 0;
     s->dev = dev;
     if (s->record) memcpy(s->tr_dev, dev, (size_t)V * sizeof *dev);
     return 0;
+}
+
+/* Colour classes split over devices, each counted once. */
+static int32_t run_colors(hsdag_sim *s, const int32_t *dev)
+{
+    if (!s->n_colors) return 0;
+    for (int32_t k = 0; k < s->n_colors; k++) s->color_dev[k] = -1, s->color_bad[k] = 0;
+    int32_t viol = 0;
+    for (int32_t v = 0; v < s->V; v++) {
+        int32_t k = s->color_id[v], d = dev[v];
+        if (k < 0) continue;
+        if (s->color_dev[k] < 0) s->color_dev[k] = d;
+        else if (s->color_dev[k] != d && !s->color_bad[k]) s->color_bad[k] = 1, viol++;
+    }
+    return viol;
+}
+
+/* What every semantics reports the same way: static memory, unsupported ops, colour classes, the first and last
+ * node of each device and the accelerators used. (The sequential run computes these in its own single pass.) */
+static void run_prepass(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+{
+    const int32_t V = s->V, D = s->D;
+    const hsdag_costs *c = s->costs;
+    int32_t unsup = 0;
+    for (int32_t v = 0; v < V; v++) {
+        int32_t d = dev[v];
+        s->static_sum[d] += c->static_bytes[v];
+        unsup += !c->allowed[(size_t)v * D + d];
+        if (s->first_on[d] < 0) s->first_on[d] = v;
+        s->last_on[d] = v;
+    }
+    int32_t used = 0;
+    for (int32_t d = 0; d < D; d++) used += !s->is_cpu[d] && s->first_on[d] >= 0;
+    r->n_unsupported = unsup;
+    r->n_color_violations = run_colors(s, dev);
+    r->accels_used = used;
 }
 
 static void run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
@@ -366,38 +383,83 @@ static void release_inputs(hsdag_sim *s, const int32_t *dev, int32_t v)
     }
 }
 
-/* ---- sequential: one op at a time in topological order, copies right after the producer ---- */
+/* ---- sequential: one op at a time in topological order, copies right after the producer ----
+ * One pass over the nodes does everything (the reward loop of the learners runs this): the prepass's work,
+ * the copy slots of the node's output, its copies, and releasing its inputs. */
 
 static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
-    run_slots(s, dev, 0);
+    const int32_t *out_off = g->out_off, *out_dst = g->out_dst, *in_off = g->in_off, *in_src = g->in_src;
+    const int32_t *in_eid = g->in_eid;
+    const double *node_s = c->node_s, *act = c->act_bytes, *xby = c->xfer_bytes, *stat = c->static_bytes;
+    const uint8_t *allowed = c->allowed;
+    int32_t *slot_of_edge = s->slot_of_edge, *copy_ref = s->copy_ref, *own_ref = s->own_ref;
+    int32_t *stamp = s->slot_stamp, *first = s->slot_first;
+    double *busy = s->busy, *live = s->live, *apeak = s->act_peak, *ssum = s->static_sum, *st = s->st, *fin = s->fin;
+    for (int32_t d = 0; d < D; d++) stamp[d] = -1;
+    uint64_t used = 0;
+    int32_t unsup = 0;
     double t = 0, xs = 0, xb = 0;
     int64_t nx = 0;
     for (int32_t v = 0; v < V; v++) {
         int32_t d = dev[v];
-        double cost = c->node_s[(size_t)v * D + d];
-        s->st[v] = t;
+        used |= (uint64_t)1 << d;
+        ssum[d] += stat[v];
+        unsup += !allowed[(size_t)v * D + d];
+        double cost = node_s[(size_t)v * D + d];
+        st[v] = t;
         t += cost;
-        s->fin[v] = t;
-        s->busy[d] += cost;
-        mem_alloc(s, d, c->act_bytes[v]);
-        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-            if (s->slot_of_edge[k] != k) continue; /* local, or not the first edge to that device */
-            int32_t d2 = dev[g->out_dst[k]];
-            double x = hsdag_costs_xfer_s(c, v, d, d2);
-            trace_xfer(s, t, t + x, v, d, d2);
-            t += x;
-            xs += x;
-            xb += c->xfer_bytes[v];
-            nx++;
-            mem_alloc(s, d2, c->xfer_bytes[v]);
+        fin[v] = t;
+        busy[d] += cost;
+        double x = live[d] + act[v];
+        live[d] = x;
+        if (x > apeak[d]) apeak[d] = x;
+        int32_t own = 0;
+        for (int32_t k = out_off[v]; k < out_off[v + 1]; k++) {
+            int32_t dw = dev[out_dst[k]];
+            if (dw == d) {
+                own++;
+                slot_of_edge[k] = -1;
+            } else if (stamp[dw] != v) { /* the first consumer on dw: one copy for all of them */
+                stamp[dw] = v;
+                first[dw] = k;
+                slot_of_edge[k] = k;
+                copy_ref[k] = 1;
+                double xt = hsdag_costs_xfer_s(c, v, d, dw);
+                trace_xfer(s, t, t + xt, v, d, dw);
+                t += xt;
+                xs += xt;
+                xb += xby[v];
+                nx++;
+                double y = live[dw] + xby[v];
+                live[dw] = y;
+                if (y > apeak[dw]) apeak[dw] = y;
+            } else {
+                int32_t slot = first[dw];
+                slot_of_edge[k] = slot;
+                copy_ref[slot]++;
+            }
         }
-        release_inputs(s, dev, v);
-        if (s->own_ref[v] == 0 && g->out_off[v + 1] > g->out_off[v]) s->live[d] -= c->act_bytes[v];
+        own_ref[v] = own;
+        for (int32_t k = in_off[v]; k < in_off[v + 1]; k++) {
+            int32_t u = in_src[k];
+            if (dev[u] == d) {
+                if (--own_ref[u] == 0) live[d] -= act[u];
+            } else {
+                int32_t slot = slot_of_edge[in_eid[k]];
+                if (--copy_ref[slot] == 0) live[d] -= xby[u];
+            }
+        }
+        if (own == 0 && out_off[v + 1] > out_off[v]) live[d] -= act[v]; /* only copies read it */
     }
+    int32_t acc = 0;
+    for (int32_t d = 0; d < D; d++) acc += !s->is_cpu[d] && ((used >> d) & 1);
+    r->n_unsupported = unsup;
+    r->n_color_violations = run_colors(s, dev);
+    r->accels_used = acc;
     r->makespan_s = t;
     r->xfer_s = xs;
     r->xfer_bytes = xb;
@@ -818,14 +880,16 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 
 int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out)
 {
-    int rc = run_prepass(s, device, out);
+    int rc = run_reset(s, device, out);
     if (rc < 0) return rc;
     switch (s->sem) {
     case HSDAG_SEM_CONCURRENT:
+        run_prepass(s, device, out);
         run_concurrent(s, device, out);
         run_finish(s, out, 1);
         break;
     case HSDAG_SEM_TARNAWSKI:
+        run_prepass(s, device, out);
         run_tarnawski(s, device, out);
         run_finish(s, out, 0);
         break;
