@@ -192,6 +192,10 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->slot_stamp, D);
     SIM_ALLOC(s->first_on, D);
     SIM_ALLOC(s->last_on, D);
+    SIM_ALLOC(s->ohead, V);
+    SIM_ALLOC(s->onext, V);
+    SIM_ALLOC(s->chead, V);
+    SIM_ALLOC(s->cnext, E);
     SIM_ALLOC(s->pend, V);
     SIM_ALLOC(s->rq, V);
     SIM_ALLOC(s->rq_off, D);
@@ -227,6 +231,8 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
         if (s->is_cpu[d] && s->host < 0) s->host = d;
         for (int32_t b = 0; b < D; b++) s->res_of[d * D + b] = d == b ? -1 : devs->link[d * D + b].resource;
     }
+    s->all_allowed = 1;
+    for (size_t i = 0; i < (size_t)V * (size_t)D; i++) s->all_allowed &= s->costs->allowed[i];
     if (sim_colors(s) < 0) goto oom;
     if (s->n_colors) {
         SIM_ALLOC(s->color_dev, s->n_colors);
@@ -392,42 +398,51 @@ static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
     const hsdag_graph *g = s->g;
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
-    const int32_t *out_off = g->out_off, *out_dst = g->out_dst, *in_off = g->in_off, *in_src = g->in_src;
-    const int32_t *in_eid = g->in_eid;
+    const int32_t *out_off = g->out_off, *out_dst = g->out_dst, *edge_src = g->edge_src;
     const double *node_s = c->node_s, *act = c->act_bytes, *xby = c->xfer_bytes, *stat = c->static_bytes;
-    const uint8_t *allowed = c->allowed;
-    int32_t *slot_of_edge = s->slot_of_edge, *copy_ref = s->copy_ref, *own_ref = s->own_ref;
-    int32_t *stamp = s->slot_stamp, *first = s->slot_first;
-    double *busy = s->busy, *live = s->live, *apeak = s->act_peak, *ssum = s->static_sum, *st = s->st, *fin = s->fin;
+    const uint8_t *allowed = s->all_allowed ? NULL : c->allowed;
+    int32_t *stamp = s->slot_stamp, *first = s->slot_first, *lastc = s->last_on, *touched = s->first_on;
+    int32_t *ohead = s->ohead, *onext = s->onext, *chead = s->chead, *cnext = s->cnext;
+    double *busy = s->busy, *live = s->live, *apeak = s->act_peak, *ssum = s->static_sum;
+    const int rec = s->record;
     for (int32_t d = 0; d < D; d++) stamp[d] = -1;
+    memset(ohead, 0xff, (size_t)V * sizeof *ohead); /* -1: nothing to free after this node */
+    memset(chead, 0xff, (size_t)V * sizeof *chead);
     uint64_t used = 0;
     int32_t unsup = 0;
     double t = 0, xs = 0, xb = 0;
     int64_t nx = 0;
+    /* the current device's accumulators live in registers while consecutive ops stay on it (placements are
+     * mostly runs); copies only ever touch other devices, frees only the current one */
+    int32_t cd = V > 0 ? dev[0] : 0;
+    double L = 0, P = 0, B = 0, S = 0;
     for (int32_t v = 0; v < V; v++) {
         int32_t d = dev[v];
+        if (d != cd) {
+            live[cd] = L, apeak[cd] = P, busy[cd] = B, ssum[cd] = S;
+            cd = d;
+            L = live[d], P = apeak[d], B = busy[d], S = ssum[d];
+        }
         used |= (uint64_t)1 << d;
-        ssum[d] += stat[v];
-        unsup += !allowed[(size_t)v * D + d];
+        S += stat[v];
+        if (allowed) unsup += !allowed[(size_t)v * D + d];
         double cost = node_s[(size_t)v * D + d];
-        st[v] = t;
+        if (rec) s->st[v] = t, s->fin[v] = t + cost;
         t += cost;
-        fin[v] = t;
-        busy[d] += cost;
-        double x = live[d] + act[v];
-        live[d] = x;
-        if (x > apeak[d]) apeak[d] = x;
-        int32_t own = 0;
+        B += cost;
+        L += act[v];
+        if (L > P) P = L;
+        /* consumers in increasing index order: the last one seen on a device is the tensor's last reader there */
+        int32_t lastloc = -1, nt = 0;
         for (int32_t k = out_off[v]; k < out_off[v + 1]; k++) {
-            int32_t dw = dev[out_dst[k]];
+            int32_t w = out_dst[k], dw = dev[w];
             if (dw == d) {
-                own++;
-                slot_of_edge[k] = -1;
+                lastloc = w;
             } else if (stamp[dw] != v) { /* the first consumer on dw: one copy for all of them */
                 stamp[dw] = v;
                 first[dw] = k;
-                slot_of_edge[k] = k;
-                copy_ref[k] = 1;
+                lastc[dw] = w;
+                touched[nt++] = dw;
                 double xt = hsdag_costs_xfer_s(c, v, d, dw);
                 trace_xfer(s, t, t + xt, v, d, dw);
                 t += xt;
@@ -438,23 +453,21 @@ static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
                 live[dw] = y;
                 if (y > apeak[dw]) apeak[dw] = y;
             } else {
-                int32_t slot = first[dw];
-                slot_of_edge[k] = slot;
-                copy_ref[slot]++;
+                lastc[dw] = w;
             }
         }
-        own_ref[v] = own;
-        for (int32_t k = in_off[v]; k < in_off[v + 1]; k++) {
-            int32_t u = in_src[k];
-            if (dev[u] == d) {
-                if (--own_ref[u] == 0) live[d] -= act[u];
-            } else {
-                int32_t slot = slot_of_edge[in_eid[k]];
-                if (--copy_ref[slot] == 0) live[d] -= xby[u];
-            }
+        if (lastloc >= 0) onext[v] = ohead[lastloc], ohead[lastloc] = v;
+        else if (out_off[v + 1] > out_off[v]) L -= act[v]; /* only copies read it, and they are made */
+        for (int32_t i = 0; i < nt; i++) {
+            int32_t k = first[touched[i]], w = lastc[touched[i]];
+            cnext[k] = chead[w];
+            chead[w] = k;
         }
-        if (own == 0 && out_off[v + 1] > out_off[v]) live[d] -= act[v]; /* only copies read it */
+        /* v was the last local reader of these tensors and copies */
+        for (int32_t u = ohead[v]; u >= 0; u = onext[u]) L -= act[u];
+        for (int32_t k = chead[v]; k >= 0; k = cnext[k]) L -= xby[edge_src[k]];
     }
+    if (V > 0) live[cd] = L, apeak[cd] = P, busy[cd] = B, ssum[cd] = S;
     int32_t acc = 0;
     for (int32_t d = 0; d < D; d++) acc += !s->is_cpu[d] && ((used >> d) & 1);
     r->n_unsupported = unsup;

@@ -34,6 +34,7 @@ struct hsdag_sim {
     int32_t *res_of;      /* [D*D] link resource of a -> b, -1 on the diagonal */
     uint8_t *is_cpu;      /* [D] */
     int32_t host;         /* first CPU device, -1 if none (tarnawski communication goes through it) */
+    int all_allowed;      /* every op may run on every device: no need to count unsupported ops */
 
     /* per run: results */
     double *busy, *peak, *excess; /* [D] */
@@ -48,7 +49,10 @@ struct hsdag_sim {
     int32_t *slot_of_edge; /* [E] slot (edge id of the first edge from the source to that device), -1 if local */
     int32_t *slot_first;   /* [D] scratch */
     int32_t *slot_stamp;   /* [D] scratch */
-    int32_t *first_on, *last_on; /* [D] first and last node index on each device, -1 if none */
+    int32_t *first_on, *last_on; /* [D] first and last node index on each device, -1 if none (the sequential
+                                  * run borrows them as scratch) */
+    int32_t *ohead, *onext; /* [V] sequential: outputs freed after node v (a list through onext) */
+    int32_t *chead, *cnext; /* [V], [E] sequential: copies (by slot) freed after node v */
     int32_t *color_dev;    /* [n_colors] */
     uint8_t *color_bad;    /* [n_colors] */
 
