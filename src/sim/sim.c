@@ -53,7 +53,7 @@ static int sim_priorities(hsdag_sim *s)
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
     if (s->prio == HSDAG_PRIO_TOPO) {
-        for (int32_t v = 0; v < V; v++) s->prio_rank[v] = v;
+        for (int32_t v = 0; v < V; v++) s->prio_rank[v] = s->prio_node[v] = v;
         return 0;
     }
     rank_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
@@ -89,7 +89,7 @@ static int sim_priorities(hsdag_sim *s)
         it[v].v = v;
     }
     qsort(it, (size_t)V, sizeof *it, rank_cmp);
-    for (int32_t i = 0; i < V; i++) s->prio_rank[it[i].v] = i;
+    for (int32_t i = 0; i < V; i++) s->prio_rank[it[i].v] = i, s->prio_node[i] = it[i].v;
     hsdag_free(it);
     hsdag_free(rk);
     return 0;
@@ -174,6 +174,7 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     const int32_t R = s->R;
 
     SIM_ALLOC(s->prio_rank, V);
+    SIM_ALLOC(s->prio_node, V);
     SIM_ALLOC(s->color_id, V);
     SIM_ALLOC(s->res_of, (size_t)D * D);
     SIM_ALLOC(s->is_cpu, D);
@@ -197,8 +198,18 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->chead, V);
     SIM_ALLOC(s->cnext, E);
     SIM_ALLOC(s->pend, V);
-    SIM_ALLOC(s->rq, V);
-    SIM_ALLOC(s->rq_off, D);
+    /* ready bitsets: level sizes ceil(V / 64), ceil(that / 64), ... down to one word */
+    s->rq_levels = 0;
+    s->rq_words = 0;
+    for (int64_t n = V > 1 ? V : 1;;) {
+        int64_t words = (n + 63) / 64;
+        s->rq_lvl_off[s->rq_levels++] = (int32_t)s->rq_words;
+        s->rq_words += words;
+        if (words == 1) break;
+        n = words;
+    }
+    s->rq_bits = hsdag_arena_alloc(a, (size_t)D * (size_t)s->rq_words * sizeof *s->rq_bits);
+    if (!s->rq_bits) goto oom;
     SIM_ALLOC(s->rq_len, D);
     SIM_ALLOC(s->running, D);
     SIM_ALLOC(s->ev, D + R + 1);
@@ -516,36 +527,37 @@ static sim_event ev_pop(hsdag_sim *s)
     return top;
 }
 
+/* Ready sets: one hierarchical bitset of priority ranks per device (64-ary: a set bit in level l+1 says the
+ * word below is non-empty), so push and pop-min cost O(log_64 V) with no comparisons. Every pushed rank is
+ * popped within a run, so the bitsets are empty again at its end. */
 static void rq_push(hsdag_sim *s, int32_t d, int32_t v)
 {
-    int32_t *h = s->rq + s->rq_off[d];
-    int32_t i = s->rq_len[d]++;
-    const int32_t *pr = s->prio_rank;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (pr[h[p]] <= pr[v]) break;
-        h[i] = h[p];
-        i = p;
+    uint64_t *w = s->rq_bits + (size_t)d * (size_t)s->rq_words;
+    uint32_t key = (uint32_t)s->prio_rank[v];
+    for (int l = 0; l < s->rq_levels; l++) {
+        uint64_t *word = w + s->rq_lvl_off[l] + (key >> 6), before = *word;
+        *word = before | (uint64_t)1 << (key & 63);
+        if (before) break; /* the levels above already know this word is non-empty */
+        key >>= 6;
     }
-    h[i] = v;
+    s->rq_len[d]++;
     s->dirty |= (uint64_t)1 << d;
 }
 
 static int32_t rq_pop(hsdag_sim *s, int32_t d)
 {
-    int32_t *h = s->rq + s->rq_off[d];
-    const int32_t *pr = s->prio_rank;
-    int32_t top = h[0], x = h[--s->rq_len[d]], n = s->rq_len[d], i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, m = i, best = x;
-        if (l < n && pr[h[l]] < pr[best]) m = l, best = h[l];
-        if (l + 1 < n && pr[h[l + 1]] < pr[best]) m = l + 1;
-        if (m == i) break;
-        h[i] = h[m];
-        i = m;
+    uint64_t *w = s->rq_bits + (size_t)d * (size_t)s->rq_words;
+    uint32_t idx = 0;
+    for (int l = s->rq_levels - 1; l >= 0; l--) idx = (idx << 6) | (uint32_t)__builtin_ctzll(w[s->rq_lvl_off[l] + idx]);
+    uint32_t key = idx;
+    for (int l = 0; l < s->rq_levels; l++) {
+        uint64_t *word = w + s->rq_lvl_off[l] + (key >> 6);
+        *word &= ~((uint64_t)1 << (key & 63));
+        if (*word) break;
+        key >>= 6;
     }
-    if (n > 0) h[i] = x;
-    return top;
+    s->rq_len[d]--;
+    return s->prio_node[idx];
 }
 
 static void xfer_start(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *r)
@@ -615,17 +627,24 @@ static void xfer_done(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *
     }
 }
 
-static void try_start(hsdag_sim *s, int32_t d, double now)
+/* Starts the best ready op on an idle device. Zero-cost ops (bookkeeping) complete on the spot, without an
+ * event, and the next ready op is considered. */
+static void try_start(hsdag_sim *s, int32_t d, double now, hsdag_sim_result *r)
 {
-    if (s->running[d] >= 0 || s->rq_len[d] == 0) return;
     const hsdag_costs *c = s->costs;
-    int32_t v = rq_pop(s, d);
-    double cost = c->node_s[(size_t)v * s->D + d];
-    s->running[d] = v;
-    s->st[v] = now;
-    s->busy[d] += cost;
-    mem_alloc(s, d, c->act_bytes[v]);
-    ev_push(s, now + cost, v);
+    while (s->running[d] < 0 && s->rq_len[d] > 0) {
+        int32_t v = rq_pop(s, d);
+        double cost = c->node_s[(size_t)v * s->D + d];
+        s->running[d] = v;
+        s->st[v] = now;
+        s->busy[d] += cost;
+        mem_alloc(s, d, c->act_bytes[v]);
+        if (cost > 0) {
+            ev_push(s, now + cost, v);
+            return;
+        }
+        op_done(s, v, now, r);
+    }
 }
 
 static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
@@ -634,13 +653,6 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
     const int32_t V = s->V, D = s->D;
     run_slots(s, dev, 1);
     for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1;
-    for (int32_t v = 0; v < V; v++) s->rq_len[dev[v]]++;
-    int32_t off = 0;
-    for (int32_t d = 0; d < D; d++) {
-        s->rq_off[d] = off;
-        off += s->rq_len[d];
-        s->rq_len[d] = 0;
-    }
     for (int32_t q = 0; q < s->R; q++) s->xq_head[q] = -1, s->res_busy[q] = 0;
     s->ev_len = 0;
     s->seq = 0;
@@ -654,7 +666,7 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
         while (s->dirty) {
             int32_t d = __builtin_ctzll(s->dirty);
             s->dirty &= s->dirty - 1;
-            try_start(s, d, now);
+            try_start(s, d, now, r);
         }
         if (s->ev_len == 0) break;
         sim_event ev = ev_pop(s);

@@ -29,6 +29,7 @@ struct hsdag_sim {
 
     /* set up once */
     int32_t *prio_rank;   /* [V] position in the priority order, smaller runs first */
+    int32_t *prio_node;   /* [V] inverse of prio_rank */
     int32_t *color_id;    /* [V] dense colour class, -1 if none */
     int32_t n_colors;
     int32_t *res_of;      /* [D*D] link resource of a -> b, -1 on the diagonal */
@@ -58,8 +59,11 @@ struct hsdag_sim {
 
     /* per run: concurrent */
     int32_t *pend;         /* [V] unsatisfied in-edges */
-    int32_t *rq;           /* [V] ready heaps, device d at rq[rq_off[d] .. rq_off[d] + rq_len[d]) */
-    int32_t *rq_off, *rq_len, *running; /* [D] */
+    uint64_t *rq_bits;     /* [D * rq_words] ready sets: a hierarchical bitset of priority ranks per device */
+    int64_t rq_words;      /* words per device */
+    int32_t rq_levels;     /* levels (V <= 64^rq_levels) */
+    int32_t rq_lvl_off[8]; /* word offset of each level within a device's bitset */
+    int32_t *rq_len, *running; /* [D] ready ops, running op (-1 idle) */
     uint64_t dirty;        /* devices to try to start after the events at one instant */
     sim_event *ev;         /* [D + R + 1] event heap */
     int32_t ev_len;
