@@ -352,37 +352,6 @@ static void run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
     s->ran = s->sem;
 }
 
-/* Per-run slots: for every node u and every other device d2 that consumes u's output, the edge id of the first
- * edge u -> (a node on d2) is the copy's slot. Fills slot_of_edge, copy_ref (readers per copy) and own_ref
- * (local readers, plus one per copy when `copies_read_own`, since a copy reads the original while in flight).
- * Returns nothing; O(E). */
-static void run_slots(hsdag_sim *s, const int32_t *dev, int copies_read_own)
-{
-    const hsdag_graph *g = s->g;
-    for (int32_t d = 0; d < s->D; d++) s->slot_stamp[d] = -1;
-    for (int32_t u = 0; u < s->V; u++) {
-        int32_t du = dev[u], own = 0;
-        for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
-            int32_t dw = dev[g->out_dst[k]];
-            if (dw == du) {
-                own++;
-                s->slot_of_edge[k] = -1;
-                continue;
-            }
-            if (s->slot_stamp[dw] != u) {
-                s->slot_stamp[dw] = u;
-                s->slot_first[dw] = k;
-                s->copy_ref[k] = 0;
-                own += copies_read_own;
-            }
-            int32_t slot = s->slot_first[dw];
-            s->slot_of_edge[k] = slot;
-            s->copy_ref[slot]++;
-        }
-        s->own_ref[u] = own;
-    }
-}
-
 /* Node v finished on d: its inputs lose a reader; free what nobody reads any more. */
 static void release_inputs(hsdag_sim *s, const int32_t *dev, int32_t v)
 {
@@ -589,23 +558,39 @@ static void xfer_request(hsdag_sim *s, int32_t slot, double now, hsdag_sim_resul
     s->xq_tail[res] = slot;
 }
 
+/* Op v finished: free what it was the last reader of, wake its local consumers, request one copy per other
+ * consuming device. The copy slots and reader counts of v's output are set up here, the first moment they are
+ * needed (consumers cannot finish before v has). */
 static void op_done(hsdag_sim *s, int32_t v, double now, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const int32_t *dev = s->dev;
-    int32_t d = dev[v];
+    int32_t d = dev[v], own = 0;
     s->fin[v] = now;
+    if (now > s->mk) s->mk = now;
     s->running[d] = -1;
     s->dirty |= (uint64_t)1 << d;
     release_inputs(s, dev, v);
     for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-        int32_t w = g->out_dst[k];
-        if (dev[w] == d) {
+        int32_t w = g->out_dst[k], dw = dev[w];
+        if (dw == d) {
+            own++;
+            s->slot_of_edge[k] = -1;
             if (--s->pend[w] == 0) rq_push(s, d, w);
-        } else if (s->slot_of_edge[k] == k) {
+        } else if (s->slot_stamp[dw] != v) { /* one copy serves every consumer on dw */
+            s->slot_stamp[dw] = v;
+            s->slot_first[dw] = k;
+            s->slot_of_edge[k] = k;
+            s->copy_ref[k] = 1;
+            own++; /* the copy reads the original while in flight */
             xfer_request(s, k, now, r);
+        } else {
+            int32_t slot = s->slot_first[dw];
+            s->slot_of_edge[k] = slot;
+            s->copy_ref[slot]++;
         }
     }
+    s->own_ref[v] = own;
 }
 
 static void xfer_done(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *r)
@@ -651,8 +636,8 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
 {
     const hsdag_graph *g = s->g;
     const int32_t V = s->V, D = s->D;
-    run_slots(s, dev, 1);
-    for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1;
+    for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1, s->slot_stamp[d] = -1;
+    s->mk = 0;
     for (int32_t q = 0; q < s->R; q++) s->xq_head[q] = -1, s->res_busy[q] = 0;
     s->ev_len = 0;
     s->seq = 0;
@@ -678,10 +663,7 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
             ev = ev_pop(s);
         }
     }
-    double mk = 0;
-    for (int32_t v = 0; v < V; v++)
-        if (s->fin[v] > mk) mk = s->fin[v];
-    r->makespan_s = mk;
+    r->makespan_s = s->mk;
 }
 
 /* ---- tarnawski: contract accelerator subgraphs into contiguous blocks, then their latency formula ---- */

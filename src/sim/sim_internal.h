@@ -68,6 +68,7 @@ struct hsdag_sim {
     sim_event *ev;         /* [D + R + 1] event heap */
     int32_t ev_len;
     uint64_t seq;
+    double mk;             /* latest op finish so far */
     int32_t *xq_next;      /* [E] FIFO links of queued transfers (by slot) */
     int32_t *xq_head, *xq_tail; /* [R] */
     uint8_t *res_busy;     /* [R] */
