@@ -222,10 +222,14 @@ double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r)
 
 double cl_beta_below(const hsdag_beta_dist *d, double x)
 {
-    double below = 0.0; /* support values are increasing within a bin order; sum mass of values < x */
-    for (int32_t i = 0; i < d->n; i++)
-        if (d->val[i] < x) below = d->cdf[i];
-    return below;
+    /* support values are nondecreasing: binary search the first value >= x; the mass before it is P(beta < x) */
+    int32_t lo = 0, hi = d->n;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (d->val[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 ? d->cdf[lo - 1] : 0.0;
 }
 
 void hsdag_beta_free(hsdag_beta_dist *d)

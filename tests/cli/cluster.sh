@@ -26,7 +26,8 @@ for p in para-min random fixed:4 acceptable-jct sequential lookahead lookahead:2
     expect_rc 0 "$HSDAG" cluster run --policy "$p" --beta B --seed 1 --json
     expect_grep '"jobs_arrived": 1001' "$TMP/out"
 done
-expect_rc 0 "$HSDAG" cluster run --policy lookahead --beta D --time-unit-fix
+expect_rc 0 "$HSDAG" cluster run --policy lookahead --beta D --time-unit-fix --repeat 3
+expect_grep "median of 3" "$TMP/out"
 expect_grep "blocking rate" "$TMP/out"
 # options
 expect_rc 0 "$HSDAG" cluster run --policy para-max --horizon 10000 --interarrival 500 --json
