@@ -1,0 +1,228 @@
+/* test_graph.c - tests of the graph builder and IR: ordering, names, merging, validation, stats,
+ * allocation-failure injection. Not here: file formats (tests/test_<format>.c).
+ * Entry points: main. */
+#include "check.h"
+#include "hsdag/graph.h"
+
+#include <math.h>
+
+static hsdag_graph *build_diamond(void)
+{
+    /* added out of order: d, b, a, c with a->b, a->c, b->d, c->d */
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t d = hsdag_gb_add_node(b, "d", "Add");
+    int32_t bb = hsdag_gb_add_node(b, "b", "Relu");
+    int32_t a = hsdag_gb_add_node(b, "a", "Conv");
+    int32_t c = hsdag_gb_add_node(b, "c", "Relu");
+    int64_t dims[4] = {1, 3, 8, 8};
+    hsdag_gb_add_output(b, a, HSDAG_DT_F32, 4, dims);
+    hsdag_gb_add_output(b, a, HSDAG_DT_F16, 2, dims);
+    hsdag_gb_add_edge(b, a, bb, 100);
+    hsdag_gb_add_edge(b, a, c, 100);
+    hsdag_gb_add_edge(b, bb, d, 10);
+    hsdag_gb_add_edge(b, c, d, 20);
+    hsdag_gb_add_edge(b, c, d, 5); /* parallel: merged */
+    hsdag_gb_set_cost(b, a, HSDAG_COST_CPU, 1.5);
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    int rc = hsdag_gb_finish(b, &g, &e);
+    CHECK(rc == 0);
+    hsdag_gb_free(b);
+    return g;
+}
+
+static void test_diamond(void)
+{
+    hsdag_graph *g = build_diamond();
+    if (!g) return;
+    CHECK_EQ_INT(g->n_nodes, 4);
+    CHECK_EQ_INT(g->n_edges, 4);
+    CHECK_STR(g->name[0], "a");
+    CHECK_STR(g->name[1], "b"); /* b was added before c: ties by insertion order */
+    CHECK_STR(g->name[2], "c");
+    CHECK_STR(g->name[3], "d");
+    for (int32_t k = 0; k < g->n_edges; k++) CHECK(g->edge_src[k] < g->out_dst[k]);
+    int32_t cd = hsdag_graph_edge_id(g, 2, 3);
+    CHECK(cd >= 0);
+    CHECK_NEAR(g->edge_bytes[cd], 25, 0);
+    CHECK_EQ_INT(hsdag_graph_edge_id(g, 1, 2), -1);
+    CHECK_EQ_INT(g->in_off[3 + 1] - g->in_off[3], 2);
+    CHECK_EQ_INT(g->in_src[g->in_off[3]], 1);
+    CHECK_EQ_INT(g->in_eid[g->in_off[3] + 1], cd);
+    CHECK_EQ_INT(g->out_shape_off[1] - g->out_shape_off[0], 2);
+    CHECK_NEAR(g->out_bytes[0], 192 * 4 + 3 * 2, 0);
+    CHECK_NEAR(g->cost_ms[0 * HSDAG_COST_KINDS_ + HSDAG_COST_CPU], 1.5, 0);
+    CHECK(isnan(g->cost_ms[1 * HSDAG_COST_KINDS_ + HSDAG_COST_CPU]));
+    CHECK_EQ_INT(g->file_id[0], 2);
+    CHECK_EQ_INT(hsdag_graph_find(g, "c"), 2);
+    hsdag_graph_stats st;
+    CHECK(hsdag_graph_stats_compute(g, &st, NULL) == 0);
+    CHECK_EQ_INT(st.depth, 3);
+    CHECK_EQ_INT(st.max_width, 2);
+    CHECK_EQ_INT(st.sources, 1);
+    CHECK_EQ_INT(st.sinks, 1);
+    CHECK_EQ_INT(st.n_op_types, 3);
+    CHECK_STR(st.ops[0].op, "Relu");
+    CHECK_EQ_INT(st.ops[0].count, 2);
+    hsdag_graph_stats_free(&st);
+    hsdag_graph_free(g);
+}
+
+static void test_names(void)
+{
+    hsdag_gb *b = hsdag_gb_create();
+    hsdag_gb_add_node(b, "x", "Relu");
+    hsdag_gb_add_node(b, "x", "Relu");     /* duplicate -> x_1 */
+    hsdag_gb_add_node(b, NULL, "Conv");    /* unnamed -> Conv_2 */
+    hsdag_gb_add_node(b, "x_1", "Relu");   /* given name wins over the generated one */
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK(hsdag_gb_finish(b, &g, &e) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    CHECK_STR(g->name[0], "x");
+    CHECK_STR(g->name[1], "x_2");
+    CHECK_STR(g->name[2], "Conv_2");
+    CHECK_STR(g->name[3], "x_1");
+    CHECK(g->flags[1] & HSDAG_NF_RENAMED);
+    CHECK(!(g->flags[3] & HSDAG_NF_RENAMED));
+    CHECK(g->op[0] == g->op[1]); /* interned */
+    hsdag_graph_free(g);
+}
+
+static void test_errors(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t p = hsdag_gb_add_node(b, "p", "Relu");
+    int32_t q = hsdag_gb_add_node(b, "q", "Relu");
+    int32_t r = hsdag_gb_add_node(b, "r", "Relu");
+    int32_t s = hsdag_gb_add_node(b, "s", "Relu");
+    hsdag_gb_add_edge(b, s, p, 1); /* s is upstream of the cycle p->q->r->p */
+    hsdag_gb_add_edge(b, p, q, 1);
+    hsdag_gb_add_edge(b, q, r, 1);
+    hsdag_gb_add_edge(b, r, p, 1);
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), HSDAG_ECYCLE);
+    CHECK(g == NULL);
+    CHECK(strstr(e.msg, "cycle") != NULL);
+    CHECK(strstr(e.msg, "'p'") || strstr(e.msg, "'q'") || strstr(e.msg, "'r'"));
+    hsdag_gb_free(b);
+
+    b = hsdag_gb_create();
+    p = hsdag_gb_add_node(b, "p", "Relu");
+    hsdag_gb_add_edge(b, p, 7, 1);
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), HSDAG_EDANGLING);
+    CHECK(strstr(e.msg, "'p'") != NULL);
+    hsdag_gb_free(b);
+
+    b = hsdag_gb_create();
+    p = hsdag_gb_add_node(b, "p", "Relu");
+    hsdag_gb_add_edge(b, p, p, 1);
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), HSDAG_ECYCLE);
+    hsdag_gb_free(b);
+}
+
+static void test_alloc_failures(void)
+{
+    /* every allocation failure point must give ENOMEM (or succeed) without leaking or crashing */
+    int failures = 0, successes = 0;
+    for (long k = 1; k < 400; k++) {
+        hsdag_alloc_fail_after(k);
+        hsdag_gb *b = hsdag_gb_create();
+        hsdag_graph *g = NULL;
+        int rc = HSDAG_ENOMEM;
+        if (b) {
+            int32_t prev = -1;
+            for (int i = 0; i < 40; i++) {
+                int32_t v = hsdag_gb_add_node(b, i % 3 ? "n" : NULL, "Relu");
+                if (v >= 0 && prev >= 0) hsdag_gb_add_edge(b, prev, v, 1);
+                if (v >= 0) prev = v;
+            }
+            hsdag_err e = {0};
+            rc = hsdag_gb_finish(b, &g, &e);
+        }
+        hsdag_alloc_fail_after(0);
+        if (rc == 0) {
+            successes++;
+            CHECK_EQ_INT(g->n_nodes, 40);
+        } else {
+            failures++;
+            CHECK_EQ_INT(rc, HSDAG_ENOMEM);
+        }
+        hsdag_graph_free(g);
+        hsdag_gb_free(b);
+    }
+    CHECK(failures > 10);
+    CHECK(successes > 0);
+}
+
+static void test_large_chain_order(void)
+{
+    /* nodes added in reverse; the result must be the chain order, and levels must equal ids */
+    enum { N = 5000 };
+    hsdag_gb *b = hsdag_gb_create();
+    for (int i = 0; i < N; i++) hsdag_gb_add_node(b, NULL, "Relu");
+    for (int i = 0; i < N - 1; i++) hsdag_gb_add_edge(b, N - 1 - i, N - 2 - i, 4);
+    hsdag_graph *g = NULL;
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    CHECK_EQ_INT(g->file_id[0], N - 1);
+    CHECK_EQ_INT(g->file_id[N - 1], 0);
+    hsdag_graph_stats st;
+    hsdag_graph_stats_compute(g, &st, NULL);
+    CHECK_EQ_INT(st.depth, N);
+    CHECK_EQ_INT(st.max_width, 1);
+    hsdag_graph_stats_free(&st);
+    hsdag_graph_free(g);
+}
+
+static void test_common(void)
+{
+    hsdag_rng r1, r2;
+    hsdag_rng_seed(&r1, 42);
+    hsdag_rng_seed(&r2, 42);
+    int same = 1;
+    double mean = 0;
+    for (int i = 0; i < 10000; i++) {
+        uint64_t a = hsdag_rng_u64(&r1), c = hsdag_rng_u64(&r2);
+        same &= a == c;
+    }
+    for (int i = 0; i < 10000; i++) mean += hsdag_rng_uniform(&r1);
+    CHECK(same);
+    CHECK_NEAR(mean / 10000, 0.5, 0.02);
+    hsdag_strmap *m = hsdag_strmap_create();
+    char key[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        CHECK(hsdag_strmap_put(m, key, strlen(key), i) == 0);
+    }
+    CHECK_EQ_INT(hsdag_strmap_get(m, "k777", 4), 777);
+    CHECK_EQ_INT(hsdag_strmap_get(m, "k1000", 5), -1);
+    CHECK_EQ_INT(hsdag_strmap_put(m, "k5", 2, 9), 1);
+    CHECK_EQ_INT(hsdag_strmap_count(m), 1000);
+    hsdag_strmap_free(m);
+    hsdag_buf b = {0};
+    hsdag_buf_double(&b, 0.1);
+    hsdag_buf_append(&b, " ", 1);
+    hsdag_buf_double(&b, 1.0 / 3.0);
+    hsdag_buf_append(&b, " ", 1);
+    hsdag_buf_json_str(&b, "a\"b\n");
+    CHECK_STR(b.data, "0.1 0.3333333333333333 \"a\\\"b\\n\"");
+    hsdag_buf_free(&b);
+    CHECK_EQ_INT(hsdag_dtype_parse("FP16"), HSDAG_DT_F16);
+    CHECK_EQ_INT(hsdag_dtype_parse("i64"), HSDAG_DT_I64);
+    CHECK_STR(hsdag_status_str(HSDAG_ECYCLE), "graph has a cycle");
+}
+
+int main(void)
+{
+    test_common();
+    test_diamond();
+    test_names();
+    test_errors();
+    test_alloc_failures();
+    test_large_chain_order();
+    return check_summary("test_graph");
+}
