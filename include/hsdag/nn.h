@@ -32,13 +32,17 @@
  *  - Tensors are row-major float arrays; shapes are stated as (rows, cols) in comments.
  *  - Kernel arguments: outputs, then inputs, then sizes. Forward kernels OVERWRITE their outputs;
  *    backward kernels ACCUMULATE (+=) into their gradient outputs (so a tensor used twice gets the
- *    sum). A NULL gradient output means "not needed" (e.g. dx of the input layer).
+ *    sum). A NULL gradient output means "not needed" (e.g. dx of the input layer). A gradient
+ *    output must not alias any input of the same call (forward outputs may alias inputs where
+ *    stated). Bad sizes or a dropout p outside [0, 1) are caller bugs (asserted), not statuses.
  *  - Linear weights use the PyTorch layout W (out, in): y = x W^T + b.
  *  - Graph kernels take a hsdag_nn_adj: row i lists the nodes whose messages node i receives.
  *  - Kernels never allocate. Objects (params, adj, gnn) allocate at create/alloc time only; a gnn
  *    layer grows its scratch once when it first sees a larger graph.
  *  - Determinism: no threads of our own, no hash order; call hsdag_nn_set_threads(1) once so
- *    OpenBLAS uses one thread (its sgemm is deterministic for a fixed thread count).
+ *    OpenBLAS uses one thread (its sgemm is deterministic for a fixed thread count). Sums are in
+ *    index order; scatter-style backward passes (spmm, gather, segment) add rows in index order.
+ *  - Checkpoint fuzz target: fuzz/fuzz_nnckpt.c.
  */
 #ifndef HSDAG_NN_H
 #define HSDAG_NN_H
