@@ -101,6 +101,11 @@ float *hsdag_nn_params_grad(hsdag_nn_params *p, int32_t id);
 void hsdag_nn_params_zero_grad(hsdag_nn_params *p);
 int64_t hsdag_nn_params_step(const hsdag_nn_params *p); /* Adam steps taken so far */
 
+/* Copies the values (not grads, not Adam state) of src into dst, e.g. a DQN target network or a
+ * snapshot of the best policy. The tensor tables must match (names and shapes); EINVAL otherwise,
+ * naming the first mismatch. Both sets must be allocated. */
+int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src, hsdag_err *e);
+
 /* Checkpoint: appends to out a binary image (little-endian): magic "HSDAGNN\0", version u32,
  * n_tensors u32, count u64, adam step i64, per tensor (rows i32, cols i32, name_len u32, name
  * bytes), then value, adam m, adam v as float32 arrays (grad is not saved), then an FNV-1a 64-bit
