@@ -96,6 +96,49 @@ static void test_adj(void)
     hsdag_nn_adj_free(NULL);
 }
 
+/* random multigraphs (duplicates, self-edges) against a dense construction */
+static void test_adj_random(hsdag_rng *r)
+{
+    enum { N = 40, M = 300 };
+    int32_t src[M], dst[M];
+    static unsigned char Dm[N][N];
+    for (int sym = 0; sym <= 1; sym++) {
+        for (int k = 0; k < M; k++) {
+            src[k] = (int32_t)hsdag_rng_below(r, N);
+            dst[k] = (int32_t)hsdag_rng_below(r, k % 7 == 0 ? 5 : N); /* crowd a few receivers */
+        }
+        memset(Dm, 0, sizeof Dm);
+        for (int k = 0; k < M; k++) {
+            Dm[dst[k]][src[k]] = 1;
+            if (sym) Dm[src[k]][dst[k]] = 1;
+        }
+        for (int i = 0; i < N; i++) Dm[i][i] = 1;
+        hsdag_err e = {0};
+        hsdag_nn_adj *a = NULL;
+        CHECK_EQ_INT(hsdag_nn_adj_create(&a, N, M, src, dst, sym ? HSDAG_NN_ADJ_SYMMETRIC : 0, &e), 0);
+        int ok = 1, total = 0;
+        for (int i = 0; i < N; i++) {
+            int k = a->off[i], di = 0;
+            for (int j = 0; j < N; j++) di += Dm[i][j];
+            for (int j = 0; j < N; j++) {
+                if (!Dm[i][j]) continue;
+                total++;
+                int dj = 0;
+                for (int q = 0; q < N; q++) dj += Dm[j][q];
+                ok &= k < a->off[i + 1] && a->idx[k] == j;
+                ok &= fabs(a->w_gcn[k] - 1.0 / sqrt((double)di * dj)) <= 1e-7;
+                ok &= a->w_mean[k] == (j == i ? 0.0f : 1.0f / (float)(di - 1));
+                if (j == i) ok &= a->self[i] == k;
+                k++;
+            }
+            ok &= k == a->off[i + 1];
+        }
+        CHECK(ok);
+        CHECK_EQ_INT(a->nnz, total);
+        hsdag_nn_adj_free(a);
+    }
+}
+
 /* ---- simple kernels: spmm, gather, segment sum/mean ---- */
 typedef struct sctx {
     int kind; /* 0 spmm (dense W), 1 gather, 2 segment sum, 3 segment mean */
@@ -577,6 +620,7 @@ int main(void)
     hsdag_rng r;
     hsdag_rng_seed(&r, 4242);
     test_adj();
+    test_adj_random(&r);
     test_simple_kernels(&r);
     test_gnn_config();
     for (int sym = 0; sym <= 1; sym++) {

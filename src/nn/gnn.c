@@ -98,15 +98,17 @@ static int adj_build(hsdag_nn_adj **out, int32_t n, int64_t m, const int32_t *sr
         tmp[cnt[d]++] = s;
         if (sym) tmp[cnt[s]++] = d;
     }
-    /* cnt[i] is now the end of row i; rows start at cnt[i-1] (0 for i = 0): sort and dedupe */
-    int64_t nnz = 0;
+    /* cnt[i] is now the end of row i, which starts at the old cnt[i-1] (0 for i = 0). Sort each row,
+     * drop duplicates and compact all rows to the front (writes never pass unread entries);
+     * afterwards cnt[i] is the new end of row i. */
+    int64_t nnz = 0, start = 0;
     for (int32_t i = 0; i < n; i++) {
-        int64_t b = i ? cnt[i - 1] : 0, en = cnt[i];
-        qsort(tmp + b, (size_t)(en - b), sizeof(int32_t), cmp_i32);
-        int64_t w = b;
-        for (int64_t k = b; k < en; k++)
-            if (k == b || tmp[k] != tmp[k - 1]) tmp[w++] = tmp[k];
-        nnz += w - b;
+        int64_t en = cnt[i];
+        qsort(tmp + start, (size_t)(en - start), sizeof(int32_t), cmp_i32);
+        for (int64_t k = start; k < en; k++)
+            if (k == start || tmp[k] != tmp[k - 1]) tmp[nnz++] = tmp[k];
+        start = en;
+        cnt[i] = nnz;
     }
     /* one allocation: struct, off, idx, self, then 3 weight arrays */
     size_t bytes = sizeof(hsdag_nn_adj) + ((size_t)n + 1 + (size_t)nnz + (size_t)n) * sizeof(int32_t) +
@@ -124,21 +126,16 @@ static int adj_build(hsdag_nn_adj **out, int32_t n, int64_t m, const int32_t *sr
     a->w_gcn = (float *)(a->self + n);
     a->w_sum = a->w_gcn + nnz;
     a->w_mean = a->w_sum + nnz;
-    int64_t w = 0;
     a->off[0] = 0;
     for (int32_t i = 0; i < n; i++) {
-        int64_t b = i ? cnt[i - 1] : 0;
-        int32_t len = 0;
-        for (int64_t k = b; k < cnt[i]; k++) {
-            if (k > b && tmp[k] <= tmp[k - 1]) break; /* end of the deduplicated prefix */
-            a->idx[w + len] = tmp[k];
-            if (tmp[k] == i) a->self[i] = (int32_t)(w + len);
-            len++;
+        a->off[i + 1] = (int32_t)cnt[i];
+        a->self[i] = -1;
+        for (int32_t k = a->off[i]; k < a->off[i + 1]; k++) {
+            a->idx[k] = tmp[k];
+            if (tmp[k] == i) a->self[i] = k;
         }
-        w += len;
-        a->off[i + 1] = (int32_t)w;
+        HSDAG_ASSERT(a->self[i] >= 0);
     }
-    HSDAG_ASSERT(w == nnz);
     for (int32_t i = 0; i < n; i++) {
         int32_t di = a->off[i + 1] - a->off[i];
         float inv_mean = di > 1 ? 1.0f / (float)(di - 1) : 0.0f;
