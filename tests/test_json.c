@@ -88,7 +88,7 @@ static hsdag_graph *build_odd(void)
 {
     hsdag_gb *b = hsdag_gb_create();
     const char *names[] = {"in\"put\\", "conv 1\n\tx", "\xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 \xe2\x82\xac", "", "dup",
-                           "dup", "ctl\x01\x1f", "tail\\"};
+                           "dup", "ctl\x01\x1f\xff", "tail\\"};
     const char *ops[] = {"Parameter", "Conv", "Relu", "", "MatMul", "Add", "WeirdOp", "Result"};
     int32_t v[8];
     for (int i = 0; i < 8; i++) v[i] = hsdag_gb_add_node(b, names[i], ops[i]);
