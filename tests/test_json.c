@@ -359,6 +359,11 @@ static void test_bad_inputs(void)
          "h.json: graph has a cycle through node", HSDAG_ECYCLE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"}],\"edges\":[{\"src\":0,\"dst\":0}]}",
          "h.json: edges[0] (0 -> 0): edge from a node to itself", HSDAG_ECYCLE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\\nb\",\"op\":\"x\",\"flops\":-2}],\"edges\":[]}",
+         "h.json: nodes[0] 'a", HSDAG_EPARSE}, /* messages stay one line */
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\\nb\",\"op\":\"x\"},{\"name\":\"c\",\"op\":\"x\"}],"
+                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":0}]}",
+         "h.json: graph has a cycle through node '", HSDAG_ECYCLE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"file_id\":3000000000}],\"edges\":[]}",
          "h.json: nodes[0] 'a': file_id is too large", HSDAG_ELIMIT},
     };
