@@ -40,6 +40,7 @@
 typedef struct onnx_pool {
     size_t used, cap;
     int over; /* set once the budget refused a request */
+    int oom;  /* set once hsdag_malloc failed */
 } onnx_pool;
 
 #define ONNX_HDR 16 /* keeps max_align_t alignment */
@@ -52,7 +53,10 @@ static void *onnx_pool_alloc(void *ud, size_t n)
         return NULL;
     }
     unsigned char *h = hsdag_malloc(n + ONNX_HDR);
-    if (!h) return NULL;
+    if (!h) {
+        p->oom = 1;
+        return NULL;
+    }
     memcpy(h, &n, sizeof n);
     p->used += n + ONNX_HDR;
     return h + ONNX_HDR;
@@ -609,7 +613,7 @@ int hsdag_onnx_read(const void *buf, size_t len, const char *what, hsdag_graph *
 {
     *out = NULL;
     onnx_reader r = {.what = what ? what : "<buffer>", .e = e};
-    onnx_pool pool = {0, 0, 0};
+    onnx_pool pool = {0, 0, 0, 0};
     Onnx__ModelProto *m = NULL;
     hsdag_gb *b = NULL;
     int rc;
@@ -626,6 +630,7 @@ int hsdag_onnx_read(const void *buf, size_t len, const char *what, hsdag_graph *
     ProtobufCAllocator alloc = {onnx_pool_alloc, onnx_pool_free, &pool};
     m = onnx__model_proto__unpack(&alloc, len, buf);
     if (!m) {
+        if (pool.oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory while decoding", r.what);
         if (pool.over)
             return hsdag_err_set(e, HSDAG_ELIMIT, "%s: decoding needs more than %zu bytes of memory", r.what, pool.cap);
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: not a valid ONNX protobuf (truncated or corrupt)", r.what);
