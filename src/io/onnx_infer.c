@@ -88,8 +88,8 @@ static int64_t infer_prod(const ish *s, int from, int to)
 
 static int32_t infer_tid(const onnx_reader *r, const Onnx__NodeProto *nd, size_t k, int out)
 {
-    if (out) return k < nd->n_output ? onnx_tensor_find(r, nd->output[k]) : -1;
-    return k < nd->n_input ? onnx_tensor_find(r, nd->input[k]) : -1;
+    if (out) return k < nd->n_output ? r->cur[nd->n_input + k] : -1;
+    return k < nd->n_input ? r->cur[k] : -1;
 }
 
 static int infer_in(const onnx_reader *r, const Onnx__NodeProto *nd, size_t k, ish *s)
@@ -856,6 +856,7 @@ int onnx_infer_run(onnx_reader *r, const Onnx__GraphProto *g)
     for (size_t v = 0; v < g->n_node; v++) {
         const Onnx__NodeProto *nd = g->node[v];
         if (nd->domain && *nd->domain && strcmp(nd->domain, "ai.onnx") != 0) continue;
+        r->cur = r->io_ids + r->io_off[v];
         int rc = infer_node(r, nd);
         if (rc < 0) return rc;
     }
