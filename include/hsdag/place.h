@@ -49,6 +49,7 @@ typedef struct hsdag_place_problem {
     uint64_t *group_allowed;   /* [n_groups] device bit mask */
     double *mean_cost;         /* [n] mean node_s over allowed devices (HEFT's w-bar) */
     double *mean_xfer;         /* [n] mean transfer time of the node's output over ordered device pairs */
+    int32_t dev_rank[HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
     int bound_ready;           /* hsdag_place_lower_bound's cache */
     hsdag_bound bound;
     hsdag_arena *arena;

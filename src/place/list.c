@@ -187,7 +187,7 @@ int place_heft(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devic
                 double w = place_cost(p, v, d), ready = ls_ready(&s, v, d), st;
                 int32_t pos = ivn[d];
                 st = s.serial ? ready : heft_slot(iv[d], ivn[d], ready, w, &pos);
-                if (st + w < bf) {
+                if (st + w < bf || (st + w == bf && bd >= 0 && p->dev_rank[d] < p->dev_rank[bd])) {
                     bf = st + w;
                     bs = st;
                     bd = d;
@@ -216,20 +216,44 @@ done:
     return 0;
 }
 
+/* Serial ETF: v is about to run on d; every input of v not yet on d gets copied there, so the other ready
+ * consumers of that input stop paying for it on d. Called before ls_commit (which sets the present bits). */
+static void ls_commit_serial_prepare_(lsched *s, int32_t v, int32_t d, uint64_t bit, const int32_t *cnt, double *rt)
+{
+    const hsdag_place_problem *p = s->p;
+    const hsdag_graph *g = p->g;
+    if (!s->serial) return;
+    for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
+        int32_t u = g->in_src[j];
+        if (s->present[u] & bit) continue;
+        double x = hsdag_costs_xfer_s(p->c, u, s->dev[u], d);
+        for (int32_t q = g->out_off[u]; q < g->out_off[u + 1]; q++) {
+            int32_t w = g->out_dst[q];
+            if (w != v && cnt[w] == 0 && s->dev[w] < 0) {
+                double *slot = &rt[(size_t)w * p->k + d];
+                *slot = *slot - x > 0 ? *slot - x : 0;
+            }
+        }
+    }
+}
+
 /* ---- m-ETF and m-SCT ----
  * Each step takes, among ready ops and the devices with room, the pair with the earliest start (ties: earliest
- * finish, then higher upward rank, then lower index). With favparent (m-SCT), an op whose favourite parent sits
- * on a device with room may only go there. */
+ * finish, then the device with less total work over the graph, then higher upward rank, then lower index). With
+ * favparent (m-SCT), an op whose favourite parent sits on a device with room may only go there.
+ * rt caches, per ready op and device, the input-arrival time (concurrent) or the copies still missing (serial:
+ * refreshed when a copy lands, so a step costs O(ready x devices) plus the degrees it touches). */
 static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favparent, hsdag_place_report *r)
 {
     const hsdag_graph *g = p->g;
+    const int32_t k = p->k;
     lsched s;
     int rc = ls_init(&s, p, device);
     size_t n1 = (size_t)(p->n ? p->n : 1);
     int32_t *cnt = hsdag_malloc(n1 * sizeof *cnt), *ready = hsdag_malloc(n1 * sizeof *ready), nr = 0;
     double *rank = hsdag_malloc(n1 * sizeof *rank);
-    double *rt = s.serial ? NULL : hsdag_malloc(n1 * (size_t)p->k * sizeof *rt);
-    if (rc < 0 || !cnt || !ready || !rank || (!s.serial && !rt)) {
+    double *rt = hsdag_malloc(n1 * (size_t)k * sizeof *rt);
+    if (rc < 0 || !cnt || !ready || !rank || !rt) {
         rc = HSDAG_ENOMEM;
         goto done;
     }
@@ -238,7 +262,7 @@ static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favpa
         cnt[v] = g->in_off[v + 1] - g->in_off[v];
         if (!cnt[v]) {
             ready[nr++] = v;
-            for (int32_t d = 0; rt && d < p->k; d++) rt[(size_t)v * (size_t)p->k + (size_t)d] = 0;
+            for (int32_t d = 0; d < k; d++) rt[(size_t)v * k + d] = 0;
         }
     }
     for (int32_t step = 0; step < p->n; step++) {
@@ -253,16 +277,19 @@ static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favpa
             }
             int any = 0;
             for (int pass = 0; pass < 2 && !any; pass++)
-                for (int32_t d = 0; d < p->k; d++) {
+                for (int32_t d = 0; d < k; d++) {
                     if (only >= 0 && d != only) continue;
                     if (pass == 0 ? !ls_eligible(&s, v, d) : d != ls_fallback(&s, v)) continue;
                     any = 1;
-                    double rd = rt ? rt[(size_t)v * (size_t)p->k + (size_t)d] : ls_ready(&s, v, d);
-                    double st = s.serial ? rd : fmax(s.avail[d], rd), f = st + place_cost(p, v, d);
-                    int better = st < bs || (st == bs && (f < bf || (f == bf && bi >= 0 &&
-                                                                    (rank[v] > rank[ready[bi]] ||
-                                                                     (rank[v] == rank[ready[bi]] && v < ready[bi])))));
-                    if (bi < 0 || better) {
+                    double rd = rt[(size_t)v * k + d];
+                    double st = s.serial ? s.clock + rd : fmax(s.avail[d], rd), f = st + place_cost(p, v, d);
+                    int better;
+                    if (bi < 0 || st != bs) better = bi < 0 || st < bs;
+                    else if (f != bf) better = f < bf;
+                    else if (d != bd) better = p->dev_rank[d] < p->dev_rank[bd];
+                    else if (rank[v] != rank[ready[bi]]) better = rank[v] > rank[ready[bi]];
+                    else better = v < ready[bi];
+                    if (better) {
                         bi = i;
                         bd = d;
                         bs = st;
@@ -272,12 +299,16 @@ static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favpa
         }
         int32_t v = ready[bi];
         ready[bi] = ready[--nr];
+        /* serial: inputs that land on bd now make bd cheaper for their other ready consumers */
+        uint64_t bit = (uint64_t)1 << bd;
+        ls_commit_serial_prepare_(&s, v, bd, bit, cnt, rt);
         ls_commit(&s, v, bd, bs, bf);
         for (int32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
             int32_t w = g->out_dst[j];
             if (--cnt[w]) continue;
             ready[nr++] = w;
-            for (int32_t d = 0; rt && d < p->k; d++) rt[(size_t)w * (size_t)p->k + (size_t)d] = ls_ready(&s, w, d);
+            for (int32_t d = 0; d < k; d++)
+                rt[(size_t)w * k + d] = s.serial ? ls_ready(&s, w, d) - s.clock : ls_ready(&s, w, d);
         }
     }
     ls_note(&s, r);

@@ -101,6 +101,13 @@ static int problem_tables(hsdag_place_problem *p)
     }
     for (int32_t d = 0; d < k; d++)
         p->cap[d] = p->devs->dev[d].mem_capacity > 0 ? p->devs->dev[d].mem_capacity : INFINITY;
+    double work[HSDAG_MAX_DEVICES] = {0};
+    for (int32_t v = 0; v < n; v++)
+        for (int32_t d = 0; d < k; d++) work[d] += place_cost(p, v, d);
+    for (int32_t d = 0; d < k; d++) {
+        p->dev_rank[d] = 0;
+        for (int32_t x = 0; x < k; x++) p->dev_rank[d] += work[x] < work[d] || (work[x] == work[d] && x < d);
+    }
     return 0;
 }
 
