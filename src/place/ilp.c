@@ -309,8 +309,9 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
         memcpy(device, start, (size_t)p->n * sizeof *device);
         r->objective_s = hsdag_place_sequential_cost(p->c, device);
         r->bound_s = lp_ok ? cb.bound / 1e3 : NAN;
-        snprintf(r->note, sizeof r->note, "no integer solution within %.3g s (%s): returned the best start placement",
-                 tl, lp_ok ? "branch and bound" : "LP relaxation");
+        snprintf(r->note, sizeof r->note,
+                 "no integer solution within %.3g s (%s; glpk %d/%d): returned the best start placement", tl,
+                 lp_ok ? "branch and bound" : "LP relaxation", lp_ok ? ir : sr, lp_ok ? st : glp_get_status(m.lp));
     } else {
         rc = hsdag_err_set(e, HSDAG_ESOLVER, "ilp: no solution within the time limit of %.3g s (glpk %d/%d)", tl, ir,
                            st);
