@@ -205,17 +205,17 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
         if (!(p->cap[d] < INFINITY)) continue;
         int cnt = 0, row = glp_add_rows(lp, 1);
         for (int32_t gi = 0; gi < ng; gi++)
-            if (p->grp_mem[gi] > 0) ++cnt, ind[cnt] = m->xcol[(size_t)gi * k + d], val[cnt] = p->grp_mem[gi];
+            if (p->grp_mem[gi] > 0) ++cnt, ind[cnt] = m->xcol[(size_t)gi * k + d], val[cnt] = p->grp_mem[gi] / p->cap[d];
         for (int32_t i = 0; i < m->nzu; i++)
             for (int32_t a = 0, s = 0; a < k; a++)
                 for (int32_t b = 0; b < k; b++) {
                     if (a == b) continue;
                     if (b == d && p->c->xfer_bytes[m->zu[i]] > 0)
-                        ++cnt, ind[cnt] = m->zbase + i * pairs + s, val[cnt] = p->c->xfer_bytes[m->zu[i]];
+                        ++cnt, ind[cnt] = m->zbase + i * pairs + s, val[cnt] = p->c->xfer_bytes[m->zu[i]] / p->cap[d];
                     s++;
                 }
         HSDAG_ASSERT(cnt <= cap);
-        glp_set_row_bnds(lp, row, GLP_UP, 0, p->cap[d]);
+        glp_set_row_bnds(lp, row, GLP_UP, 0, 1.0); /* in units of the capacity, for the simplex's sake */
         glp_set_mat_row(lp, row, cnt, ind, val);
     }
     if (limit) {
@@ -269,6 +269,7 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
     sp.tm_lim = (int)fmin(tl * 1e3, 2e9);
+    glp_scale_prob(m.lp, GLP_SF_AUTO);
     int sr = glp_simplex(m.lp, &sp);
     int lp_ok = sr == 0 && glp_get_status(m.lp) == GLP_OPT;
     if (sr == 0 && glp_get_status(m.lp) == GLP_NOFEAS) {
