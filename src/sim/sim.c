@@ -204,11 +204,13 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->res_busy, R);
     SIM_ALLOC(s->dp, V);
     SIM_ALLOC(s->blk, V);
-    SIM_ALLOC(s->udeg, 2 * (size_t)V);
-    SIM_ALLOC(s->blk_off, (size_t)V + 1);
+    SIM_ALLOC(s->udeg, 3 * (size_t)V);
+    SIM_ALLOC(s->blk_start, 2 * (size_t)V);
+    SIM_ALLOC(s->blk_end, 2 * (size_t)V);
     SIM_ALLOC(s->blk_nodes, V);
-    SIM_ALLOC(s->blk_dev, V);
-    SIM_ALLOC(s->queue, 2 * (size_t)V);
+    SIM_ALLOC(s->blk_dev, 2 * (size_t)V);
+    SIM_ALLOC(s->queue, 3 * (size_t)V);
+    SIM_ALLOC(s->done, V);
     SIM_ALLOC(s->mark, V);
     if (s->record) {
         s->cap_tx = E + 2 * V + 1;
@@ -641,6 +643,69 @@ static int32_t tw_blocks(hsdag_sim *s, const int32_t *dev)
     return nb;
 }
 
+static uint32_t tw_gen(hsdag_sim *s)
+{
+    if (++s->gen == 0) {
+        memset(s->mark, 0, (size_t)s->V * sizeof *s->mark);
+        s->gen = 1;
+    }
+    return s->gen;
+}
+
+#define TW_UNIT(s, x) ((s)->blk[x] >= 0 ? (s)->V + (s)->blk[x] : (x))
+
+/* The contracted graph can have a cycle although every piece is contiguous on its own (a1 -> b1 and b2 -> a2
+ * with {a1, a2} and {b1, b2} on two accelerators); Tarnawski et al.'s tool rejects such a split. We extend
+ * their model instead: take the lowest unfinished node x (it is in a stalled block b, and ready); cut from b
+ * the members whose predecessors are all finished or in that part (x among them) into a new block. The cut
+ * block has no unfinished predecessor, so progress is guaranteed; splits without a cycle never get here.
+ * Returns the new block id. */
+static int32_t tw_cut(hsdag_sim *s, int32_t *cursor, int32_t *nb)
+{
+    const hsdag_graph *g = s->g;
+    const int32_t V = s->V;
+    while (s->done[*cursor]) (*cursor)++;
+    int32_t x = *cursor, b = s->blk[x];
+    HSDAG_ASSERT(b >= 0);
+    uint32_t gen = tw_gen(s);
+    int32_t lo = s->blk_start[b], hi = s->blk_end[b], nr = 0;
+    for (int32_t i = lo; i < hi; i++) {
+        int32_t v = s->blk_nodes[i], ok = 1;
+        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1] && ok; k++) {
+            int32_t u = g->in_src[k];
+            ok = s->blk[u] == b ? s->mark[u] == gen : s->done[u];
+        }
+        if (ok) s->mark[v] = gen, nr++;
+    }
+    HSDAG_ASSERT(nr > 0 && nr < hi - lo);
+    /* stable partition: the ready part first (queue as scratch) */
+    int32_t *tmp = s->queue + 2 * V, w = lo, t = 0;
+    for (int32_t i = lo; i < hi; i++) {
+        int32_t v = s->blk_nodes[i];
+        if (s->mark[v] == gen) s->blk_nodes[w++] = v;
+        else tmp[t++] = v;
+    }
+    memcpy(s->blk_nodes + w, tmp, (size_t)t * sizeof *tmp);
+    int32_t nbk = (*nb)++;
+    s->blk_start[nbk] = lo;
+    s->blk_end[nbk] = lo + nr;
+    s->blk_dev[nbk] = s->blk_dev[b];
+    s->blk_start[b] = lo + nr;
+    for (int32_t i = lo; i < lo + nr; i++) s->blk[s->blk_nodes[i]] = nbk;
+    /* the rest now also waits for the cut part */
+    int32_t deg = 0;
+    for (int32_t i = lo + nr; i < hi; i++) {
+        int32_t v = s->blk_nodes[i];
+        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int32_t u = g->in_src[k];
+            deg += s->blk[u] != b && !s->done[u];
+        }
+    }
+    s->udeg[V + b] = deg;
+    s->udeg[V + nbk] = 0;
+    return nbk;
+}
+
 static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
@@ -648,30 +713,37 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
     const int32_t V = s->V, D = s->D;
     int32_t nb = tw_blocks(s, dev);
     /* members of each block in topological order (counting sort) */
-    for (int32_t b = 0; b <= nb; b++) s->blk_off[b] = 0;
+    for (int32_t b = 0; b < nb; b++) s->blk_end[b] = 0;
+    for (int32_t v = 0; v < V; v++) {
+        s->done[v] = 0;
+        if (s->blk[v] >= 0) s->blk_end[s->blk[v]]++;
+    }
+    for (int32_t b = 0, o = 0; b < nb; b++) {
+        s->blk_start[b] = o;
+        o += s->blk_end[b];
+        s->blk_end[b] = s->blk_start[b];
+    }
     for (int32_t v = 0; v < V; v++)
-        if (s->blk[v] >= 0) s->blk_off[s->blk[v] + 1]++;
-    for (int32_t b = 0; b < nb; b++) s->blk_off[b + 1] += s->blk_off[b];
-    for (int32_t v = 0; v < V; v++)
-        if (s->blk[v] >= 0) s->blk_nodes[s->blk_off[s->blk[v]]++] = v;
-    for (int32_t b = nb; b > 0; b--) s->blk_off[b] = s->blk_off[b - 1];
-    s->blk_off[0] = 0;
+        if (s->blk[v] >= 0) s->blk_nodes[s->blk_end[s->blk[v]]++] = v;
     /* unit of v: v itself on a CPU, V + block on an accelerator; in-degrees in the contracted graph */
-#define UNIT(x) (s->blk[x] >= 0 ? V + s->blk[x] : (x))
-    int32_t nu = V + nb;
-    for (int32_t x = 0; x < nu; x++) s->udeg[x] = 0;
+    for (int32_t x = 0; x < V + nb; x++) s->udeg[x] = 0;
     for (int32_t k = 0; k < s->E; k++) {
-        int32_t uu = UNIT(g->edge_src[k]), uw = UNIT(g->out_dst[k]);
+        int32_t uu = TW_UNIT(s, g->edge_src[k]), uw = TW_UNIT(s, g->out_dst[k]);
         if (uu != uw) s->udeg[uw]++;
     }
-    int32_t qh = 0, qt = 0, blocks = 0;
+    int32_t qh = 0, qt = 0, blocks = 0, cuts = 0, left = V, cursor = 0;
     for (int32_t v = 0; v < V; v++)
         if (s->blk[v] < 0 && s->udeg[v] == 0) s->queue[qt++] = v;
     for (int32_t b = 0; b < nb; b++)
-        if (s->blk_off[b + 1] > s->blk_off[b] && s->udeg[V + b] == 0) s->queue[qt++] = V + b;
+        if (s->blk_end[b] > s->blk_start[b] && s->udeg[V + b] == 0) s->queue[qt++] = V + b;
     double mk = 0, xs = 0, xb = 0;
     int64_t nx = 0;
-    while (qh < qt) {
+    while (left > 0) {
+        if (qh == qt) { /* stalled on a cycle of blocks */
+            qh = qt = 0;
+            s->queue[qt++] = V + tw_cut(s, &cursor, &nb);
+            cuts++;
+        }
         int32_t x = s->queue[qh++];
         if (x < V) { /* a CPU node */
             double m = 0;
@@ -680,28 +752,26 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
             double cost = c->node_s[(size_t)x * D + dev[x]];
             s->st[x] = m;
             s->fin[x] = m + cost;
+            s->done[x] = 1;
+            left--;
             s->busy[dev[x]] += cost;
             if (s->fin[x] > mk) mk = s->fin[x];
             for (int32_t k = g->out_off[x]; k < g->out_off[x + 1]; k++) {
-                int32_t uw = UNIT(g->out_dst[k]);
+                int32_t uw = TW_UNIT(s, g->out_dst[k]);
                 if (uw != x && --s->udeg[uw] == 0) s->queue[qt++] = uw;
             }
             continue;
         }
         int32_t b = x - V, a = s->blk_dev[b];
-        if (++s->gen == 0) {
-            memset(s->mark, 0, (size_t)V * sizeof *s->mark);
-            s->gen = 1;
-        }
+        uint32_t gen = tw_gen(s);
         double maxp = 0, in_c = 0, out_c = 0, work = 0;
-        for (int32_t i = s->blk_off[b]; i < s->blk_off[b + 1]; i++) {
+        for (int32_t i = s->blk_start[b]; i < s->blk_end[b]; i++) {
             int32_t v = s->blk_nodes[i];
             for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
                 int32_t u = g->in_src[k];
-                if (s->blk[u] == b || s->mark[u] == s->gen) continue;
-                s->mark[u] = s->gen;
-                double cc = tw_comm(s, u, a);
-                in_c += cc;
+                if (s->blk[u] == b || s->mark[u] == gen) continue;
+                s->mark[u] = gen;
+                in_c += tw_comm(s, u, a);
                 xb += c->xfer_bytes[u];
                 nx++;
                 if (s->fin[u] > maxp) maxp = s->fin[u];
@@ -716,11 +786,13 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
                 }
         }
         double f = maxp + in_c + work + out_c, t = maxp + in_c;
-        for (int32_t i = s->blk_off[b]; i < s->blk_off[b + 1]; i++) {
+        for (int32_t i = s->blk_start[b]; i < s->blk_end[b]; i++) {
             int32_t v = s->blk_nodes[i];
             s->st[v] = t;
             t += c->node_s[(size_t)v * D + a];
             s->fin[v] = f;
+            s->done[v] = 1;
+            left--;
         }
         if (in_c > 0) trace_xfer(s, maxp, maxp + in_c, -1 - b, s->host >= 0 ? s->host : a, a);
         if (out_c > 0) trace_xfer(s, f - out_c, f, -1 - b, a, s->host >= 0 ? s->host : a);
@@ -728,21 +800,20 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         xs += in_c + out_c;
         blocks++;
         if (f > mk) mk = f;
-        for (int32_t i = s->blk_off[b]; i < s->blk_off[b + 1]; i++) {
+        for (int32_t i = s->blk_start[b]; i < s->blk_end[b]; i++) {
             int32_t v = s->blk_nodes[i];
             for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-                int32_t uw = UNIT(g->out_dst[k]);
+                int32_t uw = TW_UNIT(s, g->out_dst[k]);
                 if (uw != x && --s->udeg[uw] == 0) s->queue[qt++] = uw;
             }
         }
     }
-#undef UNIT
-    HSDAG_ASSERT(qh == V - (s->blk_off[nb]) + blocks); /* every unit processed: the contraction is acyclic */
     r->makespan_s = mk;
     r->xfer_s = xs;
     r->xfer_bytes = xb;
     r->n_xfers = nx;
     r->n_blocks = blocks;
+    r->n_cycle_cuts = cuts;
 }
 
 int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out)

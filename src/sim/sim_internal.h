@@ -67,11 +67,12 @@ struct hsdag_sim {
     /* per run: tarnawski */
     int32_t *dp;           /* [V] */
     int32_t *blk;          /* [V] block of an accelerator node, -1 on a CPU */
-    int32_t *udeg;         /* [2V] in-degree of units in the contracted graph */
-    int32_t *blk_off;      /* [V + 1] */
+    int32_t *udeg;         /* [3V] in-degree of units (V nodes + up to 2V blocks) in the contracted graph */
+    int32_t *blk_start, *blk_end; /* [2V] block b's members are blk_nodes[blk_start[b] .. blk_end[b]) */
     int32_t *blk_nodes;    /* [V] */
-    int32_t *blk_dev;      /* [V] */
-    int32_t *queue;        /* [2V] */
+    int32_t *blk_dev;      /* [2V] */
+    int32_t *queue;        /* [3V] */
+    uint8_t *done;         /* [V] */
     uint32_t *mark;        /* [V] */
     uint32_t gen;
 
