@@ -175,9 +175,6 @@ static void run_all(const hsdag_graph *g, const hsdag_devices *d, hsdag_semantic
     o.max_evals = 3000;
     for (int32_t i = 0; i <= cnt; i++) {
         const char *name = i < cnt ? m[i].name : "cpu-only";
-        /* TODO(sim): local search reaches splits that trip the tarnawski simulator's acyclic-contraction assert
-         * (src/sim/sim.c run_tarnawski; repro in the place branch report); re-enable once fixed there */
-        if (sem == HSDAG_SEM_TARNAWSKI && strcmp(name, "local-search") == 0) continue;
         hsdag_err e = {0};
         hsdag_place_result r;
         int rc = hsdag_place_run(p, name, &o, dev, &r, &e);
