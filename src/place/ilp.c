@@ -68,8 +68,8 @@ static void ilp_fill(const hsdag_place_problem *p, const ilp_model *m, const int
             if (p->devs->dev[dev[v]].kind != HSDAG_DEV_CPU) x[m->ucol + dev[v]] = 1;
 }
 
-/* Start placements for the solver: each device for every class that may run there (else its fallback), and the
- * min cut on two devices. The best one that meets the memory rows (checked by ilp_fits) is handed to GLPK. */
+/* Start placements for the solver: each device for every class that may run there (else its fallback), the min
+ * cut on two devices, Tarnawski's greedy and HEFT. The best one that meets the memory rows (checked by ilp_fits) is handed to GLPK. */
 static int ilp_fits(const hsdag_place_problem *p, const int32_t *dev)
 {
     double used[HSDAG_MAX_DEVICES];
@@ -99,14 +99,19 @@ static int ilp_fits(const hsdag_place_problem *p, const int32_t *dev)
     return 1;
 }
 
-static int ilp_start(const hsdag_place_problem *p, int32_t *best, int32_t *tmp)
+static int ilp_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp)
 {
     double bv = INFINITY;
-    for (int32_t d = 0; d <= p->k; d++) {
+    hsdag_place_opts o = hsdag_place_opts_default();
+    for (int32_t d = 0; d < p->k + 3; d++) {
+        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
         if (d < p->k) {
             for (int32_t gi = 0; gi < p->n_groups; gi++)
                 place_group_set(p, tmp, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
-        } else if (p->k != 2 || hsdag_place_mincut_solve(p->c, tmp, NULL, NULL) < 0) {
+        } else if (d == p->k) {
+            if (p->k != 2 || hsdag_place_mincut_solve(p->c, tmp, NULL, NULL) < 0) continue;
+        } else if ((d == p->k + 1 ? place_greedy_tarnawski(p, &o, tmp, &rep, NULL)
+                                  : place_heft(p, &o, tmp, &rep, NULL)) < 0) {
             continue;
         }
         if (!ilp_fits(p, tmp)) continue;

@@ -83,15 +83,29 @@ int place_metis(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
         for (int32_t i = p->grp_off[gi]; i < p->grp_off[gi + 1]; i++) c += p->mean_cost[p->grp_node[i]];
         vw[gi] = (idx_t)(1 + (csum > 0 ? c / csum * 1e7 : 0));
     }
-    double ssum = 0;
+    /* parts: the devices at least a quarter as fast as the fastest over the whole graph (a much slower device
+     * would get a sliver, which METIS handles badly and which never pays), at most one per 4 classes */
+    double work[HSDAG_MAX_DEVICES], fastest = INFINITY, ssum = 0;
+    int32_t pd[HSDAG_MAX_DEVICES], npd = 0;
     for (int32_t d = 0; d < k; d++) {
-        double t = 0;
-        for (int32_t v = 0; v < p->n; v++) t += place_cost(p, v, d);
-        tp[d] = (real_t)(t > 0 ? 1.0 / t : 1.0);
-        ssum += tp[d];
+        work[d] = 0;
+        for (int32_t v = 0; v < p->n; v++) work[d] += place_cost(p, v, d);
+        if (work[d] < fastest) fastest = work[d];
     }
-    for (int32_t d = 0; d < k; d++) tp[d] = (real_t)(tp[d] / ssum);
-    idx_t opts[METIS_NOPTIONS], nv = ng, ncon = 1, np = k, cut = 0;
+    for (int32_t rnk = 0; rnk < k; rnk++)
+        for (int32_t d = 0; d < k; d++)
+            if (p->dev_rank[d] == rnk && work[d] <= 4 * fastest && npd < (ng / 4 > 2 ? ng / 4 : 2)) pd[npd++] = d;
+    if (npd < 2) {
+        for (int32_t gi = 0; gi < ng; gi++) place_group_set(p, device, gi, mt_fastest(p, gi));
+        snprintf(r->note, sizeof r->note, "one device is more than 4x faster than the others: all on the fastest");
+        goto done;
+    }
+    for (int32_t i = 0; i < npd; i++) {
+        tp[i] = (real_t)(work[pd[i]] > 0 ? 1.0 / work[pd[i]] : 1.0);
+        ssum += tp[i];
+    }
+    for (int32_t i = 0; i < npd; i++) tp[i] = (real_t)(tp[i] / ssum);
+    idx_t opts[METIS_NOPTIONS], nv = ng, ncon = 1, np = npd, cut = 0;
     METIS_SetDefaultOptions(opts);
     opts[METIS_OPTION_SEED] = (idx_t)(o->seed & 0x7fffffff);
     opts[METIS_OPTION_NUMBERING] = 0;
@@ -102,12 +116,12 @@ int place_metis(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
     }
     int moved = 0;
     for (int32_t gi = 0; gi < ng; gi++) {
-        int32_t d = (int32_t)part[gi];
-        if (d < 0 || d >= k || !place_group_ok(p, gi, d)) d = mt_fastest(p, gi), moved++;
+        int32_t d = part[gi] >= 0 && part[gi] < npd ? pd[part[gi]] : -1;
+        if (d < 0 || !place_group_ok(p, gi, d)) d = mt_fastest(p, gi), moved++;
         place_group_set(p, device, gi, d);
     }
-    snprintf(r->note, sizeof r->note, "precedence and memory caps ignored; %d classes moved off a part they may "
-                                      "not run on", moved);
+    snprintf(r->note, sizeof r->note, "precedence and memory caps ignored; %d parts; %d classes moved off a part "
+                                      "they may not run on", (int)npd, moved);
 done:
     hsdag_free(ed);
     hsdag_free(xadj);
