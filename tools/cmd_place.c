@@ -245,7 +245,11 @@ int cmd_place(int argc, char **argv)
     if (a.out && rc == CLI_OK) rc = write_one(a.out, hsdag_placement_write_json(g, devs, dev, &b), &b);
     if (a.affinity && rc == CLI_OK) rc = write_one(a.affinity, hsdag_placement_write_affinity(g, devs, dev, &b), &b);
     if (a.split && rc == CLI_OK) rc = write_one(a.split, hsdag_placement_write_split(g, devs, dev, &b), &b);
-    if (a.dot && rc == CLI_OK) rc = write_one(a.dot, hsdag_place_dot_write(g, devs, dev, &b), &b);
+    if (a.dot && rc == CLI_OK) {
+        const char *names[HSDAG_MAX_DEVICES];
+        for (int32_t d = 0; d < devs->n; d++) names[d] = devs->dev[d].name;
+        rc = write_one(a.dot, hsdag_dot_write(g, dev, names, devs->n, &b), &b);
+    }
     goto done;
 fail:
     rc = cli_fail("place", st, &e);

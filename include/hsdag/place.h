@@ -3,7 +3,7 @@
  * Not here: scoring (sim.h), placement files (placement.h), the learned HSDAG placer (learn module; it plugs
  *           into the registry in src/place/registry.c with the same hsdag_place_fn signature).
  * Entry points: hsdag_place_problem_create/free, hsdag_place_methods/method_find, hsdag_place_run,
- *               hsdag_place_lower_bound, hsdag_place_bound_exact, hsdag_place_mincut_solve, hsdag_place_dot_write.
+ *               hsdag_place_lower_bound, hsdag_place_bound_exact, hsdag_place_mincut_solve.
  *
  * Usage:
  *   hsdag_place_problem *p; hsdag_err e = {0};
@@ -145,10 +145,6 @@ int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *o
  * Returns 0, HSDAG_EUNSUPPORTED unless c->n_devices == 2, HSDAG_EINFEASIBLE if the constraints admit no
  * placement (a colour class that neither device can host), HSDAG_ENOMEM. */
 int hsdag_place_mincut_solve(const hsdag_costs *c, int32_t *device, double *opt_s, hsdag_err *e);
-
-/* Graphviz DOT of a placement: nodes filled by device (legend cluster), cross-device edges in red.
- * JSON-style escaped labels are valid DOT strings. Returns 0, HSDAG_EINVAL (device out of range), HSDAG_ENOMEM. */
-int hsdag_place_dot_write(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device, hsdag_buf *out);
 
 /* Sequential latency of a placement straight from the cost table (the formula above); used to cross-check. */
 double hsdag_place_sequential_cost(const hsdag_costs *c, const int32_t *device);
