@@ -63,7 +63,6 @@ static int32_t ls_fallback(lsched *s, int32_t v)
     for (int32_t d = 0; d < p->k; d++)
         if (place_group_ok(p, gi, d) && (best < 0 || p->cap[d] - s->used[d] > p->cap[best] - s->used[best]))
             best = d;
-    s->mem_overflow = 1;
     return best >= 0 ? best : place_group_fallback(p, gi);
 }
 
@@ -203,6 +202,7 @@ int place_heft(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devic
             iv[bd][bpos] = (heft_iv){bs, bf};
             ivn[bd]++;
         }
+        if (!ls_eligible(&s, v, bd)) s.mem_overflow = 1;
         ls_commit(&s, v, bd, bs, bf);
     }
     r->objective_s = NAN;
@@ -216,33 +216,119 @@ done:
     return 0;
 }
 
-/* Serial ETF: v is about to run on d; every input of v not yet on d gets copied there, so the other ready
- * consumers of that input stop paying for it on d. Called before ls_commit (which sets the present bits). */
-static void ls_commit_serial_prepare_(lsched *s, int32_t v, int32_t d, uint64_t bit, const int32_t *cnt, double *rt)
-{
-    const hsdag_place_problem *p = s->p;
-    const hsdag_graph *g = p->g;
-    if (!s->serial) return;
-    for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-        int32_t u = g->in_src[j];
-        if (s->present[u] & bit) continue;
-        double x = hsdag_costs_xfer_s(p->c, u, s->dev[u], d);
-        for (int32_t q = g->out_off[u]; q < g->out_off[u + 1]; q++) {
-            int32_t w = g->out_dst[q];
-            if (w != v && cnt[w] == 0 && s->dev[w] < 0) {
-                double *slot = &rt[(size_t)w * p->k + d];
-                *slot = *slot - x > 0 ? *slot - x : 0;
-            }
-        }
-    }
-}
-
 /* ---- m-ETF and m-SCT ----
  * Each step takes, among ready ops and the devices with room, the pair with the earliest start (ties: earliest
  * finish, then the device with less total work over the graph, then higher upward rank, then lower index). With
  * favparent (m-SCT), an op whose favourite parent sits on a device with room may only go there.
  * rt caches, per ready op and device, the input-arrival time (concurrent) or the copies still missing (serial:
  * refreshed when a copy lands, so a step costs O(ready x devices) plus the degrees it touches). */
+/* One ready op's best (device, start, finish); times relative to the clock in serial mode. */
+typedef struct etf_cand {
+    double st, f;
+    int32_t d;
+    int fallback; /* no device had room: d is ls_fallback's choice */
+} etf_cand;
+
+/* The order every choice follows: start, finish, the device with less total work, higher rank, lower index. */
+static int etf_less(const hsdag_place_problem *p, const double *rank, const etf_cand *a, int32_t va,
+                    const etf_cand *b, int32_t vb)
+{
+    if (a->st != b->st) return a->st < b->st;
+    if (a->f != b->f) return a->f < b->f;
+    if (a->d != b->d) return p->dev_rank[a->d] < p->dev_rank[b->d];
+    if (rank[va] != rank[vb]) return rank[va] > rank[vb];
+    return va < vb;
+}
+
+static etf_cand etf_at(const lsched *s, const double *rt, int32_t v, int32_t d)
+{
+    double rd = rt[(size_t)v * s->p->k + d];
+    double st = s->serial ? rd : fmax(s->avail[d], rd);
+    return (etf_cand){st, st + place_cost(s->p, v, d), d, 0};
+}
+
+/* The device v may be restricted to (m-SCT: its favourite parent's, while that one has room), else -1. */
+static int32_t etf_only(const lsched *s, const int32_t *favparent, int32_t v)
+{
+    if (!favparent || favparent[v] < 0) return -1;
+    int32_t fd = s->dev[favparent[v]];
+    return ls_eligible(s, v, fd) ? fd : -1;
+}
+
+static etf_cand etf_full(lsched *s, const double *rt, const double *rank, const int32_t *favparent, int32_t v)
+{
+    const hsdag_place_problem *p = s->p;
+    int32_t only = etf_only(s, favparent, v);
+    etf_cand best = {INFINITY, INFINITY, -1, 0};
+    for (int32_t d = 0; d < p->k; d++) {
+        if ((only >= 0 && d != only) || !ls_eligible(s, v, d)) continue;
+        etf_cand c = etf_at(s, rt, v, d);
+        if (best.d < 0 || etf_less(p, rank, &c, v, &best, v)) best = c;
+    }
+    if (best.d < 0) {
+        best = etf_at(s, rt, v, ls_fallback(s, v));
+        best.fallback = 1;
+    }
+    return best;
+}
+
+/* ---- the ETF queue: a binary heap of (candidate, op, version), stale entries skipped on pop ---- */
+typedef struct etf_ent {
+    etf_cand c;
+    int32_t v, ver;
+} etf_ent;
+
+typedef struct etf_heap {
+    etf_ent *a;
+    size_t n, cap;
+    const hsdag_place_problem *p;
+    const double *rank;
+} etf_heap;
+
+static int eh_less(const etf_heap *h, const etf_ent *x, const etf_ent *y)
+{
+    return etf_less(h->p, h->rank, &x->c, x->v, &y->c, y->v);
+}
+
+static int eh_push(etf_heap *h, etf_cand c, int32_t v, int32_t ver)
+{
+    if (hsdag_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a) < 0) return HSDAG_ENOMEM;
+    etf_ent x = {c, v, ver};
+    size_t i = h->n++;
+    while (i > 0 && eh_less(h, &x, &h->a[(i - 1) / 2])) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = x;
+    return 0;
+}
+
+static etf_ent eh_pop(etf_heap *h)
+{
+    etf_ent top = h->a[0], x = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        const etf_ent *best = &x;
+        if (l < h->n && eh_less(h, &h->a[l], best)) m = l, best = &h->a[l];
+        if (l + 1 < h->n && eh_less(h, &h->a[l + 1], best)) m = l + 1;
+        if (m == i) break;
+        h->a[i] = h->a[m];
+        i = m;
+    }
+    if (h->n > 0) h->a[i] = x;
+    return top;
+}
+
+static int etf_same(const etf_cand *a, const etf_cand *b)
+{
+    return a->st == b->st && a->f == b->f && a->d == b->d && a->fallback == b->fallback;
+}
+
+/* Lazy greedy: between two refreshes an op's best start can only get later (devices fill up and become busy;
+ * its class gets pinned), so a popped entry whose recomputed candidate is unchanged is the true minimum. The two
+ * ways a candidate improves are pushed explicitly: copies landing on bd (serial) and a favourite parent's device
+ * filling up (m-SCT's restriction lifts). */
 static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favparent, hsdag_place_report *r)
 {
     const hsdag_graph *g = p->g;
@@ -250,73 +336,96 @@ static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favpa
     lsched s;
     int rc = ls_init(&s, p, device);
     size_t n1 = (size_t)(p->n ? p->n : 1);
-    int32_t *cnt = hsdag_malloc(n1 * sizeof *cnt), *ready = hsdag_malloc(n1 * sizeof *ready), nr = 0;
+    int32_t *cnt = hsdag_malloc(n1 * sizeof *cnt), *ver = hsdag_calloc(n1, sizeof *ver);
     double *rank = hsdag_malloc(n1 * sizeof *rank);
     double *rt = hsdag_malloc(n1 * (size_t)k * sizeof *rt);
-    if (rc < 0 || !cnt || !ready || !rank || !rt) {
-        rc = HSDAG_ENOMEM;
-        goto done;
-    }
+    etf_cand *cand = hsdag_malloc(n1 * sizeof *cand);
+    int32_t *favkids = NULL; /* ready ops currently restricted to their favourite parent's device */
+    size_t nfav = 0, favcap = 0;
+    etf_heap h = {.p = p};
+    if (rc < 0 || !cnt || !ver || !rank || !rt || !cand) goto oom;
     upward_rank(p, rank);
+    h.rank = rank;
     for (int32_t v = 0; v < p->n; v++) {
         cnt[v] = g->in_off[v + 1] - g->in_off[v];
-        if (!cnt[v]) {
-            ready[nr++] = v;
-            for (int32_t d = 0; d < k; d++) rt[(size_t)v * k + d] = 0;
-        }
+        if (cnt[v]) continue;
+        for (int32_t d = 0; d < k; d++) rt[(size_t)v * k + d] = 0;
+        cand[v] = etf_full(&s, rt, rank, favparent, v);
+        if (eh_push(&h, cand[v], v, 0) < 0) goto oom;
     }
-    for (int32_t step = 0; step < p->n; step++) {
-        int32_t bi = -1, bd = -1;
-        double bs = INFINITY, bf = INFINITY;
-        for (int32_t i = 0; i < nr; i++) {
-            int32_t v = ready[i];
-            int32_t only = -1;
-            if (favparent && favparent[v] >= 0) {
-                int32_t fd = device[favparent[v]];
-                if (ls_eligible(&s, v, fd)) only = fd;
-            }
-            int any = 0;
-            for (int pass = 0; pass < 2 && !any; pass++)
-                for (int32_t d = 0; d < k; d++) {
-                    if (only >= 0 && d != only) continue;
-                    if (pass == 0 ? !ls_eligible(&s, v, d) : d != ls_fallback(&s, v)) continue;
-                    any = 1;
-                    double rd = rt[(size_t)v * k + d];
-                    double st = s.serial ? s.clock + rd : fmax(s.avail[d], rd), f = st + place_cost(p, v, d);
-                    int better;
-                    if (bi < 0 || st != bs) better = bi < 0 || st < bs;
-                    else if (f != bf) better = f < bf;
-                    else if (d != bd) better = p->dev_rank[d] < p->dev_rank[bd];
-                    else if (rank[v] != rank[ready[bi]]) better = rank[v] > rank[ready[bi]];
-                    else better = v < ready[bi];
-                    if (better) {
-                        bi = i;
-                        bd = d;
-                        bs = st;
-                        bf = f;
-                    }
-                }
+    for (int32_t step = 0; step < p->n;) {
+        HSDAG_ASSERT(h.n > 0);
+        etf_ent top = eh_pop(&h);
+        int32_t v = top.v;
+        if (top.ver != ver[v] || device[v] >= 0) continue;
+        etf_cand now = etf_full(&s, rt, rank, favparent, v);
+        if (!etf_same(&now, &top.c)) {
+            cand[v] = now;
+            if (eh_push(&h, now, v, ++ver[v]) < 0) goto oom;
+            continue;
         }
-        int32_t v = ready[bi];
-        ready[bi] = ready[--nr];
-        /* serial: inputs that land on bd now make bd cheaper for their other ready consumers */
-        uint64_t bit = (uint64_t)1 << bd;
-        ls_commit_serial_prepare_(&s, v, bd, bit, cnt, rt);
-        ls_commit(&s, v, bd, bs, bf);
+        step++;
+        int32_t bd = now.d;
+        double st = s.serial ? s.clock + now.st : now.st, fin = st + place_cost(p, v, bd);
+        if (now.fallback) s.mem_overflow = 1;
+        /* serial: the inputs of v that land on bd make bd cheaper for their other ready consumers */
+        for (int32_t j = s.serial ? g->in_off[v] : g->in_off[v + 1]; j < g->in_off[v + 1]; j++) {
+            int32_t u = g->in_src[j];
+            if ((s.present[u] >> bd) & 1u) continue;
+            double x = hsdag_costs_xfer_s(p->c, u, s.dev[u], bd);
+            for (int32_t q = g->out_off[u]; q < g->out_off[u + 1]; q++) {
+                int32_t w = g->out_dst[q];
+                if (w == v || cnt[w] != 0 || device[w] >= 0) continue;
+                double *slot = &rt[(size_t)w * k + bd];
+                *slot = *slot - x > 0 ? *slot - x : 0;
+                if (!ls_eligible(&s, w, bd) || (etf_only(&s, favparent, w) >= 0 && etf_only(&s, favparent, w) != bd))
+                    continue;
+                etf_cand c = etf_at(&s, rt, w, bd);
+                if (etf_less(p, rank, &c, w, &cand[w], w)) {
+                    cand[w] = c;
+                    if (eh_push(&h, c, w, ++ver[w]) < 0) goto oom;
+                }
+            }
+        }
+        ls_commit(&s, v, bd, st, fin);
+        /* restrictions that lifted because bd filled up */
+        size_t keep = 0;
+        for (size_t i = 0; i < nfav; i++) {
+            int32_t w = favkids[i];
+            if (device[w] >= 0) continue;
+            if (device[favparent[w]] == bd && !ls_eligible(&s, w, bd)) {
+                cand[w] = etf_full(&s, rt, rank, favparent, w);
+                if (eh_push(&h, cand[w], w, ++ver[w]) < 0) goto oom;
+                continue;
+            }
+            favkids[keep++] = w;
+        }
+        nfav = keep;
         for (int32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
             int32_t w = g->out_dst[j];
             if (--cnt[w]) continue;
-            ready[nr++] = w;
             for (int32_t d = 0; d < k; d++)
                 rt[(size_t)w * k + d] = s.serial ? ls_ready(&s, w, d) - s.clock : ls_ready(&s, w, d);
+            cand[w] = etf_full(&s, rt, rank, favparent, w);
+            if (eh_push(&h, cand[w], w, ++ver[w]) < 0) goto oom;
+            if (etf_only(&s, favparent, w) >= 0) {
+                if (hsdag_grow((void **)&favkids, &favcap, nfav + 1, sizeof *favkids) < 0) goto oom;
+                favkids[nfav++] = w;
+            }
         }
     }
     ls_note(&s, r);
+    goto done;
+oom:
+    rc = HSDAG_ENOMEM;
 done:
     hsdag_free(cnt);
-    hsdag_free(ready);
+    hsdag_free(ver);
     hsdag_free(rank);
     hsdag_free(rt);
+    hsdag_free(cand);
+    hsdag_free(favkids);
+    hsdag_free(h.a);
     ls_free(&s);
     return rc;
 }
