@@ -234,6 +234,122 @@ static void test_memory(void)
     hsdag_graph_free(g);
 }
 
+static void test_priority(void)
+{
+    /* x and y are both ready on G at 0; y feeds z on C. Upward rank runs y first so the copy and z start
+     * early: y [0,1], copy [1,2.5], z [2.5,7.5] = 7.5 ms; topological order runs x first: 8.5 ms. */
+    tnode n[] = {{"x", 9, 1, 0, 0}, {"y", 9, 1, 0, 0}, {"z", 5, 9, 0, 0}};
+    tedge ed[] = {{1, 2, 1000}};
+    hsdag_graph *g = build(n, 3, ed, 1);
+    hsdag_devices *d = dev2();
+    int32_t p[] = {1, 1, 0};
+    for (int pr = 0; pr < 2; pr++) {
+        hsdag_sim *s = NULL;
+        hsdag_err e = {0};
+        hsdag_sim_config cfg = hsdag_sim_config_default();
+        cfg.semantics = HSDAG_SEM_CONCURRENT;
+        cfg.priority = pr ? HSDAG_PRIO_TOPO : HSDAG_PRIO_UPWARD_RANK;
+        CHECK(hsdag_sim_create(&s, g, d, &cfg, &e) == 0);
+        hsdag_sim_result r;
+        CHECK(hsdag_sim_run(s, p, &r) == 0);
+        CHECK_NEAR(r.makespan_s, (pr ? 8.5 : 7.5) * MS, TOL);
+        hsdag_sim_free(s);
+    }
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
+/* ---- placement files ---- */
+
+static int parse_pl(const char *js, const hsdag_graph *g, const hsdag_devices *d, int32_t *dev, hsdag_placement_info *pi,
+                    hsdag_err *e)
+{
+    return hsdag_placement_parse(js, strlen(js), "p.json", g, d, dev, pi, e);
+}
+
+static void test_placement_io(void)
+{
+    tnode n[] = {{"a", 1, 4, 0, 0}, {"b", 2, 1, 0, 0}, {"c", 3, 1, 0, 0}};
+    tedge ed[] = {{0, 1, 1000}, {1, 2, 1000}};
+    hsdag_graph *g = build(n, 3, ed, 2);
+    hsdag_devices *d = dev2();
+    int32_t dev[3], dev_b[3];
+    hsdag_placement_info pi;
+    hsdag_err e = {0};
+    CHECK(parse_pl("{\"placement\": {\"a\": \"C\", \"b\": 1}, \"default\": \"G\"}", g, d, dev, &pi, &e) == 0);
+    CHECK(dev[0] == 0 && dev[1] == 1 && dev[2] == 1);
+    CHECK(pi.format == HSDAG_PLF_HSDAG && pi.n_listed == 2);
+    CHECK(parse_pl("{\"a\": \"c\", \"b\": \"G\", \"c\": \"G\"}", g, d, dev, &pi, &e) == 0); /* affinity map */
+    CHECK(dev[0] == 0 && dev[1] == 1 && dev[2] == 1);
+    CHECK(pi.format == HSDAG_PLF_AFFINITY);
+    /* writers read back to the same placement */
+    for (int w = 0; w < 3; w++) {
+        hsdag_buf b = {0};
+        int rc = w == 0 ? hsdag_placement_write_json(g, d, dev, &b)
+                 : w == 1 ? hsdag_placement_write_affinity(g, d, dev, &b)
+                          : hsdag_placement_write_split(g, d, dev, &b);
+        CHECK(rc == 0);
+        CHECK(hsdag_placement_parse(b.data, b.len, "rt", g, d, dev_b, &pi, &e) == 0);
+        CHECK(memcmp(dev, dev_b, sizeof dev) == 0);
+        CHECK_EQ_INT(pi.format, w == 0 ? HSDAG_PLF_HSDAG : w == 1 ? HSDAG_PLF_AFFINITY : HSDAG_PLF_SPLIT);
+        hsdag_buf_free(&b);
+    }
+    int32_t bad_dev[3] = {0, 2, 0};
+    hsdag_buf b = {0};
+    CHECK(hsdag_placement_write_json(g, d, bad_dev, &b) == HSDAG_EINVAL);
+    hsdag_buf_free(&b);
+    /* a split: file ids are the builder's indices here; fpgas[0] -> G, cpus[0] -> C */
+    CHECK(parse_pl("{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [2, 1]}], \"maxLoad\": -1}", g, d, dev, &pi,
+                   &e) == 0);
+    CHECK(dev[0] == 0 && dev[1] == 1 && dev[2] == 1);
+    CHECK(pi.split_cpus == 1 && pi.split_fpgas == 1);
+    struct {
+        const char *js, *want;
+    } bad[] = {
+        {"{\"placement\": {\"zz\": \"C\"}}", "unknown node 'zz'"},
+        {"{\"placement\": {\"a\": \"TPU\"}, \"default\": \"C\"}", "node 'a': unknown device 'TPU'"},
+        {"{\"placement\": {\"a\": 7}, \"default\": \"C\"}", "node 'a': unknown device"},
+        {"{\"placement\": {\"a\": [1]}, \"default\": \"C\"}", "not a string or an index"},
+        {"{\"placement\": {\"a\": \"C\"}}", "node 'b' has no device"},
+        {"{\"placement\": {}, \"default\": \"X\"}", "\"default\": unknown device 'X'"},
+        {"{\"placement\": []}", "\"placement\" is not an object"},
+        {"{\"placement\": {} ", "bad JSON"},
+        {"{} []", "trailing data"},
+        {"[1]", "top level is not an object"},
+        {"{\"cpus\": [{\"nodes\": [0, 1]}], \"fpgas\": [{\"nodes\": [1, 2]}]}", "listed twice"},
+        {"{\"cpus\": [{\"nodes\": [0, 9]}], \"fpgas\": [{\"nodes\": [1, 2]}]}", "unknown node id 9"},
+        {"{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}]}", "node id 2 ('c') is in no group"},
+        {"{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}, {\"nodes\": [2]}]}", "2 accelerator groups"},
+        {"{\"cpus\": [{\"nodes\": [\"a\"]}]}", "not an integer id"},
+        {"{\"cpus\": [{\"ids\": [0]}]}", "has no \"nodes\" array"},
+        {"{\"fpgas\": 3}", "\"fpgas\" is not an array"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        memset(&e, 0, sizeof e);
+        int rc = parse_pl(bad[i].js, g, d, dev, &pi, &e);
+        CHECK(rc == HSDAG_EPARSE || rc == HSDAG_EINVAL);
+        if (!strstr(e.msg, bad[i].want)) fprintf(stderr, "placement case %zu: got '%s'\n", i, e.msg);
+        CHECK(strstr(e.msg, bad[i].want) != NULL);
+        CHECK(strncmp(e.msg, "p.json: ", 8) == 0 && !strchr(e.msg, '\n'));
+    }
+    CHECK(pi.split_fpgas == 0); /* the last case: info is reset per call */
+    CHECK(parse_pl("{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}, {\"nodes\": [2]}]}", g, d, dev, &pi,
+                   &e) < 0);
+    CHECK(pi.split_fpgas == 2 && pi.split_cpus == 1); /* set even on failure, so a caller can widen the set */
+    /* shorthands */
+    const char *spec[] = {"C", "G-only", "cpu-only", "gpu-only", "g"};
+    const int32_t want[] = {0, 1, 0, 1, 1};
+    for (int i = 0; i < 5; i++) {
+        CHECK(hsdag_placement_from_spec(spec[i], g, d, dev, &pi, &e) == 0);
+        CHECK(dev[0] == want[i] && dev[2] == want[i] && pi.format == HSDAG_PLF_SPEC);
+    }
+    CHECK(hsdag_placement_from_spec("accel-only", g, d, dev, &pi, &e) == HSDAG_EINVAL);
+    CHECK(strstr(e.msg, "neither a device") != NULL);
+    CHECK(hsdag_placement_from_spec("no/such.json", g, d, dev, &pi, &e) == HSDAG_EIO);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
 /* ---- Tarnawski workloads: a test-side reader and a naive re-implementation of the written rules ---- */
 
 typedef struct tw {
@@ -739,6 +855,8 @@ int main(void)
     test_fork();
     test_memory();
     test_create_oom();
+    test_placement_io();
+    test_priority();
     const char *dir = "tests/data/tarnawski/latency-inputs/";
     char p[256];
     const char *files[] = {"LayerGraphs/bert24_inference.json", "LayerGraphs/resnet50_inference.json",

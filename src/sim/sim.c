@@ -53,7 +53,7 @@ static int sim_priorities(hsdag_sim *s)
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
     if (s->prio == HSDAG_PRIO_TOPO) {
-        for (int32_t v = 0; v < V; v++) s->prio_rank[v] = v;
+        for (int32_t v = 0; v < V; v++) s->prio_rank[v] = s->prio_node[v] = v;
         return 0;
     }
     rank_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
@@ -89,7 +89,7 @@ static int sim_priorities(hsdag_sim *s)
         it[v].v = v;
     }
     qsort(it, (size_t)V, sizeof *it, rank_cmp);
-    for (int32_t i = 0; i < V; i++) s->prio_rank[it[i].v] = i;
+    for (int32_t i = 0; i < V; i++) s->prio_rank[it[i].v] = i, s->prio_node[i] = it[i].v;
     hsdag_free(it);
     hsdag_free(rk);
     return 0;
@@ -174,6 +174,7 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     const int32_t R = s->R;
 
     SIM_ALLOC(s->prio_rank, V);
+    SIM_ALLOC(s->prio_node, V);
     SIM_ALLOC(s->color_id, V);
     SIM_ALLOC(s->res_of, (size_t)D * D);
     SIM_ALLOC(s->is_cpu, D);
@@ -192,9 +193,23 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->slot_stamp, D);
     SIM_ALLOC(s->first_on, D);
     SIM_ALLOC(s->last_on, D);
+    SIM_ALLOC(s->ohead, V);
+    SIM_ALLOC(s->onext, V);
+    SIM_ALLOC(s->chead, V);
+    SIM_ALLOC(s->cnext, E);
     SIM_ALLOC(s->pend, V);
-    SIM_ALLOC(s->rq, V);
-    SIM_ALLOC(s->rq_off, D);
+    /* ready bitsets: level sizes ceil(V / 64), ceil(that / 64), ... down to one word */
+    s->rq_levels = 0;
+    s->rq_words = 0;
+    for (int64_t n = V > 1 ? V : 1;;) {
+        int64_t words = (n + 63) / 64;
+        s->rq_lvl_off[s->rq_levels++] = (int32_t)s->rq_words;
+        s->rq_words += words;
+        if (words == 1) break;
+        n = words;
+    }
+    s->rq_bits = hsdag_arena_alloc(a, (size_t)D * (size_t)s->rq_words * sizeof *s->rq_bits);
+    if (!s->rq_bits) goto oom;
     SIM_ALLOC(s->rq_len, D);
     SIM_ALLOC(s->running, D);
     SIM_ALLOC(s->ev, D + R + 1);
@@ -227,6 +242,8 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
         if (s->is_cpu[d] && s->host < 0) s->host = d;
         for (int32_t b = 0; b < D; b++) s->res_of[d * D + b] = d == b ? -1 : devs->link[d * D + b].resource;
     }
+    s->all_allowed = 1;
+    for (size_t i = 0; i < (size_t)V * (size_t)D; i++) s->all_allowed &= s->costs->allowed[i];
     if (sim_colors(s) < 0) goto oom;
     if (s->n_colors) {
         SIM_ALLOC(s->color_dev, s->n_colors);
@@ -260,42 +277,59 @@ static void trace_xfer(hsdag_sim *s, double t0, double t1, int32_t node, int32_t
     s->tx_dst[i] = dst;
 }
 
-/* Validates the placement and computes what every semantics reports the same way: static memory, unsupported
- * ops, colour classes, first/last node per device. Returns 0 or HSDAG_EINVAL. */
-static int run_prepass(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+/* Resets the per-run state and checks every device index. Returns 0 or HSDAG_EINVAL. */
+static int run_reset(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const int32_t V = s->V, D = s->D;
-    const hsdag_costs *c = s->costs;
+    uint32_t bad = 0;
+    for (int32_t v = 0; v < V; v++) bad |= (uint32_t)dev[v] >= (uint32_t)D;
+    if (bad) return HSDAG_EINVAL;
     for (int32_t d = 0; d < D; d++) {
         s->busy[d] = s->peak[d] = s->excess[d] = s->live[d] = s->static_sum[d] = s->act_peak[d] = 0;
         s->first_on[d] = s->last_on[d] = -1;
     }
-    for (int32_t k = 0; k < s->n_colors; k++) s->color_dev[k] = -1, s->color_bad[k] = 0;
-    int32_t unsup = 0, viol = 0;
-    for (int32_t v = 0; v < V; v++) {
-        int32_t d = dev[v];
-        if ((uint32_t)d >= (uint32_t)D) return HSDAG_EINVAL;
-        s->static_sum[d] += c->static_bytes[v];
-        unsup += !c->allowed[(size_t)v * D + d];
-        if (s->first_on[d] < 0) s->first_on[d] = v;
-        s->last_on[d] = v;
-        int32_t k = s->color_id[v];
-        if (k >= 0) {
-            if (s->color_dev[k] < 0) s->color_dev[k] = d;
-            else if (s->color_dev[k] != d && !s->color_bad[k]) s->color_bad[k] = 1, viol++;
-        }
-    }
-    int32_t used = 0;
-    for (int32_t d = 0; d < D; d++) used += !s->is_cpu[d] && s->first_on[d] >= 0;
     memset(r, 0, sizeof *r);
-    r->n_unsupported = unsup;
-    r->n_color_violations = viol;
-    r->accels_used = used;
     r->n_devices = D;
     s->n_tx = 0;
     s->dev = dev;
     if (s->record) memcpy(s->tr_dev, dev, (size_t)V * sizeof *dev);
     return 0;
+}
+
+/* Colour classes split over devices, each counted once. */
+static int32_t run_colors(hsdag_sim *s, const int32_t *dev)
+{
+    if (!s->n_colors) return 0;
+    for (int32_t k = 0; k < s->n_colors; k++) s->color_dev[k] = -1, s->color_bad[k] = 0;
+    int32_t viol = 0;
+    for (int32_t v = 0; v < s->V; v++) {
+        int32_t k = s->color_id[v], d = dev[v];
+        if (k < 0) continue;
+        if (s->color_dev[k] < 0) s->color_dev[k] = d;
+        else if (s->color_dev[k] != d && !s->color_bad[k]) s->color_bad[k] = 1, viol++;
+    }
+    return viol;
+}
+
+/* What every semantics reports the same way: static memory, unsupported ops, colour classes, the first and last
+ * node of each device and the accelerators used. (The sequential run computes these in its own single pass.) */
+static void run_prepass(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+{
+    const int32_t V = s->V, D = s->D;
+    const hsdag_costs *c = s->costs;
+    int32_t unsup = 0;
+    for (int32_t v = 0; v < V; v++) {
+        int32_t d = dev[v];
+        s->static_sum[d] += c->static_bytes[v];
+        unsup += !c->allowed[(size_t)v * D + d];
+        if (s->first_on[d] < 0) s->first_on[d] = v;
+        s->last_on[d] = v;
+    }
+    int32_t used = 0;
+    for (int32_t d = 0; d < D; d++) used += !s->is_cpu[d] && s->first_on[d] >= 0;
+    r->n_unsupported = unsup;
+    r->n_color_violations = run_colors(s, dev);
+    r->accels_used = used;
 }
 
 static void run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
@@ -366,38 +400,90 @@ static void release_inputs(hsdag_sim *s, const int32_t *dev, int32_t v)
     }
 }
 
-/* ---- sequential: one op at a time in topological order, copies right after the producer ---- */
+/* ---- sequential: one op at a time in topological order, copies right after the producer ----
+ * One pass over the nodes does everything (the reward loop of the learners runs this): the prepass's work,
+ * the copy slots of the node's output, its copies, and releasing its inputs. */
 
 static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
-    run_slots(s, dev, 0);
+    const int32_t *out_off = g->out_off, *out_dst = g->out_dst, *edge_src = g->edge_src;
+    const double *node_s = c->node_s, *act = c->act_bytes, *xby = c->xfer_bytes, *stat = c->static_bytes;
+    const uint8_t *allowed = s->all_allowed ? NULL : c->allowed;
+    int32_t *stamp = s->slot_stamp, *first = s->slot_first, *lastc = s->last_on, *touched = s->first_on;
+    int32_t *ohead = s->ohead, *onext = s->onext, *chead = s->chead, *cnext = s->cnext;
+    double *busy = s->busy, *live = s->live, *apeak = s->act_peak, *ssum = s->static_sum;
+    const int rec = s->record;
+    for (int32_t d = 0; d < D; d++) stamp[d] = -1;
+    memset(ohead, 0xff, (size_t)V * sizeof *ohead); /* -1: nothing to free after this node */
+    memset(chead, 0xff, (size_t)V * sizeof *chead);
+    uint64_t used = 0;
+    int32_t unsup = 0;
     double t = 0, xs = 0, xb = 0;
     int64_t nx = 0;
+    /* the current device's accumulators live in registers while consecutive ops stay on it (placements are
+     * mostly runs); copies only ever touch other devices, frees only the current one */
+    int32_t cd = V > 0 ? dev[0] : 0;
+    double L = 0, P = 0, B = 0, S = 0;
     for (int32_t v = 0; v < V; v++) {
         int32_t d = dev[v];
-        double cost = c->node_s[(size_t)v * D + d];
-        s->st[v] = t;
-        t += cost;
-        s->fin[v] = t;
-        s->busy[d] += cost;
-        mem_alloc(s, d, c->act_bytes[v]);
-        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-            if (s->slot_of_edge[k] != k) continue; /* local, or not the first edge to that device */
-            int32_t d2 = dev[g->out_dst[k]];
-            double x = hsdag_costs_xfer_s(c, v, d, d2);
-            trace_xfer(s, t, t + x, v, d, d2);
-            t += x;
-            xs += x;
-            xb += c->xfer_bytes[v];
-            nx++;
-            mem_alloc(s, d2, c->xfer_bytes[v]);
+        if (d != cd) {
+            live[cd] = L, apeak[cd] = P, busy[cd] = B, ssum[cd] = S;
+            cd = d;
+            L = live[d], P = apeak[d], B = busy[d], S = ssum[d];
         }
-        release_inputs(s, dev, v);
-        if (s->own_ref[v] == 0 && g->out_off[v + 1] > g->out_off[v]) s->live[d] -= c->act_bytes[v];
+        used |= (uint64_t)1 << d;
+        S += stat[v];
+        if (allowed) unsup += !allowed[(size_t)v * D + d];
+        double cost = node_s[(size_t)v * D + d];
+        if (rec) s->st[v] = t, s->fin[v] = t + cost;
+        t += cost;
+        B += cost;
+        L += act[v];
+        if (L > P) P = L;
+        /* consumers in increasing index order: the last one seen on a device is the tensor's last reader there */
+        int32_t lastloc = -1, nt = 0;
+        for (int32_t k = out_off[v]; k < out_off[v + 1]; k++) {
+            int32_t w = out_dst[k], dw = dev[w];
+            if (dw == d) {
+                lastloc = w;
+            } else if (stamp[dw] != v) { /* the first consumer on dw: one copy for all of them */
+                stamp[dw] = v;
+                first[dw] = k;
+                lastc[dw] = w;
+                touched[nt++] = dw;
+                double xt = hsdag_costs_xfer_s(c, v, d, dw);
+                trace_xfer(s, t, t + xt, v, d, dw);
+                t += xt;
+                xs += xt;
+                xb += xby[v];
+                nx++;
+                double y = live[dw] + xby[v];
+                live[dw] = y;
+                if (y > apeak[dw]) apeak[dw] = y;
+            } else {
+                lastc[dw] = w;
+            }
+        }
+        if (lastloc >= 0) onext[v] = ohead[lastloc], ohead[lastloc] = v;
+        else if (out_off[v + 1] > out_off[v]) L -= act[v]; /* only copies read it, and they are made */
+        for (int32_t i = 0; i < nt; i++) {
+            int32_t k = first[touched[i]], w = lastc[touched[i]];
+            cnext[k] = chead[w];
+            chead[w] = k;
+        }
+        /* v was the last local reader of these tensors and copies */
+        for (int32_t u = ohead[v]; u >= 0; u = onext[u]) L -= act[u];
+        for (int32_t k = chead[v]; k >= 0; k = cnext[k]) L -= xby[edge_src[k]];
     }
+    if (V > 0) live[cd] = L, apeak[cd] = P, busy[cd] = B, ssum[cd] = S;
+    int32_t acc = 0;
+    for (int32_t d = 0; d < D; d++) acc += !s->is_cpu[d] && ((used >> d) & 1);
+    r->n_unsupported = unsup;
+    r->n_color_violations = run_colors(s, dev);
+    r->accels_used = acc;
     r->makespan_s = t;
     r->xfer_s = xs;
     r->xfer_bytes = xb;
@@ -441,36 +527,37 @@ static sim_event ev_pop(hsdag_sim *s)
     return top;
 }
 
+/* Ready sets: one hierarchical bitset of priority ranks per device (64-ary: a set bit in level l+1 says the
+ * word below is non-empty), so push and pop-min cost O(log_64 V) with no comparisons. Every pushed rank is
+ * popped within a run, so the bitsets are empty again at its end. */
 static void rq_push(hsdag_sim *s, int32_t d, int32_t v)
 {
-    int32_t *h = s->rq + s->rq_off[d];
-    int32_t i = s->rq_len[d]++;
-    const int32_t *pr = s->prio_rank;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (pr[h[p]] <= pr[v]) break;
-        h[i] = h[p];
-        i = p;
+    uint64_t *w = s->rq_bits + (size_t)d * (size_t)s->rq_words;
+    uint32_t key = (uint32_t)s->prio_rank[v];
+    for (int l = 0; l < s->rq_levels; l++) {
+        uint64_t *word = w + s->rq_lvl_off[l] + (key >> 6), before = *word;
+        *word = before | (uint64_t)1 << (key & 63);
+        if (before) break; /* the levels above already know this word is non-empty */
+        key >>= 6;
     }
-    h[i] = v;
+    s->rq_len[d]++;
     s->dirty |= (uint64_t)1 << d;
 }
 
 static int32_t rq_pop(hsdag_sim *s, int32_t d)
 {
-    int32_t *h = s->rq + s->rq_off[d];
-    const int32_t *pr = s->prio_rank;
-    int32_t top = h[0], x = h[--s->rq_len[d]], n = s->rq_len[d], i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, m = i, best = x;
-        if (l < n && pr[h[l]] < pr[best]) m = l, best = h[l];
-        if (l + 1 < n && pr[h[l + 1]] < pr[best]) m = l + 1;
-        if (m == i) break;
-        h[i] = h[m];
-        i = m;
+    uint64_t *w = s->rq_bits + (size_t)d * (size_t)s->rq_words;
+    uint32_t idx = 0;
+    for (int l = s->rq_levels - 1; l >= 0; l--) idx = (idx << 6) | (uint32_t)__builtin_ctzll(w[s->rq_lvl_off[l] + idx]);
+    uint32_t key = idx;
+    for (int l = 0; l < s->rq_levels; l++) {
+        uint64_t *word = w + s->rq_lvl_off[l] + (key >> 6);
+        *word &= ~((uint64_t)1 << (key & 63));
+        if (*word) break;
+        key >>= 6;
     }
-    if (n > 0) h[i] = x;
-    return top;
+    s->rq_len[d]--;
+    return s->prio_node[idx];
 }
 
 static void xfer_start(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *r)
@@ -540,17 +627,24 @@ static void xfer_done(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *
     }
 }
 
-static void try_start(hsdag_sim *s, int32_t d, double now)
+/* Starts the best ready op on an idle device. Zero-cost ops (bookkeeping) complete on the spot, without an
+ * event, and the next ready op is considered. */
+static void try_start(hsdag_sim *s, int32_t d, double now, hsdag_sim_result *r)
 {
-    if (s->running[d] >= 0 || s->rq_len[d] == 0) return;
     const hsdag_costs *c = s->costs;
-    int32_t v = rq_pop(s, d);
-    double cost = c->node_s[(size_t)v * s->D + d];
-    s->running[d] = v;
-    s->st[v] = now;
-    s->busy[d] += cost;
-    mem_alloc(s, d, c->act_bytes[v]);
-    ev_push(s, now + cost, v);
+    while (s->running[d] < 0 && s->rq_len[d] > 0) {
+        int32_t v = rq_pop(s, d);
+        double cost = c->node_s[(size_t)v * s->D + d];
+        s->running[d] = v;
+        s->st[v] = now;
+        s->busy[d] += cost;
+        mem_alloc(s, d, c->act_bytes[v]);
+        if (cost > 0) {
+            ev_push(s, now + cost, v);
+            return;
+        }
+        op_done(s, v, now, r);
+    }
 }
 
 static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
@@ -559,13 +653,6 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
     const int32_t V = s->V, D = s->D;
     run_slots(s, dev, 1);
     for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1;
-    for (int32_t v = 0; v < V; v++) s->rq_len[dev[v]]++;
-    int32_t off = 0;
-    for (int32_t d = 0; d < D; d++) {
-        s->rq_off[d] = off;
-        off += s->rq_len[d];
-        s->rq_len[d] = 0;
-    }
     for (int32_t q = 0; q < s->R; q++) s->xq_head[q] = -1, s->res_busy[q] = 0;
     s->ev_len = 0;
     s->seq = 0;
@@ -579,7 +666,7 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
         while (s->dirty) {
             int32_t d = __builtin_ctzll(s->dirty);
             s->dirty &= s->dirty - 1;
-            try_start(s, d, now);
+            try_start(s, d, now, r);
         }
         if (s->ev_len == 0) break;
         sim_event ev = ev_pop(s);
@@ -818,14 +905,16 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 
 int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out)
 {
-    int rc = run_prepass(s, device, out);
+    int rc = run_reset(s, device, out);
     if (rc < 0) return rc;
     switch (s->sem) {
     case HSDAG_SEM_CONCURRENT:
+        run_prepass(s, device, out);
         run_concurrent(s, device, out);
         run_finish(s, out, 1);
         break;
     case HSDAG_SEM_TARNAWSKI:
+        run_prepass(s, device, out);
         run_tarnawski(s, device, out);
         run_finish(s, out, 0);
         break;

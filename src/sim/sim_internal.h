@@ -29,11 +29,13 @@ struct hsdag_sim {
 
     /* set up once */
     int32_t *prio_rank;   /* [V] position in the priority order, smaller runs first */
+    int32_t *prio_node;   /* [V] inverse of prio_rank */
     int32_t *color_id;    /* [V] dense colour class, -1 if none */
     int32_t n_colors;
     int32_t *res_of;      /* [D*D] link resource of a -> b, -1 on the diagonal */
     uint8_t *is_cpu;      /* [D] */
     int32_t host;         /* first CPU device, -1 if none (tarnawski communication goes through it) */
+    int all_allowed;      /* every op may run on every device: no need to count unsupported ops */
 
     /* per run: results */
     double *busy, *peak, *excess; /* [D] */
@@ -48,14 +50,20 @@ struct hsdag_sim {
     int32_t *slot_of_edge; /* [E] slot (edge id of the first edge from the source to that device), -1 if local */
     int32_t *slot_first;   /* [D] scratch */
     int32_t *slot_stamp;   /* [D] scratch */
-    int32_t *first_on, *last_on; /* [D] first and last node index on each device, -1 if none */
+    int32_t *first_on, *last_on; /* [D] first and last node index on each device, -1 if none (the sequential
+                                  * run borrows them as scratch) */
+    int32_t *ohead, *onext; /* [V] sequential: outputs freed after node v (a list through onext) */
+    int32_t *chead, *cnext; /* [V], [E] sequential: copies (by slot) freed after node v */
     int32_t *color_dev;    /* [n_colors] */
     uint8_t *color_bad;    /* [n_colors] */
 
     /* per run: concurrent */
     int32_t *pend;         /* [V] unsatisfied in-edges */
-    int32_t *rq;           /* [V] ready heaps, device d at rq[rq_off[d] .. rq_off[d] + rq_len[d]) */
-    int32_t *rq_off, *rq_len, *running; /* [D] */
+    uint64_t *rq_bits;     /* [D * rq_words] ready sets: a hierarchical bitset of priority ranks per device */
+    int64_t rq_words;      /* words per device */
+    int32_t rq_levels;     /* levels (V <= 64^rq_levels) */
+    int32_t rq_lvl_off[8]; /* word offset of each level within a device's bitset */
+    int32_t *rq_len, *running; /* [D] ready ops, running op (-1 idle) */
     uint64_t dirty;        /* devices to try to start after the events at one instant */
     sim_event *ev;         /* [D + R + 1] event heap */
     int32_t ev_len;
