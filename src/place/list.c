@@ -445,7 +445,7 @@ int place_metf(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devic
  *   sum_{u in pred(v)} x_uv >= |pred(v)| - 1                      (at most one favourite parent)
  *   W >= s_v + w_v,  0 <= x <= 1,  s >= 0
  * with w = mean cost and c = mean transfer time; an edge with x < 1/2 makes v the favourite child of u.
- * Solved by GLPK's interior-point method (no time limit there; polynomial, and ~80 ms on BERT-base). */
+ * Solved by GLPK's interior-point method (~80 ms on BERT-base), the simplex when that does not converge. */
 static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err *e)
 {
     const hsdag_graph *g = p->g;
@@ -504,17 +504,24 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
     glp_iptcp parm;
     glp_init_iptcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
-    int sr = glp_interior(lp, &parm);
-    if (sr != 0 || glp_ipt_status(lp) != GLP_OPT) {
-        rc = hsdag_err_set(e, HSDAG_ESOLVER, "place: m-sct: LP not solved (glpk code %d, status %d)", sr,
-                           glp_ipt_status(lp));
-        goto done;
+    int sr = glp_interior(lp, &parm), ipt = sr == 0 && glp_ipt_status(lp) == GLP_OPT;
+    if (!ipt) { /* the interior point did not converge: the simplex is slower but robust */
+        glp_smcp sp;
+        glp_init_smcp(&sp);
+        sp.msg_lev = GLP_MSG_OFF;
+        sp.presolve = GLP_ON;
+        sr = glp_simplex(lp, &sp);
+        if (sr != 0 || glp_get_status(lp) != GLP_OPT) {
+            rc = hsdag_err_set(e, HSDAG_ESOLVER, "place: m-sct: LP not solved (glpk code %d, status %d)", sr,
+                               glp_get_status(lp));
+            goto done;
+        }
     }
     for (int32_t v = 0; v < n; v++) {
         int32_t best = -1;
         double bx = 0.5;
         for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-            double x = glp_ipt_col_prim(lp, n + g->in_eid[j] + 1);
+            double x = ipt ? glp_ipt_col_prim(lp, n + g->in_eid[j] + 1) : glp_get_col_prim(lp, n + g->in_eid[j] + 1);
             if (x < bx) {
                 bx = x;
                 best = g->in_src[j];
@@ -529,7 +536,7 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
         for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
             int32_t v = g->out_dst[k];
             if (favparent[v] != u) continue;
-            double x = glp_ipt_col_prim(lp, n + k + 1);
+            double x = ipt ? glp_ipt_col_prim(lp, n + k + 1) : glp_get_col_prim(lp, n + k + 1);
             if (x < bx) {
                 bx = x;
                 keep = v;
