@@ -273,7 +273,8 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
-    sp.tm_lim = (int)fmin(tl * 1e3, 2e9);
+    /* GLPK checks its clock coarsely: give each stage a margin so the whole call stays within the limit */
+    sp.tm_lim = (int)fmax(1, fmin(0.8 * (tl - (hsdag_now() - t0)) * 1e3, 2e9));
     glp_scale_prob(m.lp, GLP_SF_AUTO);
     int sr = glp_simplex(m.lp, &sp);
     int lp_ok = sr == 0 && glp_get_status(m.lp) == GLP_OPT;
@@ -288,7 +289,7 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
         glp_iocp ip;
         glp_init_iocp(&ip);
         ip.msg_lev = GLP_MSG_OFF;
-        ip.tm_lim = (int)fmax(1, fmin(left * 1e3, 2e9));
+        ip.tm_lim = (int)fmax(1, fmin(0.9 * left * 1e3, 2e9));
         ip.cb_func = ilp_callback;
         ip.cb_info = &cb;
         ip.mir_cuts = GLP_ON;
