@@ -7,7 +7,6 @@
 #include "hsdag/io.h"
 #include "hsdag/place.h"
 
-#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <string.h>
@@ -22,8 +21,8 @@ static void compare_help(FILE *f)
             "bound, feasibility (memory, unsupported ops, colour classes) and the time each method took.\n\n"
             "options:\n"
             "  --devices D       device preset or device JSON file (default: tarnawski for Tarnawski JSON, else cpu-gpu)\n"
-            "  --methods LIST    comma-separated methods (default: one single-device placement per device, then\n"
-            "                    every registered method; see hsdag place --list)\n"
+            "  --methods LIST    comma-separated methods (default: cpu-only / gpu-only / accel-only for each kind of\n"
+            "                    device in the set, then every registered method; see hsdag place --list)\n"
             "  --semantics S     sequential | concurrent | tarnawski | auto (default auto)\n"
             "  --costs SRC       auto | roofline | file (default auto)\n"
             "  --seed S          seed for the stochastic methods (default 1)\n"
@@ -66,10 +65,10 @@ static int split_methods(const char *list, const hsdag_devices *devs, cmp_row *r
 static void default_methods(const hsdag_devices *devs, cmp_row *rows, int *n)
 {
     *n = 0;
-    for (int32_t d = 0; d < devs->n && *n < CMP_MAX_METHODS; d++, (*n)++) {
-        snprintf(rows[*n].name, sizeof rows[*n].name, "%.50s-only", devs->dev[d].name);
-        for (char *q = rows[*n].name; *q; q++) *q = (char)tolower((unsigned char)*q);
-    }
+    /* one single-device row per device kind (identical GPUs or Tarnawski accelerators would repeat the row) */
+    for (int kind = 0; kind < HSDAG_DEV_KIND_COUNT_; kind++)
+        if (hsdag_devices_first_of(devs, (hsdag_devkind)kind) >= 0)
+            snprintf(rows[(*n)++].name, sizeof rows[0].name, "%s-only", hsdag_devkind_name((hsdag_devkind)kind));
     int32_t cnt;
     const hsdag_place_method *m = hsdag_place_methods(&cnt);
     for (int32_t i = 0; i < cnt && *n < CMP_MAX_METHODS; i++)
