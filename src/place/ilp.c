@@ -1,6 +1,7 @@
 /* ilp.c - the exact sequential-latency optimum on any number of devices as a MILP solved by GLPK, time-limited.
- * Not here: concurrent or tarnawski latency (not formulated: under those semantics the result is only a
- *           heuristic and says so); the simulator's liveness-based memory (the cap is a sufficient condition).
+ * Not here: tarnawski latency (not formulated: the sequential optimum is returned and called a heuristic);
+ *           concurrent latency on graphs up to 30 ops is ilp_conc.c's disjunctive model (larger graphs get the
+ *           sequential model, said in the note); the simulator's liveness-based memory (the cap is sufficient).
  * Entry points: place_ilp.
  *
  * Formulation (one binary per colour class and allowed device; times in milliseconds):
@@ -243,9 +244,51 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
     return 0;
 }
 
+/* Concurrent semantics on a small graph: the disjunctive model of ilp_conc.c, started from the best (by
+ * simulation) of each single device, HEFT, m-ETF and the greedy. */
+static int ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                          hsdag_err *e)
+{
+    int32_t *best = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *best);
+    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
+    int rc = 0;
+    if (!best || !tmp) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    place_score bs = {0, INFINITY, INFINITY};
+    hsdag_place_opts so = hsdag_place_opts_default();
+    for (int32_t d = 0; d < p->k + 3; d++) {
+        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+        if (d < p->k) {
+            for (int32_t gi = 0; gi < p->n_groups; gi++)
+                place_group_set(p, tmp, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
+        } else {
+            int prc = d == p->k       ? place_heft(p, &so, tmp, &rep, e)
+                      : d == p->k + 1 ? place_metf(p, &so, tmp, &rep, e)
+                                      : place_greedy_tarnawski(p, &so, tmp, &rep, e);
+            if (prc < 0) {
+                rc = prc;
+                goto done;
+            }
+        }
+        place_score sc = place_evaluate(p, tmp);
+        if (bs.latency_s == INFINITY || place_score_better(sc, bs)) {
+            bs = sc;
+            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
+        }
+    }
+    rc = place_ilp_concurrent(p, o, best, device, r, e);
+done:
+    hsdag_free(best);
+    hsdag_free(tmp);
+    return rc;
+}
+
 int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
               hsdag_err *e)
 {
+    if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
     ilp_model m = {0};
     ilp_cb cb = {.bound = -INFINITY};
     double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();

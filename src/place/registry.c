@@ -30,8 +30,8 @@ static const hsdag_place_method methods[] = {
     {"mincut", place_mincut,
      "exact optimum on two devices under sequential semantics (s-t min cut); memory caps not expressible", I, R, 1},
     {"ilp", place_ilp,
-     "exact MILP (GLPK) of the sequential latency with memory caps and colour classes, time-limited, proven gap", R,
-     R, 1},
+     "exact MILP (GLPK), time-limited, proven gap: sequential latency (memory caps, colour classes); concurrent "
+     "without link contention up to 30 ops", R, R, 1},
     {"local-search", place_local_search,
      "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R, 1},
 };
