@@ -259,6 +259,81 @@ static void test_priority(void)
     hsdag_graph_free(g);
 }
 
+/* ---- sequential semantics against a naive re-statement on random DAGs ---- */
+
+static void test_sequential_naive(void)
+{
+    hsdag_rng r;
+    hsdag_rng_seed(&r, 99);
+    hsdag_devices *d3 = dev3(0);
+    for (int it = 0; it < 40; it++) {
+        int n = 2 + (int)hsdag_rng_below(&r, 40);
+        hsdag_gb *b = hsdag_gb_create();
+        for (int i = 0; i < n; i++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "n%d", i);
+            int32_t v = hsdag_gb_add_node(b, nm, "MatMul");
+            hsdag_gb_set_opclass(b, v, HSDAG_OP_MATMUL);
+            hsdag_gb_set_cost(b, v, HSDAG_COST_CPU, 0.1 + hsdag_rng_uniform(&r));
+            hsdag_gb_set_cost(b, v, HSDAG_COST_ACCEL, 0.1 + hsdag_rng_uniform(&r));
+            hsdag_gb_set_param_bytes(b, v, (double)hsdag_rng_below(&r, 1000));
+            int64_t el = 1 + hsdag_rng_below(&r, 500);
+            hsdag_gb_add_output(b, v, HSDAG_DT_F32, 1, &el);
+            for (int u = 0; u < i; u++)
+                if (hsdag_rng_uniform(&r) < 3.0 / i) hsdag_gb_add_edge(b, u, v, 4.0 * (double)(1 + hsdag_rng_below(&r, 500)));
+        }
+        hsdag_graph *g = NULL;
+        hsdag_err e = {0};
+        CHECK(hsdag_gb_finish(b, &g, &e) == 0);
+        hsdag_gb_free(b);
+        hsdag_sim *s = mksim(g, d3, 0);
+        hsdag_sim_set_semantics(s, HSDAG_SEM_SEQUENTIAL);
+        const hsdag_costs *c = hsdag_sim_costs(s);
+        int32_t V = g->n_nodes, dev[64];
+        for (int32_t v = 0; v < V; v++) dev[v] = (int32_t)hsdag_rng_below(&r, it % 2 ? 3 : 2);
+        hsdag_sim_result res;
+        CHECK(hsdag_sim_run(s, dev, &res) == 0);
+        /* naive: time and copies */
+        double t = 0, live[3] = {0, 0, 0}, peak[3] = {0, 0, 0}, stat[3] = {0, 0, 0};
+        int nx = 0;
+        for (int32_t v = 0; v < V; v++) {
+            t += c->node_s[v * 3 + dev[v]];
+            stat[dev[v]] += c->static_bytes[v];
+            live[dev[v]] += c->act_bytes[v];
+            if (live[dev[v]] > peak[dev[v]]) peak[dev[v]] = live[dev[v]];
+            for (int32_t d = 0; d < 3; d++) { /* one copy per other device with a consumer */
+                int any = 0;
+                for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) any |= dev[g->out_dst[k]] == d;
+                if (!any || d == dev[v]) continue;
+                t += hsdag_costs_xfer_s(c, v, dev[v], d);
+                nx++;
+                live[d] += c->xfer_bytes[v];
+                if (live[d] > peak[d]) peak[d] = live[d];
+            }
+            /* free every tensor (own output or copy) whose last reader on its device is v, or that nobody local
+             * reads once its copies are made */
+            for (int32_t u = 0; u <= v; u++)
+                for (int32_t d = 0; d < 3; d++) {
+                    int32_t last = -1, has_out = g->out_off[u + 1] > g->out_off[u];
+                    for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++)
+                        if (dev[g->out_dst[k]] == d) last = g->out_dst[k];
+                    int own = d == dev[u];
+                    if (last == v) live[d] -= own ? c->act_bytes[u] : c->xfer_bytes[u];
+                    else if (own && u == v && last < 0 && has_out) live[d] -= c->act_bytes[u];
+                }
+        }
+        CHECK_NEAR(res.makespan_s, t, 1e-12);
+        CHECK_EQ_INT(res.n_xfers, nx);
+        for (int d = 0; d < 3; d++) {
+            CHECK_NEAR(res.peak_mem_bytes[d], stat[d] + peak[d], 1e-6);
+            CHECK(live[d] >= -1e-9); /* the naive model frees nothing twice */
+        }
+        hsdag_sim_free(s);
+        hsdag_graph_free(g);
+    }
+    hsdag_devices_free(d3);
+}
+
 /* ---- placement files ---- */
 
 static int parse_pl(const char *js, const hsdag_graph *g, const hsdag_devices *d, int32_t *dev, hsdag_placement_info *pi,
@@ -857,6 +932,7 @@ int main(void)
     test_create_oom();
     test_placement_io();
     test_priority();
+    test_sequential_naive();
     const char *dir = "tests/data/tarnawski/latency-inputs/";
     char p[256];
     const char *files[] = {"LayerGraphs/bert24_inference.json", "LayerGraphs/resnet50_inference.json",

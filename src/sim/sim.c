@@ -193,10 +193,15 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->slot_stamp, D);
     SIM_ALLOC(s->first_on, D);
     SIM_ALLOC(s->last_on, D);
-    SIM_ALLOC(s->ohead, V);
-    SIM_ALLOC(s->onext, V);
-    SIM_ALLOC(s->chead, V);
-    SIM_ALLOC(s->cnext, E);
+    SIM_ALLOC(s->free_at, V); /* zeroed by the arena; every run leaves it zero */
+    SIM_ALLOC(s->nodes, V);
+    for (int32_t v = 0; v < V; v++) {
+        s->nodes[v].act = s->costs->act_bytes[v];
+        s->nodes[v].xby = s->costs->xfer_bytes[v];
+        s->nodes[v].stat = s->costs->static_bytes[v];
+        s->nodes[v].out_begin = g->out_off[v];
+        s->nodes[v].out_end = g->out_off[v + 1];
+    }
     SIM_ALLOC(s->pend, V);
     /* ready bitsets: level sizes ceil(V / 64), ceil(that / 64), ... down to one word */
     s->rq_levels = 0;
@@ -281,9 +286,9 @@ static void trace_xfer(hsdag_sim *s, double t0, double t1, int32_t node, int32_t
 static int run_reset(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const int32_t V = s->V, D = s->D;
-    uint32_t bad = 0;
-    for (int32_t v = 0; v < V; v++) bad |= (uint32_t)dev[v] >= (uint32_t)D;
-    if (bad) return HSDAG_EINVAL;
+    uint32_t mx = 0; /* the largest index as unsigned: negative ones become huge */
+    for (int32_t v = 0; v < V; v++) mx = (uint32_t)dev[v] > mx ? (uint32_t)dev[v] : mx;
+    if (V > 0 && mx >= (uint32_t)D) return HSDAG_EINVAL;
     for (int32_t d = 0; d < D; d++) {
         s->busy[d] = s->peak[d] = s->excess[d] = s->live[d] = s->static_sum[d] = s->act_peak[d] = 0;
         s->first_on[d] = s->last_on[d] = -1;
@@ -352,37 +357,6 @@ static void run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
     s->ran = s->sem;
 }
 
-/* Per-run slots: for every node u and every other device d2 that consumes u's output, the edge id of the first
- * edge u -> (a node on d2) is the copy's slot. Fills slot_of_edge, copy_ref (readers per copy) and own_ref
- * (local readers, plus one per copy when `copies_read_own`, since a copy reads the original while in flight).
- * Returns nothing; O(E). */
-static void run_slots(hsdag_sim *s, const int32_t *dev, int copies_read_own)
-{
-    const hsdag_graph *g = s->g;
-    for (int32_t d = 0; d < s->D; d++) s->slot_stamp[d] = -1;
-    for (int32_t u = 0; u < s->V; u++) {
-        int32_t du = dev[u], own = 0;
-        for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
-            int32_t dw = dev[g->out_dst[k]];
-            if (dw == du) {
-                own++;
-                s->slot_of_edge[k] = -1;
-                continue;
-            }
-            if (s->slot_stamp[dw] != u) {
-                s->slot_stamp[dw] = u;
-                s->slot_first[dw] = k;
-                s->copy_ref[k] = 0;
-                own += copies_read_own;
-            }
-            int32_t slot = s->slot_first[dw];
-            s->slot_of_edge[k] = slot;
-            s->copy_ref[slot]++;
-        }
-        s->own_ref[u] = own;
-    }
-}
-
 /* Node v finished on d: its inputs lose a reader; free what nobody reads any more. */
 static void release_inputs(hsdag_sim *s, const int32_t *dev, int32_t v)
 {
@@ -404,90 +378,120 @@ static void release_inputs(hsdag_sim *s, const int32_t *dev, int32_t v)
  * One pass over the nodes does everything (the reward loop of the learners runs this): the prepass's work,
  * the copy slots of the node's output, its copies, and releasing its inputs. */
 
+#if defined(__GNUC__)
+#define SIM_COLD __attribute__((noinline, cold))
+#else
+#define SIM_COLD
+#endif
+
+/* The copy of v's output from d to dw (rare next to the ops: kept out of the hot loop's registers). Returns the
+ * time after the copy. */
+static SIM_COLD double seq_copy(hsdag_sim *s, int32_t v, int32_t d, int32_t dw, double t)
+{
+    const hsdag_costs *c = s->costs;
+    double xt = hsdag_costs_xfer_s(c, v, d, dw), b = c->xfer_bytes[v];
+    trace_xfer(s, t, t + xt, v, d, dw);
+    s->acc_xs += xt;
+    s->acc_xb += b;
+    s->acc_nx++;
+    double y = s->live[dw] + b;
+    s->live[dw] = y;
+    if (y > s->act_peak[dw]) s->act_peak[dw] = y;
+    return t + xt;
+}
+
+/* Node v with several consumers: one copy per other device, and the last reader of each tensor on each device
+ * gets its bytes in free_at. Consumers come in increasing index order, so the last one seen is the last reader.
+ * *L is the live activation bytes on v's device. Returns the time after the copies. */
+static double seq_fanout(hsdag_sim *s, int32_t v, int32_t d, const int32_t *dv, double t, double *L)
+{
+    const sim_node *nd = &s->nodes[v];
+    const int32_t *out_dst = s->g->out_dst;
+    int32_t *stamp = s->slot_stamp, *lastc = s->last_on, *touched = s->first_on;
+    int32_t lastloc = -1, nt = 0;
+    for (int32_t k = nd->out_begin; k < nd->out_end; k++) {
+        int32_t w = out_dst[k], dw = dv[w];
+        if (dw == d) {
+            lastloc = w;
+            continue;
+        }
+        if (stamp[dw] != v) { /* the first consumer on dw: one copy serves all of them */
+            stamp[dw] = v;
+            touched[nt++] = dw;
+            t = seq_copy(s, v, d, dw, t);
+        }
+        lastc[dw] = w;
+    }
+    if (lastloc >= 0) s->free_at[lastloc] += nd->act;
+    else *L -= nd->act; /* only copies read it, and they are made */
+    for (int32_t i = 0; i < nt; i++) s->free_at[lastc[touched[i]]] += nd->xby;
+    return t;
+}
+
 static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
-    const hsdag_graph *g = s->g;
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
-    const int32_t *out_off = g->out_off, *out_dst = g->out_dst, *edge_src = g->edge_src;
-    const double *node_s = c->node_s, *act = c->act_bytes, *xby = c->xfer_bytes, *stat = c->static_bytes;
-    const uint8_t *allowed = s->all_allowed ? NULL : c->allowed;
-    int32_t *stamp = s->slot_stamp, *first = s->slot_first, *lastc = s->last_on, *touched = s->first_on;
-    int32_t *ohead = s->ohead, *onext = s->onext, *chead = s->chead, *cnext = s->cnext;
-    double *busy = s->busy, *live = s->live, *apeak = s->act_peak, *ssum = s->static_sum;
-    const int rec = s->record;
-    for (int32_t d = 0; d < D; d++) stamp[d] = -1;
-    memset(ohead, 0xff, (size_t)V * sizeof *ohead); /* -1: nothing to free after this node */
-    memset(chead, 0xff, (size_t)V * sizeof *chead);
-    uint64_t used = 0;
+    /* restrict: the scratch arrays never alias the graph or each other, so nothing is reloaded after a store */
+    const sim_node *restrict nodes = s->nodes;
+    const int32_t *restrict out_dst = s->g->out_dst, *restrict dv = dev;
+    const double *restrict node_s = c->node_s;
+    double *restrict free_at = s->free_at;
+    for (int32_t d = 0; d < D; d++) s->slot_stamp[d] = -1;
+    s->acc_xs = s->acc_xb = 0;
+    s->acc_nx = 0;
     int32_t unsup = 0;
-    double t = 0, xs = 0, xb = 0;
-    int64_t nx = 0;
+    if (!s->all_allowed)
+        for (int32_t v = 0; v < V; v++) unsup += !c->allowed[(size_t)v * D + dev[v]];
+    double t = 0;
     /* the current device's accumulators live in registers while consecutive ops stay on it (placements are
      * mostly runs); copies only ever touch other devices, frees only the current one */
     int32_t cd = V > 0 ? dev[0] : 0;
+    uint64_t used = V > 0 ? (uint64_t)1 << cd : 0;
     double L = 0, P = 0, B = 0, S = 0;
     for (int32_t v = 0; v < V; v++) {
-        int32_t d = dev[v];
+        const sim_node *nd = &nodes[v];
+        int32_t d = dv[v];
         if (d != cd) {
-            live[cd] = L, apeak[cd] = P, busy[cd] = B, ssum[cd] = S;
+            s->live[cd] = L, s->act_peak[cd] = P, s->busy[cd] = B, s->static_sum[cd] = S;
             cd = d;
-            L = live[d], P = apeak[d], B = busy[d], S = ssum[d];
+            used |= (uint64_t)1 << d;
+            L = s->live[d], P = s->act_peak[d], B = s->busy[d], S = s->static_sum[d];
         }
-        used |= (uint64_t)1 << d;
-        S += stat[v];
-        if (allowed) unsup += !allowed[(size_t)v * D + d];
+        S += nd->stat;
         double cost = node_s[(size_t)v * D + d];
-        if (rec) s->st[v] = t, s->fin[v] = t + cost;
+        if (s->record) s->st[v] = t, s->fin[v] = t + cost;
         t += cost;
         B += cost;
-        L += act[v];
+        L += nd->act;
         if (L > P) P = L;
-        /* consumers in increasing index order: the last one seen on a device is the tensor's last reader there */
-        int32_t lastloc = -1, nt = 0;
-        for (int32_t k = out_off[v]; k < out_off[v + 1]; k++) {
-            int32_t w = out_dst[k], dw = dev[w];
+        int32_t k = nd->out_begin, ke = nd->out_end;
+        if (ke - k == 1) { /* the common case: one consumer */
+            int32_t w = out_dst[k], dw = dv[w];
             if (dw == d) {
-                lastloc = w;
-            } else if (stamp[dw] != v) { /* the first consumer on dw: one copy for all of them */
-                stamp[dw] = v;
-                first[dw] = k;
-                lastc[dw] = w;
-                touched[nt++] = dw;
-                double xt = hsdag_costs_xfer_s(c, v, d, dw);
-                trace_xfer(s, t, t + xt, v, d, dw);
-                t += xt;
-                xs += xt;
-                xb += xby[v];
-                nx++;
-                double y = live[dw] + xby[v];
-                live[dw] = y;
-                if (y > apeak[dw]) apeak[dw] = y;
+                free_at[w] += nd->act; /* freed once w has run */
             } else {
-                lastc[dw] = w;
+                t = seq_copy(s, v, d, dw, t);
+                free_at[w] += nd->xby;
+                L -= nd->act; /* only the copy read it */
             }
+        } else if (ke > k) {
+            t = seq_fanout(s, v, d, dv, t, &L);
         }
-        if (lastloc >= 0) onext[v] = ohead[lastloc], ohead[lastloc] = v;
-        else if (out_off[v + 1] > out_off[v]) L -= act[v]; /* only copies read it, and they are made */
-        for (int32_t i = 0; i < nt; i++) {
-            int32_t k = first[touched[i]], w = lastc[touched[i]];
-            cnext[k] = chead[w];
-            chead[w] = k;
-        }
-        /* v was the last local reader of these tensors and copies */
-        for (int32_t u = ohead[v]; u >= 0; u = onext[u]) L -= act[u];
-        for (int32_t k = chead[v]; k >= 0; k = cnext[k]) L -= xby[edge_src[k]];
+        /* bytes this node was the last reader of on its device: outputs and copies */
+        L -= free_at[v];
+        free_at[v] = 0; /* every entry is consumed exactly once per run: zero again for the next */
     }
-    if (V > 0) live[cd] = L, apeak[cd] = P, busy[cd] = B, ssum[cd] = S;
+    if (V > 0) s->live[cd] = L, s->act_peak[cd] = P, s->busy[cd] = B, s->static_sum[cd] = S;
     int32_t acc = 0;
     for (int32_t d = 0; d < D; d++) acc += !s->is_cpu[d] && ((used >> d) & 1);
     r->n_unsupported = unsup;
     r->n_color_violations = run_colors(s, dev);
     r->accels_used = acc;
     r->makespan_s = t;
-    r->xfer_s = xs;
-    r->xfer_bytes = xb;
-    r->n_xfers = nx;
+    r->xfer_s = s->acc_xs;
+    r->xfer_bytes = s->acc_xb;
+    r->n_xfers = s->acc_nx;
 }
 
 /* ---- concurrent: list scheduling per device, FIFO link resources, events by (time, seq) ---- */
@@ -589,23 +593,39 @@ static void xfer_request(hsdag_sim *s, int32_t slot, double now, hsdag_sim_resul
     s->xq_tail[res] = slot;
 }
 
+/* Op v finished: free what it was the last reader of, wake its local consumers, request one copy per other
+ * consuming device. The copy slots and reader counts of v's output are set up here, the first moment they are
+ * needed (consumers cannot finish before v has). */
 static void op_done(hsdag_sim *s, int32_t v, double now, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const int32_t *dev = s->dev;
-    int32_t d = dev[v];
+    int32_t d = dev[v], own = 0;
     s->fin[v] = now;
+    if (now > s->mk) s->mk = now;
     s->running[d] = -1;
     s->dirty |= (uint64_t)1 << d;
     release_inputs(s, dev, v);
     for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-        int32_t w = g->out_dst[k];
-        if (dev[w] == d) {
+        int32_t w = g->out_dst[k], dw = dev[w];
+        if (dw == d) {
+            own++;
+            s->slot_of_edge[k] = -1;
             if (--s->pend[w] == 0) rq_push(s, d, w);
-        } else if (s->slot_of_edge[k] == k) {
+        } else if (s->slot_stamp[dw] != v) { /* one copy serves every consumer on dw */
+            s->slot_stamp[dw] = v;
+            s->slot_first[dw] = k;
+            s->slot_of_edge[k] = k;
+            s->copy_ref[k] = 1;
+            own++; /* the copy reads the original while in flight */
             xfer_request(s, k, now, r);
+        } else {
+            int32_t slot = s->slot_first[dw];
+            s->slot_of_edge[k] = slot;
+            s->copy_ref[slot]++;
         }
     }
+    s->own_ref[v] = own;
 }
 
 static void xfer_done(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *r)
@@ -651,8 +671,8 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
 {
     const hsdag_graph *g = s->g;
     const int32_t V = s->V, D = s->D;
-    run_slots(s, dev, 1);
-    for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1;
+    for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1, s->slot_stamp[d] = -1;
+    s->mk = 0;
     for (int32_t q = 0; q < s->R; q++) s->xq_head[q] = -1, s->res_busy[q] = 0;
     s->ev_len = 0;
     s->seq = 0;
@@ -678,10 +698,7 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
             ev = ev_pop(s);
         }
     }
-    double mk = 0;
-    for (int32_t v = 0; v < V; v++)
-        if (s->fin[v] > mk) mk = s->fin[v];
-    r->makespan_s = mk;
+    r->makespan_s = s->mk;
 }
 
 /* ---- tarnawski: contract accelerator subgraphs into contiguous blocks, then their latency formula ---- */

@@ -15,6 +15,13 @@ typedef struct sim_event {
     int32_t who;
 } sim_event;
 
+/* What the sequential loop reads per node, packed into one 32-byte record (fewer pointers, one cache line
+ * per two nodes). Copies of the cost table's act_bytes, xfer_bytes and static_bytes and of the out-CSR. */
+typedef struct sim_node {
+    double act, xby, stat;
+    int32_t out_begin, out_end;
+} sim_node;
+
 /* Invariants: every array is sized at create time and never reallocated; V, E, D, R are the graph's node and
  * edge counts, the number of devices and of link resources. Per-run arrays hold garbage between runs. */
 struct hsdag_sim {
@@ -52,8 +59,10 @@ struct hsdag_sim {
     int32_t *slot_stamp;   /* [D] scratch */
     int32_t *first_on, *last_on; /* [D] first and last node index on each device, -1 if none (the sequential
                                   * run borrows them as scratch) */
-    int32_t *ohead, *onext; /* [V] sequential: outputs freed after node v (a list through onext) */
-    int32_t *chead, *cnext; /* [V], [E] sequential: copies (by slot) freed after node v */
+    sim_node *nodes;       /* [V] */
+    double *free_at;       /* [V] sequential: bytes node v frees on its device once it has run (zero between runs) */
+    double acc_xs, acc_xb; /* sequential: copy seconds and bytes so far */
+    int64_t acc_nx;
     int32_t *color_dev;    /* [n_colors] */
     uint8_t *color_bad;    /* [n_colors] */
 
@@ -68,6 +77,7 @@ struct hsdag_sim {
     sim_event *ev;         /* [D + R + 1] event heap */
     int32_t ev_len;
     uint64_t seq;
+    double mk;             /* latest op finish so far */
     int32_t *xq_next;      /* [E] FIFO links of queued transfers (by slot) */
     int32_t *xq_head, *xq_tail; /* [R] */
     uint8_t *res_busy;     /* [R] */
