@@ -22,7 +22,7 @@ static const hsdag_place_method methods[] = {
     {"heft", place_heft, "HEFT: upward rank on mean costs, earliest finish time with insertion; skips full devices",
      R, R, 1},
     {"metis", place_metis,
-     "METIS k-way partition (libmetis) weighted by op cost and tensor bytes; ignores precedence and memory caps", I,
+     "METIS k-way partition (libmetis) weighted by op cost and transfer time; ignores precedence and memory caps", I,
      R, 1},
     {"greedy-tarnawski", place_greedy_tarnawski,
      "Tarnawski et al.'s greedy: fill accelerators with colour classes in topological order under the memory cap",
