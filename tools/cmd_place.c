@@ -47,7 +47,7 @@ static void place_help(FILE *f)
     fprintf(f, "  %-17s [mem ignores, colour respects]\n      every op on that device, even ops it may not run\n"
                "      (then reported infeasible)\n\n"
                "Memory: an op charges its weights and output to its device; the heuristics do not reserve room for\n"
-               "received copies (the ilp does), so the simulator's verdict (\"feasible\") is the one to trust.\n"
+               "received copies (the sequential ilp does), so the simulator's verdict (\"feasible\") is the one to trust.\n"
                "The placers decide; the simulator scores. Exit status: 0 ok, 1 failure, 2 bad input or options.\n",
             "cpu-only, ...");
 }
