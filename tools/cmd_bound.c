@@ -1,18 +1,14 @@
 /* cmd_bound.c - 'hsdag bound MODEL': a valid lower bound on the latency of any placement on a device set, with
  * the terms it is made of (critical path, work per device, sum of cheapest costs, the exact optimum if known).
- * Not here: the bounds themselves (src/sim/bound.c) and the exact two-device solver (the placers' min cut).
+ * Not here: the bounds themselves (src/sim/bound.c) and the exact two-device solver (src/place/mincut.c).
  * Entry points: cmd_bound.
  */
+#include "hsdag/place.h"
 #include "simcli.h"
 
 #include <getopt.h>
 #include <math.h>
 #include <string.h>
-
-/* The placers' exact hook (two-device sequential min cut), when they are linked into this build. Declared weak so
- * this command still links and falls back to its own bounds without them. */
-int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e, void *ctx)
-    __attribute__((weak));
 
 static void help(void)
 {
@@ -74,7 +70,7 @@ int cmd_bound(int argc, char **argv)
     int lrc = hsdag_costs_create(&c, s.g, s.devs, &cc, &e);
     hsdag_bound bd;
     if (lrc == 0)
-        lrc = hsdag_bound_compute(c, sem, exact && hsdag_place_bound_exact ? hsdag_place_bound_exact : NULL, NULL, &bd,
+        lrc = hsdag_bound_compute(c, sem, exact ? hsdag_place_bound_exact : NULL, NULL, &bd,
                                   &e);
     if (lrc < 0) {
         rc = cli_fail("bound", lrc, &e);

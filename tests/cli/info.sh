@@ -110,7 +110,7 @@ if command -v dot >/dev/null 2>&1; then expect_rc 0 dot -Tsvg -o "$TMP/g.svg" "$
 # help and option errors
 expect_rc 0 "$HSDAG" --help
 expect_grep 'info' "$TMP/out"
-for c in info convert cluster; do
+for c in info convert simulate place bound compare cluster; do
     expect_rc 0 "$HSDAG" "$c" --help
     expect_grep 'usage' "$TMP/out"
 done
