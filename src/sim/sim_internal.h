@@ -1,0 +1,87 @@
+/* sim_internal.h - the simulator's private state, shared by sim.c (the three semantics) and trace.c.
+ * Not here: anything public; include/hsdag/sim.h is the API.
+ * Entry points: struct hsdag_sim and the trace record layout.
+ */
+#ifndef HSDAG_SIM_INTERNAL_H
+#define HSDAG_SIM_INTERNAL_H
+
+#include "hsdag/sim.h"
+
+/* One pending event of the concurrent simulator: ordered by (t, seq). who >= 0: op `who` finished;
+ * who < 0: the transfer in slot -who-1 (an edge id) finished. */
+typedef struct sim_event {
+    double t;
+    uint64_t seq;
+    int32_t who;
+} sim_event;
+
+/* Invariants: every array is sized at create time and never reallocated; V, E, D, R are the graph's node and
+ * edge counts, the number of devices and of link resources. Per-run arrays hold garbage between runs. */
+struct hsdag_sim {
+    const hsdag_graph *g;
+    const hsdag_devices *devs;
+    hsdag_costs *costs;
+    hsdag_semantics sem;
+    hsdag_priority prio;
+    int record;
+    int32_t V, E, D, R;
+    hsdag_arena *arena;
+
+    /* set up once */
+    int32_t *prio_rank;   /* [V] position in the priority order, smaller runs first */
+    int32_t *color_id;    /* [V] dense colour class, -1 if none */
+    int32_t n_colors;
+    int32_t *res_of;      /* [D*D] link resource of a -> b, -1 on the diagonal */
+    uint8_t *is_cpu;      /* [D] */
+    int32_t host;         /* first CPU device, -1 if none (tarnawski communication goes through it) */
+
+    /* per run: results */
+    double *busy, *peak, *excess; /* [D] */
+    double *live, *static_sum;    /* [D] live activation bytes, resident static bytes */
+    double *act_peak;             /* [D] */
+    double *fin, *st;             /* [V] finish and start times */
+    const int32_t *dev;           /* the placement of the current run (borrowed during the run) */
+
+    /* per run: memory reference counts */
+    int32_t *own_ref;      /* [V] readers left of a node's own output on its device */
+    int32_t *copy_ref;     /* [E] readers left of the copy whose slot is this edge id */
+    int32_t *slot_of_edge; /* [E] slot (edge id of the first edge from the source to that device), -1 if local */
+    int32_t *slot_first;   /* [D] scratch */
+    int32_t *slot_stamp;   /* [D] scratch */
+    int32_t *first_on, *last_on; /* [D] first and last node index on each device, -1 if none */
+    int32_t *color_dev;    /* [n_colors] */
+    uint8_t *color_bad;    /* [n_colors] */
+
+    /* per run: concurrent */
+    int32_t *pend;         /* [V] unsatisfied in-edges */
+    int32_t *rq;           /* [V] ready heaps, device d at rq[rq_off[d] .. rq_off[d] + rq_len[d]) */
+    int32_t *rq_off, *rq_len, *running; /* [D] */
+    uint64_t dirty;        /* devices to try to start after the events at one instant */
+    sim_event *ev;         /* [D + R + 1] event heap */
+    int32_t ev_len;
+    uint64_t seq;
+    int32_t *xq_next;      /* [E] FIFO links of queued transfers (by slot) */
+    int32_t *xq_head, *xq_tail; /* [R] */
+    uint8_t *res_busy;     /* [R] */
+
+    /* per run: tarnawski */
+    int32_t *dp;           /* [V] */
+    int32_t *blk;          /* [V] block of an accelerator node, -1 on a CPU */
+    int32_t *udeg;         /* [2V] in-degree of units in the contracted graph */
+    int32_t *blk_off;      /* [V + 1] */
+    int32_t *blk_nodes;    /* [V] */
+    int32_t *blk_dev;      /* [V] */
+    int32_t *queue;        /* [2V] */
+    uint32_t *mark;        /* [V] */
+    uint32_t gen;
+
+    /* trace records (record == 1) */
+    int32_t *tr_dev;       /* [V] copy of the placement */
+    int32_t n_tx, cap_tx;
+    double *tx_start, *tx_end;        /* [cap_tx] */
+    int32_t *tx_node, *tx_src, *tx_dst; /* [cap_tx] node (or -1-block for tarnawski aggregates), devices */
+    int have_run;
+    hsdag_semantics ran;
+};
+
+#endif
