@@ -1,0 +1,43 @@
+/* cluster_internal.h - structures shared by the files of the cluster module (not installed).
+ * Not here: anything public (include/hsdag/cluster.h).
+ * Entry points: cl_model, cl_place, cl_job_place, cl_job_lookahead, cl_degree_has_shape. */
+#ifndef HSDAG_CLUSTER_INTERNAL_H
+#define HSDAG_CLUSTER_INTERNAL_H
+
+#include "hsdag/cluster.h"
+
+#define HSDAG_CLUSTER_MAX_SERVERS 512
+
+/* A job model in ddls ids: forward ops 1..n, backward twin of i is 2n-(i-1). */
+typedef struct cl_model {
+    hsdag_cluster_model pub;
+    hsdag_graph *job;      /* mirrored graph (owned) */
+    char *name;
+    int32_t n;             /* forward ops */
+    double *comp, *mem;    /* [2n+1] by ddls id: compute (time units) and memory (bytes) */
+    int32_t n_edges;       /* 2E+1 */
+    int32_t *eu, *ev;      /* mirrored edges in ddls ids */
+    int32_t *kahn;         /* forward ids in Kahn BFS order */
+    int32_t *par_off, *par; /* forward parents of forward id i: par[par_off[i] .. par_off[i+1]) */
+} cl_model;
+
+/* A placement of every forward op (its backward twin shares its servers). */
+typedef struct cl_place {
+    int32_t *k;            /* [n+1] split degree by forward id */
+    int32_t *srv;          /* [(n+1) * HSDAG_CLUSTER_MAX_DEGREE] server of copy i */
+    uint8_t used[HSDAG_CLUSTER_MAX_SERVERS];
+    int32_t n_used;
+} cl_place;
+
+typedef struct cl_lookahead {
+    double step_time, jct;
+    int32_t n_ops, n_deps, n_split_ops;
+} cl_lookahead;
+
+/* First-fit placement with the dummy view busy[] (servers of other jobs). 0 ok, -1 no block. */
+int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t *busy, int32_t a, cl_place *p);
+/* Splits, times and simulates one training step of the placed job. 0 or HSDAG_ENOMEM. */
+int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out);
+int cl_degree_has_shape(int32_t nc, int32_t nr, int32_t ns, int32_t a);
+
+#endif

@@ -1,0 +1,128 @@
+/* policy.c - the built-in partitioning policies of `hsdag cluster` and the one-episode runner.
+ * Not here: the learned GNN policy (a later module; "learned[:DIR]" parses but acting reports unsupported).
+ * Entry points: hsdag_cluster_policy_parse, hsdag_cluster_policy_name, hsdag_cluster_policy_act, hsdag_cluster_run. */
+#include "hsdag/cluster.h"
+
+#include <math.h>
+#include <string.h>
+
+int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e)
+{
+    memset(p, 0, sizeof *p);
+    if (!s) return hsdag_err_set(e, HSDAG_EINVAL, "policy: missing");
+    if (!strcmp(s, "para-max")) p->kind = HSDAG_POL_PARA_MAX;
+    else if (!strcmp(s, "para-min")) p->kind = HSDAG_POL_PARA_MIN;
+    else if (!strcmp(s, "random")) p->kind = HSDAG_POL_RANDOM;
+    else if (!strcmp(s, "acceptable-jct")) p->kind = HSDAG_POL_ACCEPTABLE_JCT;
+    else if (!strcmp(s, "sequential")) p->kind = HSDAG_POL_SEQUENTIAL;
+    else if (!strcmp(s, "lookahead")) p->kind = HSDAG_POL_LOOKAHEAD;
+    else if (!strncmp(s, "fixed:", 6)) {
+        char *end = NULL;
+        long k = strtol(s + 6, &end, 10);
+        if (!s[6] || *end || k < 0 || k > HSDAG_CLUSTER_MAX_DEGREE)
+            return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': K of fixed:K must be 0..%d", s, HSDAG_CLUSTER_MAX_DEGREE);
+        p->kind = HSDAG_POL_FIXED;
+        p->fixed = (int)k;
+    } else if (!strcmp(s, "learned") || !strncmp(s, "learned:", 8)) {
+        p->kind = HSDAG_POL_LEARNED;
+        if (s[7] == ':') {
+            if (strlen(s + 8) >= sizeof p->dir) return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': directory too long", s);
+            strcpy(p->dir, s + 8);
+        }
+    } else {
+        return hsdag_err_set(e, HSDAG_EINVAL,
+                             "policy '%s': unknown (para-max, para-min, random, fixed:K, acceptable-jct, sequential, "
+                             "lookahead, learned[:DIR])", s);
+    }
+    return 0;
+}
+
+const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap)
+{
+    static const char *names[] = {"para-max", "para-min", "random", "fixed", "acceptable-jct", "sequential",
+                                  "lookahead", "learned"};
+    if (p->kind == HSDAG_POL_FIXED) snprintf(buf, cap, "fixed:%d", p->fixed);
+    else if (p->kind == HSDAG_POL_LEARNED && p->dir[0]) snprintf(buf, cap, "learned:%s", p->dir);
+    else snprintf(buf, cap, "%s", names[p->kind]);
+    return buf;
+}
+
+/* lookahead heuristic: among the valid degrees whose cached JCT meets beta * JCT_seq, that the first-fit placer
+ * can place right now and that finish by the horizon, take the one with the least worker-time (servers x JCT),
+ * ties to the smaller degree; if none, do not place (action 0) so no workers are held for a lost job. */
+static int cl_policy_lookahead(const hsdag_cluster *env, const hsdag_cluster_obs *o)
+{
+    const hsdag_cluster_config *c = hsdag_cluster_config_get(env);
+    int best = 0;
+    double best_cost = INFINITY;
+    for (int a = 1; a < HSDAG_CLUSTER_N_ACTIONS; a++) {
+        if (!o->mask[a]) continue;
+        double jct = o->m->jct[a];
+        if (!(jct <= o->max_jct) || o->now + jct > c->horizon) continue;
+        int32_t ns = hsdag_cluster_try_place(env, a);
+        if (ns < 0) continue;
+        double cost = ns * jct;
+        if (cost < best_cost * (1 - 1e-9)) { best_cost = cost; best = a; }
+    }
+    return best;
+}
+
+int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng, int *action,
+                             hsdag_err *e)
+{
+    const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
+    if (!o) return hsdag_err_set(e, HSDAG_EINVAL, "cluster: episode is done");
+    int a = 0;
+    switch (p->kind) {
+    case HSDAG_POL_PARA_MAX:
+        for (int k = HSDAG_CLUSTER_N_ACTIONS - 1; k > 0 && !a; k--)
+            if (o->mask[k]) a = k;
+        break;
+    case HSDAG_POL_PARA_MIN:
+        for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS && !a; k++)
+            if (o->mask[k]) a = k;
+        break;
+    case HSDAG_POL_SEQUENTIAL:
+        a = o->mask[1] ? 1 : 0;
+        break;
+    case HSDAG_POL_FIXED:
+        a = o->mask[p->fixed] ? p->fixed : 0;
+        break;
+    case HSDAG_POL_RANDOM: {
+        int valid[HSDAG_CLUSTER_N_ACTIONS], nv = 0;
+        for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS; k++)
+            if (o->mask[k]) valid[nv++] = k;
+        a = nv ? valid[hsdag_rng_below(rng, (uint32_t)nv)] : 0;
+        break;
+    }
+    case HSDAG_POL_ACCEPTABLE_JCT:
+        for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS && !a; k++)
+            if (o->mask[k] && o->m->jct[k] <= o->max_jct) a = k;
+        break;
+    case HSDAG_POL_LOOKAHEAD:
+        a = cl_policy_lookahead(env, o);
+        break;
+    case HSDAG_POL_LEARNED:
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED,
+                             "policy 'learned%s%s': the learned GNN policy is not in this build yet", p->dir[0] ? ":" : "",
+                             p->dir);
+    }
+    *action = a;
+    return 0;
+}
+
+int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed, hsdag_cluster_metrics *m,
+                      hsdag_err *e)
+{
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, seed ^ 0x5DEECE66Dull);
+    hsdag_cluster_reset(env, seed);
+    while (!hsdag_cluster_done(env)) {
+        int a = 0;
+        int rc = hsdag_cluster_policy_act(p, env, &rng, &a, e);
+        if (rc < 0) return rc;
+        hsdag_cluster_step(env, a, NULL);
+    }
+    hsdag_cluster_metrics_get(env, m);
+    return 0;
+}

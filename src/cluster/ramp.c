@@ -1,0 +1,596 @@
+/* ramp.c - the RAMP pieces of the PAC-ML cluster: per-op split rule, block shapes and first-fit block search,
+ *   the RAMP all-reduce time, the beta distributions, and the lookahead (one simulated training step) of a
+ *   split, placed job graph.
+ * Not here: the episode loop, pool, policies and features (env.c).
+ * Entry points: hsdag_ramp_split, hsdag_ramp_find_block, hsdag_ramp_allreduce_time, hsdag_beta_*,
+ *   cl_job_place and cl_job_lookahead (internal, cluster_internal.h). */
+#include "cluster_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+int32_t hsdag_ramp_split(double compute, double quantum, int32_t a)
+{
+    double q = ceil(ceil(compute / quantum) / 2.0) * 2.0;
+    double k = q < (double)a ? q : (double)a;
+    return k < 1.0 ? 1 : (int32_t)k;
+}
+
+/* ---- block shapes ---- */
+typedef struct cl_shape {
+    int32_t c, r, s; /* s < 0: diagonal {(i+n, j+n, k mod ns)} */
+} cl_shape;
+
+/* Shapes for degree a in search order. The (4,4,2) RAMP lists of the spec; other cluster shapes get every
+ * factorisation c*r*s = a that fits (lexicographic) plus the diagonal when a <= min(nc, nr). */
+static int32_t cl_shapes(int32_t nc, int32_t nr, int32_t ns, int32_t a, cl_shape *out, int32_t cap)
+{
+    int32_t n = 0;
+    if (nc == 4 && nr == 4 && ns == 2) {
+        static const cl_shape s1[] = {{1, 1, 1}};
+        static const cl_shape s2[] = {{2, 1, 1}, {1, 1, 2}, {1, 2, 1}, {2, 2, -1}};
+        static const cl_shape s4[] = {{2, 2, 1}, {4, 1, 1}, {2, 1, 2}, {2, 2, 1}, {4, 4, -1}};
+        static const cl_shape s6[] = {{3, 1, 2}, {3, 2, 1}};
+        static const cl_shape s8[] = {{2, 2, 2}, {4, 1, 2}, {4, 2, 1}};
+        static const cl_shape s16[] = {{4, 4, 1}};
+        const cl_shape *t = NULL;
+        int32_t m = 0;
+        switch (a) {
+        case 1: t = s1; m = 1; break;
+        case 2: t = s2; m = 4; break;
+        case 4: t = s4; m = 5; break;
+        case 6: t = s6; m = 2; break;
+        case 8: t = s8; m = 3; break;
+        case 16: t = s16; m = 1; break;
+        default: break;
+        }
+        for (int32_t i = 0; i < m && n < cap; i++) out[n++] = t[i];
+        return n;
+    }
+    for (int32_t c = 1; c <= nc; c++)
+        for (int32_t r = 1; r <= nr; r++)
+            for (int32_t s = 1; s <= ns; s++)
+                if (c * r * s == a && n < cap) out[n++] = (cl_shape){c, r, s};
+    if (a > 1 && a <= nc && a <= nr && n < cap) out[n++] = (cl_shape){a, a, -1};
+    return n;
+}
+
+int hsdag_ramp_find_block(int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a, int32_t *out)
+{
+    cl_shape sh[64];
+    int32_t nsh = cl_shapes(nc, nr, ns, a, sh, 64);
+    if (nsh == 0) return -1;
+    for (int32_t q = 0; q < nsh; q++) {
+        const cl_shape *b = &sh[q];
+        if (b->s < 0) {
+            int32_t d = b->c;
+            for (int32_t i = 0; i <= nc - d; i++)
+                for (int32_t j = 0; j <= nr - d; j++)
+                    for (int32_t k = 0; k <= 3; k++) {
+                        int ok = 1;
+                        for (int32_t m = 0; m < d && ok; m++) {
+                            int32_t idx = ((i + m) * nr + (j + m)) * ns + (k % ns);
+                            if (busy[idx]) ok = 0;
+                            out[m] = idx;
+                        }
+                        if (ok) return 1;
+                    }
+            continue;
+        }
+        for (int32_t i = 0; i <= nc - b->c; i++)
+            for (int32_t j = 0; j <= nr - b->r; j++)
+                for (int32_t k = 0; k <= ns - b->s; k++) {
+                    int ok = 1, m = 0;
+                    for (int32_t c = 0; c < b->c && ok; c++)
+                        for (int32_t r = 0; r < b->r && ok; r++)
+                            for (int32_t s = 0; s < b->s && ok; s++) {
+                                int32_t idx = ((i + c) * nr + (j + r)) * ns + (k + s);
+                                if (busy[idx]) ok = 0;
+                                out[m++] = idx;
+                            }
+                    if (ok) return 1;
+                }
+    }
+    return 0;
+}
+
+int cl_degree_has_shape(int32_t nc, int32_t nr, int32_t ns, int32_t a)
+{
+    cl_shape sh[64];
+    return cl_shapes(nc, nr, ns, a, sh, 64) > 0;
+}
+
+/* ---- communication times ---- */
+double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x, double data_rate,
+                                 double latency, double io_latency)
+{
+    const double mem_frq = 2e12, peak = 130e12, bytes_per_comp = 2.0;
+    const int32_t cont_racks = 1; /* ddls counts (group, server) clashes per distinct server: always 1 */
+    double sub[4] = {(double)cgs, (double)(cgs < node_ids ? cgs : node_ids), (double)racks, ceil((double)node_ids / x)};
+    double msg = ceil(M / sub[0]);
+    double comm = 0.0, comp = 0.0;
+    for (int st = 0; st < 4; st++) {
+        if (st > 0) msg = ceil(msg / sub[st]);
+        double g = sub[st];
+        if (g <= 1.0) continue;
+        int32_t d = (int32_t)g;
+        int32_t a1 = x / cont_racks, a2 = x / (d - 1);
+        double bw = (double)(a1 < a2 ? a1 : a2) * data_rate / x;
+        double n_op = ceil(log2(g));
+        double ai = n_op / ((g + 1.0) * bytes_per_comp);
+        double rate = mem_frq * ai < peak ? mem_frq * ai : peak;
+        comp += n_op * (msg * g / g) / bytes_per_comp / rate;
+        comm += latency + 2.0 * io_latency + msg / bw;
+    }
+    return 2.0 * comm + comp;
+}
+
+/* ---- beta distributions ---- */
+struct hsdag_beta_dist {
+    char which;
+    int32_t n;
+    double *val; /* support */
+    double *cdf; /* cumulative probability */
+};
+
+static double cl_round2(double x)
+{
+    return nearbyint(x * 100.0) / 100.0; /* half-to-even like numpy.round */
+}
+
+hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed)
+{
+    double skew;
+    switch (which) {
+    case 'A': skew = 0; break;
+    case 'B': skew = 5; break;
+    case 'C': skew = 0; break;
+    case 'D': skew = -5; break;
+    default: return NULL;
+    }
+    hsdag_beta_dist *d = hsdag_calloc(1, sizeof *d);
+    if (!d) return NULL;
+    d->which = which;
+    if (which == 'A') {
+        d->n = 91;
+        d->val = hsdag_malloc(91 * sizeof(double));
+        d->cdf = hsdag_malloc(91 * sizeof(double));
+        if (!d->val || !d->cdf) { hsdag_beta_free(d); return NULL; }
+        for (int32_t i = 0; i < 91; i++) {
+            d->val[i] = cl_round2(0.10 + 0.01 * i);
+            d->cdf[i] = (i + 1) / 91.0;
+        }
+        return d;
+    }
+    enum { NS = 50000, NB = 1000 };
+    double *x = hsdag_malloc(NS * sizeof(double));
+    d->n = NB;
+    d->val = hsdag_malloc(NB * sizeof(double));
+    d->cdf = hsdag_calloc(NB, sizeof(double));
+    if (!x || !d->val || !d->cdf) { hsdag_free(x); hsdag_beta_free(d); return NULL; }
+    hsdag_rng r;
+    hsdag_rng_seed(&r, table_seed ^ (uint64_t)(unsigned char)which * 0x9E3779B97F4A7C15ull);
+    /* skew-normal(a, loc=1, scale=1) by the delta method: z = delta*|u0| + sqrt(1-delta^2)*u1 */
+    double delta = skew / sqrt(1.0 + skew * skew);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < NS; i++) {
+        double u0 = hsdag_rng_normal(&r), u1 = hsdag_rng_normal(&r);
+        x[i] = 1.0 + delta * fabs(u0) + sqrt(1.0 - delta * delta) * u1;
+        if (x[i] < lo) lo = x[i];
+    }
+    for (int i = 0; i < NS; i++) {
+        x[i] -= lo;
+        if (x[i] > hi) hi = x[i];
+    }
+    lo = INFINITY;
+    double top = -INFINITY;
+    for (int i = 0; i < NS; i++) {
+        x[i] = x[i] / hi * 1.0; /* max_val = 1 */
+        if (x[i] <= 0.1) x[i] = 0.1; /* "resample" mode: uniform(0.1, 0.1) */
+        if (x[i] < lo) lo = x[i];
+        if (x[i] > top) top = x[i];
+    }
+    double w = (top - lo) / NB;
+    for (int i = 0; i < NS; i++) {
+        int32_t b = w > 0 ? (int32_t)((x[i] - lo) / w) : NB - 1;
+        if (b >= NB) b = NB - 1;
+        if (b < 0) b = 0;
+        d->cdf[b] += 1.0;
+    }
+    double acc = 0;
+    for (int32_t b = 0; b < NB; b++) {
+        d->val[b] = cl_round2(lo + w * (b + 1));
+        acc += d->cdf[b] / NS;
+        d->cdf[b] = acc;
+    }
+    d->cdf[NB - 1] = 1.0;
+    hsdag_free(x);
+    return d;
+}
+
+double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r)
+{
+    double u = hsdag_rng_uniform(r);
+    int32_t lo = 0, hi = d->n - 1;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (d->cdf[mid] > u) hi = mid;
+        else lo = mid + 1;
+    }
+    return d->val[lo];
+}
+
+void hsdag_beta_free(hsdag_beta_dist *d)
+{
+    if (!d) return;
+    hsdag_free(d->val);
+    hsdag_free(d->cdf);
+    hsdag_free(d);
+}
+
+/* ---- placement ---- */
+int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t *busy, int32_t a, cl_place *p)
+{
+    int32_t n = m->n, W = c->n_cgs * c->n_racks * c->n_servers;
+    int32_t blocks[HSDAG_CLUSTER_MAX_DEGREE + 1][HSDAG_CLUSTER_MAX_DEGREE];
+    int8_t have[HSDAG_CLUSTER_MAX_DEGREE + 1];
+    memset(have, -1, sizeof have);
+    memset(p->used, 0, sizeof p->used);
+    p->n_used = 0;
+    for (int32_t q = 0; q < n; q++) {
+        int32_t id = m->kahn[q];
+        int32_t k = hsdag_ramp_split(m->comp[id], c->quantum, a);
+        p->k[id] = k;
+        int32_t *dst = &p->srv[(size_t)id * HSDAG_CLUSTER_MAX_DEGREE];
+        if (k > HSDAG_CLUSTER_MAX_DEGREE || m->mem[id] / k > c->worker_mem) return -1;
+        int reused = 0;
+        for (int32_t t = m->par_off[id]; t < m->par_off[id + 1] && !reused; t++) {
+            int32_t par = m->par[t];
+            if (p->k[par] == k) { /* the parent's server set has exactly k servers (distinct by construction) */
+                memcpy(dst, &p->srv[(size_t)par * HSDAG_CLUSTER_MAX_DEGREE], (size_t)k * sizeof(int32_t));
+                reused = 1;
+            }
+        }
+        if (!reused) {
+            if (have[k] < 0) have[k] = (int8_t)(hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, busy, k, blocks[k]) == 1);
+            if (!have[k]) return -1;
+            memcpy(dst, blocks[k], (size_t)k * sizeof(int32_t));
+        }
+        for (int32_t i = 0; i < k; i++)
+            if (!p->used[dst[i]]) { p->used[dst[i]] = 1; p->n_used++; }
+    }
+    (void)W;
+    return 0;
+}
+
+/* ---- lookahead: build the split graph and simulate one step ---- */
+typedef struct cl_dep {
+    int32_t src, dst;
+    double size, time;
+    uint8_t parent; /* 0 for backward sync edges */
+} cl_dep;
+
+typedef struct cl_sim {
+    int32_t n_ops, n_deps;
+    double *rem, *cost;
+    int32_t *server, *npar, *out_off, *out_dep;
+    cl_dep *deps;
+} cl_sim;
+
+static int32_t cl_fwd_of(int32_t id, int32_t n)
+{
+    return id <= n ? id : 2 * n - id + 1;
+}
+
+static int cl_ord(int32_t id, int32_t n)
+{
+    return id <= n ? 2 * id : 2 * cl_fwd_of(id, n) + 1;
+}
+
+/* sets the collective run time of deps[first..] listed in idx[0..cnt) */
+static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server,
+                            const hsdag_cluster_config *c)
+{
+    uint8_t seen[HSDAG_CLUSTER_MAX_SERVERS], cg[HSDAG_CLUSTER_MAX_SERVERS], rk[HSDAG_CLUSTER_MAX_SERVERS],
+        sv[HSDAG_CLUSTER_MAX_SERVERS];
+    memset(seen, 0, sizeof seen);
+    memset(cg, 0, sizeof cg);
+    memset(rk, 0, sizeof rk);
+    memset(sv, 0, sizeof sv);
+    int32_t n_srv = 0, n_cg = 0, n_rk = 0, n_sv = 0;
+    double M = 0;
+    for (int32_t t = 0; t < cnt; t++) {
+        const cl_dep *d = &deps[idx[t]];
+        int32_t ends[2] = {server[d->src], server[d->dst]};
+        M += d->size;
+        for (int e = 0; e < 2; e++) {
+            int32_t s = ends[e];
+            if (seen[s]) continue;
+            seen[s] = 1;
+            n_srv++;
+            int32_t si = s % c->n_servers, ri = (s / c->n_servers) % c->n_racks, ci = s / (c->n_servers * c->n_racks);
+            if (!cg[ci]) { cg[ci] = 1; n_cg++; }
+            if (!rk[ri]) { rk[ri] = 1; n_rk++; }
+            if (!sv[si]) { sv[si] = 1; n_sv++; }
+        }
+    }
+    if (n_srv <= 1) return 0.0;
+    return hsdag_ramp_allreduce_time(M, n_sv, n_rk, n_cg, c->n_cgs, c->node_bw / c->n_cgs, c->prop_latency,
+                                     c->io_latency);
+}
+
+static double cl_one_to_one(const cl_dep *d, const int32_t *server, const hsdag_cluster_config *c)
+{
+    if (server[d->src] == server[d->dst] || d->size == 0) return 0.0;
+    return c->prop_latency + 2.0 * c->io_latency + d->size / (c->node_bw / c->n_cgs);
+}
+
+/* same multiset of parent and child servers over the group? */
+static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server)
+{
+    int32_t bal[HSDAG_CLUSTER_MAX_SERVERS];
+    memset(bal, 0, sizeof bal);
+    for (int32_t t = 0; t < cnt; t++) {
+        bal[server[deps[idx[t]].src]]++;
+        bal[server[deps[idx[t]].dst]]--;
+    }
+    for (int32_t s = 0; s < HSDAG_CLUSTER_MAX_SERVERS; s++)
+        if (bal[s]) return 0;
+    return 1;
+}
+
+/* flow-completion min-heap */
+typedef struct cl_ev {
+    double t;
+    int32_t dep;
+} cl_ev;
+
+static void cl_heap_push(cl_ev *h, int32_t *n, cl_ev x)
+{
+    int32_t i = (*n)++;
+    while (i > 0) {
+        int32_t p = (i - 1) / 2;
+        if (h[p].t < x.t || (h[p].t == x.t && h[p].dep <= x.dep)) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = x;
+}
+
+static cl_ev cl_heap_pop(cl_ev *h, int32_t *n)
+{
+    cl_ev top = h[0], x = h[--(*n)];
+    int32_t i = 0;
+    for (;;) {
+        int32_t l = 2 * i + 1, r = l + 1, m = i;
+        cl_ev best = x;
+        if (l < *n && (h[l].t < best.t || (h[l].t == best.t && h[l].dep < best.dep))) { m = l; best = h[l]; }
+        if (r < *n && (h[r].t < best.t || (h[r].t == best.t && h[r].dep < best.dep))) { m = r; best = h[r]; }
+        if (m == i) break;
+        h[i] = h[m];
+        i = m;
+    }
+    if (*n > 0) h[i] = x;
+    return top;
+}
+
+int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
+{
+    int32_t n = m->n, N = 2 * n;
+    int rc = HSDAG_ENOMEM;
+    int32_t *base = hsdag_malloc(((size_t)N + 2) * sizeof(int32_t));
+    cl_sim s;
+    memset(&s, 0, sizeof s);
+    cl_dep *deps = NULL;
+    size_t cap_deps = 0;
+    int32_t nd = 0, *grp = NULL;
+    cl_ev *heap = NULL;
+    int32_t *ready = NULL, *nready = NULL;
+    if (!base) goto done;
+    /* ops: copies of every ddls id 1..2n */
+    base[1] = 0;
+    for (int32_t id = 1; id <= N; id++) base[id + 1] = base[id] + p->k[cl_fwd_of(id, n)];
+    s.n_ops = base[N + 1];
+    s.rem = hsdag_malloc((size_t)s.n_ops * sizeof(double));
+    s.cost = hsdag_malloc((size_t)s.n_ops * sizeof(double));
+    s.server = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t));
+    s.npar = hsdag_calloc((size_t)s.n_ops, sizeof(int32_t));
+    if (!s.rem || !s.cost || !s.server || !s.npar) goto done;
+    int32_t n_split = 0;
+    for (int32_t id = 1; id <= N; id++) {
+        int32_t f = cl_fwd_of(id, n), k = p->k[f];
+        if (k > 1) n_split++;
+        for (int32_t i = 0; i < k; i++) {
+            int32_t o = base[id] + i;
+            s.cost[o] = s.rem[o] = m->comp[id] / k;
+            s.server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
+        }
+    }
+    /* deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ... */
+    for (int32_t t = 0; t < m->n_edges; t++) {
+        int32_t X = m->eu[t], Y = m->ev[t];
+        int32_t kx = p->k[cl_fwd_of(X, n)], ky = p->k[cl_fwd_of(Y, n)];
+        double size;
+        if (kx == 1 && ky == 1) size = m->mem[X];
+        else if (ky == 1) size = m->mem[Y] / kx;
+        else if (kx == 1) size = m->mem[X] / ky;
+        else size = (cl_ord(X, n) < cl_ord(Y, n) ? m->mem[X] : m->mem[Y]) / ((double)kx * ky);
+        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)kx * ky, sizeof(cl_dep)) < 0) goto done;
+        for (int32_t i = 0; i < kx; i++)
+            for (int32_t j = 0; j < ky; j++)
+                deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size, 0.0, 1};
+    }
+    int32_t n_graph_deps = nd;
+    for (int32_t id = n + 1; id <= N; id++) { /* backward sync pairs, both directions of a pair adjacent */
+        int32_t k = p->k[cl_fwd_of(id, n)];
+        if (k < 2) continue;
+        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)k * (k - 1), sizeof(cl_dep)) < 0) goto done;
+        for (int32_t l = 0; l < k; l++)
+            for (int32_t q = l + 1; q < k; q++) {
+                deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k, 0.0, 0};
+                deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k, 0.0, 0};
+            }
+    }
+    s.n_deps = nd;
+    s.deps = deps;
+    /* run times: one-to-one by default, then collective groups of split ops, then one-to-one of unsplit ops
+     * (ddls sets collectives first and one-to-one last; a dep is in at most one group but the join edge) */
+    for (int32_t t = 0; t < nd; t++) deps[t].time = cl_one_to_one(&deps[t], s.server, c);
+    {
+        /* group g = X (1..n): forward out-deps of split forward op X; g = Y (n+1..2n): backward in-deps of split
+         * backward op Y. Only the join edge n -> n+1 can be in two groups (both then hold the same deps). */
+        int32_t *op_id = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t));
+        int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
+        grp = hsdag_malloc(((size_t)2 * n_graph_deps + 1) * sizeof(int32_t));
+        if (!op_id || !goff || !grp) { hsdag_free(op_id); hsdag_free(goff); goto done; }
+        for (int32_t id = 1; id <= N; id++)
+            for (int32_t o = base[id]; o < base[id + 1]; o++) op_id[o] = id;
+        for (int pass = 0; pass < 2; pass++) {
+            int32_t *fill = pass ? hsdag_calloc((size_t)N + 2, sizeof(int32_t)) : NULL;
+            if (pass && !fill) { hsdag_free(op_id); hsdag_free(goff); goto done; }
+            for (int32_t t = 0; t < n_graph_deps; t++) {
+                int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
+                int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
+                for (int q = 0; q < 2; q++) {
+                    if (!g[q]) continue;
+                    if (!pass) goff[g[q] + 1]++;
+                    else grp[goff[g[q]] + fill[g[q]]++] = t;
+                }
+            }
+            if (!pass)
+                for (int32_t id = 1; id <= N; id++) goff[id + 1] += goff[id];
+            hsdag_free(fill);
+        }
+        for (int32_t id = 1; id <= N; id++) {
+            int32_t cnt = goff[id + 1] - goff[id];
+            const int32_t *ix = grp + goff[id];
+            if (cnt && cl_symmetric(deps, ix, cnt, s.server)) {
+                double T = cl_collective(deps, ix, cnt, s.server, c);
+                for (int32_t t = 0; t < cnt; t++) deps[ix[t]].time = T;
+            }
+        }
+        hsdag_free(op_id);
+        hsdag_free(goff);
+    }
+    for (int32_t t = n_graph_deps; t < nd; t += 2) { /* each sync pair is a 2-dep collective */
+        int32_t pair[2] = {t, t + 1};
+        double T = cl_collective(deps, pair, 2, s.server, c);
+        deps[t].time = deps[t + 1].time = T;
+    }
+    double tscale = c->time_unit_fix ? 1e3 : 1.0;
+    for (int32_t t = 0; t < nd; t++) {
+        if (s.server[deps[t].src] == s.server[deps[t].dst] || deps[t].size == 0) deps[t].time = 0.0; /* not a flow */
+        deps[t].time *= tscale;
+        if (deps[t].parent) s.npar[deps[t].dst]++;
+    }
+    /* out-dep CSR */
+    s.out_off = hsdag_calloc((size_t)s.n_ops + 1, sizeof(int32_t));
+    s.out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
+    if (!s.out_off || !s.out_dep) goto done;
+    for (int32_t t = 0; t < nd; t++) s.out_off[deps[t].src + 1]++;
+    for (int32_t o = 0; o < s.n_ops; o++) s.out_off[o + 1] += s.out_off[o];
+    {
+        int32_t *fill = hsdag_calloc((size_t)s.n_ops + 1, sizeof(int32_t));
+        if (!fill) goto done;
+        for (int32_t t = 0; t < nd; t++) s.out_dep[s.out_off[deps[t].src] + fill[deps[t].src]++] = t;
+        hsdag_free(fill);
+    }
+    /* event loop: per server, the ready op with the smallest compute cost runs (ties: the later op), preemptive;
+     * every ready flow runs at full rate from its source op's completion (no sharing under RAMP rules) */
+    int32_t W = c->n_cgs * c->n_racks * c->n_servers;
+    heap = hsdag_malloc(((size_t)nd + 1) * sizeof(cl_ev));
+    ready = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t)); /* per-server ready lists, packed by server */
+    nready = hsdag_calloc((size_t)W, sizeof(int32_t));
+    int32_t *roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
+    int32_t *stack = hsdag_malloc(((size_t)s.n_ops + (size_t)nd + 1) * sizeof(int32_t));
+    if (!heap || !ready || !nready || !roff || !stack) { hsdag_free(roff); hsdag_free(stack); goto done; }
+    for (int32_t o = 0; o < s.n_ops; o++) roff[s.server[o] + 1]++;
+    for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
+    int32_t nheap = 0, ops_done = 0, deps_done = 0;
+    double now = 0.0;
+    for (int32_t o = 0; o < s.n_ops; o++)
+        if (s.npar[o] == 0) ready[roff[s.server[o]] + nready[s.server[o]]++] = o;
+    for (;;) {
+        /* the running op of each server and the next event */
+        double next = INFINITY;
+        int32_t run[HSDAG_CLUSTER_MAX_SERVERS];
+        for (int32_t w = 0; w < W; w++) {
+            run[w] = -1;
+            int32_t best = -1;
+            for (int32_t i = 0; i < nready[w]; i++) {
+                int32_t o = ready[roff[w] + i];
+                if (best < 0 || s.cost[o] < s.cost[ready[roff[w] + best]] ||
+                    (s.cost[o] == s.cost[ready[roff[w] + best]] && o > ready[roff[w] + best]))
+                    best = i;
+            }
+            if (best >= 0) {
+                run[w] = best;
+                double f = now + s.rem[ready[roff[w] + best]];
+                if (f < next) next = f;
+            }
+        }
+        if (nheap > 0 && heap[0].t < next) next = heap[0].t;
+        if (next == INFINITY) break;
+        double dt = next - now;
+        int32_t sp = 0;
+        for (int32_t w = 0; w < W; w++) {
+            if (run[w] < 0) continue;
+            int32_t o = ready[roff[w] + run[w]];
+            if (now + s.rem[o] <= next) { /* completes now */
+                s.rem[o] = 0.0;
+                ready[roff[w] + run[w]] = ready[roff[w] + nready[w] - 1];
+                nready[w]--;
+                ops_done++;
+                stack[sp++] = o;
+            } else {
+                s.rem[o] -= dt;
+            }
+        }
+        now = next;
+        while (nheap > 0 && heap[0].t <= now) {
+            cl_ev ev = cl_heap_pop(heap, &nheap);
+            stack[sp++] = -1 - ev.dep;
+        }
+        /* cascade: finished ops release their deps; finished deps release their children */
+        while (sp > 0) {
+            int32_t x = stack[--sp];
+            if (x >= 0) {
+                for (int32_t t = s.out_off[x]; t < s.out_off[x + 1]; t++) {
+                    int32_t d = s.out_dep[t];
+                    if (deps[d].time > 0) cl_heap_push(heap, &nheap, (cl_ev){now + deps[d].time, d});
+                    else stack[sp++] = -1 - d;
+                }
+            } else {
+                const cl_dep *d = &deps[-1 - x];
+                deps_done++;
+                if (d->parent && --s.npar[d->dst] == 0) {
+                    int32_t w = s.server[d->dst];
+                    ready[roff[w] + nready[w]++] = d->dst;
+                }
+            }
+        }
+    }
+    hsdag_free(roff);
+    hsdag_free(stack);
+    HSDAG_ASSERT(ops_done == s.n_ops && deps_done == nd);
+    out->step_time = now;
+    out->jct = now * c->n_steps;
+    out->n_ops = s.n_ops;
+    out->n_deps = nd;
+    out->n_split_ops = n_split;
+    rc = 0;
+done:
+    hsdag_free(base);
+    hsdag_free(s.rem);
+    hsdag_free(s.cost);
+    hsdag_free(s.server);
+    hsdag_free(s.npar);
+    hsdag_free(s.out_off);
+    hsdag_free(s.out_dep);
+    hsdag_free(deps);
+    hsdag_free(grp);
+    hsdag_free(heap);
+    hsdag_free(ready);
+    hsdag_free(nready);
+    return rc;
+}

@@ -1,0 +1,542 @@
+/* dot.c - NNCF Graphviz DOT reader (graphviz cgraph): `"<id> <name>" [id=, type=<op>]` nodes and
+ * `"a" -> "b" [label="[1, 3, 224, 224]"]` or `[shape="(1, 3, 64, 64)"]` edges.
+ * Not here: the DOT writer (hsdag_dot_write lives elsewhere), layout attributes, clusters as devices.
+ * Entry points: hsdag_dot_read.
+ *
+ * Rules (what the numbers mean):
+ *  - every DOT node is a node, in file order; name = the `label` attribute if set (not "\N"), else the
+ *    DOT node id, with a leading "<id> " removed when it repeats the `id` attribute; op = `type`
+ *    ("Unknown" if absent); file_id = `id` if it is an integer, else the index;
+ *  - meta.file_nodes / file_edges = cgraph's node and edge counts (edge statements; in a `strict`
+ *    graph cgraph itself merges repeated a -> b statements);
+ *  - an edge's tensor is its `label` or `shape` attribute "[d, ...]" / "(d, ...)" / "(d,)" / "[]" (a
+ *    scalar); dims -1 are dynamic; element type from the edge's `dtype` attribute, else f32 (NNCF
+ *    graphs carry no precision); edge bytes = elements x element bytes, 0 if dynamic or unparsable;
+ *  - a node's output tensors come from its out-edges: one per distinct `out_port_id` (torch_hook
+ *    graphs) in port order, otherwise one per distinct shape text in file order; edges repeating the
+ *    same (source, tensor, target) carry that tensor once; other parallel edges are summed;
+ *  - parameter bytes: constant nodes (Constant, Const, get_attr, nncf_model_const) give their output
+ *    bytes to the first non-constant consumer, as for OpenVINO IR (rule in constw.h);
+ *  - FLOPs: hsdag_opcost_estimate with input shapes ordered by `in_port_id` when every in-edge has
+ *    one, else non-constant inputs first (the data), then constant ones (weights), each in file order;
+ *    constant-valued nodes (computed from constants only) are folded: 0 FLOPs.
+ * Security: cgraph is not built for hostile input: the input is capped at HSDAG_DOT_MAX_BYTES, must
+ * not contain NUL bytes, and cgraph's messages are captured through agseterrf (process-global, so
+ * this reader is not thread-safe; cgraph's parser is not re-entrant anyway).
+ */
+#include "hsdag/io.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include <graphviz/cgraph.h>
+
+#include "constw.h"
+
+#define HSDAG_DOT_MAX_BYTES ((size_t)64 << 20) /* 64 MiB of DOT text */
+
+/* ---- cgraph message capture: the first error message (warnings are skipped) ---- */
+typedef struct dot_errcap {
+    char msg[256];
+    size_t len;
+    int mode; /* 0 idle, 1 inside the first error, 2 first error complete or inside a warning */
+    int have;
+} dot_errcap;
+static _Thread_local dot_errcap dot_cap;
+
+static int dot_err_collect(char *s)
+{
+    if (!s) return 0;
+    if (strcmp(s, "Error") == 0) {
+        dot_cap.mode = dot_cap.have ? 2 : 1;
+        dot_cap.have = 1;
+        return 0;
+    }
+    if (strcmp(s, "Warning") == 0) {
+        dot_cap.mode = 2;
+        return 0;
+    }
+    if (dot_cap.mode != 1 || (dot_cap.len == 0 && strcmp(s, ": ") == 0)) return 0;
+    for (; *s && dot_cap.len + 1 < sizeof dot_cap.msg; s++)
+        dot_cap.msg[dot_cap.len++] = (*s == '\n' || *s == '\r' || *s == '\t') ? ' ' : *s;
+    dot_cap.msg[dot_cap.len] = 0;
+    return 0;
+}
+
+/* ---- parse state ---- */
+typedef struct dot_edge {
+    int32_t u, v;      /* node indices (file order) */
+    uint64_t seq;      /* cgraph creation order = file order */
+    int64_t out_port;  /* -1 if absent */
+    int64_t in_port;   /* -1 if absent */
+    int64_t key;       /* scratch sort key */
+    const char *shape; /* label/shape text, "" if none (owned by cgraph) */
+    const char *dtype; /* dtype text or NULL (owned by cgraph) */
+    int32_t tensor;    /* index into the tensor table */
+} dot_edge;
+
+/* A distinct output tensor of a node; tensors of one node are contiguous, in output order. */
+typedef struct dot_tensor {
+    int32_t node;
+    int64_t out_port;
+    uint64_t first_seq;
+    const char *shape;
+    const char *dtype;
+    int8_t rank; /* -1 unknown */
+    uint8_t dt;  /* hsdag_dtype */
+    int32_t dim_off;
+    double bytes; /* 0 if unknown */
+} dot_tensor;
+
+typedef struct dot_ctx {
+    const char *what;
+    hsdag_err *e;
+    Agraph_t *g;
+    int32_t n;
+    Agnode_t **nodes;
+    dot_edge *edges;
+    int32_t m;
+    dot_tensor *tensors;
+    int32_t n_tensors;
+    int64_t *dims;
+    size_t n_dims, cap_dims;
+} dot_ctx;
+
+static int dot_parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno == ERANGE) return -1;
+    while (*end == ' ') end++;
+    if (*end) return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* Attribute text or NULL when unset/empty. */
+static const char *dot_get(void *obj, Agsym_t *sym)
+{
+    if (!sym) return NULL;
+    const char *s = agxget(obj, sym);
+    return s && *s ? s : NULL;
+}
+
+/* Parses "[1, 3, 224, 224]", "(64, 3, 7, 7)", "(64,)", "[]" into dims. Returns the rank, -1 if the
+ * text is not a shape, or -2 with the error set when the shape exceeds a hard limit. */
+static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
+{
+    while (*s == ' ') s++;
+    char close = *s == '[' ? ']' : *s == '(' ? ')' : 0;
+    if (!close) return -1;
+    s++;
+    int rank = 0, dynamic = 0;
+    size_t start = c->n_dims;
+    double elems = 1.0;
+    for (;;) {
+        while (*s == ' ') s++;
+        if (*s == close) break;
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || errno == ERANGE || v < -1) goto notshape;
+        if (rank >= HSDAG_MAX_RANK) {
+            c->n_dims = start;
+            hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %s: shape rank above %d", c->what, where, HSDAG_MAX_RANK);
+            return -2;
+        }
+        if (hsdag_grow((void **)&c->dims, &c->cap_dims, c->n_dims + 1, sizeof *c->dims) < 0) {
+            c->n_dims = start;
+            hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+            return -2;
+        }
+        c->dims[c->n_dims++] = v;
+        rank++;
+        if (v < 0) dynamic = 1;
+        else elems *= (double)v;
+        s = end;
+        while (*s == ' ') s++;
+        if (*s == ',') s++;
+        else if (*s != close) goto notshape;
+    }
+    s++;
+    while (*s == ' ') s++;
+    if (*s) goto notshape;
+    if (!dynamic && elems > HSDAG_MAX_ELEMS) {
+        c->n_dims = start;
+        hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %s: shape has %.3g elements (limit %.3g)", c->what, where, elems,
+                      (double)HSDAG_MAX_ELEMS);
+        return -2;
+    }
+    return rank;
+notshape:
+    c->n_dims = start;
+    return -1;
+}
+
+static int dot_is_const_op(const char *op)
+{
+    return strcmp(op, "Constant") == 0 || strcmp(op, "Const") == 0 || strcmp(op, "get_attr") == 0 ||
+           strcmp(op, "nncf_model_const") == 0;
+}
+
+/* ---- comparators (qsort has no context: keys are precomputed into the records) ---- */
+static int dot_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+
+/* by source, out_port, shape text, file order: groups the edges of one tensor */
+static int dot_edge_tensor_cmp(const void *a, const void *b)
+{
+    const dot_edge *x = a, *y = b;
+    int r;
+    if ((r = dot_cmp_i64(x->u, y->u))) return r;
+    if ((r = dot_cmp_i64(x->out_port, y->out_port))) return r;
+    if (x->out_port < 0 && (r = strcmp(x->shape, y->shape))) return r;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* by node, out_port, first appearance: the output order of a node's tensors */
+static int dot_tensor_cmp(const void *a, const void *b)
+{
+    const dot_tensor *x = a, *y = b;
+    int r;
+    if ((r = dot_cmp_i64(x->node, y->node))) return r;
+    if ((r = dot_cmp_i64(x->out_port, y->out_port))) return r;
+    return x->first_seq < y->first_seq ? -1 : x->first_seq > y->first_seq;
+}
+
+/* by source, target, tensor: distinct builder edges */
+static int dot_edge_pair_cmp(const void *a, const void *b)
+{
+    const dot_edge *x = a, *y = b;
+    int r;
+    if ((r = dot_cmp_i64(x->u, y->u))) return r;
+    if ((r = dot_cmp_i64(x->v, y->v))) return r;
+    return dot_cmp_i64(x->tensor, y->tensor);
+}
+
+/* by target, then key (in_port or constness), then file order: a node's inputs */
+static int dot_edge_input_cmp(const void *a, const void *b)
+{
+    const dot_edge *x = a, *y = b;
+    int r;
+    if ((r = dot_cmp_i64(x->v, y->v))) return r;
+    if ((r = dot_cmp_i64(x->key, y->key))) return r;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int dot_seq_cmp(const void *a, const void *b)
+{
+    uint64_t x = AGSEQ(*(Agnode_t *const *)a), y = AGSEQ(*(Agnode_t *const *)b);
+    return x < y ? -1 : x > y;
+}
+
+/* ---- steps ---- */
+/* Nodes in file order and every edge with its attributes. */
+static int dot_collect(dot_ctx *c)
+{
+    Agraph_t *g = c->g;
+    int nn = agnnodes(g), ne = agnedges(g);
+    if (nn > HSDAG_MAX_NODES)
+        return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %d nodes (limit %d)", c->what, nn, HSDAG_MAX_NODES);
+    if (ne > HSDAG_MAX_EDGES)
+        return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %d edges (limit %d)", c->what, ne, HSDAG_MAX_EDGES);
+    c->nodes = hsdag_calloc((size_t)nn + 1, sizeof *c->nodes);
+    c->edges = hsdag_calloc((size_t)ne + 1, sizeof *c->edges);
+    if (!c->nodes || !c->edges) return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+    int32_t n = 0;
+    for (Agnode_t *v = agfstnode(g); v && n < nn; v = agnxtnode(g, v)) c->nodes[n++] = v;
+    c->n = n;
+    /* cgraph iterates nodes by sequence already; sorting makes the binary search below safe anyway */
+    qsort(c->nodes, (size_t)n, sizeof *c->nodes, dot_seq_cmp);
+    Agsym_t *s_label = agattr(g, AGEDGE, "label", NULL), *s_shape = agattr(g, AGEDGE, "shape", NULL);
+    Agsym_t *s_op = agattr(g, AGEDGE, "out_port_id", NULL), *s_ip = agattr(g, AGEDGE, "in_port_id", NULL);
+    Agsym_t *s_dt = agattr(g, AGEDGE, "dtype", NULL);
+    int32_t m = 0;
+    for (int32_t a = 0; a < n; a++)
+        for (Agedge_t *ed = agfstout(g, c->nodes[a]); ed && m < ne; ed = agnxtout(g, ed)) {
+            dot_edge *d = &c->edges[m++];
+            Agnode_t *h = aghead(ed);
+            int32_t lo = 0, hi = n;
+            while (lo < hi) {
+                int32_t mid = lo + (hi - lo) / 2;
+                if (AGSEQ(c->nodes[mid]) < AGSEQ(h)) lo = mid + 1;
+                else hi = mid;
+            }
+            HSDAG_ASSERT(lo < n && c->nodes[lo] == h);
+            d->u = a;
+            d->v = lo;
+            d->seq = (uint64_t)AGSEQ(ed);
+            const char *sh = dot_get(ed, s_shape);
+            if (!sh) sh = dot_get(ed, s_label);
+            d->shape = sh ? sh : "";
+            d->dtype = dot_get(ed, s_dt);
+            if (dot_parse_i64(dot_get(ed, s_op), &d->out_port) < 0 || d->out_port < 0) d->out_port = -1;
+            if (dot_parse_i64(dot_get(ed, s_ip), &d->in_port) < 0 || d->in_port < 0) d->in_port = -1;
+        }
+    c->m = m;
+    return 0;
+}
+
+/* Gives every edge a tensor: one per distinct (source, out_port or shape text); parses the shapes. */
+static int dot_tensors(dot_ctx *c)
+{
+    int32_t *remap = NULL;
+    int rc = 0;
+    c->tensors = hsdag_calloc((size_t)c->m + 1, sizeof *c->tensors);
+    remap = hsdag_malloc(((size_t)c->m + 1) * sizeof *remap);
+    if (!c->tensors || !remap) {
+        rc = hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+        goto done;
+    }
+    qsort(c->edges, (size_t)c->m, sizeof *c->edges, dot_edge_tensor_cmp);
+    for (int32_t k = 0; k < c->m; k++) {
+        dot_edge *d = &c->edges[k], *p = k ? &c->edges[k - 1] : NULL;
+        if (!p || p->u != d->u || p->out_port != d->out_port || (d->out_port < 0 && strcmp(p->shape, d->shape))) {
+            dot_tensor *t = &c->tensors[c->n_tensors];
+            t->node = d->u;
+            t->out_port = d->out_port;
+            t->first_seq = d->seq;
+            t->shape = d->shape;
+            t->dtype = d->dtype;
+            t->dim_off = c->n_tensors; /* scratch: the pre-sort index */
+            c->n_tensors++;
+        }
+        d->tensor = c->n_tensors - 1;
+    }
+    qsort(c->tensors, (size_t)c->n_tensors, sizeof *c->tensors, dot_tensor_cmp);
+    for (int32_t t = 0; t < c->n_tensors; t++) remap[c->tensors[t].dim_off] = t;
+    for (int32_t k = 0; k < c->m; k++) c->edges[k].tensor = remap[c->edges[k].tensor];
+    for (int32_t t = 0; t < c->n_tensors; t++) {
+        dot_tensor *tt = &c->tensors[t];
+        char where[200];
+        snprintf(where, sizeof where, "node '%.150s' output", agnameof(c->nodes[tt->node]));
+        tt->dim_off = (int32_t)c->n_dims;
+        int rank = dot_shape_parse(c, tt->shape, where);
+        if (rank == -2) {
+            rc = c->e ? c->e->status : HSDAG_ELIMIT;
+            goto done;
+        }
+        tt->rank = (int8_t)rank;
+        hsdag_dtype dt = tt->dtype ? hsdag_dtype_parse(tt->dtype) : HSDAG_DT_F32;
+        if (dt == HSDAG_DT_UNKNOWN) dt = HSDAG_DT_F32;
+        tt->dt = (uint8_t)dt;
+        double elems = rank >= 0 ? 1.0 : -1.0;
+        for (int i = 0; i < rank; i++) {
+            int64_t v = c->dims[tt->dim_off + i];
+            if (v < 0) {
+                elems = -1.0;
+                break;
+            }
+            elems *= (double)v;
+        }
+        tt->bytes = elems < 0 ? 0.0 : elems * hsdag_dtype_bytes(dt);
+    }
+done:
+    hsdag_free(remap);
+    return rc;
+}
+
+/* Node name: label (unless "\N") or DOT id, without a leading "<id> " that repeats the id attribute. */
+static const char *dot_node_name(Agnode_t *v, Agsym_t *s_label, const char *idattr)
+{
+    const char *nm = dot_get(v, s_label);
+    if (!nm || strcmp(nm, "\\N") == 0) nm = agnameof(v);
+    if (!nm) return "";
+    if (idattr) {
+        size_t il = strlen(idattr);
+        if (strncmp(nm, idattr, il) == 0 && nm[il] == ' ' && nm[il + 1]) nm += il + 1;
+    }
+    return nm;
+}
+
+static int dot_build(dot_ctx *c, hsdag_graph **out)
+{
+    int rc = HSDAG_ENOMEM, brc = 0;
+    hsdag_gb *b = NULL;
+    int32_t n = c->n, m = 0, max_in = 0;
+    int32_t *src = NULL, *dst = NULL, *in_off = NULL, *out_off = NULL;
+    uint8_t *is_const = NULL, *cv = NULL, *all_ports = NULL;
+    double *cbytes = NULL, *param = NULL;
+    hsdag_shape_ref *refs = NULL;
+    Agsym_t *s_type = agattr(c->g, AGNODE, "type", NULL), *s_id = agattr(c->g, AGNODE, "id", NULL);
+    Agsym_t *s_nlabel = agattr(c->g, AGNODE, "label", NULL);
+
+    b = hsdag_gb_create();
+    src = hsdag_malloc(((size_t)c->m + 1) * sizeof *src);
+    dst = hsdag_malloc(((size_t)c->m + 1) * sizeof *dst);
+    in_off = hsdag_calloc((size_t)n + 2, sizeof *in_off);
+    out_off = hsdag_calloc((size_t)n + 2, sizeof *out_off);
+    is_const = hsdag_calloc((size_t)n + 1, 1);
+    cv = hsdag_calloc((size_t)n + 1, 1);
+    all_ports = hsdag_calloc((size_t)n + 1, 1);
+    cbytes = hsdag_calloc((size_t)n + 1, sizeof *cbytes);
+    param = hsdag_calloc((size_t)n + 1, sizeof *param);
+    if (!b || !src || !dst || !in_off || !out_off || !is_const || !cv || !all_ports || !cbytes || !param) goto oom;
+
+    /* nodes and output tensors (tensors are sorted by node) */
+    for (int32_t t = 0; t < c->n_tensors; t++) out_off[c->tensors[t].node + 1]++;
+    for (int32_t i = 0; i < n; i++) out_off[i + 1] += out_off[i];
+    for (int32_t i = 0; i < n; i++) {
+        const char *idattr = dot_get(c->nodes[i], s_id);
+        const char *op = dot_get(c->nodes[i], s_type);
+        if (!op) op = "Unknown";
+        int32_t v = hsdag_gb_add_node(b, dot_node_name(c->nodes[i], s_nlabel, idattr), op);
+        if (v < 0) goto oom;
+        HSDAG_ASSERT(v == i);
+        int64_t fid;
+        if (dot_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX) hsdag_gb_set_file_id(b, v, (int32_t)fid);
+        is_const[i] = (uint8_t)dot_is_const_op(op);
+        for (int32_t t = out_off[i]; t < out_off[i + 1]; t++) {
+            const dot_tensor *tt = &c->tensors[t];
+            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)tt->dt, tt->rank, c->dims ? c->dims + tt->dim_off : NULL);
+            if (brc < 0) goto builder;
+            cbytes[i] += tt->bytes;
+        }
+    }
+
+    /* distinct (source, target, tensor) edges */
+    qsort(c->edges, (size_t)c->m, sizeof *c->edges, dot_edge_pair_cmp);
+    for (int32_t k = 0; k < c->m; k++) {
+        const dot_edge *d = &c->edges[k];
+        if (k > 0 && dot_edge_pair_cmp(d, &c->edges[k - 1]) == 0) continue;
+        brc = hsdag_gb_add_edge(b, d->u, d->v, c->tensors[d->tensor].bytes);
+        if (brc < 0) goto builder;
+        src[m] = d->u;
+        dst[m] = d->v;
+        m++;
+    }
+    if (hsdag_constw_attribute(n, m, src, dst, is_const, cbytes, cv, param) < 0) goto oom;
+
+    /* inputs of each node in op order, for FLOPs */
+    for (int32_t i = 0; i < n; i++) all_ports[i] = 1;
+    for (int32_t k = 0; k < c->m; k++) {
+        in_off[c->edges[k].v + 1]++;
+        if (c->edges[k].in_port < 0) all_ports[c->edges[k].v] = 0;
+    }
+    for (int32_t k = 0; k < c->m; k++) {
+        dot_edge *d = &c->edges[k];
+        d->key = all_ports[d->v] ? d->in_port : (int64_t)cv[d->u];
+    }
+    qsort(c->edges, (size_t)c->m, sizeof *c->edges, dot_edge_input_cmp);
+    for (int32_t i = 0; i < n; i++) {
+        if (in_off[i + 1] > max_in) max_in = in_off[i + 1];
+        in_off[i + 1] += in_off[i];
+    }
+    for (int32_t i = 0; i < n; i++)
+        if (out_off[i + 1] - out_off[i] > max_in) max_in = out_off[i + 1] - out_off[i];
+    refs = hsdag_malloc(((size_t)max_in * 2 + 1) * sizeof *refs);
+    if (!refs) goto oom;
+    for (int32_t i = 0; i < n; i++) {
+        int n_in = in_off[i + 1] - in_off[i], n_out = out_off[i + 1] - out_off[i];
+        for (int j = 0; j < n_in; j++) {
+            const dot_tensor *tt = &c->tensors[c->edges[in_off[i] + j].tensor];
+            refs[j] = (hsdag_shape_ref){tt->rank, c->dims ? c->dims + tt->dim_off : NULL};
+        }
+        for (int j = 0; j < n_out; j++) {
+            const dot_tensor *tt = &c->tensors[out_off[i] + j];
+            refs[n_in + j] = (hsdag_shape_ref){tt->rank, c->dims ? c->dims + tt->dim_off : NULL};
+        }
+        hsdag_opcost_in in;
+        memset(&in, 0, sizeof in);
+        in.op = dot_get(c->nodes[i], s_type);
+        if (!in.op) in.op = "Unknown";
+        in.n_in = n_in;
+        in.in = refs;
+        in.n_out = n_out;
+        in.out = refs + n_in;
+        hsdag_opcost oc = hsdag_opcost_estimate(&in);
+        hsdag_gb_set_opclass(b, i, oc.opclass);
+        hsdag_gb_set_flops(b, i, cv[i] ? 0.0 : oc.flops);
+        hsdag_gb_set_param_bytes(b, i, param[i]);
+    }
+
+    hsdag_graph_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.format = HSDAG_FMT_DOT;
+    meta.file_nodes = agnnodes(c->g);
+    meta.file_edges = agnedges(c->g);
+    meta.ir_version = -1;
+    meta.opset = -1;
+    meta.max_accels = -1;
+    meta.max_cpus = -1;
+    meta.max_size_per_accel = NAN;
+    meta.name = agnameof(c->g) ? agnameof(c->g) : "";
+    if (meta.name[0] == '%') meta.name = ""; /* cgraph's internal name of an anonymous graph */
+    hsdag_gb_set_meta(b, &meta);
+    rc = hsdag_gb_finish(b, out, c->e);
+    if (rc < 0) hsdag_err_prefix(c->e, c->what);
+    goto done;
+builder:
+    if (brc != HSDAG_ENOMEM) {
+        rc = hsdag_err_set(c->e, brc, "%s: the graph builder refused it: %s", c->what, hsdag_status_str(brc));
+        goto done;
+    }
+oom:
+    rc = hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+done:
+    hsdag_gb_free(b);
+    hsdag_free(src);
+    hsdag_free(dst);
+    hsdag_free(in_off);
+    hsdag_free(out_off);
+    hsdag_free(is_const);
+    hsdag_free(cv);
+    hsdag_free(all_ports);
+    hsdag_free(cbytes);
+    hsdag_free(param);
+    hsdag_free(refs);
+    return rc;
+}
+
+int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+{
+    int rc;
+    char *text = NULL;
+    dot_ctx c;
+    memset(&c, 0, sizeof c);
+    c.what = what ? what : "<buffer>";
+    c.e = e;
+    if (out) *out = NULL;
+    if (!buf || !out) return hsdag_err_set(e, HSDAG_EINVAL, "%s: no buffer or output", c.what);
+    if (len > HSDAG_DOT_MAX_BYTES)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu bytes is above the DOT limit of %zu", c.what, len,
+                             HSDAG_DOT_MAX_BYTES);
+    const char *nul = memchr(buf, 0, len);
+    if (nul)
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: NUL byte at offset %zu (not a DOT text file)", c.what,
+                             (size_t)(nul - (const char *)buf));
+    text = hsdag_malloc(len + 1);
+    if (!text) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", c.what);
+    memcpy(text, buf, len);
+    text[len] = 0;
+
+    memset(&dot_cap, 0, sizeof dot_cap);
+    agusererrf prev = agseterrf(dot_err_collect);
+    agreseterrors();
+    c.g = agmemread(text);
+    agseterrf(prev);
+    if (!c.g) {
+        while (dot_cap.len > 0 && dot_cap.msg[dot_cap.len - 1] == ' ') dot_cap.msg[--dot_cap.len] = 0;
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: DOT %s", c.what, dot_cap.len ? dot_cap.msg : "syntax error");
+        goto done;
+    }
+    if (!agisdirected(c.g)) {
+        rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: undirected graph (a computation graph is a digraph)", c.what);
+        goto done;
+    }
+    if ((rc = dot_collect(&c)) < 0) goto done;
+    if ((rc = dot_tensors(&c)) < 0) goto done;
+    rc = dot_build(&c, out);
+done:
+    if (c.g) agclose(c.g);
+    agreseterrors();
+    hsdag_free(text);
+    hsdag_free(c.nodes);
+    hsdag_free(c.edges);
+    hsdag_free(c.tensors);
+    hsdag_free(c.dims);
+    return rc;
+}

@@ -1,0 +1,55 @@
+/* jsonin.h - internal helpers shared by the JSON readers (Tarnawski, hsdag JSON, splits): a strict,
+ * depth-limited json-c parse and typed field getters that write one-line "what: ctx: key problem" errors.
+ * Not here: any format's schema (tarnawski.c, json.c, split.c) and not a public API (src/io only).
+ * Entry points: hsdag_jsonin_parse, hsdag_jsonin_number, hsdag_jsonin_int, hsdag_jsonin_bool, hsdag_jsonin_string,
+ * hsdag_jsonin_finish. */
+#ifndef HSDAG_SRC_IO_JSONIN_H
+#define HSDAG_SRC_IO_JSONIN_H
+
+#include "hsdag/graph.h"
+
+#include <json-c/json.h>
+
+/* Getter flags. */
+enum {
+    HSDAG_JI_REQUIRED = 1u << 0, /* absent key is an error */
+    HSDAG_JI_NULLABLE = 1u << 1  /* JSON null is accepted (numbers: NAN) */
+};
+
+/* Parses buf[0..len) as exactly one JSON value (trailing whitespace allowed): json-c strict mode,
+ * nesting at most max_depth, no NUL bytes, len <= HSDAG_MAX_FILE_BYTES. *out is owned by the caller
+ * (json_object_put). Errors: HSDAG_EPARSE "what: JSON syntax error at line L, byte B: ...". */
+int hsdag_jsonin_parse(const void *buf, size_t len, int max_depth, const char *what, json_object **out,
+                       hsdag_err *e);
+
+/* Each getter looks up key in obj (a JSON object). Returns 0 if a value was stored, 1 if the key is
+ * absent (or null with NULLABLE; numbers then get NAN) and nothing else was stored, or a negative status
+ * with "what: ctx: key <problem>" in e. */
+/* A finite number in [lo, hi] (JSON int or double; NaN/Infinity literals and overflowing ints rejected). */
+int hsdag_jsonin_number(json_object *obj, const char *key, unsigned flags, double lo, double hi, double *out,
+                        const char *what, const char *ctx, hsdag_err *e);
+/* An integer in [lo, hi] (a JSON int, or a double with an integral value). */
+int hsdag_jsonin_int(json_object *obj, const char *key, unsigned flags, int64_t lo, int64_t hi, int64_t *out,
+                     const char *what, const char *ctx, hsdag_err *e);
+/* true/false, or the integers 0/1. */
+int hsdag_jsonin_bool(json_object *obj, const char *key, unsigned flags, int *out, const char *what,
+                      const char *ctx, hsdag_err *e);
+/* A string without NUL characters; *out points into obj (valid while obj lives). */
+int hsdag_jsonin_string(json_object *obj, const char *key, unsigned flags, const char **out, const char *what,
+                        const char *ctx, hsdag_err *e);
+/* An array (*out, *n set) or an object; type checks only. */
+int hsdag_jsonin_array(json_object *obj, const char *key, unsigned flags, json_object **out, size_t *n,
+                       const char *what, const char *ctx, hsdag_err *e);
+int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_object **out, const char *what,
+                        const char *ctx, hsdag_err *e);
+
+/* Value-level versions used for array elements: `name` describes the element in messages ("nodes[3]"). */
+int hsdag_jsonin_value_number(json_object *v, double lo, double hi, double *out, const char *what,
+                              const char *ctx, const char *name, hsdag_err *e);
+int hsdag_jsonin_value_int(json_object *v, int64_t lo, int64_t hi, int64_t *out, const char *what,
+                           const char *ctx, const char *name, hsdag_err *e);
+
+/* hsdag_gb_finish with its message rewritten to "what: problem" (the builder's own "graph: " is dropped). */
+int hsdag_jsonin_finish(hsdag_gb *b, hsdag_graph **out, const char *what, hsdag_err *e);
+
+#endif

@@ -1,0 +1,414 @@
+/* test_json.c - hsdag JSON: exact round trips (write -> read -> write byte-identical, every IR field equal)
+ * on every Tarnawski workload, a hand-built graph with shapes/dtypes/flags/odd strings/odd numbers and
+ * random graphs; a bad-input table; the DOT writer checked by running Graphviz `dot -Tsvg`.
+ * Not here: the Tarnawski reader's own numbers (test_tarnawski.c). Entry points: main. */
+#include "check.h"
+#include "graph_eq.h"
+#include "hsdag/io.h"
+#include "hsdag/split.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DATA "tests/data/tarnawski/"
+
+/* write -> read -> write; returns the re-read graph (caller frees) or NULL. */
+static hsdag_graph *roundtrip(const hsdag_graph *g, const char *label)
+{
+    hsdag_buf w1 = {0}, w2 = {0};
+    hsdag_graph *g2 = NULL;
+    hsdag_err e = {0};
+    CHECK(hsdag_json_write(g, &w1) == 0);
+    int rc = hsdag_json_read(w1.data, w1.len, label, &g2, &e);
+    CHECK_EQ_INT(rc, 0);
+    if (rc < 0) fprintf(stderr, "%s: %s\n", label, e.msg);
+    if (g2) {
+        CHECK(hsdag_json_write(g2, &w2) == 0);
+        int same = w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0;
+        if (!same) fprintf(stderr, "%s: rewritten text differs\n", label);
+        CHECK(same);
+        int eq = graph_eq(g, g2);
+        if (!eq) fprintf(stderr, "%s: graphs differ\n", label);
+        CHECK(eq);
+    }
+    hsdag_buf_free(&w1);
+    hsdag_buf_free(&w2);
+    return g2;
+}
+
+static const char *const tw_files[] = {
+    "latency-inputs/LayerGraphs/bert24_inference.json",       "latency-inputs/LayerGraphs/gnmt_inference.json",
+    "latency-inputs/LayerGraphs/inceptionv3_inference.json",  "latency-inputs/LayerGraphs/resnet50_inference.json",
+    "latency-inputs/OperatorGraphs/bert_l-12_inference.json", "latency-inputs/OperatorGraphs/bert_l-3_inference.json",
+    "latency-inputs/OperatorGraphs/bert_l-6_inference.json",  "latency-inputs/OperatorGraphs/resnet50_inference.json",
+    "throughput-inputs/LayerGraphs/bert24_inference.json",    "throughput-inputs/LayerGraphs/bert24_training.json",
+    "throughput-inputs/LayerGraphs/gnmt_inference.json",      "throughput-inputs/LayerGraphs/gnmt_training.json",
+    "throughput-inputs/LayerGraphs/inceptionv3_inference.json", "throughput-inputs/LayerGraphs/inceptionv3_training.json",
+    "throughput-inputs/LayerGraphs/resnet50_inference.json",  "throughput-inputs/LayerGraphs/resnet50_training.json",
+    "throughput-inputs/OperatorGraphs/bert_L-12_training.json", "throughput-inputs/OperatorGraphs/bert_l-12_inference.json",
+    "throughput-inputs/OperatorGraphs/bert_l-3_inference.json", "throughput-inputs/OperatorGraphs/bert_l-3_training.json",
+    "throughput-inputs/OperatorGraphs/bert_l-6_inference.json", "throughput-inputs/OperatorGraphs/bert_l-6_training.json",
+    "throughput-inputs/OperatorGraphs/resnet50_inference.json", "throughput-inputs/OperatorGraphs/resnet50_training.json",
+};
+
+static hsdag_graph *load_tw(const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, DATA "%s", rel);
+    char *buf;
+    size_t len;
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    if (hsdag_read_file(path, &buf, &len, 0, &e) == 0) {
+        hsdag_tarnawski_read(buf, len, path, &g, &e);
+        hsdag_free(buf);
+    }
+    if (!g) fprintf(stderr, "%s\n", e.msg);
+    return g;
+}
+
+static void test_tarnawski_roundtrips(void)
+{
+    for (size_t i = 0; i < sizeof tw_files / sizeof tw_files[0]; i++) {
+        hsdag_graph *g = load_tw(tw_files[i]);
+        CHECK(g != NULL);
+        if (!g) continue;
+        hsdag_graph *g2 = roundtrip(g, tw_files[i]);
+        if (g2) CHECK_EQ_INT(g2->meta.format, HSDAG_FMT_TARNAWSKI); /* the source format survives */
+        hsdag_graph_free(g2);
+        hsdag_graph_free(g);
+    }
+}
+
+/* A graph exercising every field: shapes of every rank kind, all dtypes, flags, explicit opclass,
+ * renamed nodes, strings needing escapes, numbers needing 17 digits, subnormals, -0, NaN. */
+static hsdag_graph *build_odd(void)
+{
+    hsdag_gb *b = hsdag_gb_create();
+    const char *names[] = {"in\"put\\", "conv 1\n\tx", "\xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 \xe2\x82\xac", "", "dup",
+                           "dup", "ctl\x01\x1f", "tail\\"};
+    const char *ops[] = {"Parameter", "Conv", "Relu", "", "MatMul", "Add", "WeirdOp", "Result"};
+    int32_t v[8];
+    for (int i = 0; i < 8; i++) v[i] = hsdag_gb_add_node(b, names[i], ops[i]);
+    hsdag_gb_set_opclass(b, v[1], HSDAG_OP_CONV);
+    hsdag_gb_set_opclass(b, v[4], HSDAG_OP_MATMUL);
+    hsdag_gb_set_opclass(b, v[0], HSDAG_OP_BOOKKEEPING);
+    hsdag_gb_set_flags(b, v[0], HSDAG_NF_INPUT);
+    hsdag_gb_set_flags(b, v[7], HSDAG_NF_OUTPUT | HSDAG_NF_BACKWARD | HSDAG_NF_NO_ACCEL);
+    hsdag_gb_set_flops(b, v[1], 0.1 + 0.2);
+    hsdag_gb_set_flops(b, v[4], 1e300);
+    hsdag_gb_set_flops(b, v[5], 5e-324);
+    hsdag_gb_set_param_bytes(b, v[1], 123456789012345678.0);
+    hsdag_gb_set_param_bytes(b, v[4], 9007199254740993.0); /* rounds to 2^53 + 2 */
+    hsdag_gb_set_mem_bytes(b, v[2], -0.0);
+    hsdag_gb_set_mem_bytes(b, v[3], 1.0 / 3.0);
+    hsdag_gb_set_color(b, v[2], 7);
+    hsdag_gb_set_color(b, v[3], 7);
+    hsdag_gb_set_file_id(b, v[5], -12);
+    hsdag_gb_set_file_id(b, v[6], 2147483647);
+    hsdag_gb_set_cost(b, v[1], HSDAG_COST_CPU, 2.5);
+    hsdag_gb_set_cost(b, v[1], HSDAG_COST_BWD, 1e-7);
+    hsdag_gb_set_cost(b, v[2], HSDAG_COST_ACCEL, 0.3);
+    int64_t d4[4] = {1, 3, 224, 224}, big[2] = {1000000, 1000000}, dyn[3] = {-1, 128, -1};
+    hsdag_gb_add_output(b, v[0], HSDAG_DT_F32, 4, d4);
+    hsdag_gb_add_output(b, v[1], HSDAG_DT_F16, 4, d4);
+    hsdag_gb_add_output(b, v[1], HSDAG_DT_U1, 2, big);
+    hsdag_gb_add_output(b, v[2], HSDAG_DT_I4, 0, NULL); /* scalar */
+    hsdag_gb_add_output(b, v[3], HSDAG_DT_UNKNOWN, -1, NULL); /* unknown rank */
+    hsdag_gb_add_output(b, v[4], HSDAG_DT_BF16, 3, dyn);
+    for (int t = HSDAG_DT_F64; t < HSDAG_DT_COUNT_; t++) hsdag_gb_add_output(b, v[5], (hsdag_dtype)t, 1, &d4[1]);
+    hsdag_gb_add_edge_ex(b, v[0], v[1], 602112, 0.25);
+    hsdag_gb_add_edge(b, v[1], v[2], 1e12);
+    hsdag_gb_add_edge(b, v[1], v[3], 0);
+    hsdag_gb_add_edge_ex(b, v[2], v[4], 3.0000000000000004, 1.0 / 7.0);
+    hsdag_gb_add_edge(b, v[3], v[4], 17);
+    hsdag_gb_add_edge(b, v[4], v[5], 17);
+    hsdag_gb_add_edge(b, v[0], v[6], 1);
+    hsdag_gb_add_edge(b, v[6], v[7], 2);
+    hsdag_gb_add_edge(b, v[5], v[7], 3);
+    hsdag_graph_meta m = {.format = HSDAG_FMT_ONNX, .file_nodes = 9, .file_edges = 12, .ir_version = 8, .opset = 17,
+                          .max_accels = 4, .max_cpus = 2, .max_size_per_accel = 16e9, .name = "odd \"model\""};
+    hsdag_gb_set_meta(b, &m);
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    if (hsdag_gb_finish(b, &g, &e) < 0) fprintf(stderr, "build_odd: %s\n", e.msg);
+    hsdag_gb_free(b);
+    return g;
+}
+
+static void test_odd_graph(void)
+{
+    hsdag_graph *g = build_odd();
+    CHECK(g != NULL);
+    if (!g) return;
+    int renamed = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++) renamed += (g->flags[v] & HSDAG_NF_RENAMED) != 0;
+    CHECK_EQ_INT(renamed, 2); /* the empty name and the second "dup" */
+    hsdag_graph *g2 = roundtrip(g, "odd");
+    if (g2) {
+        int32_t v = hsdag_graph_find(g2, "conv 1\n\tx");
+        CHECK(v >= 0);
+        if (v >= 0) CHECK_NEAR(g2->flops[v], 0.1 + 0.2, 0);
+        CHECK_STR(g2->meta.name, "odd \"model\"");
+        CHECK_EQ_INT(g2->meta.opset, 17);
+    }
+    hsdag_graph_free(g2);
+    /* the text itself: NaN as null, unknown rank as null, scalar as [] */
+    hsdag_buf w = {0};
+    hsdag_json_write(g, &w);
+    CHECK(strstr(w.data, "\"format\":\"hsdag-graph\",\"version\":1") != NULL);
+    CHECK(strstr(w.data, "\"shape\":null") != NULL);
+    CHECK(strstr(w.data, "\"shape\":[]") != NULL);
+    CHECK(strstr(w.data, "\"flops\":0.30000000000000004") != NULL);
+    CHECK(strstr(w.data, "\"flops\":4.94065645841247e-324") != NULL);
+    CHECK(strstr(w.data, "\"cost_ms\":{\"cpu\":null,\"accel\":0.3,\"bwd\":null}") != NULL);
+    CHECK(strstr(w.data, "\"mem_bytes\":0,") != NULL); /* -0 written as 0 */
+    CHECK(strstr(w.data, "\"output\",\"backward\",\"no_accel\"]") != NULL);
+    hsdag_buf_free(&w);
+    hsdag_graph_free(g);
+}
+
+/* Random DAGs with random bit patterns for every double. */
+static double rand_double(hsdag_rng *r)
+{
+    switch (hsdag_rng_below(r, 5)) {
+    case 0: return NAN;
+    case 1: return (double)hsdag_rng_below(r, 1000000);
+    case 2: return hsdag_rng_uniform(r);
+    default: {
+        double x = ldexp(1.0 + hsdag_rng_uniform(r), (int)hsdag_rng_below(r, 2000) - 1000);
+        return isfinite(x) ? x : 1.0;
+    }
+    }
+}
+
+static void test_random_graphs(void)
+{
+    hsdag_rng r;
+    hsdag_rng_seed(&r, 20241129);
+    for (int it = 0; it < 30; it++) {
+        hsdag_gb *b = hsdag_gb_create();
+        int n = 1 + (int)hsdag_rng_below(&r, 60);
+        for (int i = 0; i < n; i++) {
+            char name[32], op[16];
+            snprintf(name, sizeof name, "n%u", (unsigned)hsdag_rng_below(&r, 40)); /* some duplicates */
+            snprintf(op, sizeof op, "op%u", (unsigned)hsdag_rng_below(&r, 5));
+            int32_t v = hsdag_gb_add_node(b, name, hsdag_rng_below(&r, 2) ? op : "Conv");
+            hsdag_gb_set_flops(b, v, hsdag_rng_below(&r, 2) ? (double)hsdag_rng_below(&r, 1u << 30) : rand_double(&r));
+            double pb = rand_double(&r), mb = rand_double(&r);
+            hsdag_gb_set_param_bytes(b, v, isnan(pb) ? 0 : pb);
+            hsdag_gb_set_mem_bytes(b, v, mb);
+            for (int k = 0; k < HSDAG_COST_KINDS_; k++) hsdag_gb_set_cost(b, v, (hsdag_costkind)k, rand_double(&r));
+            hsdag_gb_set_color(b, v, (int32_t)hsdag_rng_below(&r, 5) - 1);
+            hsdag_gb_set_flags(b, v, hsdag_rng_below(&r, 128));
+            int nout = (int)hsdag_rng_below(&r, 3);
+            for (int o = 0; o < nout; o++) {
+                int rank = (int)hsdag_rng_below(&r, 6) - 1;
+                int64_t dims[5];
+                for (int d = 0; d < rank; d++) dims[d] = (int64_t)hsdag_rng_below(&r, 300) - 1;
+                hsdag_gb_add_output(b, v, (hsdag_dtype)hsdag_rng_below(&r, HSDAG_DT_COUNT_), rank, dims);
+            }
+        }
+        int m = (int)hsdag_rng_below(&r, (uint32_t)(3 * n + 1));
+        for (int k = 0; k < m && n > 1; k++) {
+            int32_t u = (int32_t)hsdag_rng_below(&r, (uint32_t)n), w = (int32_t)hsdag_rng_below(&r, (uint32_t)n);
+            if (u == w) continue;
+            if (u > w) { int32_t t = u; u = w; w = t; } /* acyclic by construction */
+            double bytes = rand_double(&r);
+            hsdag_gb_add_edge_ex(b, u, w, isnan(bytes) ? 0 : bytes, rand_double(&r));
+        }
+        hsdag_graph *g = NULL;
+        hsdag_err e = {0};
+        CHECK(hsdag_gb_finish(b, &g, &e) == 0);
+        hsdag_gb_free(b);
+        if (!g) continue;
+        hsdag_graph_free(roundtrip(g, "random"));
+        hsdag_graph_free(g);
+    }
+}
+
+static void test_minimal_and_defaults(void)
+{
+    const char *t = "{\"format\":\"hsdag-graph\",\"version\":1,\"nodes\":[{\"name\":\"a\",\"op\":\"Conv\"},"
+                    "{\"name\":\"b\",\"op\":\"Relu\",\"outputs\":[{\"dtype\":\"f32\",\"shape\":[2,3]}]}],"
+                    "\"edges\":[{\"src\":1,\"dst\":0,\"bytes\":24}]}";
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_json_read(t, strlen(t), "min.json", &g, &e), 0);
+    if (!g) return;
+    /* not topological in the file: the builder reorders (b first) */
+    CHECK_STR(g->name[0], "b");
+    CHECK_STR(g->name[1], "a");
+    CHECK_EQ_INT(g->file_id[0], 1); /* default file_id = index in the file */
+    CHECK_NEAR(g->out_bytes[0], 24, 0);
+    CHECK(isnan(g->mem_bytes[1]));
+    CHECK_EQ_INT(g->color[1], -1);
+    CHECK_EQ_INT(g->meta.format, HSDAG_FMT_JSON);
+    CHECK_EQ_INT(g->meta.max_accels, -1);
+    hsdag_graph_free(roundtrip(g, "min"));
+    hsdag_graph_free(g);
+}
+
+#define HJ_HEAD "{\"format\":\"hsdag-graph\",\"version\":1,"
+static void test_bad_inputs(void)
+{
+    static const struct {
+        const char *text, *msg;
+        int rc;
+    } bad[] = {
+        {"{\"format\":\"onnx\",\"version\":1,\"nodes\":[],\"edges\":[]}", "h.json: format is 'onnx', not 'hsdag-graph'",
+         HSDAG_EFORMAT},
+        {"{\"version\":1}", "h.json: format is missing", HSDAG_EPARSE},
+        {"{\"format\":\"hsdag-graph\",\"version\":2,\"nodes\":[],\"edges\":[]}", "h.json: version 2 is not supported",
+         HSDAG_EUNSUPPORTED},
+        {HJ_HEAD "\"nodes\":[],\"edges\":[]", "h.json: JSON text ends early", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"op\":\"x\"}],\"edges\":[]}", "h.json: nodes[0]: name is missing", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"flops\":-1}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': flops is negative", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"flops\":NaN}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': flops is not a finite number", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"color\":null}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': color is null", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"opclass\":\"magic\"}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': opclass 'magic' is not a known class", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"flags\":[\"fast\"]}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': flags[0] is not a known flag name", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f99\",\"shape\":[1]}]}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': outputs[0]: dtype 'f99' is not a known type", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\",\"shape\":[1,-2]}]}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': outputs[0]: shape[1] is below -1", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\",\"shape\":[1,2,3,4,5,6,7,8,9,1,2,3,4,5,6,7,8]}]}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': outputs[0]: rank 17 exceeds 16", HSDAG_ELIMIT},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\"}]}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': outputs[0]: shape is missing", HSDAG_EPARSE},
+        {HJ_HEAD "\"meta\":{\"source_format\":\"excel\"},\"nodes\":[],\"edges\":[]}",
+         "h.json: meta: source_format 'excel' is not a known format", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"}],\"edges\":[{\"src\":0,\"dst\":5}]}",
+         "h.json: edges[0] (0 -> 5): node index out of range (1 nodes)", HSDAG_EDANGLING},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"}],"
+                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":0,\"dst\":1}]}",
+         "h.json: edges[1] (0 -> 1): duplicate edge (also edges[0])", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"}],"
+                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":0}]}",
+         "h.json: graph has a cycle through node", HSDAG_ECYCLE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"}],\"edges\":[{\"src\":0,\"dst\":0}]}",
+         "h.json: edges[0] (0 -> 0): edge from a node to itself", HSDAG_ECYCLE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"file_id\":3000000000}],\"edges\":[]}",
+         "h.json: nodes[0] 'a': file_id is too large", HSDAG_ELIMIT},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        hsdag_graph *g = NULL;
+        hsdag_err e = {0};
+        int rc = hsdag_json_read(bad[i].text, strlen(bad[i].text), "h.json", &g, &e);
+        CHECK_EQ_INT(rc, bad[i].rc);
+        CHECK(g == NULL);
+        int ok = strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) == 0 && !strchr(e.msg, '\n');
+        if (!ok) fprintf(stderr, "bad[%zu]: got '%s'\n", i, e.msg);
+        CHECK(ok);
+        hsdag_graph_free(g);
+    }
+}
+
+/* ---- DOT: run Graphviz on our output ---- */
+static int count_str(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+/* Writes dot text to a temp file, runs `dot -Tsvg`, returns the number of drawn nodes or -1. */
+static int run_dot(const hsdag_buf *dot, const char *dir)
+{
+    char in[512], out[512], cmd[1200];
+    snprintf(in, sizeof in, "%s/g.dot", dir);
+    snprintf(out, sizeof out, "%s/g.svg", dir);
+    hsdag_err e = {0};
+    if (hsdag_write_file_atomic(in, dot->data, dot->len, &e) < 0) return -1;
+    snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o '%s' 2>'%s/err.txt'", in, out, dir);
+    if (system(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "cat '%s/err.txt' >&2", dir);
+        if (system(cmd) != 0) fprintf(stderr, "dot failed\n");
+        return -1;
+    }
+    char *svg;
+    size_t len;
+    if (hsdag_read_file(out, &svg, &len, 0, &e) < 0) return -1;
+    int n = strstr(svg, "<svg") ? count_str(svg, "class=\"node\"") : -1;
+    hsdag_free(svg);
+    return n;
+}
+
+static void test_dot(void)
+{
+    char dir[] = "/tmp/hsdag_test_dot_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    /* the odd graph, no devices: every node drawn, nasty names survive */
+    hsdag_graph *g = build_odd();
+    if (g) {
+        hsdag_buf d = {0};
+        CHECK(hsdag_dot_write(g, NULL, NULL, 0, &d) == 0);
+        CHECK(strstr(d.data, "n0 [label=\"in\\\"put\\\\\\nParameter\"") != NULL);
+        CHECK(strstr(d.data, "[label=\"931 GiB\"]") != NULL); /* 1e12 bytes */
+        CHECK(strstr(d.data, "[label=\"588 KiB\"]") != NULL); /* 602112 bytes */
+        CHECK_EQ_INT(run_dot(&d, dir), g->n_nodes);
+        hsdag_buf_free(&d);
+        /* invalid UTF-8 in a name is replaced, Graphviz still accepts it */
+        hsdag_gb *b = hsdag_gb_create();
+        hsdag_gb_add_node(b, "bad\xff\xfe utf8 \xe2\x82", "Op\"x");
+        hsdag_graph *g2 = NULL;
+        CHECK(hsdag_gb_finish(b, &g2, NULL) == 0);
+        hsdag_gb_free(b);
+        if (g2) {
+            hsdag_buf d2 = {0};
+            CHECK(hsdag_dot_write(g2, NULL, NULL, 0, &d2) == 0);
+            CHECK(strstr(d2.data, "bad?? utf8 ??\\nOp\\\"x") != NULL);
+            CHECK_EQ_INT(run_dot(&d2, dir), 1);
+            hsdag_buf_free(&d2);
+        }
+        hsdag_graph_free(g2);
+        hsdag_graph_free(g);
+    }
+    /* a real workload coloured by the human expert's split, with the legend */
+    g = load_tw("throughput-inputs/LayerGraphs/bert24_inference.json");
+    if (g) {
+        char *buf;
+        size_t len;
+        hsdag_err e = {0};
+        int32_t *dev = hsdag_malloc((size_t)g->n_nodes * sizeof *dev), nc = 0, na = 0;
+        CHECK(hsdag_read_file(DATA "human-experts/bert24_inference_expert.json", &buf, &len, 0, &e) == 0);
+        CHECK(hsdag_split_read(buf, len, "expert", g, dev, &nc, &na, &e) == 0);
+        const char *names[] = {"GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "CPU"};
+        hsdag_buf d = {0};
+        CHECK(hsdag_dot_write(g, dev, names, na + nc, &d) == 0);
+        CHECK(strstr(d.data, "legend6 [label=\"CPU\"") != NULL);
+        CHECK_EQ_INT(count_str(d.data, "fillcolor=\"#8dd3c7\""), 8 + 1); /* GPU0's 8 nodes + its legend entry */
+        CHECK_EQ_INT(run_dot(&d, dir), g->n_nodes + na + nc);
+        dev[0] = -1; /* an unplaced node adds a legend entry */
+        hsdag_buf_free(&d);
+        CHECK(hsdag_dot_write(g, dev, NULL, na + nc, &d) == 0);
+        CHECK(strstr(d.data, "legend_unplaced") != NULL);
+        CHECK(strstr(d.data, "legend0 [label=\"device 0\"") != NULL);
+        CHECK_EQ_INT(run_dot(&d, dir), g->n_nodes + na + nc + 1);
+        hsdag_buf_free(&d);
+        hsdag_free(buf);
+        hsdag_free(dev);
+        hsdag_graph_free(g);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
+int main(void)
+{
+    test_tarnawski_roundtrips();
+    test_odd_graph();
+    test_random_graphs();
+    test_minimal_and_defaults();
+    test_bad_inputs();
+    test_dot();
+    return check_summary("test_json");
+}
