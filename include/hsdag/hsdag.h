@@ -19,6 +19,7 @@
 
 #include "hsdag/features.h"
 #include "hsdag/nn.h"
+#include "hsdag/place.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,6 +96,20 @@ size_t hsdag_learn_param_count(const hsdag_learn *L); /* floats in the parameter
  * truncated image), EINVAL (made for another graph or configuration; the message says which field). */
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e);
 int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e);
+
+/* ---- glue to the simulator and the placer registry (src/learn/glue.c) ---- */
+/* An hsdag_learn_eval_fn over a simulator: ctx is an hsdag_sim *. */
+int hsdag_learn_sim_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e);
+/* local-search polish from the learner's best placement on p (simulator latency); offers the result back.
+ * *polished_s gets the polished latency (NAN if there was no feasible placement to start from). */
+int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals, double *polished_s,
+                       hsdag_err *e);
+/* The registry entry (hsdag_place_fn): trains with the defaults (seed o->seed) on p->sim, writes the best
+ * placement. Registration line for src/place/registry.c:
+ *   {"hsdag", hsdag_learn_place, "HSDAG (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, 25 x 20 simulated placements", I, I, 1},
+ */
+int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                      hsdag_err *e);
 
 /* ---- one forward pass, for tests (finite-difference check of the whole policy loss) ----
  * Runs one step with the current state and given RNG seed, dropout off, and returns the policy loss
