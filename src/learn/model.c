@@ -10,7 +10,48 @@
 
 #define LN_EPS 1e-5f
 
+/* Step scratch kept across steps (a bump allocator over blocks that are reused, never returned until
+ * lmodel_free), so a step costs no page faults. Invariant: blocks[i] has cap[i] bytes, used[i] <= cap[i]. */
+#define POOL_BLOCKS 64
+typedef struct pool {
+    unsigned char *blk[POOL_BLOCKS];
+    size_t cap[POOL_BLOCKS], used[POOL_BLOCKS];
+    int nb, cur;
+} pool;
+
+static void *pool_alloc(pool *p, size_t n, int zero)
+{
+    n = (n + 63) & ~(size_t)63;
+    while (p->cur < p->nb && p->cap[p->cur] - p->used[p->cur] < n) p->cur++;
+    if (p->cur == p->nb) {
+        if (p->nb == POOL_BLOCKS) return NULL;
+        size_t cap = n > ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+        p->blk[p->nb] = hsdag_malloc(cap);
+        if (!p->blk[p->nb]) return NULL;
+        p->cap[p->nb] = cap;
+        p->used[p->nb] = 0;
+        p->nb++;
+    }
+    void *r = p->blk[p->cur] + p->used[p->cur];
+    p->used[p->cur] += n;
+    if (zero) memset(r, 0, n);
+    return r;
+}
+
+static void pool_reset(pool *p)
+{
+    for (int i = 0; i < p->nb; i++) p->used[i] = 0;
+    p->cur = 0;
+}
+
+static void pool_free(pool *p)
+{
+    for (int i = 0; i < p->nb; i++) hsdag_free(p->blk[i]);
+    memset(p, 0, sizeof *p);
+}
+
 struct lmodel {
+    pool pool;
     hsdag_nn_params *P;
     hsdag_coarse *c;
     int32_t N, H, K, EMB, d0;       /* groups, hidden, devices, per-kind embedding, concatenated width */
@@ -43,7 +84,7 @@ typedef struct lvl {
 } lvl;
 
 typedef struct stepc {
-    hsdag_arena *ar;
+    pool *ar;
     int train;
     float *X0;                          /* (N, d0) */
     float *e_out[HSDAG_FEAT_KINDS_];    /* (N, EMB) */
@@ -61,13 +102,17 @@ typedef struct stepc {
 #define WV(id) hsdag_nn_params_value(M->P, (id))
 #define GV(id) hsdag_nn_params_grad(M->P, (id))
 
-static float *fz(stepc *c, size_t n) { return hsdag_arena_alloc(c->ar, sizeof(float) * (n ? n : 1)); }
+/* fz: zeroed (gradients, which backward kernels accumulate into); fa: uninitialised (forward outputs,
+ * which forward kernels overwrite). */
+static float *fz(stepc *c, size_t n) { return pool_alloc(c->ar, sizeof(float) * (n ? n : 1), 1); }
+static float *fa(stepc *c, size_t n) { return pool_alloc(c->ar, sizeof(float) * (n ? n : 1), 0); }
 
 /* ---- create ---- */
 
 void lmodel_free(lmodel *M)
 {
     if (!M) return;
+    pool_free(&M->pool);
     hsdag_nn_params_free(M->P);
     hsdag_coarsen_free(M->c);
     for (int k = 0; k < HSDAG_FEAT_KINDS_; k++) hsdag_free(M->kfeat[k]);
@@ -189,9 +234,9 @@ static int gcn_res_fwd(lmodel *M, stepc *c, hsdag_nn_gnn *gn, const hsdag_nn_lay
 {
     int32_t N = M->N, H = M->H;
     size_t len = (size_t)N * H;
-    *cache = fz(c, hsdag_nn_gnn_cache_floats(gn, N, M->adj0->nnz));
-    *t = fz(c, len), *mk = fz(c, len), *u = fz(c, len), *s = fz(c, len), *h = fz(c, len);
-    *mg = fz(c, (size_t)N), *rg = fz(c, (size_t)N);
+    *cache = fa(c, hsdag_nn_gnn_cache_floats(gn, N, M->adj0->nnz));
+    *t = fa(c, len), *mk = fa(c, len), *u = fa(c, len), *s = fa(c, len), *h = fa(c, len);
+    *mg = fa(c, (size_t)N), *rg = fa(c, (size_t)N);
     if (!*cache || !*t || !*mk || !*u || !*s || !*h || !*mg || !*rg)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
     int rc = hsdag_nn_gnn_forward(gn, M->P, *t, *cache, x, M->adj0, e);
@@ -226,13 +271,13 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
 {
     int32_t n = L->n, m = L->m, H = M->H;
     size_t nh = (size_t)n * H, mh = (size_t)m * H;
-    L->gcache = fz(c, hsdag_nn_gnn_cache_floats(M->gp, n, L->adj->nnz));
-    L->hp = fz(c, nh);
-    L->zu = fz(c, mh), L->zv = fz(c, mh), L->z = fz(c, mh), L->a1 = fz(c, mh), L->m1 = fz(c, mh);
-    L->r1 = fz(c, mh);
-    L->mean1 = fz(c, (size_t)m), L->rstd1 = fz(c, (size_t)m), L->logit = fz(c, (size_t)m), L->s = fz(c, (size_t)m);
-    L->lpre = fz(c, nh), L->sum1 = fz(c, nh), L->q = fz(c, nh), L->meanq = fz(c, (size_t)n);
-    L->rstdq = fz(c, (size_t)n);
+    L->gcache = fa(c, hsdag_nn_gnn_cache_floats(M->gp, n, L->adj->nnz));
+    L->hp = fa(c, nh);
+    L->zu = fa(c, mh), L->zv = fa(c, mh), L->z = fa(c, mh), L->a1 = fa(c, mh), L->m1 = fa(c, mh);
+    L->r1 = fa(c, mh);
+    L->mean1 = fa(c, (size_t)m), L->rstd1 = fa(c, (size_t)m), L->logit = fa(c, (size_t)m), L->s = fa(c, (size_t)m);
+    L->lpre = fa(c, nh), L->sum1 = fa(c, nh), L->q = fa(c, nh), L->meanq = fa(c, (size_t)n);
+    L->rstdq = fa(c, (size_t)n);
     if (!L->gcache || !L->hp || !L->zu || !L->zv || !L->z || !L->a1 || !L->m1 || !L->r1 || !L->mean1 || !L->rstd1 ||
         !L->logit || !L->s || !L->lpre || !L->sum1 || !L->q || !L->meanq || !L->rstdq)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
@@ -259,8 +304,8 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
     hsdag_nn_add_forward(L->sum1, L->xpre, L->lpre, nh);
     hsdag_nn_layernorm_forward(L->q, L->meanq, L->rstdq, L->sum1, WV(M->ln_pre.g), WV(M->ln_pre.b), n, H, LN_EPS);
     size_t ch = (size_t)nc * H;
-    L->Q = fz(c, ch), L->lpost = fz(c, ch), L->sum2 = fz(c, ch), L->P = fz(c, ch), L->meanP = fz(c, (size_t)nc);
-    L->rstdP = fz(c, (size_t)nc), L->f = fz(c, (size_t)nc), L->hc = fz(c, ch);
+    L->Q = fa(c, ch), L->lpost = fa(c, ch), L->sum2 = fa(c, ch), L->P = fa(c, ch), L->meanP = fa(c, (size_t)nc);
+    L->rstdP = fa(c, (size_t)nc), L->f = fa(c, (size_t)nc), L->hc = fa(c, ch);
     if (!L->Q || !L->lpost || !L->sum2 || !L->P || !L->meanP || !L->rstdP || !L->f || !L->hc)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
     hsdag_nn_segment_sum_forward(L->Q, L->q, L->pr.cluster, n, H, nc);
@@ -341,7 +386,7 @@ void lmodel_step_end(lstep *st)
         hsdag_gpn_parse_free(&c->lv[l].pr);
         if (c->lv[l].own_adj) hsdag_nn_adj_free(c->lv[l].adj);
     }
-    hsdag_arena_free(c->ar);
+    pool_reset(c->ar);
     hsdag_free(c);
     st->priv = NULL;
 }
@@ -355,14 +400,14 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     if (!c) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
     st->priv = c;
     c->train = train;
-    c->ar = hsdag_arena_create(nh * sizeof(float) * 8);
-    if (!c->ar) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    c->ar = &M->pool; /* one step at a time per model */
+    pool_reset(c->ar);
     int rc;
     /* embeddings, concatenated */
-    c->X0 = fz(c, (size_t)N * M->d0);
+    c->X0 = fa(c, (size_t)N * M->d0);
     if (!c->X0) goto oom;
     for (int32_t j = 0; j < M->nk; j++) {
-        c->e_out[j] = fz(c, (size_t)N * M->EMB);
+        c->e_out[j] = fa(c, (size_t)N * M->EMB);
         if (!c->e_out[j]) goto oom;
         hsdag_nn_linear_forward(c->e_out[j], M->kfeat[j], WV(M->emb[j].w), WV(M->emb[j].b), N, M->kdim[j], M->EMB);
         for (int32_t r = 0; r < N; r++)
@@ -370,9 +415,9 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
                    sizeof(float) * (size_t)M->EMB);
     }
     /* input MLP */
-    c->a1 = fz(c, nh), c->n1 = fz(c, nh), c->mean1 = fz(c, N), c->rstd1 = fz(c, N), c->mask1 = fz(c, nh);
-    c->o1 = fz(c, nh), c->a2 = fz(c, nh), c->n2 = fz(c, nh), c->mean2 = fz(c, N), c->rstd2 = fz(c, N);
-    c->mask2 = fz(c, nh), c->o2 = fz(c, nh), c->S = fz(c, nh);
+    c->a1 = fa(c, nh), c->n1 = fa(c, nh), c->mean1 = fa(c, N), c->rstd1 = fa(c, N), c->mask1 = fa(c, nh);
+    c->o1 = fa(c, nh), c->a2 = fa(c, nh), c->n2 = fa(c, nh), c->mean2 = fa(c, N), c->rstd2 = fa(c, N);
+    c->mask2 = fa(c, nh), c->o2 = fa(c, nh), c->S = fa(c, nh);
     if (!c->a1 || !c->n1 || !c->mean1 || !c->rstd1 || !c->mask1 || !c->o1 || !c->a2 || !c->n2 || !c->mean2 ||
         !c->rstd2 || !c->mask2 || !c->o2 || !c->S)
         goto oom;
@@ -388,7 +433,7 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
                           c->h1, rng, e)) < 0)
         return rc;
     /* GPN levels */
-    c->cluster = hsdag_arena_alloc(c->ar, sizeof(int32_t) * (size_t)(N ? N : 1));
+    c->cluster = pool_alloc(c->ar, sizeof(int32_t) * (size_t)(N ? N : 1), 0);
     if (!c->cluster) goto oom;
     for (int32_t v = 0; v < N; v++) c->cluster[v] = v;
     const float *hin = NULL;
@@ -430,7 +475,7 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     int32_t C = c->nl ? c->lv[c->nl - 1].nc : N;
     const float *hfin = c->nl ? c->lv[c->nl - 1].hc : c->h2;
     /* placer */
-    c->pa = fz(c, (size_t)C * H), c->logits = fz(c, (size_t)C * K), c->logp = fz(c, (size_t)C * K);
+    c->pa = fa(c, (size_t)C * H), c->logits = fa(c, (size_t)C * K), c->logp = fa(c, (size_t)C * K);
     if (!c->pa || !c->logits || !c->logp) goto oom;
     hsdag_nn_linear_forward(c->pa, hfin, WV(M->pl1.w), WV(M->pl1.b), C, H, H);
     hsdag_nn_relu_forward(c->pa, c->pa, (size_t)C * H);
