@@ -3,6 +3,9 @@
  * Entry points: main. */
 #include "check.h"
 #include "hsdag/features.h"
+#include "hsdag/io.h"
+
+#include <stdlib.h>
 
 static hsdag_graph *build(int n, const char *const *ops, int m, const int *src, const int *dst)
 {
@@ -197,8 +200,50 @@ static void test_parse(void)
     CHECK(strstr(e.msg, "self-loop") != NULL);
 }
 
+/* The bundled torchvision ResNet-50 / Inception-V3 exports: every group is an out-tree whose non-root members
+ * have in-degree 1 with the predecessor in the group, roots have in-degree != 1, the group DAG is ordered,
+ * features are finite. Group counts are this importer's graphs (169 ops -> 111 groups, 316 -> 196). */
+static void test_real(const char *path, int32_t want_nodes, int32_t want_groups)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_read_file(path, &buf, &len, 0, &e), 0);
+    CHECK_EQ_INT(hsdag_onnx_read(buf, len, path, &g, &e), 0);
+    hsdag_free(buf);
+    if (!g) return;
+    CHECK_EQ_INT(g->n_nodes, want_nodes);
+    hsdag_coarse *c = NULL;
+    CHECK_EQ_INT(hsdag_coarsen_create(&c, g, 0, &e), 0);
+    CHECK_EQ_INT(c->n_groups, want_groups);
+    int bad = 0;
+    for (int32_t k = 0; k < c->n_groups; k++)
+        for (int32_t j = c->off[k]; j < c->off[k + 1]; j++) {
+            int32_t v = c->ops[j], indeg = g->in_off[v + 1] - g->in_off[v];
+            if (j == c->off[k]) bad += indeg == 1;
+            else bad += indeg != 1 || c->group_of[g->in_src[g->in_off[v]]] != k;
+        }
+    CHECK_EQ_INT(bad, 0);
+    for (int32_t k = 0; k < c->n_edges; k++) CHECK(c->edge_src[k] < c->out_dst[k]);
+    int32_t roots = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++) roots += (g->in_off[v + 1] - g->in_off[v]) != 1;
+    CHECK_EQ_INT(roots, c->n_groups);
+    hsdag_features_config fc = hsdag_features_config_default();
+    hsdag_features f;
+    CHECK_EQ_INT(hsdag_features_compute(&f, g, c, &fc, &e), 0);
+    int finite = 1;
+    for (size_t i = 0; i < (size_t)f.n * (size_t)f.dim; i++) finite &= isfinite(f.x[i]) != 0;
+    CHECK(finite);
+    hsdag_features_free(&f);
+    hsdag_coarsen_free(c);
+    hsdag_graph_free(g);
+}
+
 int main(void)
 {
+    test_real("tests/data/onnx/resnet50.onnx", 169, 111);
+    test_real("tests/data/onnx/inception_v3.onnx", 316, 196);
     test_coarsen_diamond();
     test_coarsen_two_sources();
     test_struct_measures();
