@@ -30,6 +30,7 @@ int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, in
     o.seed = seed;
     o.init = best;
     o.max_evals = max_evals;
+    o.time_limit_s = 1e9; /* the evaluation budget ends the search, so the polish is deterministic */
     hsdag_place_result r;
     int rc = hsdag_place_run(p, "local-search", &o, dev, &r, e);
     if (rc == 0) {
