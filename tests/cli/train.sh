@@ -20,6 +20,17 @@ expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 2 --steps 5 --out "$TMP
 expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --resume "$TMP/c"
 cmp -s "$TMP/a/curve.csv" "$TMP/c/curve.csv" && ok || bad "resumed curve differs"
 cmp -s "$TMP/a/best_placement.json" "$TMP/c/best_placement.json" && ok || bad "resumed placement differs"
+# killed (SIGKILL) as soon as its first checkpoint exists, then resumed -> identical to an uninterrupted run
+S=tests/data/onnx/squeezenet1_1.onnx
+expect_rc 0 $HSDAG train $S --episodes 30 --steps 4 --out "$TMP/full"
+$HSDAG train $S --episodes 30 --steps 4 --out "$TMP/k" >/dev/null 2>&1 &
+pid=$!
+i=0; while [ ! -s "$TMP/k/checkpoint.bin" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
+eps=$(($(wc -l < "$TMP/k/curve.csv") - 1)); echo "killed after $eps episodes" >&2
+expect_rc 0 $HSDAG train $S --episodes 30 --steps 4 --resume "$TMP/k"
+cmp -s "$TMP/full/curve.csv" "$TMP/k/curve.csv" && ok || bad "curve after kill + resume differs"
+cmp -s "$TMP/full/best_placement.json" "$TMP/k/best_placement.json" && ok || bad "placement after kill + resume differs"
 # resume with other options is refused
 expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --seed 7 --resume "$TMP/c"
 expect_grep "different seed" "$TMP/err"
