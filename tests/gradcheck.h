@@ -50,7 +50,7 @@ static double gc_maxrel(const float *a, const double *b, size_t n, double floor_
  * Returns the relative error (max abs difference / max |numeric|, floor 1e-6). */
 static double gc_check(const char *what, double *t, size_t n, const float *ga, gc_loss f, void *ctx)
 {
-    double *gn = malloc((n ? n : 1) * sizeof(double));
+    double *gn = calloc(n ? n : 1, sizeof(double));
     if (!gn) return INFINITY;
     for (size_t i = 0; i < n; i++) {
         double s = t[i];

@@ -725,6 +725,16 @@ static void test_checkpoint(void)
     const unsigned char *img = (const unsigned char *)b.data + 6;
     CHECK(memcmp(img, "HSDAGNN", 7) == 0 && img[8] == 1 && img[9] == 0 && img[12] == 3);
     CHECK(img[32] == 4 && img[33] == 0 && img[36] == 6);
+    /* copy values between matching sets only */
+    hsdag_nn_params *cp = make_set(0, 9), *cbad = make_set(2, 9);
+    CHECK_EQ_INT(hsdag_nn_params_copy_values(cp, p, &e), 0);
+    CHECK(memcmp(hsdag_nn_params_value(p, -1), hsdag_nn_params_value(cp, -1),
+                 hsdag_nn_params_count(p) * sizeof(float)) == 0);
+    CHECK_EQ_INT(hsdag_nn_params_step(cp), 0); /* Adam state is not copied */
+    CHECK_EQ_INT(hsdag_nn_params_copy_values(cbad, p, &e), HSDAG_EINVAL);
+    CHECK(strstr(e.msg, "other") != NULL);
+    hsdag_nn_params_free(cp);
+    hsdag_nn_params_free(cbad);
     /* errors: truncation, corruption, shape and name mismatch; target left unchanged */
     hsdag_nn_params *t1 = make_set(1, 3), *t2 = make_set(2, 3), *t0 = make_set(0, 3);
     float keep = hsdag_nn_params_value(t0, 0)[0];

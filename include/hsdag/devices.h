@@ -87,8 +87,9 @@ typedef struct hsdag_devices {
 /* Built-in presets (numbers and sources: docs/devices.md):
  *   "cpu-gpu"    Intel Core i9-12900K (P-cores, AVX2 FP32) + Intel Arc A770 16 GB over PCIe 4.0 x16, sequential;
  *   "cpu-4gpu"   the same CPU + four Arc A770 on a shared PCIe root complex, concurrent;
- *   "tarnawski"  from a Tarnawski JSON graph's own fields: maxCPUs CPUs "cpu0".., maxFPGAs accelerators
- *                "acc0".. with capacity maxSizePerFPGA, file costs, semantics tarnawski (needs g with
+ *   "tarnawski"  from a Tarnawski JSON graph's own fields: maxFPGAs accelerators "acc0".. (device indices
+ *                0..k-1, capacity maxSizePerFPGA) then maxCPUs CPUs "cpu0".. (indices k..k+l-1, the numbering of
+ *                hsdag_split_read), file costs, semantics tarnawski (needs g with
  *                g->meta.format == HSDAG_FMT_TARNAWSKI, or explicit counts "tarnawski:K" / "tarnawski:K:L").
  * g may be NULL except for "tarnawski". */
 int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e);

@@ -26,7 +26,7 @@ extern "C" {
 #define HSDAG_MAX_NODES 10000000
 #define HSDAG_MAX_EDGES 50000000
 #define HSDAG_MAX_RANK 16
-#define HSDAG_MAX_ELEMS 4e12 /* elements of one tensor; a 10^12-element shape is accepted as a number */
+#define HSDAG_MAX_ELEMS 1e11 /* elements of one tensor (0.4 TB in f32); above it a shape is absurd: ELIMIT */
 
 typedef enum hsdag_dtype {
     HSDAG_DT_UNKNOWN = 0,

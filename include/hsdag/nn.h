@@ -32,13 +32,17 @@
  *  - Tensors are row-major float arrays; shapes are stated as (rows, cols) in comments.
  *  - Kernel arguments: outputs, then inputs, then sizes. Forward kernels OVERWRITE their outputs;
  *    backward kernels ACCUMULATE (+=) into their gradient outputs (so a tensor used twice gets the
- *    sum). A NULL gradient output means "not needed" (e.g. dx of the input layer).
+ *    sum). A NULL gradient output means "not needed" (e.g. dx of the input layer). A gradient
+ *    output must not alias any input of the same call (forward outputs may alias inputs where
+ *    stated). Bad sizes or a dropout p outside [0, 1) are caller bugs (asserted), not statuses.
  *  - Linear weights use the PyTorch layout W (out, in): y = x W^T + b.
  *  - Graph kernels take a hsdag_nn_adj: row i lists the nodes whose messages node i receives.
  *  - Kernels never allocate. Objects (params, adj, gnn) allocate at create/alloc time only; a gnn
  *    layer grows its scratch once when it first sees a larger graph.
  *  - Determinism: no threads of our own, no hash order; call hsdag_nn_set_threads(1) once so
- *    OpenBLAS uses one thread (its sgemm is deterministic for a fixed thread count).
+ *    OpenBLAS uses one thread (its sgemm is deterministic for a fixed thread count). Sums are in
+ *    index order; scatter-style backward passes (spmm, gather, segment) add rows in index order.
+ *  - Checkpoint fuzz target: fuzz/fuzz_nnckpt.c.
  */
 #ifndef HSDAG_NN_H
 #define HSDAG_NN_H
@@ -96,6 +100,11 @@ float *hsdag_nn_params_value(hsdag_nn_params *p, int32_t id);
 float *hsdag_nn_params_grad(hsdag_nn_params *p, int32_t id);
 void hsdag_nn_params_zero_grad(hsdag_nn_params *p);
 int64_t hsdag_nn_params_step(const hsdag_nn_params *p); /* Adam steps taken so far */
+
+/* Copies the values (not grads, not Adam state) of src into dst, e.g. a DQN target network or a
+ * snapshot of the best policy. The tensor tables must match (names and shapes); EINVAL otherwise,
+ * naming the first mismatch. Both sets must be allocated. */
+int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src, hsdag_err *e);
 
 /* Checkpoint: appends to out a binary image (little-endian): magic "HSDAGNN\0", version u32,
  * n_tensors u32, count u64, adam step i64, per tensor (rows i32, cols i32, name_len u32, name

@@ -54,6 +54,8 @@ typedef struct hsdag_sim_result {
     int32_t n_color_violations;  /* colour classes split over more than one device (counted once per class) */
     int32_t accels_used;         /* non-CPU devices holding at least one op */
     int32_t n_blocks;            /* tarnawski: contiguous accelerator blocks after the longest-path cut; else 0 */
+    int32_t n_cycle_cuts;        /* tarnawski: extra cuts because the blocks formed a cycle (Tarnawski et al.'s
+                                  * tool rejects such splits; docs/simulator.md gives our extension); else 0 */
 } hsdag_sim_result;
 
 typedef struct hsdag_sim hsdag_sim;

@@ -467,7 +467,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     /* per-node fields */
     for (int32_t i = 0; i < n; i++) {
         const gb_node *s = &b->nodes[order[i]];
-        hsdag_opclass c = s->opclass >= 0 ? (hsdag_opclass)s->opclass : HSDAG_OP_UNKNOWN;
+        hsdag_opclass c = s->opclass >= 0 ? (hsdag_opclass)s->opclass : hsdag_opclass_of(g->op[i]);
         g->opclass[i] = (uint8_t)c;
         g->flags[i] = s->flags | (c == HSDAG_OP_BOOKKEEPING ? HSDAG_NF_BOOKKEEPING : 0) |
                       (c == HSDAG_OP_UNKNOWN ? HSDAG_NF_UNKNOWN_OP : 0);

@@ -9,6 +9,35 @@
 #include <math.h>
 #include <string.h>
 
+/* ---- vector helpers: blocks of 8 with restrict so GCC's -O2 SLP vectoriser emits SIMD (its
+ * loop vectoriser is off at -O2); the remainder runs scalar ---- */
+
+/* y (d) += a * x (d) */
+static inline void axpy_(float *restrict y, const float *restrict x, float a, int32_t d)
+{
+    int32_t f = 0;
+    for (; f + 8 <= d; f += 8) {
+        float *yb = y + f;
+        const float *xb = x + f;
+        yb[0] += a * xb[0]; yb[1] += a * xb[1]; yb[2] += a * xb[2]; yb[3] += a * xb[3];
+        yb[4] += a * xb[4]; yb[5] += a * xb[5]; yb[6] += a * xb[6]; yb[7] += a * xb[7];
+    }
+    for (; f < d; f++) y[f] += a * x[f];
+}
+
+/* y (d) += x (d) */
+static inline void acc_(float *restrict y, const float *restrict x, int32_t d)
+{
+    int32_t f = 0;
+    for (; f + 8 <= d; f += 8) {
+        float *yb = y + f;
+        const float *xb = x + f;
+        yb[0] += xb[0]; yb[1] += xb[1]; yb[2] += xb[2]; yb[3] += xb[3];
+        yb[4] += xb[4]; yb[5] += xb[5]; yb[6] += xb[6]; yb[7] += xb[7];
+    }
+    for (; f < d; f++) y[f] += x[f];
+}
+
 /* ---- adjacency ---- */
 
 static int cmp_i32(const void *a, const void *b)
@@ -69,15 +98,17 @@ static int adj_build(hsdag_nn_adj **out, int32_t n, int64_t m, const int32_t *sr
         tmp[cnt[d]++] = s;
         if (sym) tmp[cnt[s]++] = d;
     }
-    /* cnt[i] is now the end of row i; rows start at cnt[i-1] (0 for i = 0): sort and dedupe */
-    int64_t nnz = 0;
+    /* cnt[i] is now the end of row i, which starts at the old cnt[i-1] (0 for i = 0). Sort each row,
+     * drop duplicates and compact all rows to the front (writes never pass unread entries);
+     * afterwards cnt[i] is the new end of row i. */
+    int64_t nnz = 0, start = 0;
     for (int32_t i = 0; i < n; i++) {
-        int64_t b = i ? cnt[i - 1] : 0, en = cnt[i];
-        qsort(tmp + b, (size_t)(en - b), sizeof(int32_t), cmp_i32);
-        int64_t w = b;
-        for (int64_t k = b; k < en; k++)
-            if (k == b || tmp[k] != tmp[k - 1]) tmp[w++] = tmp[k];
-        nnz += w - b;
+        int64_t en = cnt[i];
+        qsort(tmp + start, (size_t)(en - start), sizeof(int32_t), cmp_i32);
+        for (int64_t k = start; k < en; k++)
+            if (k == start || tmp[k] != tmp[k - 1]) tmp[nnz++] = tmp[k];
+        start = en;
+        cnt[i] = nnz;
     }
     /* one allocation: struct, off, idx, self, then 3 weight arrays */
     size_t bytes = sizeof(hsdag_nn_adj) + ((size_t)n + 1 + (size_t)nnz + (size_t)n) * sizeof(int32_t) +
@@ -95,21 +126,16 @@ static int adj_build(hsdag_nn_adj **out, int32_t n, int64_t m, const int32_t *sr
     a->w_gcn = (float *)(a->self + n);
     a->w_sum = a->w_gcn + nnz;
     a->w_mean = a->w_sum + nnz;
-    int64_t w = 0;
     a->off[0] = 0;
     for (int32_t i = 0; i < n; i++) {
-        int64_t b = i ? cnt[i - 1] : 0;
-        int32_t len = 0;
-        for (int64_t k = b; k < cnt[i]; k++) {
-            if (k > b && tmp[k] <= tmp[k - 1]) break; /* end of the deduplicated prefix */
-            a->idx[w + len] = tmp[k];
-            if (tmp[k] == i) a->self[i] = (int32_t)(w + len);
-            len++;
+        a->off[i + 1] = (int32_t)cnt[i];
+        a->self[i] = -1;
+        for (int32_t k = a->off[i]; k < a->off[i + 1]; k++) {
+            a->idx[k] = tmp[k];
+            if (tmp[k] == i) a->self[i] = k;
         }
-        w += len;
-        a->off[i + 1] = (int32_t)w;
+        HSDAG_ASSERT(a->self[i] >= 0);
     }
-    HSDAG_ASSERT(w == nnz);
     for (int32_t i = 0; i < n; i++) {
         int32_t di = a->off[i + 1] - a->off[i];
         float inv_mean = di > 1 ? 1.0f / (float)(di - 1) : 0.0f;
@@ -161,8 +187,7 @@ void hsdag_nn_spmm_forward(float *y, const float *x, const hsdag_nn_adj *a, cons
         for (int32_t k = a->off[i]; k < a->off[i + 1]; k++) {
             float wk = w[k];
             if (wk == 0.0f) continue;
-            const float *xr = x + (size_t)a->idx[k] * d;
-            for (int32_t f = 0; f < d; f++) yr[f] += wk * xr[f];
+            axpy_(yr, x + (size_t)a->idx[k] * d, wk, d);
         }
     }
 }
@@ -175,8 +200,7 @@ void hsdag_nn_spmm_backward(float *dx, const float *dy, const hsdag_nn_adj *a, c
         for (int32_t k = a->off[i]; k < a->off[i + 1]; k++) {
             float wk = w[k];
             if (wk == 0.0f) continue;
-            float *xr = dx + (size_t)a->idx[k] * d;
-            for (int32_t f = 0; f < d; f++) xr[f] += wk * gr[f];
+            axpy_(dx + (size_t)a->idx[k] * d, gr, wk, d);
         }
     }
 }
@@ -192,9 +216,7 @@ void hsdag_nn_gather_forward(float *y, const float *x, const int32_t *idx, int32
 void hsdag_nn_gather_backward(float *dx, const float *dy, const int32_t *idx, int32_t m, int32_t d)
 {
     for (int32_t k = 0; k < m; k++) {
-        float *g = dx + (size_t)idx[k] * d;
-        const float *s = dy + (size_t)k * d;
-        for (int32_t f = 0; f < d; f++) g[f] += s[f];
+        acc_(dx + (size_t)idx[k] * d, dy + (size_t)k * d, d);
     }
 }
 
@@ -205,18 +227,14 @@ void hsdag_nn_segment_sum_forward(float *y, const float *x, const int32_t *seg, 
     memset(y, 0, (size_t)nseg * (size_t)d * sizeof(float));
     for (int32_t i = 0; i < n; i++) {
         HSDAG_ASSERT(seg[i] >= 0 && seg[i] < nseg);
-        float *yr = y + (size_t)seg[i] * d;
-        const float *xr = x + (size_t)i * d;
-        for (int32_t f = 0; f < d; f++) yr[f] += xr[f];
+        acc_(y + (size_t)seg[i] * d, x + (size_t)i * d, d);
     }
 }
 
 void hsdag_nn_segment_sum_backward(float *dx, const float *dy, const int32_t *seg, int32_t n, int32_t d)
 {
     for (int32_t i = 0; i < n; i++) {
-        const float *g = dy + (size_t)seg[i] * d;
-        float *xr = dx + (size_t)i * d;
-        for (int32_t f = 0; f < d; f++) xr[f] += g[f];
+        acc_(dx + (size_t)i * d, dy + (size_t)seg[i] * d, d);
     }
 }
 
@@ -231,9 +249,7 @@ void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, c
         int32_t c = seg ? seg[i] : 0;
         HSDAG_ASSERT(c >= 0 && c < nseg);
         inv_count[c] += 1.0f;
-        float *yr = y + (size_t)c * d;
-        const float *xr = x + (size_t)i * d;
-        for (int32_t f = 0; f < d; f++) yr[f] += xr[f];
+        acc_(y + (size_t)c * d, x + (size_t)i * d, d);
     }
     for (int32_t c = 0; c < nseg; c++) {
         float ic = inv_count[c] > 0.0f ? 1.0f / inv_count[c] : 0.0f;
@@ -247,10 +263,7 @@ void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv
 {
     for (int32_t i = 0; i < n; i++) {
         int32_t c = seg ? seg[i] : 0;
-        const float *g = dy + (size_t)c * d;
-        float ic = inv_count[c];
-        float *xr = dx + (size_t)i * d;
-        for (int32_t f = 0; f < d; f++) xr[f] += g[f] * ic;
+        axpy_(dx + (size_t)i * d, dy + (size_t)c * d, inv_count[c], d);
     }
 }
 
@@ -465,7 +478,7 @@ static void gat_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const f
     float *gas = hsdag_nn_params_grad(p, g->a_src), *gad = hsdag_nn_params_grad(p, g->a_dst);
     for (int32_t i = 0; i < n; i++) {
         const float *gy = dy + (size_t)i * D;
-        for (int32_t f = 0; f < D; f++) gb[f] += gy[f];
+        acc_(gb, gy, D);
         for (int32_t h = 0; h < H; h++) {
             const float *gyh = gy + (size_t)h * F;
             float dot = 0.0f;
@@ -528,8 +541,7 @@ int hsdag_nn_gnn_forward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *y, float *c
         } else {
             hsdag_nn_linear_forward(g->scratch, x, w, NULL, n, in, out);
             hsdag_nn_spmm_forward(y, g->scratch, a, a->w_gcn, out);
-            for (int32_t i = 0; i < n; i++)
-                for (int32_t f = 0; f < out; f++) y[(size_t)i * out + f] += b[f];
+            for (int32_t i = 0; i < n; i++) acc_(y + (size_t)i * out, b, out);
         }
         break;
     case HSDAG_NN_GNN_GAT:
@@ -581,8 +593,7 @@ int hsdag_nn_gnn_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const 
             memset(s, 0, nout * sizeof(float));
             hsdag_nn_spmm_backward(s, dy, a, a->w_gcn, out);
             hsdag_nn_linear_backward(dx, gw, NULL, s, x, w, n, in, out);
-            for (int32_t i = 0; i < n; i++)
-                for (int32_t f = 0; f < out; f++) gb[f] += dy[(size_t)i * out + f];
+            for (int32_t i = 0; i < n; i++) acc_(gb, dy + (size_t)i * out, out);
         }
         break;
     case HSDAG_NN_GNN_GAT:

@@ -171,6 +171,22 @@ void hsdag_nn_params_zero_grad(hsdag_nn_params *p)
     memset(p->grad, 0, p->count * sizeof(float));
 }
 
+int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src, hsdag_err *e)
+{
+    if (!dst->block || !src->block) return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: set not allocated");
+    if (dst->n_t != src->n_t || dst->count != src->count)
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: %zu tensors / %zu floats vs %zu / %zu", src->n_t,
+                             src->count, dst->n_t, dst->count);
+    for (size_t i = 0; i < src->n_t; i++) {
+        const tensor *a = &src->t[i], *b = &dst->t[i];
+        if (strcmp(a->name, b->name) != 0 || a->rows != b->rows || a->cols != b->cols)
+            return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: tensor %zu: '%s' (%d, %d) vs '%s' (%d, %d)", i,
+                                 a->name, a->rows, a->cols, b->name, b->rows, b->cols);
+    }
+    memcpy(dst->value, src->value, src->count * sizeof(float));
+    return 0;
+}
+
 /* ---- Adam ---- */
 
 hsdag_nn_adam_config hsdag_nn_adam_config_default(void)

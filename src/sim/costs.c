@@ -98,7 +98,7 @@ int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_pro
         errno = 0;
         double ms = strtod(num, &ep);
         if (*ep || errno || !isfinite(ms) || ms < 0) {
-            if (!header_done && p->n == 0) { /* one header line ("node,device,ms") before the data */
+            if (ep == num && !header_done && p->n == 0) { /* one header line ("node,device,ms") first */
                 header_done = 1;
                 continue;
             }

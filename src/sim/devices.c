@@ -212,25 +212,26 @@ oom:
  * paid once per accelerator<->host copy; CPUs share DRAM (free); accelerator pairs copy through DRAM (twice). */
 static int preset_tarnawski_kl(int32_t k, int32_t l, double cap, int32_t max_used, hsdag_devices **out)
 {
+    /* accelerators first, then CPUs: the device numbering of hsdag_split_read (fpgas[i] -> i, cpus[j] -> k + j) */
     hsdag_devices *d = devs_new(k + l, "tarnawski");
     if (!d) return HSDAG_ENOMEM;
-    for (int32_t i = 0; i < l; i++) {
-        char nm[32];
-        snprintf(nm, sizeof nm, "cpu%d", (int)i);
-        /* nominal roofline figures, used only for nodes without file costs: the i9-12900K above */
-        dev_fill(d, i, nm, "CPU", HSDAG_DEV_CPU, I9_PEAK, I9_BW, 0, 0);
-    }
     for (int32_t i = 0; i < k; i++) {
         char nm[32];
         snprintf(nm, sizeof nm, "acc%d", (int)i);
-        dev_fill(d, l + i, nm, "GPU", HSDAG_DEV_ACCEL, A770_PEAK, A770_BW, cap, 0);
+        /* nominal roofline figures, used only for nodes without file costs: the Arc A770 and i9-12900K above */
+        dev_fill(d, i, nm, "GPU", HSDAG_DEV_ACCEL, A770_PEAK, A770_BW, cap, 0);
+    }
+    for (int32_t i = 0; i < l; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "cpu%d", (int)i);
+        dev_fill(d, k + i, nm, "CPU", HSDAG_DEV_CPU, I9_PEAK, I9_BW, 0, 0);
     }
     d->semantics = HSDAG_SEM_TARNAWSKI;
     d->max_accels_used = max_used;
     const double gib2 = 2147483648.0;
     for (int32_t a = 0; a < k + l; a++)
         for (int32_t b = a + 1; b < k + l; b++) {
-            int ca = a < l, cb = b < l;
+            int ca = a >= k, cb = b >= k;
             double bw = (ca && cb) ? 0.0 : (ca || cb) ? gib2 : gib2 / 2;
             if (devs_set_link(d, a, b, 0.0, bw, NULL, -1, 1) < 0) goto oom;
         }

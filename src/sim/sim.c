@@ -53,7 +53,7 @@ static int sim_priorities(hsdag_sim *s)
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
     if (s->prio == HSDAG_PRIO_TOPO) {
-        for (int32_t v = 0; v < V; v++) s->prio_rank[v] = v;
+        for (int32_t v = 0; v < V; v++) s->prio_rank[v] = s->prio_node[v] = v;
         return 0;
     }
     rank_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
@@ -89,7 +89,7 @@ static int sim_priorities(hsdag_sim *s)
         it[v].v = v;
     }
     qsort(it, (size_t)V, sizeof *it, rank_cmp);
-    for (int32_t i = 0; i < V; i++) s->prio_rank[it[i].v] = i;
+    for (int32_t i = 0; i < V; i++) s->prio_rank[it[i].v] = i, s->prio_node[i] = it[i].v;
     hsdag_free(it);
     hsdag_free(rk);
     return 0;
@@ -174,6 +174,7 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     const int32_t R = s->R;
 
     SIM_ALLOC(s->prio_rank, V);
+    SIM_ALLOC(s->prio_node, V);
     SIM_ALLOC(s->color_id, V);
     SIM_ALLOC(s->res_of, (size_t)D * D);
     SIM_ALLOC(s->is_cpu, D);
@@ -192,9 +193,28 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->slot_stamp, D);
     SIM_ALLOC(s->first_on, D);
     SIM_ALLOC(s->last_on, D);
+    SIM_ALLOC(s->free_at, V); /* zeroed by the arena; every run leaves it zero */
+    SIM_ALLOC(s->nodes, V);
+    for (int32_t v = 0; v < V; v++) {
+        s->nodes[v].act = s->costs->act_bytes[v];
+        s->nodes[v].xby = s->costs->xfer_bytes[v];
+        s->nodes[v].stat = s->costs->static_bytes[v];
+        s->nodes[v].out_begin = g->out_off[v];
+        s->nodes[v].out_end = g->out_off[v + 1];
+    }
     SIM_ALLOC(s->pend, V);
-    SIM_ALLOC(s->rq, V);
-    SIM_ALLOC(s->rq_off, D);
+    /* ready bitsets: level sizes ceil(V / 64), ceil(that / 64), ... down to one word */
+    s->rq_levels = 0;
+    s->rq_words = 0;
+    for (int64_t n = V > 1 ? V : 1;;) {
+        int64_t words = (n + 63) / 64;
+        s->rq_lvl_off[s->rq_levels++] = (int32_t)s->rq_words;
+        s->rq_words += words;
+        if (words == 1) break;
+        n = words;
+    }
+    s->rq_bits = hsdag_arena_alloc(a, (size_t)D * (size_t)s->rq_words * sizeof *s->rq_bits);
+    if (!s->rq_bits) goto oom;
     SIM_ALLOC(s->rq_len, D);
     SIM_ALLOC(s->running, D);
     SIM_ALLOC(s->ev, D + R + 1);
@@ -204,11 +224,13 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->res_busy, R);
     SIM_ALLOC(s->dp, V);
     SIM_ALLOC(s->blk, V);
-    SIM_ALLOC(s->udeg, 2 * (size_t)V);
-    SIM_ALLOC(s->blk_off, (size_t)V + 1);
+    SIM_ALLOC(s->udeg, 3 * (size_t)V);
+    SIM_ALLOC(s->blk_start, 2 * (size_t)V);
+    SIM_ALLOC(s->blk_end, 2 * (size_t)V);
     SIM_ALLOC(s->blk_nodes, V);
-    SIM_ALLOC(s->blk_dev, V);
-    SIM_ALLOC(s->queue, 2 * (size_t)V);
+    SIM_ALLOC(s->blk_dev, 2 * (size_t)V);
+    SIM_ALLOC(s->queue, 3 * (size_t)V);
+    SIM_ALLOC(s->done, V);
     SIM_ALLOC(s->mark, V);
     if (s->record) {
         s->cap_tx = E + 2 * V + 1;
@@ -225,6 +247,8 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
         if (s->is_cpu[d] && s->host < 0) s->host = d;
         for (int32_t b = 0; b < D; b++) s->res_of[d * D + b] = d == b ? -1 : devs->link[d * D + b].resource;
     }
+    s->all_allowed = 1;
+    for (size_t i = 0; i < (size_t)V * (size_t)D; i++) s->all_allowed &= s->costs->allowed[i];
     if (sim_colors(s) < 0) goto oom;
     if (s->n_colors) {
         SIM_ALLOC(s->color_dev, s->n_colors);
@@ -258,42 +282,59 @@ static void trace_xfer(hsdag_sim *s, double t0, double t1, int32_t node, int32_t
     s->tx_dst[i] = dst;
 }
 
-/* Validates the placement and computes what every semantics reports the same way: static memory, unsupported
- * ops, colour classes, first/last node per device. Returns 0 or HSDAG_EINVAL. */
-static int run_prepass(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+/* Resets the per-run state and checks every device index. Returns 0 or HSDAG_EINVAL. */
+static int run_reset(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const int32_t V = s->V, D = s->D;
-    const hsdag_costs *c = s->costs;
+    uint32_t mx = 0; /* the largest index as unsigned: negative ones become huge */
+    for (int32_t v = 0; v < V; v++) mx = (uint32_t)dev[v] > mx ? (uint32_t)dev[v] : mx;
+    if (V > 0 && mx >= (uint32_t)D) return HSDAG_EINVAL;
     for (int32_t d = 0; d < D; d++) {
         s->busy[d] = s->peak[d] = s->excess[d] = s->live[d] = s->static_sum[d] = s->act_peak[d] = 0;
         s->first_on[d] = s->last_on[d] = -1;
     }
-    for (int32_t k = 0; k < s->n_colors; k++) s->color_dev[k] = -1, s->color_bad[k] = 0;
-    int32_t unsup = 0, viol = 0;
-    for (int32_t v = 0; v < V; v++) {
-        int32_t d = dev[v];
-        if ((uint32_t)d >= (uint32_t)D) return HSDAG_EINVAL;
-        s->static_sum[d] += c->static_bytes[v];
-        unsup += !c->allowed[(size_t)v * D + d];
-        if (s->first_on[d] < 0) s->first_on[d] = v;
-        s->last_on[d] = v;
-        int32_t k = s->color_id[v];
-        if (k >= 0) {
-            if (s->color_dev[k] < 0) s->color_dev[k] = d;
-            else if (s->color_dev[k] != d && !s->color_bad[k]) s->color_bad[k] = 1, viol++;
-        }
-    }
-    int32_t used = 0;
-    for (int32_t d = 0; d < D; d++) used += !s->is_cpu[d] && s->first_on[d] >= 0;
     memset(r, 0, sizeof *r);
-    r->n_unsupported = unsup;
-    r->n_color_violations = viol;
-    r->accels_used = used;
     r->n_devices = D;
     s->n_tx = 0;
     s->dev = dev;
     if (s->record) memcpy(s->tr_dev, dev, (size_t)V * sizeof *dev);
     return 0;
+}
+
+/* Colour classes split over devices, each counted once. */
+static int32_t run_colors(hsdag_sim *s, const int32_t *dev)
+{
+    if (!s->n_colors) return 0;
+    for (int32_t k = 0; k < s->n_colors; k++) s->color_dev[k] = -1, s->color_bad[k] = 0;
+    int32_t viol = 0;
+    for (int32_t v = 0; v < s->V; v++) {
+        int32_t k = s->color_id[v], d = dev[v];
+        if (k < 0) continue;
+        if (s->color_dev[k] < 0) s->color_dev[k] = d;
+        else if (s->color_dev[k] != d && !s->color_bad[k]) s->color_bad[k] = 1, viol++;
+    }
+    return viol;
+}
+
+/* What every semantics reports the same way: static memory, unsupported ops, colour classes, the first and last
+ * node of each device and the accelerators used. (The sequential run computes these in its own single pass.) */
+static void run_prepass(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+{
+    const int32_t V = s->V, D = s->D;
+    const hsdag_costs *c = s->costs;
+    int32_t unsup = 0;
+    for (int32_t v = 0; v < V; v++) {
+        int32_t d = dev[v];
+        s->static_sum[d] += c->static_bytes[v];
+        unsup += !c->allowed[(size_t)v * D + d];
+        if (s->first_on[d] < 0) s->first_on[d] = v;
+        s->last_on[d] = v;
+    }
+    int32_t used = 0;
+    for (int32_t d = 0; d < D; d++) used += !s->is_cpu[d] && s->first_on[d] >= 0;
+    r->n_unsupported = unsup;
+    r->n_color_violations = run_colors(s, dev);
+    r->accels_used = used;
 }
 
 static void run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
@@ -316,37 +357,6 @@ static void run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
     s->ran = s->sem;
 }
 
-/* Per-run slots: for every node u and every other device d2 that consumes u's output, the edge id of the first
- * edge u -> (a node on d2) is the copy's slot. Fills slot_of_edge, copy_ref (readers per copy) and own_ref
- * (local readers, plus one per copy when `copies_read_own`, since a copy reads the original while in flight).
- * Returns nothing; O(E). */
-static void run_slots(hsdag_sim *s, const int32_t *dev, int copies_read_own)
-{
-    const hsdag_graph *g = s->g;
-    for (int32_t d = 0; d < s->D; d++) s->slot_stamp[d] = -1;
-    for (int32_t u = 0; u < s->V; u++) {
-        int32_t du = dev[u], own = 0;
-        for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
-            int32_t dw = dev[g->out_dst[k]];
-            if (dw == du) {
-                own++;
-                s->slot_of_edge[k] = -1;
-                continue;
-            }
-            if (s->slot_stamp[dw] != u) {
-                s->slot_stamp[dw] = u;
-                s->slot_first[dw] = k;
-                s->copy_ref[k] = 0;
-                own += copies_read_own;
-            }
-            int32_t slot = s->slot_first[dw];
-            s->slot_of_edge[k] = slot;
-            s->copy_ref[slot]++;
-        }
-        s->own_ref[u] = own;
-    }
-}
-
 /* Node v finished on d: its inputs lose a reader; free what nobody reads any more. */
 static void release_inputs(hsdag_sim *s, const int32_t *dev, int32_t v)
 {
@@ -364,42 +374,124 @@ static void release_inputs(hsdag_sim *s, const int32_t *dev, int32_t v)
     }
 }
 
-/* ---- sequential: one op at a time in topological order, copies right after the producer ---- */
+/* ---- sequential: one op at a time in topological order, copies right after the producer ----
+ * One pass over the nodes does everything (the reward loop of the learners runs this): the prepass's work,
+ * the copy slots of the node's output, its copies, and releasing its inputs. */
+
+#if defined(__GNUC__)
+#define SIM_COLD __attribute__((noinline, cold))
+#else
+#define SIM_COLD
+#endif
+
+/* The copy of v's output from d to dw (rare next to the ops: kept out of the hot loop's registers). Returns the
+ * time after the copy. */
+static SIM_COLD double seq_copy(hsdag_sim *s, int32_t v, int32_t d, int32_t dw, double t)
+{
+    const hsdag_costs *c = s->costs;
+    double xt = hsdag_costs_xfer_s(c, v, d, dw), b = c->xfer_bytes[v];
+    trace_xfer(s, t, t + xt, v, d, dw);
+    s->acc_xs += xt;
+    s->acc_xb += b;
+    s->acc_nx++;
+    double y = s->live[dw] + b;
+    s->live[dw] = y;
+    if (y > s->act_peak[dw]) s->act_peak[dw] = y;
+    return t + xt;
+}
+
+/* Node v with several consumers: one copy per other device, and the last reader of each tensor on each device
+ * gets its bytes in free_at. Consumers come in increasing index order, so the last one seen is the last reader.
+ * *L is the live activation bytes on v's device. Returns the time after the copies. */
+static double seq_fanout(hsdag_sim *s, int32_t v, int32_t d, const int32_t *dv, double t, double *L)
+{
+    const sim_node *nd = &s->nodes[v];
+    const int32_t *out_dst = s->g->out_dst;
+    int32_t *stamp = s->slot_stamp, *lastc = s->last_on, *touched = s->first_on;
+    int32_t lastloc = -1, nt = 0;
+    for (int32_t k = nd->out_begin; k < nd->out_end; k++) {
+        int32_t w = out_dst[k], dw = dv[w];
+        if (dw == d) {
+            lastloc = w;
+            continue;
+        }
+        if (stamp[dw] != v) { /* the first consumer on dw: one copy serves all of them */
+            stamp[dw] = v;
+            touched[nt++] = dw;
+            t = seq_copy(s, v, d, dw, t);
+        }
+        lastc[dw] = w;
+    }
+    if (lastloc >= 0) s->free_at[lastloc] += nd->act;
+    else *L -= nd->act; /* only copies read it, and they are made */
+    for (int32_t i = 0; i < nt; i++) s->free_at[lastc[touched[i]]] += nd->xby;
+    return t;
+}
 
 static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
-    const hsdag_graph *g = s->g;
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
-    run_slots(s, dev, 0);
-    double t = 0, xs = 0, xb = 0;
-    int64_t nx = 0;
+    /* restrict: the scratch arrays never alias the graph or each other, so nothing is reloaded after a store */
+    const sim_node *restrict nodes = s->nodes;
+    const int32_t *restrict out_dst = s->g->out_dst, *restrict dv = dev;
+    const double *restrict node_s = c->node_s;
+    double *restrict free_at = s->free_at;
+    for (int32_t d = 0; d < D; d++) s->slot_stamp[d] = -1;
+    s->acc_xs = s->acc_xb = 0;
+    s->acc_nx = 0;
+    int32_t unsup = 0;
+    if (!s->all_allowed)
+        for (int32_t v = 0; v < V; v++) unsup += !c->allowed[(size_t)v * D + dev[v]];
+    double t = 0;
+    /* the current device's accumulators live in registers while consecutive ops stay on it (placements are
+     * mostly runs); copies only ever touch other devices, frees only the current one */
+    int32_t cd = V > 0 ? dev[0] : 0;
+    uint64_t used = V > 0 ? (uint64_t)1 << cd : 0;
+    double L = 0, P = 0, B = 0, S = 0;
     for (int32_t v = 0; v < V; v++) {
-        int32_t d = dev[v];
-        double cost = c->node_s[(size_t)v * D + d];
-        s->st[v] = t;
-        t += cost;
-        s->fin[v] = t;
-        s->busy[d] += cost;
-        mem_alloc(s, d, c->act_bytes[v]);
-        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-            if (s->slot_of_edge[k] != k) continue; /* local, or not the first edge to that device */
-            int32_t d2 = dev[g->out_dst[k]];
-            double x = hsdag_costs_xfer_s(c, v, d, d2);
-            trace_xfer(s, t, t + x, v, d, d2);
-            t += x;
-            xs += x;
-            xb += c->xfer_bytes[v];
-            nx++;
-            mem_alloc(s, d2, c->xfer_bytes[v]);
+        const sim_node *nd = &nodes[v];
+        int32_t d = dv[v];
+        if (d != cd) {
+            s->live[cd] = L, s->act_peak[cd] = P, s->busy[cd] = B, s->static_sum[cd] = S;
+            cd = d;
+            used |= (uint64_t)1 << d;
+            L = s->live[d], P = s->act_peak[d], B = s->busy[d], S = s->static_sum[d];
         }
-        release_inputs(s, dev, v);
-        if (s->own_ref[v] == 0 && g->out_off[v + 1] > g->out_off[v]) s->live[d] -= c->act_bytes[v];
+        S += nd->stat;
+        double cost = node_s[(size_t)v * D + d];
+        if (s->record) s->st[v] = t, s->fin[v] = t + cost;
+        t += cost;
+        B += cost;
+        L += nd->act;
+        if (L > P) P = L;
+        int32_t k = nd->out_begin, ke = nd->out_end;
+        if (ke - k == 1) { /* the common case: one consumer */
+            int32_t w = out_dst[k], dw = dv[w];
+            if (dw == d) {
+                free_at[w] += nd->act; /* freed once w has run */
+            } else {
+                t = seq_copy(s, v, d, dw, t);
+                free_at[w] += nd->xby;
+                L -= nd->act; /* only the copy read it */
+            }
+        } else if (ke > k) {
+            t = seq_fanout(s, v, d, dv, t, &L);
+        }
+        /* bytes this node was the last reader of on its device: outputs and copies */
+        L -= free_at[v];
+        free_at[v] = 0; /* every entry is consumed exactly once per run: zero again for the next */
     }
+    if (V > 0) s->live[cd] = L, s->act_peak[cd] = P, s->busy[cd] = B, s->static_sum[cd] = S;
+    int32_t acc = 0;
+    for (int32_t d = 0; d < D; d++) acc += !s->is_cpu[d] && ((used >> d) & 1);
+    r->n_unsupported = unsup;
+    r->n_color_violations = run_colors(s, dev);
+    r->accels_used = acc;
     r->makespan_s = t;
-    r->xfer_s = xs;
-    r->xfer_bytes = xb;
-    r->n_xfers = nx;
+    r->xfer_s = s->acc_xs;
+    r->xfer_bytes = s->acc_xb;
+    r->n_xfers = s->acc_nx;
 }
 
 /* ---- concurrent: list scheduling per device, FIFO link resources, events by (time, seq) ---- */
@@ -439,36 +531,37 @@ static sim_event ev_pop(hsdag_sim *s)
     return top;
 }
 
+/* Ready sets: one hierarchical bitset of priority ranks per device (64-ary: a set bit in level l+1 says the
+ * word below is non-empty), so push and pop-min cost O(log_64 V) with no comparisons. Every pushed rank is
+ * popped within a run, so the bitsets are empty again at its end. */
 static void rq_push(hsdag_sim *s, int32_t d, int32_t v)
 {
-    int32_t *h = s->rq + s->rq_off[d];
-    int32_t i = s->rq_len[d]++;
-    const int32_t *pr = s->prio_rank;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (pr[h[p]] <= pr[v]) break;
-        h[i] = h[p];
-        i = p;
+    uint64_t *w = s->rq_bits + (size_t)d * (size_t)s->rq_words;
+    uint32_t key = (uint32_t)s->prio_rank[v];
+    for (int l = 0; l < s->rq_levels; l++) {
+        uint64_t *word = w + s->rq_lvl_off[l] + (key >> 6), before = *word;
+        *word = before | (uint64_t)1 << (key & 63);
+        if (before) break; /* the levels above already know this word is non-empty */
+        key >>= 6;
     }
-    h[i] = v;
+    s->rq_len[d]++;
     s->dirty |= (uint64_t)1 << d;
 }
 
 static int32_t rq_pop(hsdag_sim *s, int32_t d)
 {
-    int32_t *h = s->rq + s->rq_off[d];
-    const int32_t *pr = s->prio_rank;
-    int32_t top = h[0], x = h[--s->rq_len[d]], n = s->rq_len[d], i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, m = i, best = x;
-        if (l < n && pr[h[l]] < pr[best]) m = l, best = h[l];
-        if (l + 1 < n && pr[h[l + 1]] < pr[best]) m = l + 1;
-        if (m == i) break;
-        h[i] = h[m];
-        i = m;
+    uint64_t *w = s->rq_bits + (size_t)d * (size_t)s->rq_words;
+    uint32_t idx = 0;
+    for (int l = s->rq_levels - 1; l >= 0; l--) idx = (idx << 6) | (uint32_t)__builtin_ctzll(w[s->rq_lvl_off[l] + idx]);
+    uint32_t key = idx;
+    for (int l = 0; l < s->rq_levels; l++) {
+        uint64_t *word = w + s->rq_lvl_off[l] + (key >> 6);
+        *word &= ~((uint64_t)1 << (key & 63));
+        if (*word) break;
+        key >>= 6;
     }
-    if (n > 0) h[i] = x;
-    return top;
+    s->rq_len[d]--;
+    return s->prio_node[idx];
 }
 
 static void xfer_start(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *r)
@@ -500,23 +593,39 @@ static void xfer_request(hsdag_sim *s, int32_t slot, double now, hsdag_sim_resul
     s->xq_tail[res] = slot;
 }
 
+/* Op v finished: free what it was the last reader of, wake its local consumers, request one copy per other
+ * consuming device. The copy slots and reader counts of v's output are set up here, the first moment they are
+ * needed (consumers cannot finish before v has). */
 static void op_done(hsdag_sim *s, int32_t v, double now, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const int32_t *dev = s->dev;
-    int32_t d = dev[v];
+    int32_t d = dev[v], own = 0;
     s->fin[v] = now;
+    if (now > s->mk) s->mk = now;
     s->running[d] = -1;
     s->dirty |= (uint64_t)1 << d;
     release_inputs(s, dev, v);
     for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-        int32_t w = g->out_dst[k];
-        if (dev[w] == d) {
+        int32_t w = g->out_dst[k], dw = dev[w];
+        if (dw == d) {
+            own++;
+            s->slot_of_edge[k] = -1;
             if (--s->pend[w] == 0) rq_push(s, d, w);
-        } else if (s->slot_of_edge[k] == k) {
+        } else if (s->slot_stamp[dw] != v) { /* one copy serves every consumer on dw */
+            s->slot_stamp[dw] = v;
+            s->slot_first[dw] = k;
+            s->slot_of_edge[k] = k;
+            s->copy_ref[k] = 1;
+            own++; /* the copy reads the original while in flight */
             xfer_request(s, k, now, r);
+        } else {
+            int32_t slot = s->slot_first[dw];
+            s->slot_of_edge[k] = slot;
+            s->copy_ref[slot]++;
         }
     }
+    s->own_ref[v] = own;
 }
 
 static void xfer_done(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *r)
@@ -538,32 +647,32 @@ static void xfer_done(hsdag_sim *s, int32_t slot, double now, hsdag_sim_result *
     }
 }
 
-static void try_start(hsdag_sim *s, int32_t d, double now)
+/* Starts the best ready op on an idle device. Zero-cost ops (bookkeeping) complete on the spot, without an
+ * event, and the next ready op is considered. */
+static void try_start(hsdag_sim *s, int32_t d, double now, hsdag_sim_result *r)
 {
-    if (s->running[d] >= 0 || s->rq_len[d] == 0) return;
     const hsdag_costs *c = s->costs;
-    int32_t v = rq_pop(s, d);
-    double cost = c->node_s[(size_t)v * s->D + d];
-    s->running[d] = v;
-    s->st[v] = now;
-    s->busy[d] += cost;
-    mem_alloc(s, d, c->act_bytes[v]);
-    ev_push(s, now + cost, v);
+    while (s->running[d] < 0 && s->rq_len[d] > 0) {
+        int32_t v = rq_pop(s, d);
+        double cost = c->node_s[(size_t)v * s->D + d];
+        s->running[d] = v;
+        s->st[v] = now;
+        s->busy[d] += cost;
+        mem_alloc(s, d, c->act_bytes[v]);
+        if (cost > 0) {
+            ev_push(s, now + cost, v);
+            return;
+        }
+        op_done(s, v, now, r);
+    }
 }
 
 static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const int32_t V = s->V, D = s->D;
-    run_slots(s, dev, 1);
-    for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1;
-    for (int32_t v = 0; v < V; v++) s->rq_len[dev[v]]++;
-    int32_t off = 0;
-    for (int32_t d = 0; d < D; d++) {
-        s->rq_off[d] = off;
-        off += s->rq_len[d];
-        s->rq_len[d] = 0;
-    }
+    for (int32_t d = 0; d < D; d++) s->rq_len[d] = 0, s->running[d] = -1, s->slot_stamp[d] = -1;
+    s->mk = 0;
     for (int32_t q = 0; q < s->R; q++) s->xq_head[q] = -1, s->res_busy[q] = 0;
     s->ev_len = 0;
     s->seq = 0;
@@ -577,7 +686,7 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
         while (s->dirty) {
             int32_t d = __builtin_ctzll(s->dirty);
             s->dirty &= s->dirty - 1;
-            try_start(s, d, now);
+            try_start(s, d, now, r);
         }
         if (s->ev_len == 0) break;
         sim_event ev = ev_pop(s);
@@ -589,10 +698,7 @@ static void run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
             ev = ev_pop(s);
         }
     }
-    double mk = 0;
-    for (int32_t v = 0; v < V; v++)
-        if (s->fin[v] > mk) mk = s->fin[v];
-    r->makespan_s = mk;
+    r->makespan_s = s->mk;
 }
 
 /* ---- tarnawski: contract accelerator subgraphs into contiguous blocks, then their latency formula ---- */
@@ -641,6 +747,69 @@ static int32_t tw_blocks(hsdag_sim *s, const int32_t *dev)
     return nb;
 }
 
+static uint32_t tw_gen(hsdag_sim *s)
+{
+    if (++s->gen == 0) {
+        memset(s->mark, 0, (size_t)s->V * sizeof *s->mark);
+        s->gen = 1;
+    }
+    return s->gen;
+}
+
+#define TW_UNIT(s, x) ((s)->blk[x] >= 0 ? (s)->V + (s)->blk[x] : (x))
+
+/* The contracted graph can have a cycle although every piece is contiguous on its own (a1 -> b1 and b2 -> a2
+ * with {a1, a2} and {b1, b2} on two accelerators); Tarnawski et al.'s tool rejects such a split. We extend
+ * their model instead: take the lowest unfinished node x (it is in a stalled block b, and ready); cut from b
+ * the members whose predecessors are all finished or in that part (x among them) into a new block. The cut
+ * block has no unfinished predecessor, so progress is guaranteed; splits without a cycle never get here.
+ * Returns the new block id. */
+static int32_t tw_cut(hsdag_sim *s, int32_t *cursor, int32_t *nb)
+{
+    const hsdag_graph *g = s->g;
+    const int32_t V = s->V;
+    while (s->done[*cursor]) (*cursor)++;
+    int32_t x = *cursor, b = s->blk[x];
+    HSDAG_ASSERT(b >= 0);
+    uint32_t gen = tw_gen(s);
+    int32_t lo = s->blk_start[b], hi = s->blk_end[b], nr = 0;
+    for (int32_t i = lo; i < hi; i++) {
+        int32_t v = s->blk_nodes[i], ok = 1;
+        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1] && ok; k++) {
+            int32_t u = g->in_src[k];
+            ok = s->blk[u] == b ? s->mark[u] == gen : s->done[u];
+        }
+        if (ok) s->mark[v] = gen, nr++;
+    }
+    HSDAG_ASSERT(nr > 0 && nr < hi - lo);
+    /* stable partition: the ready part first (queue as scratch) */
+    int32_t *tmp = s->queue + 2 * V, w = lo, t = 0;
+    for (int32_t i = lo; i < hi; i++) {
+        int32_t v = s->blk_nodes[i];
+        if (s->mark[v] == gen) s->blk_nodes[w++] = v;
+        else tmp[t++] = v;
+    }
+    memcpy(s->blk_nodes + w, tmp, (size_t)t * sizeof *tmp);
+    int32_t nbk = (*nb)++;
+    s->blk_start[nbk] = lo;
+    s->blk_end[nbk] = lo + nr;
+    s->blk_dev[nbk] = s->blk_dev[b];
+    s->blk_start[b] = lo + nr;
+    for (int32_t i = lo; i < lo + nr; i++) s->blk[s->blk_nodes[i]] = nbk;
+    /* the rest now also waits for the cut part */
+    int32_t deg = 0;
+    for (int32_t i = lo + nr; i < hi; i++) {
+        int32_t v = s->blk_nodes[i];
+        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+            int32_t u = g->in_src[k];
+            deg += s->blk[u] != b && !s->done[u];
+        }
+    }
+    s->udeg[V + b] = deg;
+    s->udeg[V + nbk] = 0;
+    return nbk;
+}
+
 static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
@@ -648,30 +817,37 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
     const int32_t V = s->V, D = s->D;
     int32_t nb = tw_blocks(s, dev);
     /* members of each block in topological order (counting sort) */
-    for (int32_t b = 0; b <= nb; b++) s->blk_off[b] = 0;
+    for (int32_t b = 0; b < nb; b++) s->blk_end[b] = 0;
+    for (int32_t v = 0; v < V; v++) {
+        s->done[v] = 0;
+        if (s->blk[v] >= 0) s->blk_end[s->blk[v]]++;
+    }
+    for (int32_t b = 0, o = 0; b < nb; b++) {
+        s->blk_start[b] = o;
+        o += s->blk_end[b];
+        s->blk_end[b] = s->blk_start[b];
+    }
     for (int32_t v = 0; v < V; v++)
-        if (s->blk[v] >= 0) s->blk_off[s->blk[v] + 1]++;
-    for (int32_t b = 0; b < nb; b++) s->blk_off[b + 1] += s->blk_off[b];
-    for (int32_t v = 0; v < V; v++)
-        if (s->blk[v] >= 0) s->blk_nodes[s->blk_off[s->blk[v]]++] = v;
-    for (int32_t b = nb; b > 0; b--) s->blk_off[b] = s->blk_off[b - 1];
-    s->blk_off[0] = 0;
+        if (s->blk[v] >= 0) s->blk_nodes[s->blk_end[s->blk[v]]++] = v;
     /* unit of v: v itself on a CPU, V + block on an accelerator; in-degrees in the contracted graph */
-#define UNIT(x) (s->blk[x] >= 0 ? V + s->blk[x] : (x))
-    int32_t nu = V + nb;
-    for (int32_t x = 0; x < nu; x++) s->udeg[x] = 0;
+    for (int32_t x = 0; x < V + nb; x++) s->udeg[x] = 0;
     for (int32_t k = 0; k < s->E; k++) {
-        int32_t uu = UNIT(g->edge_src[k]), uw = UNIT(g->out_dst[k]);
+        int32_t uu = TW_UNIT(s, g->edge_src[k]), uw = TW_UNIT(s, g->out_dst[k]);
         if (uu != uw) s->udeg[uw]++;
     }
-    int32_t qh = 0, qt = 0, blocks = 0;
+    int32_t qh = 0, qt = 0, blocks = 0, cuts = 0, left = V, cursor = 0;
     for (int32_t v = 0; v < V; v++)
         if (s->blk[v] < 0 && s->udeg[v] == 0) s->queue[qt++] = v;
     for (int32_t b = 0; b < nb; b++)
-        if (s->blk_off[b + 1] > s->blk_off[b] && s->udeg[V + b] == 0) s->queue[qt++] = V + b;
+        if (s->blk_end[b] > s->blk_start[b] && s->udeg[V + b] == 0) s->queue[qt++] = V + b;
     double mk = 0, xs = 0, xb = 0;
     int64_t nx = 0;
-    while (qh < qt) {
+    while (left > 0) {
+        if (qh == qt) { /* stalled on a cycle of blocks */
+            qh = qt = 0;
+            s->queue[qt++] = V + tw_cut(s, &cursor, &nb);
+            cuts++;
+        }
         int32_t x = s->queue[qh++];
         if (x < V) { /* a CPU node */
             double m = 0;
@@ -680,28 +856,26 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
             double cost = c->node_s[(size_t)x * D + dev[x]];
             s->st[x] = m;
             s->fin[x] = m + cost;
+            s->done[x] = 1;
+            left--;
             s->busy[dev[x]] += cost;
             if (s->fin[x] > mk) mk = s->fin[x];
             for (int32_t k = g->out_off[x]; k < g->out_off[x + 1]; k++) {
-                int32_t uw = UNIT(g->out_dst[k]);
+                int32_t uw = TW_UNIT(s, g->out_dst[k]);
                 if (uw != x && --s->udeg[uw] == 0) s->queue[qt++] = uw;
             }
             continue;
         }
         int32_t b = x - V, a = s->blk_dev[b];
-        if (++s->gen == 0) {
-            memset(s->mark, 0, (size_t)V * sizeof *s->mark);
-            s->gen = 1;
-        }
+        uint32_t gen = tw_gen(s);
         double maxp = 0, in_c = 0, out_c = 0, work = 0;
-        for (int32_t i = s->blk_off[b]; i < s->blk_off[b + 1]; i++) {
+        for (int32_t i = s->blk_start[b]; i < s->blk_end[b]; i++) {
             int32_t v = s->blk_nodes[i];
             for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
                 int32_t u = g->in_src[k];
-                if (s->blk[u] == b || s->mark[u] == s->gen) continue;
-                s->mark[u] = s->gen;
-                double cc = tw_comm(s, u, a);
-                in_c += cc;
+                if (s->blk[u] == b || s->mark[u] == gen) continue;
+                s->mark[u] = gen;
+                in_c += tw_comm(s, u, a);
                 xb += c->xfer_bytes[u];
                 nx++;
                 if (s->fin[u] > maxp) maxp = s->fin[u];
@@ -716,11 +890,13 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
                 }
         }
         double f = maxp + in_c + work + out_c, t = maxp + in_c;
-        for (int32_t i = s->blk_off[b]; i < s->blk_off[b + 1]; i++) {
+        for (int32_t i = s->blk_start[b]; i < s->blk_end[b]; i++) {
             int32_t v = s->blk_nodes[i];
             s->st[v] = t;
             t += c->node_s[(size_t)v * D + a];
             s->fin[v] = f;
+            s->done[v] = 1;
+            left--;
         }
         if (in_c > 0) trace_xfer(s, maxp, maxp + in_c, -1 - b, s->host >= 0 ? s->host : a, a);
         if (out_c > 0) trace_xfer(s, f - out_c, f, -1 - b, a, s->host >= 0 ? s->host : a);
@@ -728,33 +904,34 @@ static void run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         xs += in_c + out_c;
         blocks++;
         if (f > mk) mk = f;
-        for (int32_t i = s->blk_off[b]; i < s->blk_off[b + 1]; i++) {
+        for (int32_t i = s->blk_start[b]; i < s->blk_end[b]; i++) {
             int32_t v = s->blk_nodes[i];
             for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-                int32_t uw = UNIT(g->out_dst[k]);
+                int32_t uw = TW_UNIT(s, g->out_dst[k]);
                 if (uw != x && --s->udeg[uw] == 0) s->queue[qt++] = uw;
             }
         }
     }
-#undef UNIT
-    HSDAG_ASSERT(qh == V - (s->blk_off[nb]) + blocks); /* every unit processed: the contraction is acyclic */
     r->makespan_s = mk;
     r->xfer_s = xs;
     r->xfer_bytes = xb;
     r->n_xfers = nx;
     r->n_blocks = blocks;
+    r->n_cycle_cuts = cuts;
 }
 
 int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out)
 {
-    int rc = run_prepass(s, device, out);
+    int rc = run_reset(s, device, out);
     if (rc < 0) return rc;
     switch (s->sem) {
     case HSDAG_SEM_CONCURRENT:
+        run_prepass(s, device, out);
         run_concurrent(s, device, out);
         run_finish(s, out, 1);
         break;
     case HSDAG_SEM_TARNAWSKI:
+        run_prepass(s, device, out);
         run_tarnawski(s, device, out);
         run_finish(s, out, 0);
         break;

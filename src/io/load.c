@@ -1,0 +1,104 @@
+/* load.c - format detection by content and the dispatcher over the per-format readers.
+ * Not here: parsing itself (one file per format in src/io/).
+ * Entry points: hsdag_detect, hsdag_load, hsdag_load_file. */
+#include "hsdag/io.h"
+
+#include <string.h>
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    /* UTF-8 byte-order mark */
+    if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+        p += 3;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    return p;
+}
+
+/* memmem over a bounded prefix */
+static int has(const char *p, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    if (k > n) return 0;
+    for (size_t i = 0; i + k <= n; i++)
+        if (p[i] == needle[0] && memcmp(p + i, needle, k) == 0) return 1;
+    return 0;
+}
+
+static int ext_is(const char *path, const char *ext)
+{
+    if (!path) return 0;
+    size_t pl = strlen(path), el = strlen(ext);
+    if (pl < el) return 0;
+    for (size_t i = 0; i < el; i++) {
+        char c = path[pl - el + i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != ext[i]) return 0;
+    }
+    return 1;
+}
+
+hsdag_format hsdag_detect(const void *buf, size_t len, const char *path)
+{
+    const char *s = buf, *end = s + len;
+    const char *p = skip_ws(s, end);
+    size_t head = (size_t)(end - p) < 65536 ? (size_t)(end - p) : 65536;
+    if (p < end && *p == '{') {
+        if (has(p, head, "\"hsdag-graph\"")) return HSDAG_FMT_JSON;
+        if (has(p, head, "\"cpuLatency\"") || has(p, head, "\"maxFPGAs\"") || has(p, head, "\"fpgaLatency\""))
+            return HSDAG_FMT_TARNAWSKI;
+        if (ext_is(path, ".json")) return HSDAG_FMT_JSON;
+        return HSDAG_FMT_UNKNOWN;
+    }
+    if (p < end && *p == '<') {
+        if (has(p, head, "<net")) return HSDAG_FMT_OVXML;
+        return ext_is(path, ".xml") ? HSDAG_FMT_OVXML : HSDAG_FMT_UNKNOWN;
+    }
+    if (head >= 7 && (memcmp(p, "digraph", 7) == 0 || memcmp(p, "strict", 6) == 0 || memcmp(p, "graph", 5) == 0))
+        return HSDAG_FMT_DOT;
+    if (head >= 5 && memcmp(p, "node", 4) == 0 && p[4] >= '0' && p[4] <= '9' && has(p, head, " -- "))
+        return HSDAG_FMT_PIPEDREAM;
+    /* ONNX ModelProto starts with field 1 (ir_version, varint: tag 0x08) in every exporter we know;
+     * other leading fields (producer_name 0x12, graph 0x3a, opset_import 0x42) are also accepted. */
+    if (len > 0) {
+        unsigned char c = (unsigned char)s[0];
+        if (c == 0x08 || c == 0x12 || c == 0x1a || c == 0x3a || c == 0x42) return HSDAG_FMT_ONNX;
+    }
+    if (ext_is(path, ".onnx")) return HSDAG_FMT_ONNX;
+    if (ext_is(path, ".dot") || ext_is(path, ".gv")) return HSDAG_FMT_DOT;
+    if (ext_is(path, ".txt")) return HSDAG_FMT_PIPEDREAM;
+    return HSDAG_FMT_UNKNOWN;
+}
+
+int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, hsdag_graph **out, hsdag_err *e)
+{
+    *out = NULL;
+    if (!what) what = "<buffer>";
+    if (len > HSDAG_MAX_FILE_BYTES) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: input larger than 1 GiB", what);
+    if (fmt == HSDAG_FMT_UNKNOWN) fmt = hsdag_detect(buf, len, what);
+    switch (fmt) {
+    case HSDAG_FMT_ONNX: return hsdag_onnx_read(buf, len, what, out, e);
+    case HSDAG_FMT_OVXML: return hsdag_ovxml_read(buf, len, what, out, e);
+    case HSDAG_FMT_PIPEDREAM: return hsdag_pipedream_read(buf, len, what, out, e);
+    case HSDAG_FMT_TARNAWSKI: return hsdag_tarnawski_read(buf, len, what, out, e);
+    case HSDAG_FMT_JSON: return hsdag_json_read(buf, len, what, out, e);
+    case HSDAG_FMT_DOT: return hsdag_dot_read(buf, len, what, out, e);
+    default:
+        return hsdag_err_set(e, HSDAG_EFORMAT,
+                             "%s: unrecognised format (expected ONNX, OpenVINO IR .xml, PipeDream graph.txt, "
+                             "Tarnawski JSON, hsdag JSON or DOT)",
+                             what);
+    }
+}
+
+int hsdag_load_file(const char *path, hsdag_format fmt, hsdag_graph **out, hsdag_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    *out = NULL;
+    int rc = hsdag_read_file(path, &buf, &len, HSDAG_MAX_FILE_BYTES, e);
+    if (rc < 0) return rc;
+    rc = hsdag_load(buf, len, fmt, path, out, e);
+    hsdag_free(buf);
+    return rc;
+}
