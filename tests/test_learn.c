@@ -4,6 +4,7 @@
  * Entry points: main. */
 #include "check.h"
 #include "hsdag/hsdag.h"
+#include "hsdag/io.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,37 @@ static void test_train_optimum(void)
     hsdag_graph_free(g);
 }
 
+/* The paper's settings (seed 42, 25 x 20) on the bundled SqueezeNet 1.1 export with the cpu-gpu simulator
+ * reach the exact optimum that the two-device min cut proves. */
+static void test_train_sim_optimum(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *devs = NULL;
+    hsdag_place_problem *p = NULL;
+    hsdag_learn *L = NULL;
+    CHECK_EQ_INT(hsdag_load_file("tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &g, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_load("cpu-gpu", g, &devs, &e), 0);
+    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, devs, NULL, &e), 0);
+    if (!p) goto done;
+    double opt = 0;
+    CHECK_EQ_INT(hsdag_place_mincut_solve(p->c, NULL, &opt, &e), 0);
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, devs->n, &cfg, &e), 0);
+    if (!L) goto done;
+    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, NULL, NULL, &e), 0);
+    double lat;
+    int32_t ep;
+    hsdag_learn_best(L, NULL, &lat, &ep);
+    printf("squeezenet cpu-gpu: min cut %.6f ms, HSDAG %.6f ms (episode %d)\n", opt * 1e3, lat * 1e3, (int)ep);
+    CHECK(fabs(lat - opt) <= 1e-9 * opt);
+done:
+    hsdag_learn_free(L);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(devs);
+    hsdag_graph_free(g);
+}
+
 static int same_row(const hsdag_learn_row *a, const hsdag_learn_row *b)
 {
     /* field by field: bit equality of the doubles, padding ignored */
@@ -301,6 +333,7 @@ int main(void)
     test_gradcheck(HSDAG_NN_GNN_GCN);
     test_gradcheck(HSDAG_NN_GNN_SAGE);
     test_train_optimum();
+    test_train_sim_optimum();
     test_determinism_resume();
     test_bad_config();
     return check_summary("test_learn");
