@@ -58,8 +58,14 @@ int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
         hsdag_learn_best(L, &best, &lat, &ep);
         r->evals = hsdag_learn_evals(L);
         if (!best) {
-            rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "hsdag: no feasible placement in %lld sampled",
-                               (long long)r->evals);
+            /* Like the other placers, always return a placement: with nothing feasible sampled (tight memory),
+             * fall back to HEFT, which skips full devices, and say so. */
+            hsdag_place_opts ho = *o;
+            hsdag_place_result hr;
+            rc = hsdag_place_run(p, "heft", &ho, device, &hr, e);
+            if (rc == 0)
+                snprintf(r->note, sizeof r->note, "no feasible placement in %lld sampled: returned HEFT's",
+                         (long long)r->evals);
         } else {
             memcpy(device, best, sizeof(int32_t) * (size_t)p->n);
             snprintf(r->note, sizeof r->note, "%d episodes x %d steps, %d groups, best at episode %d", (int)cfg.episodes,

@@ -1,6 +1,7 @@
 /* registry.c - the table of placement methods: name, function, one-line summary, what each respects.
  * Not here: the algorithms (one file each in src/place) or single-device specs (resolved by hsdag_place_run).
  * Entry points: hsdag_place_methods, hsdag_place_method_find. To add a method, append one row below. */
+#include "hsdag/hsdag.h"
 #include "place_int.h"
 
 #define R HSDAG_PLACE_RESPECTS
@@ -34,6 +35,9 @@ static const hsdag_place_method methods[] = {
      "without link contention up to 30 ops", R, R, 1},
     {"local-search", place_local_search,
      "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R, 1},
+    {"hsdag", hsdag_learn_place,
+     "HSDAG (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, 25 x 20 simulated placements (src/learn)", P, P,
+     1},
 };
 
 #undef R
