@@ -210,8 +210,9 @@ void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *d
                                  const float *mean, const float *rstd, const float *g, int32_t n,
                                  int32_t d);
 
-/* Inverted dropout. train: mask[i] = (u >= p) / (1 - p) with one hsdag_rng_uniform draw per element
- * in index order, y = x * mask. Eval (train = 0): y = x, mask = 1, rng untouched. 0 <= p < 1.
+/* Inverted dropout. train: mask[i] = (u_i >= p) / (1 - p), y = x * mask, where u_i are 32-bit uniforms
+ * u_i = w / 2^32 taken in index order from hsdag_rng_u64 draws, the low half of each draw first (so
+ * ceil(len / 2) draws; an element is kept with probability 1 - ceil(p 2^32) / 2^32, within 2^-32 of 1 - p). Eval (train = 0): y = x, mask = 1, rng untouched. 0 <= p < 1.
  * y (len), mask (len) outputs; y may equal x. */
 void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train,
                               hsdag_rng *rng, size_t len);

@@ -66,6 +66,10 @@ struct lmodel {
     int32_t m0;                     /* group edges */
     float dropout;
     int32_t levels, min_clusters;
+    /* The encoder's dropout-free prefix (embeddings, in1, LN, ReLU) depends on the parameters only: while
+     * frozen (lmodel_params_frozen) it is computed once, at the first step, into these buffers. */
+    int frozen, enc_ready;
+    float *X0c, *a1c, *n1c, *mean1c, *rstd1c;
 };
 
 /* ---- one level of GPN pooling: caches ---- */
@@ -120,10 +124,21 @@ void lmodel_free(lmodel *M)
     hsdag_nn_gnn_free(M->g2);
     hsdag_nn_gnn_free(M->gp);
     hsdag_nn_adj_free(M->adj0);
+    hsdag_free(M->X0c);
+    hsdag_free(M->a1c);
+    hsdag_free(M->n1c);
+    hsdag_free(M->mean1c);
+    hsdag_free(M->rstd1c);
     hsdag_free(M);
 }
 
 hsdag_nn_params *lmodel_params(lmodel *M) { return M->P; }
+
+void lmodel_params_frozen(lmodel *M, int frozen)
+{
+    M->frozen = frozen;
+    M->enc_ready = 0;
+}
 const hsdag_coarse *lmodel_coarse(const lmodel *M) { return M->c; }
 int32_t lmodel_hidden(const lmodel *M) { return M->H; }
 
@@ -186,6 +201,15 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         (rc = hsdag_nn_linear_add(M->P, &M->pl2, "placer2", H, M->K, 1, e)) < 0)
         goto fail;
     if ((rc = hsdag_nn_params_alloc(M->P, init_rng, e)) < 0) goto fail;
+    {
+        size_t n1 = (size_t)(M->N ? M->N : 1);
+        M->X0c = hsdag_malloc(sizeof(float) * n1 * (size_t)(M->d0 ? M->d0 : 1));
+        M->a1c = hsdag_malloc(sizeof(float) * n1 * (size_t)H);
+        M->n1c = hsdag_malloc(sizeof(float) * n1 * (size_t)H);
+        M->mean1c = hsdag_malloc(sizeof(float) * n1);
+        M->rstd1c = hsdag_malloc(sizeof(float) * n1);
+        if (!M->X0c || !M->a1c || !M->n1c || !M->mean1c || !M->rstd1c) goto oom;
+    }
     M->m0 = M->c->n_edges;
     if (M->N > 0 &&
         (rc = hsdag_nn_adj_create_csr(&M->adj0, M->N, M->c->out_off, M->c->out_dst, HSDAG_NN_ADJ_SYMMETRIC, e)) < 0)
@@ -203,14 +227,43 @@ fail:
 
 /* ---- dense blocks: y = dropout(relu(LN(x W^T + b))) ---- */
 
-static void mlp_block_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *a, float *nrm,
-                          float *mean, float *rstd, float *mask, float *y, const float *x, int32_t n, int train,
-                          hsdag_rng *rng)
+/* the block up to its dropout: nrm = relu(LN(x W^T + b)) */
+static void mlp_pre_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *a, float *nrm,
+                        float *mean, float *rstd, const float *x, int32_t n)
 {
     hsdag_nn_linear_forward(a, x, WV(l->w), WV(l->b), n, l->in, l->out);
     hsdag_nn_layernorm_forward(nrm, mean, rstd, a, WV(ln->g), WV(ln->b), n, l->out, LN_EPS);
     hsdag_nn_relu_forward(nrm, nrm, (size_t)n * l->out);
+}
+
+static void mlp_block_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *a, float *nrm,
+                          float *mean, float *rstd, float *mask, float *y, const float *x, int32_t n, int train,
+                          hsdag_rng *rng)
+{
+    mlp_pre_fwd(M, l, ln, a, nrm, mean, rstd, x, n);
     hsdag_nn_dropout_forward(y, mask, nrm, M->dropout, train, rng, (size_t)n * l->out);
+}
+
+/* dx = (y > 0) ? dy * mask : 0, overwriting dx: the backward of y = relu(.) followed by dropout with mask
+ * (or dropout followed by relu of the same sign), in one pass and without zeroing buffers first. Gives the
+ * values of dropout_backward then relu_backward into zeroed buffers (up to the sign of zeros). */
+typedef float v4f_ __attribute__((vector_size(16)));
+typedef int32_t v4i_ __attribute__((vector_size(16)));
+static void drop_relu_bwd(float *restrict dx, const float *restrict dy, const float *restrict mask,
+                          const float *restrict y, size_t len)
+{
+    size_t i = 0;
+    const v4f_ zero = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (; i + 4 <= len; i += 4) {
+        v4f_ a, b, c;
+        memcpy(&a, dy + i, sizeof a);
+        memcpy(&b, mask + i, sizeof b);
+        memcpy(&c, y + i, sizeof c);
+        v4i_ keep = c > zero;
+        v4f_ r = (v4f_)((v4i_)(a * b) & keep);
+        memcpy(dx + i, &r, sizeof r);
+    }
+    for (; i < len; i++) dx[i] = y[i] > 0.0f ? dy[i] * mask[i] : 0.0f;
 }
 
 static void mlp_block_bwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *dx,
@@ -218,10 +271,7 @@ static void mlp_block_bwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_la
                           const float *mask, const float *x, int32_t n, float *tmp1, float *tmp2)
 {
     size_t len = (size_t)n * l->out;
-    memset(tmp1, 0, sizeof(float) * len);
-    hsdag_nn_dropout_backward(tmp1, dy, mask, len);
-    memset(tmp2, 0, sizeof(float) * len);
-    hsdag_nn_relu_backward(tmp2, tmp1, nrm, len);
+    drop_relu_bwd(tmp2, dy, mask, nrm, len);
     memset(tmp1, 0, sizeof(float) * len);
     hsdag_nn_layernorm_backward(tmp1, GV(ln->g), GV(ln->b), tmp2, a, mean, rstd, WV(ln->g), n, l->out);
     hsdag_nn_linear_backward(dx, GV(l->w), GV(l->b), tmp1, x, WV(l->w), n, l->in, l->out);
@@ -257,11 +307,8 @@ static int gcn_res_bwd(lmodel *M, hsdag_nn_gnn *gn, const hsdag_nn_layernorm *ln
     memset(tmp1, 0, sizeof(float) * len);
     hsdag_nn_layernorm_backward(tmp1, GV(ln->g), GV(ln->b), dh, s, mg, rg, WV(ln->g), N, H);
     hsdag_nn_add_backward(dx, NULL, tmp1, len); /* residual */
-    memset(tmp2, 0, sizeof(float) * len);
-    hsdag_nn_dropout_backward(tmp2, tmp1, mk, len);
-    memset(tmp1, 0, sizeof(float) * len);
-    hsdag_nn_relu_backward(tmp1, tmp2, t, len);
-    return hsdag_nn_gnn_backward(gn, M->P, dx, tmp1, cache, x, M->adj0, e);
+    drop_relu_bwd(tmp2, tmp1, mk, t, len);
+    return hsdag_nn_gnn_backward(gn, M->P, dx, tmp2, cache, x, M->adj0, e);
 }
 
 /* ---- GPN level ---- */
@@ -328,7 +375,7 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
     size_t nh = (size_t)n * H, mh = (size_t)m * H, ch = (size_t)nc * H;
     size_t big = nh > mh ? nh : mh;
     if (ch > big) big = ch;
-    float *t1 = fz(c, big), *t2 = fz(c, big), *t3 = fz(c, big), *df = fz(c, (size_t)nc), *ds = fz(c, (size_t)m);
+    float *t1 = fz(c, big), *t2 = fz(c, big), *t3 = fa(c, big), *df = fz(c, (size_t)nc), *ds = fz(c, (size_t)m);
     float *dhp = fz(c, nh), *dq = fz(c, nh), *dQ = fz(c, ch);
     if (!t1 || !t2 || !t3 || !df || !ds || !dhp || !dq || !dQ) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
     /* hc = P * f */
@@ -403,25 +450,34 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     c->ar = &M->pool; /* one step at a time per model */
     pool_reset(c->ar);
     int rc;
-    /* embeddings, concatenated */
-    c->X0 = fa(c, (size_t)N * M->d0);
-    if (!c->X0) goto oom;
-    for (int32_t j = 0; j < M->nk; j++) {
-        c->e_out[j] = fa(c, (size_t)N * M->EMB);
-        if (!c->e_out[j]) goto oom;
-        hsdag_nn_linear_forward(c->e_out[j], M->kfeat[j], WV(M->emb[j].w), WV(M->emb[j].b), N, M->kdim[j], M->EMB);
-        for (int32_t r = 0; r < N; r++)
-            memcpy(c->X0 + (size_t)r * M->d0 + (size_t)j * M->EMB, c->e_out[j] + (size_t)r * M->EMB,
-                   sizeof(float) * (size_t)M->EMB);
+    /* embeddings, concatenated, and the input MLP's first block up to its dropout: from the frozen-parameter
+     * buffers when already computed */
+    if (M->frozen) {
+        c->X0 = M->X0c, c->a1 = M->a1c, c->n1 = M->n1c, c->mean1 = M->mean1c, c->rstd1 = M->rstd1c;
+    } else {
+        c->X0 = fa(c, (size_t)N * M->d0);
+        c->a1 = fa(c, nh), c->n1 = fa(c, nh), c->mean1 = fa(c, N), c->rstd1 = fa(c, N);
+        if (!c->X0 || !c->a1 || !c->n1 || !c->mean1 || !c->rstd1) goto oom;
+    }
+    if (!M->frozen || !M->enc_ready) {
+        for (int32_t j = 0; j < M->nk; j++) {
+            c->e_out[j] = fa(c, (size_t)N * M->EMB);
+            if (!c->e_out[j]) goto oom;
+            hsdag_nn_linear_forward(c->e_out[j], M->kfeat[j], WV(M->emb[j].w), WV(M->emb[j].b), N, M->kdim[j],
+                                    M->EMB);
+            for (int32_t r = 0; r < N; r++)
+                memcpy(c->X0 + (size_t)r * M->d0 + (size_t)j * M->EMB, c->e_out[j] + (size_t)r * M->EMB,
+                       sizeof(float) * (size_t)M->EMB);
+        }
+        mlp_pre_fwd(M, &M->in1, &M->ln_in1, c->a1, c->n1, c->mean1, c->rstd1, c->X0, N);
+        M->enc_ready = M->frozen;
     }
     /* input MLP */
-    c->a1 = fa(c, nh), c->n1 = fa(c, nh), c->mean1 = fa(c, N), c->rstd1 = fa(c, N), c->mask1 = fa(c, nh);
+    c->mask1 = fa(c, nh);
     c->o1 = fa(c, nh), c->a2 = fa(c, nh), c->n2 = fa(c, nh), c->mean2 = fa(c, N), c->rstd2 = fa(c, N);
     c->mask2 = fa(c, nh), c->o2 = fa(c, nh), c->S = fa(c, nh);
-    if (!c->a1 || !c->n1 || !c->mean1 || !c->rstd1 || !c->mask1 || !c->o1 || !c->a2 || !c->n2 || !c->mean2 ||
-        !c->rstd2 || !c->mask2 || !c->o2 || !c->S)
-        goto oom;
-    mlp_block_fwd(M, &M->in1, &M->ln_in1, c->a1, c->n1, c->mean1, c->rstd1, c->mask1, c->o1, c->X0, N, train, rng);
+    if (!c->mask1 || !c->o1 || !c->a2 || !c->n2 || !c->mean2 || !c->rstd2 || !c->mask2 || !c->o2 || !c->S) goto oom;
+    hsdag_nn_dropout_forward(c->o1, c->mask1, c->n1, M->dropout, train, rng, nh);
     mlp_block_fwd(M, &M->in2, &M->ln_in2, c->a2, c->n2, c->mean2, c->rstd2, c->mask2, c->o2, c->o1, N, train, rng);
     /* state: x_v + accumulated cluster features (constants) */
     if (D) hsdag_nn_add_forward(c->S, c->o2, D, nh);
@@ -506,7 +562,7 @@ int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
     hsdag_nn_relu_backward(dpr, dpa, c->pa, (size_t)C * H);
     hsdag_nn_linear_backward(dhc, GV(M->pl1.w), GV(M->pl1.b), dpr, hfin, WV(M->pl1.w), C, H, H);
     /* levels, last to first */
-    float *dS = fz(c, nh), *dh2 = fz(c, nh), *dh1 = fz(c, nh), *tmp1 = fz(c, nh), *tmp2 = fz(c, nh);
+    float *dS = fz(c, nh), *dh2 = fz(c, nh), *dh1 = fz(c, nh), *tmp1 = fa(c, nh), *tmp2 = fa(c, nh);
     if (!dS || !dh2 || !dh1 || !tmp1 || !tmp2) goto oom;
     const float *dcur = dhc;
     if (c->nl == 0) hsdag_nn_add_backward(dh2, NULL, dhc, nh);

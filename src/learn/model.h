@@ -1,6 +1,6 @@
 /* model.h - private interface of the HSDAG policy network (src/learn/model.c), used by train.c.
  * Not here: the REINFORCE loop, checkpoints or rewards (train.c).
- * Entry points: lmodel_create/free, lmodel_step_forward, lmodel_step_backward, lmodel_step_end. */
+ * Entry points: lmodel_create/free, lmodel_params_frozen, lmodel_step_forward/backward, lmodel_step_end. */
 #ifndef HSDAG_LEARN_MODEL_H
 #define HSDAG_LEARN_MODEL_H
 
@@ -23,6 +23,9 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
                   hsdag_rng *init_rng, hsdag_err *e);
 void lmodel_free(lmodel *M);
 hsdag_nn_params *lmodel_params(lmodel *M);
+/* frozen = 1 promises the parameter values do not change until lmodel_params_frozen(M, 0): the encoder's
+ * dropout-free prefix is then computed once and reused by later steps. Either call drops that cache. */
+void lmodel_params_frozen(lmodel *M, int frozen);
 const hsdag_coarse *lmodel_coarse(const lmodel *M);
 int32_t lmodel_hidden(const lmodel *M);
 

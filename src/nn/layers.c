@@ -9,6 +9,20 @@
 #include <math.h>
 #include <string.h>
 
+/* 4-lane float/int vectors (GNU C vector extensions, also in clang; SSE2 on x86-64, generic elsewhere):
+ * GCC -O2 leaves the elementwise loops below scalar, so the hot ones are written with them. Loads and
+ * stores go through memcpy (unaligned). */
+typedef float v4f_ __attribute__((vector_size(16)));
+typedef int32_t v4i_ __attribute__((vector_size(16)));
+static inline v4f_ ld4_(const float *p)
+{
+    v4f_ v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void st4_(float *p, v4f_ v) { memcpy(p, &v, sizeof v); }
+static inline float hsum4_(v4f_ a) { return (a[0] + a[1]) + (a[2] + a[3]); }
+
 /* ---- Linear ---- */
 
 void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const float *b, int32_t n,
@@ -51,7 +65,13 @@ void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, 
  * negatives and -0 become +0, positives and +NaN pass). */
 void hsdag_nn_relu_forward(float *y, const float *x, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        v4i_ u = (v4i_)ld4_(x + i);
+        u &= ~(u >> 31); /* arithmetic shift: all ones for a set sign bit */
+        st4_(y + i, (v4f_)u);
+    }
+    for (; i < len; i++) {
         uint32_t u;
         memcpy(&u, &x[i], 4);
         u &= (u >> 31) - 1u;
@@ -61,7 +81,14 @@ void hsdag_nn_relu_forward(float *y, const float *x, size_t len)
 
 void hsdag_nn_relu_backward(float *restrict dx, const float *restrict dy, const float *restrict y, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    const v4f_ zero = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (; i + 4 <= len; i += 4) {
+        v4i_ keep = ld4_(y + i) > zero;
+        v4f_ g = (v4f_)((v4i_)ld4_(dy + i) & keep);
+        st4_(dx + i, ld4_(dx + i) + g);
+    }
+    for (; i < len; i++) {
         uint32_t u, keep = 0u - (uint32_t)(y[i] > 0.0f);
         memcpy(&u, &dy[i], 4);
         u &= keep;
@@ -101,15 +128,22 @@ void hsdag_nn_sigmoid_backward(float *dx, const float *dy, const float *y, size_
 
 void hsdag_nn_add_forward(float *y, const float *a, const float *b, size_t len)
 {
-    for (size_t i = 0; i < len; i++) y[i] = a[i] + b[i];
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) st4_(y + i, ld4_(a + i) + ld4_(b + i));
+    for (; i < len; i++) y[i] = a[i] + b[i];
+}
+
+static void acc_(float *d, const float *s, size_t len)
+{
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) st4_(d + i, ld4_(d + i) + ld4_(s + i));
+    for (; i < len; i++) d[i] += s[i];
 }
 
 void hsdag_nn_add_backward(float *da, float *db, const float *dy, size_t len)
 {
-    if (da)
-        for (size_t i = 0; i < len; i++) da[i] += dy[i];
-    if (db)
-        for (size_t i = 0; i < len; i++) db[i] += dy[i];
+    if (da) acc_(da, dy, len);
+    if (db) acc_(db, dy, len);
 }
 
 void hsdag_nn_mul_forward(float *y, const float *a, const float *b, size_t len)
@@ -172,21 +206,38 @@ void hsdag_nn_concat_backward(float *dA, float *dB, const float *dy, int32_t n, 
 
 /* ---- LayerNorm ---- */
 
+/* Row sums run in 8 lanes (two 4-lane accumulators) summed pairwise at the end: a fixed order, so
+ * deterministic, and not one long dependency chain. */
 void hsdag_nn_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
                                 const float *b, int32_t n, int32_t d, float eps)
 {
     // y (n, d), mean (n), rstd (n), x (n, d), g (d), b (d)
+    const v4f_ zero = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int32_t i = 0; i < n; i++) {
         const float *xr = x + (size_t)i * d;
         float *yr = y + (size_t)i * d;
-        float m = 0.0f;
-        for (int32_t j = 0; j < d; j++) m += xr[j];
+        v4f_ a0 = zero, a1 = zero;
+        int32_t j = 0;
+        for (; j + 8 <= d; j += 8) {
+            a0 += ld4_(xr + j);
+            a1 += ld4_(xr + j + 4);
+        }
+        float m = hsum4_(a0 + a1);
+        for (; j < d; j++) m += xr[j];
         m /= (float)d;
-        float v = 0.0f; /* two-pass variance: no cancellation */
-        for (int32_t j = 0; j < d; j++) v += (xr[j] - m) * (xr[j] - m);
+        /* two-pass variance: no cancellation */
+        a0 = zero, a1 = zero;
+        for (j = 0; j + 8 <= d; j += 8) {
+            v4f_ c0 = ld4_(xr + j) - m, c1 = ld4_(xr + j + 4) - m;
+            a0 += c0 * c0;
+            a1 += c1 * c1;
+        }
+        float v = hsum4_(a0 + a1);
+        for (; j < d; j++) v += (xr[j] - m) * (xr[j] - m);
         v /= (float)d;
         float s = 1.0f / sqrtf(v + eps);
-        for (int32_t j = 0; j < d; j++) yr[j] = (xr[j] - m) * s * g[j] + b[j];
+        for (j = 0; j + 4 <= d; j += 4) st4_(yr + j, (ld4_(xr + j) - m) * s * ld4_(g + j) + ld4_(b + j));
+        for (; j < d; j++) yr[j] = (xr[j] - m) * s * g[j] + b[j];
         mean[i] = m;
         rstd[i] = s;
     }
@@ -197,12 +248,22 @@ void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *d
                                  int32_t d)
 {
     // dx (n, d), dg (d), db (d), dy (n, d)
+    const v4f_ zero = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int32_t i = 0; i < n; i++) {
         const float *xr = x + (size_t)i * d, *gy = dy + (size_t)i * d;
         float m = mean[i], s = rstd[i];
         /* dxhat = dy * g; dx = s * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) */
-        float sum1 = 0.0f, sum2 = 0.0f;
-        for (int32_t j = 0; j < d; j++) {
+        v4f_ s1 = zero, s2 = zero;
+        int32_t j = 0;
+        for (; j + 4 <= d; j += 4) {
+            v4f_ xh = (ld4_(xr + j) - m) * s, gj = ld4_(gy + j), dxh = gj * ld4_(g + j);
+            s1 += dxh;
+            s2 += dxh * xh;
+            if (dg) st4_(dg + j, ld4_(dg + j) + gj * xh);
+            if (db) st4_(db + j, ld4_(db + j) + gj);
+        }
+        float sum1 = hsum4_(s1), sum2 = hsum4_(s2);
+        for (; j < d; j++) {
             float xh = (xr[j] - m) * s, dxh = gy[j] * g[j];
             sum1 += dxh;
             sum2 += dxh * xh;
@@ -213,7 +274,11 @@ void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *d
         sum1 /= (float)d;
         sum2 /= (float)d;
         float *gx = dx + (size_t)i * d;
-        for (int32_t j = 0; j < d; j++) {
+        for (j = 0; j + 4 <= d; j += 4) {
+            v4f_ xh = (ld4_(xr + j) - m) * s;
+            st4_(gx + j, ld4_(gx + j) + s * (ld4_(gy + j) * ld4_(g + j) - sum1 - xh * sum2));
+        }
+        for (; j < d; j++) {
             float xh = (xr[j] - m) * s;
             gx[j] += s * (gy[j] * g[j] - sum1 - xh * sum2);
         }
@@ -222,28 +287,49 @@ void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *d
 
 /* ---- Dropout ---- */
 
+static inline uint64_t rotl_(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/* Element i is kept iff its 32-bit uniform w_i / 2^32 >= p, decided on the integer: w_i >= ceil(p 2^32)
+ * (exact: p 2^32 is exact in double and < 2^32 since p < 1). Two elements per xoshiro256** draw (low half
+ * first); the step is the one in common.c's hsdag_rng_u64, inlined on a local copy of the state. */
 void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train,
                               hsdag_rng *rng, size_t len)
 {
     // y (len), mask (len), x (len)
     HSDAG_ASSERT(p >= 0.0f && p < 1.0f);
     if (!train || p == 0.0f) {
-        for (size_t i = 0; i < len; i++) {
-            mask[i] = 1.0f;
-            y[i] = x[i];
-        }
+        for (size_t i = 0; i < len; i++) mask[i] = 1.0f;
+        if (y != x) memmove(y, x, len * sizeof(float));
         return;
     }
     float keep = 1.0f / (1.0f - p);
-    for (size_t i = 0; i < len; i++) {
-        mask[i] = hsdag_rng_uniform(rng) >= (double)p ? keep : 0.0f;
-        y[i] = x[i] * mask[i];
+    uint32_t thr = (uint32_t)ceil((double)p * 0x1.0p32);
+    uint64_t s0 = rng->s[0], s1 = rng->s[1], s2 = rng->s[2], s3 = rng->s[3];
+    for (size_t i = 0; i < len; i += 2) {
+        uint64_t r = rotl_(s1 * 5, 7) * 9, t = s1 << 17;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = rotl_(s3, 45);
+        float m0 = (uint32_t)r >= thr ? keep : 0.0f;
+        mask[i] = m0;
+        y[i] = x[i] * m0;
+        if (i + 1 < len) {
+            float m1 = (uint32_t)(r >> 32) >= thr ? keep : 0.0f;
+            mask[i + 1] = m1;
+            y[i + 1] = x[i + 1] * m1;
+        }
     }
+    rng->s[0] = s0, rng->s[1] = s1, rng->s[2] = s2, rng->s[3] = s3;
 }
 
 void hsdag_nn_dropout_backward(float *dx, const float *dy, const float *mask, size_t len)
 {
-    for (size_t i = 0; i < len; i++) dx[i] += dy[i] * mask[i];
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) st4_(dx + i, ld4_(dx + i) + ld4_(dy + i) * ld4_(mask + i));
+    for (; i < len; i++) dx[i] += dy[i] * mask[i];
 }
 
 /* ---- softmax / log-softmax over rows ---- */

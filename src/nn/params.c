@@ -279,12 +279,23 @@ static void put_u64(hsdag_buf *b, uint64_t x)
     put_u32(b, (uint32_t)(x >> 32));
 }
 
+/* little-endian bytes, converted through a stack chunk so the buffer grows once per 4 KiB, not per float */
 static void put_floats(hsdag_buf *b, const float *f, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &f[i], 4);
-        put_u32(b, u);
+    unsigned char c[4096];
+    while (n > 0) {
+        size_t k = n < sizeof c / 4 ? n : sizeof c / 4;
+        for (size_t i = 0; i < k; i++) {
+            uint32_t u;
+            memcpy(&u, &f[i], 4);
+            c[4 * i] = (unsigned char)u;
+            c[4 * i + 1] = (unsigned char)(u >> 8);
+            c[4 * i + 2] = (unsigned char)(u >> 16);
+            c[4 * i + 3] = (unsigned char)(u >> 24);
+        }
+        hsdag_buf_append(b, (const char *)c, 4 * k);
+        f += k;
+        n -= k;
     }
 }
 
