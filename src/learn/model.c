@@ -244,7 +244,7 @@ static void mlp_block_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_la
     hsdag_nn_dropout_forward(y, mask, nrm, M->dropout, train, rng, (size_t)n * l->out);
 }
 
-/* dx = (y > 0) ? dy * mask : 0, overwriting dx: the backward of y = relu(.) followed by dropout with mask
+/* dx = (y > 0) ? dy * mask : 0 (mask NULL: 1), overwriting dx: the backward of y = relu(.) followed by dropout with mask
  * (or dropout followed by relu of the same sign), in one pass and without zeroing buffers first. Gives the
  * values of dropout_backward then relu_backward into zeroed buffers (up to the sign of zeros). */
 typedef float v4f_ __attribute__((vector_size(16)));
@@ -254,6 +254,18 @@ static void drop_relu_bwd(float *restrict dx, const float *restrict dy, const fl
 {
     size_t i = 0;
     const v4f_ zero = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (!mask) {
+        for (; i + 4 <= len; i += 4) {
+            v4f_ a, c;
+            memcpy(&a, dy + i, sizeof a);
+            memcpy(&c, y + i, sizeof c);
+            v4i_ keep = c > zero;
+            v4f_ r = (v4f_)((v4i_)a & keep);
+            memcpy(dx + i, &r, sizeof r);
+        }
+        for (; i < len; i++) dx[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+        return;
+    }
     for (; i + 4 <= len; i += 4) {
         v4f_ a, b, c;
         memcpy(&a, dy + i, sizeof a);
@@ -386,8 +398,7 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
     hsdag_nn_layernorm_backward(t2, GV(M->ln_post.g), GV(M->ln_post.b), t1, L->sum2, L->meanP, L->rstdP,
                                 WV(M->ln_post.g), nc, H); /* t2 = dsum2 */
     hsdag_nn_add_backward(dQ, NULL, t2, ch);
-    memset(t1, 0, sizeof(float) * ch);
-    hsdag_nn_relu_backward(t1, t2, L->lpost, ch);
+    drop_relu_bwd(t1, t2, NULL, L->lpost, ch);
     hsdag_nn_linear_backward(dQ, GV(M->post.w), GV(M->post.b), t1, L->Q, WV(M->post.w), nc, H, H);
     hsdag_nn_segment_sum_backward(dq, dQ, L->pr.cluster, n, H);
     /* pre */
@@ -395,8 +406,7 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
     hsdag_nn_layernorm_backward(t2, GV(M->ln_pre.g), GV(M->ln_pre.b), dq, L->sum1, L->meanq, L->rstdq,
                                 WV(M->ln_pre.g), n, H); /* t2 = dsum1 */
     hsdag_nn_add_backward(dxpre, NULL, t2, nh);
-    memset(t1, 0, sizeof(float) * nh);
-    hsdag_nn_relu_backward(t1, t2, L->lpre, nh);
+    drop_relu_bwd(t1, t2, NULL, L->lpre, nh);
     hsdag_nn_linear_backward(dxpre, GV(M->pre.w), GV(M->pre.b), t1, L->xpre, WV(M->pre.w), n, H, H);
     /* edge scores */
     if (m > 0) {
@@ -405,21 +415,18 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
         hsdag_nn_sigmoid_backward(dlogit, ds, L->s, (size_t)m);
         memset(t1, 0, sizeof(float) * mh);
         hsdag_nn_linear_backward(t1, GV(M->sc2.w), GV(M->sc2.b), dlogit, L->r1, WV(M->sc2.w), m, H, 1);
-        memset(t2, 0, sizeof(float) * mh);
-        hsdag_nn_relu_backward(t2, t1, L->r1, mh);
+        drop_relu_bwd(t2, t1, NULL, L->r1, mh);
         memset(t1, 0, sizeof(float) * mh);
         hsdag_nn_layernorm_backward(t1, GV(M->ln_sc.g), GV(M->ln_sc.b), t2, L->a1, L->mean1, L->rstd1,
                                     WV(M->ln_sc.g), m, H);
         memset(t2, 0, sizeof(float) * mh);
         hsdag_nn_linear_backward(t2, GV(M->sc1.w), GV(M->sc1.b), t1, L->z, WV(M->sc1.w), m, H, H); /* dz */
-        memset(t1, 0, sizeof(float) * mh);
-        memset(t3, 0, sizeof(float) * mh);
-        hsdag_nn_mul_backward(t1, t3, t2, L->zu, L->zv, mh);
+        hsdag_nn_mul_forward(t1, t2, L->zv, mh); /* = mul_backward into zeroed t1, t3 */
+        hsdag_nn_mul_forward(t3, t2, L->zu, mh);
         hsdag_nn_gather_backward(dhp, t1, L->u, m, H);
         hsdag_nn_gather_backward(dhp, t3, L->v, m, H);
     }
-    memset(t1, 0, sizeof(float) * nh);
-    hsdag_nn_relu_backward(t1, dhp, L->hp, nh);
+    drop_relu_bwd(t1, dhp, NULL, L->hp, nh);
     return hsdag_nn_gnn_backward(M->gp, M->P, dxpool, t1, L->gcache, L->xpool, L->adj, e);
 }
 
@@ -554,12 +561,12 @@ int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
     size_t nh = (size_t)N * H;
     int rc;
     const float *hfin = c->nl ? c->lv[c->nl - 1].hc : c->h2;
-    float *dlog = fz(c, (size_t)C * K), *dpa = fz(c, (size_t)C * H), *dpr = fz(c, (size_t)C * H);
+    float *dlog = fz(c, (size_t)C * K), *dpa = fz(c, (size_t)C * H), *dpr = fa(c, (size_t)C * H);
     float *dhc = fz(c, (size_t)C * H);
     if (!dlog || !dpa || !dpr || !dhc) goto oom;
     hsdag_nn_log_softmax_backward(dlog, dlogp, c->logp, C, K);
     hsdag_nn_linear_backward(dpa, GV(M->pl2.w), GV(M->pl2.b), dlog, c->pa, WV(M->pl2.w), C, H, K);
-    hsdag_nn_relu_backward(dpr, dpa, c->pa, (size_t)C * H);
+    drop_relu_bwd(dpr, dpa, NULL, c->pa, (size_t)C * H);
     hsdag_nn_linear_backward(dhc, GV(M->pl1.w), GV(M->pl1.b), dpr, hfin, WV(M->pl1.w), C, H, H);
     /* levels, last to first */
     float *dS = fz(c, nh), *dh2 = fz(c, nh), *dh1 = fz(c, nh), *tmp1 = fa(c, nh), *tmp2 = fa(c, nh);

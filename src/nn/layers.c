@@ -47,14 +47,10 @@ void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, 
     if (dw) cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f, dy, out, x, in, 1.0f, dw, in);
     if (db) /* column sums as a GEMV with a vector of ones would need a buffer: plain loop */
         for (int32_t i = 0; i < n; i++) {
-            const float *restrict r = dy + (size_t)i * out;
-            float *restrict d = db;
+            const float *r = dy + (size_t)i * out;
             int32_t j = 0;
-            for (; j + 8 <= out; j += 8) {
-                d[j] += r[j]; d[j + 1] += r[j + 1]; d[j + 2] += r[j + 2]; d[j + 3] += r[j + 3];
-                d[j + 4] += r[j + 4]; d[j + 5] += r[j + 5]; d[j + 6] += r[j + 6]; d[j + 7] += r[j + 7];
-            }
-            for (; j < out; j++) d[j] += r[j];
+            for (; j + 4 <= out; j += 4) st4_(db + j, ld4_(db + j) + ld4_(r + j));
+            for (; j < out; j++) db[j] += r[j];
         }
 }
 
@@ -148,16 +144,24 @@ void hsdag_nn_add_backward(float *da, float *db, const float *dy, size_t len)
 
 void hsdag_nn_mul_forward(float *y, const float *a, const float *b, size_t len)
 {
-    for (size_t i = 0; i < len; i++) y[i] = a[i] * b[i];
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) st4_(y + i, ld4_(a + i) * ld4_(b + i));
+    for (; i < len; i++) y[i] = a[i] * b[i];
 }
 
 void hsdag_nn_mul_backward(float *da, float *db, const float *dy, const float *a, const float *b,
                            size_t len)
 {
-    if (da)
-        for (size_t i = 0; i < len; i++) da[i] += dy[i] * b[i];
-    if (db)
-        for (size_t i = 0; i < len; i++) db[i] += dy[i] * a[i];
+    if (da) {
+        size_t i = 0;
+        for (; i + 4 <= len; i += 4) st4_(da + i, ld4_(da + i) + ld4_(dy + i) * ld4_(b + i));
+        for (; i < len; i++) da[i] += dy[i] * b[i];
+    }
+    if (db) {
+        size_t i = 0;
+        for (; i + 4 <= len; i += 4) st4_(db + i, ld4_(db + i) + ld4_(dy + i) * ld4_(a + i));
+        for (; i < len; i++) db[i] += dy[i] * a[i];
+    }
 }
 
 void hsdag_nn_rowscale_forward(float *y, const float *x, const float *s, int32_t n, int32_t d)
@@ -303,7 +307,8 @@ void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, in
         return;
     }
     float keep = 1.0f / (1.0f - p);
-    uint32_t thr = (uint32_t)ceil((double)p * 0x1.0p32);
+    uint32_t thr = (uint32_t)ceil((double)p * 0x1.0p32), kb;
+    memcpy(&kb, &keep, 4);
     uint64_t s0 = rng->s[0], s1 = rng->s[1], s2 = rng->s[2], s3 = rng->s[3];
     for (size_t i = 0; i < len; i += 2) {
         uint64_t r = rotl_(s1 * 5, 7) * 9, t = s1 << 17;
@@ -313,11 +318,14 @@ void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, in
         s0 ^= s3;
         s2 ^= t;
         s3 = rotl_(s3, 45);
-        float m0 = (uint32_t)r >= thr ? keep : 0.0f;
+        /* branch-free select (a branch here mispredicts on every p-th element): keep's bits or +0 */
+        uint32_t b0 = kb & (0u - (uint32_t)((uint32_t)r >= thr)), b1 = kb & (0u - (uint32_t)((uint32_t)(r >> 32) >= thr));
+        float m0, m1;
+        memcpy(&m0, &b0, 4);
+        memcpy(&m1, &b1, 4);
         mask[i] = m0;
         y[i] = x[i] * m0;
         if (i + 1 < len) {
-            float m1 = (uint32_t)(r >> 32) >= thr ? keep : 0.0f;
             mask[i + 1] = m1;
             y[i + 1] = x[i + 1] * m1;
         }
