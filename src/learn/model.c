@@ -387,9 +387,12 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
     size_t nh = (size_t)n * H, mh = (size_t)m * H, ch = (size_t)nc * H;
     size_t big = nh > mh ? nh : mh;
     if (ch > big) big = ch;
-    float *t1 = fz(c, big), *t2 = fz(c, big), *t3 = fa(c, big), *df = fz(c, (size_t)nc), *ds = fz(c, (size_t)m);
+    /* t1..t3 are zeroed (or overwritten) right before each use, t1 and t2 only as far as the first one reads */
+    float *t1 = fa(c, big), *t2 = fa(c, big), *t3 = fa(c, big), *df = fz(c, (size_t)nc), *ds = fz(c, (size_t)m);
     float *dhp = fz(c, nh), *dq = fz(c, nh), *dQ = fz(c, ch);
     if (!t1 || !t2 || !t3 || !df || !ds || !dhp || !dq || !dQ) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    memset(t1, 0, sizeof(float) * ch);
+    memset(t2, 0, sizeof(float) * ch);
     /* hc = P * f */
     hsdag_nn_rowscale_backward(t1, df, dhc, L->P, L->f, nc, H); /* t1 = dP */
     for (int32_t k = 0; k < m; k++)
@@ -592,7 +595,7 @@ int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
                           tmp2, e)) < 0)
         return rc;
     /* input MLP (D is a constant) */
-    float *do1 = fz(c, nh), *dX0 = fz(c, (size_t)N * M->d0), *de = fz(c, (size_t)N * M->EMB);
+    float *do1 = fz(c, nh), *dX0 = fz(c, (size_t)N * M->d0), *de = fa(c, (size_t)N * M->EMB);
     if (!do1 || !dX0 || !de) goto oom;
     mlp_block_bwd(M, &M->in2, &M->ln_in2, do1, dS, c->a2, c->n2, c->mean2, c->rstd2, c->mask2, c->o1, N, tmp1, tmp2);
     mlp_block_bwd(M, &M->in1, &M->ln_in1, dX0, do1, c->a1, c->n1, c->mean1, c->rstd1, c->mask1, c->X0, N, tmp1,

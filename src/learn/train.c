@@ -396,6 +396,11 @@ static const char *fp_names[12] = {"nodes", "groups", "devices", "seed", "steps"
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
 {
     size_t start = out->len;
+    /* reserve the whole checkpoint once (header, placement, curve, params with Adam state, tensor names)
+     * instead of growing through a doubling series of reallocations and copies */
+    size_t need = out->len + 8192 + (size_t)L->n_nodes * 8 + (size_t)L->n_curve * 48 +
+                  hsdag_nn_params_count(lmodel_params(L->M)) * 12;
+    if (!out->oom && hsdag_grow((void **)&out->data, &out->cap, need, 1) < 0) out->oom = 1;
     uint64_t fp[12];
     fingerprint(L, fp);
     hsdag_buf_append(out, CK_MAGIC, 8);
