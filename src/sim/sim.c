@@ -485,42 +485,31 @@ typedef struct cc_ctx {
     int64_t nx;
 } cc_ctx;
 
-/* Event heap ordered by (t, seq); at most one event per device and per link resource. */
-SIM_INLINE int ev_less(const sim_event *a, const sim_event *b)
-{
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
+/* Pending events, at most one per device and per link resource (a handful): kept sorted by (t, seq) from the
+ * latest to the earliest, so the next event is the last one. An insertion shifts the entries that come after
+ * it, at most D + R of them, usually none or one - cheaper than a heap at these sizes, and the order is the
+ * same total order, so the schedule is identical. */
 SIM_INLINE void cc_ev_push(cc_ctx *x, double t, int32_t who)
 {
     sim_event *restrict ev = x->ev;
     int32_t i = x->ev_len++;
     sim_event e = {t, x->seq++, who};
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (!ev_less(&e, &ev[p])) break;
-        ev[i] = ev[p];
-        i = p;
+    /* e has the largest seq so far: every entry with an earlier or equal time pops before it */
+    while (i > 0 && ev[i - 1].t <= t) {
+        ev[i] = ev[i - 1];
+        i--;
     }
     ev[i] = e;
 }
 
 SIM_INLINE sim_event cc_ev_pop(cc_ctx *x)
 {
-    sim_event *restrict ev = x->ev;
-    sim_event top = ev[0], e = ev[--x->ev_len];
-    int32_t n = x->ev_len, i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, m = i;
-        const sim_event *best = &e;
-        if (l < n && ev_less(&ev[l], best)) m = l, best = &ev[l];
-        if (l + 1 < n && ev_less(&ev[l + 1], best)) m = l + 1;
-        if (m == i) break;
-        ev[i] = ev[m];
-        i = m;
-    }
-    if (n > 0) ev[i] = e;
-    return top;
+    return x->ev[--x->ev_len];
+}
+
+SIM_INLINE double cc_ev_next_t(const cc_ctx *x)
+{
+    return x->ev[x->ev_len - 1].t;
 }
 
 /* Ready sets: one hierarchical bitset of priority ranks per device (64-ary: a set bit in level l+1 says the
@@ -795,7 +784,7 @@ static int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         for (;;) {
             if (e.who >= 0) cc_op_done(&x, e.who, now);
             else cc_xfer_done(&x, -e.who - 1, now);
-            if (x.ev_len == 0 || x.ev[0].t != now) break;
+            if (x.ev_len == 0 || cc_ev_next_t(&x) != now) break;
             e = cc_ev_pop(&x);
         }
     }
