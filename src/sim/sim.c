@@ -953,7 +953,6 @@ static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
             S += stat[v];
             unit[v] = v;
             done[v] = 0;
-            udeg[v] = 0;
         }
         if (cd >= 0) ssum[cd] = S, last_on[cd] = V - 1;
     }
@@ -978,17 +977,22 @@ static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         o += n;
         udeg[V + b] = 0;
     }
-    /* one pass: place block members, in-degrees of units in the contracted graph, and the ready CPU nodes
-     * (edges go from lower to higher index, so a CPU node's in-degree is final when the pass reaches it) */
+    /* one pass: place block members, in-degrees of units in the contracted graph, and the ready CPU nodes in
+     * index order. A CPU node is its own unit, so each of its in-edges comes from another unit: its in-degree
+     * is the node's. A block counts the in-edges of its members from outside it. */
     int32_t qh = 0, qt = 0, blocks = 0, cuts = 0, left = V, cursor = 0;
+    const int32_t *restrict indeg = s->indeg;
     for (int32_t v = 0; v < V; v++) {
         int32_t uu = unit[v];
-        if (uu >= V) blk_nodes[blk_end[uu - V]++] = v;
-        else if (udeg[v] == 0) queue[qt++] = v;
-        for (int32_t k = out_off[v], ke = out_off[v + 1]; k < ke; k++) {
-            int32_t uw = unit[out_dst[k]];
-            if (uu != uw) udeg[uw]++;
+        if (uu < V) {
+            udeg[v] = indeg[v];
+            if (indeg[v] == 0) queue[qt++] = v;
+            continue;
         }
+        blk_nodes[blk_end[uu - V]++] = v;
+        int32_t n = 0;
+        for (int32_t k = in_off[v], ke = in_off[v + 1]; k < ke; k++) n += unit[in_src[k]] != uu;
+        udeg[uu] += n;
     }
     for (int32_t b = 0; b < nb; b++)
         if (blk_end[b] > blk_start[b] && udeg[V + b] == 0) queue[qt++] = V + b;
@@ -1034,13 +1038,20 @@ static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
                 if (fin[u] > maxp) maxp = fin[u];
             }
             work += node_s[(size_t)v * D + a];
-            for (int32_t k = out_off[v], ke = out_off[v + 1]; k < ke; k++)
-                if (unit[out_dst[k]] != x) {
-                    out_c += tw_comm(s, v, a);
-                    xb += xby[v];
-                    nx++;
-                    break;
-                }
+            /* v's output leaves the block once however many consumers outside read it; the consumers' units
+             * lose an input (the queue order is the same as after the block's finish: nothing else queues) */
+            int leaves = 0;
+            for (int32_t k = out_off[v], ke = out_off[v + 1]; k < ke; k++) {
+                int32_t uw = unit[out_dst[k]];
+                if (uw == x) continue;
+                leaves = 1;
+                if (--udeg[uw] == 0) queue[qt++] = uw;
+            }
+            if (leaves) {
+                out_c += tw_comm(s, v, a);
+                xb += xby[v];
+                nx++;
+            }
         }
         double f = maxp + in_c + work + out_c, t = maxp + in_c;
         for (int32_t i = bs; i < be; i++) {
@@ -1049,10 +1060,6 @@ static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
             t += node_s[(size_t)v * D + a];
             fin[v] = f;
             done[v] = 1;
-            for (int32_t k = out_off[v], ke = out_off[v + 1]; k < ke; k++) {
-                int32_t uw = unit[out_dst[k]];
-                if (uw != x && --udeg[uw] == 0) queue[qt++] = uw;
-            }
         }
         left -= be - bs;
         if (in_c > 0) trace_xfer(s, maxp, maxp + in_c, -1 - b, s->host >= 0 ? s->host : a, a);
