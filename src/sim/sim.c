@@ -222,7 +222,6 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     }
     s->rq_bits = hsdag_arena_alloc(a, (size_t)D * (size_t)s->rq_words * sizeof *s->rq_bits);
     if (!s->rq_bits) goto oom;
-    SIM_ALLOC(s->running, D);
     SIM_ALLOC(s->ev, D + R + 1);
     SIM_ALLOC(s->xq_next, E);
     SIM_ALLOC(s->xq_head, R);
@@ -466,16 +465,25 @@ static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
 #define SIM_INLINE static inline
 #endif
 
+/* Per-device state of a concurrent run, in one record per device (one pointer for the hot loop instead of six). */
+typedef struct cc_dev {
+    double live, act_peak, busy; /* live activation bytes, their peak, seconds of ops started */
+    int32_t running;             /* running op, -1 idle */
+    int32_t stamp, first;        /* op_done: the node whose copy to this device was last set up, and its slot */
+    int32_t pad_;
+} cc_dev;
+
 typedef struct cc_ctx {
     hsdag_sim *s;
     hsdag_sim_result *r;
     const int32_t *restrict dev, *restrict in_off, *restrict in_src, *restrict in_eid, *restrict out_off,
         *restrict out_dst, *restrict edge_src, *restrict rank, *restrict prio_node, *restrict res_of;
     const double *restrict node_s, *restrict act, *restrict xby;
-    int32_t *restrict pend, *restrict own_ref, *restrict copy_ref, *restrict slot_of_edge, *restrict running,
-        *restrict slot_stamp, *restrict slot_first, *restrict xq_next, *restrict xq_head, *restrict xq_tail;
+    int32_t *restrict pend, *restrict own_ref, *restrict copy_ref, *restrict slot_of_edge, *restrict xq_next,
+        *restrict xq_head, *restrict xq_tail;
     uint8_t *restrict res_busy;
-    double *restrict fin, *restrict st, *restrict live, *restrict act_peak, *restrict busy;
+    double *restrict fin, *restrict st;
+    cc_dev *restrict dv;
     uint64_t *restrict rq_bits;
     sim_event *restrict ev;
     size_t rq_words;
@@ -564,9 +572,9 @@ SIM_INLINE int32_t cc_rq_pop(cc_ctx *x, int32_t d)
 
 SIM_INLINE void cc_mem_alloc(cc_ctx *x, int32_t d, double bytes)
 {
-    double y = x->live[d] + bytes;
-    x->live[d] = y;
-    if (y > x->act_peak[d]) x->act_peak[d] = y;
+    double y = x->dv[d].live + bytes;
+    x->dv[d].live = y;
+    if (y > x->dv[d].act_peak) x->dv[d].act_peak = y;
 }
 
 static SIM_COLD void cc_trace(cc_ctx *x, double t0, double t1, int32_t u, int32_t d, int32_t d2)
@@ -604,15 +612,15 @@ SIM_INLINE void cc_xfer_request(cc_ctx *x, int32_t slot, int32_t u, int32_t d, i
 /* Op v finished on its device: free what it was the last reader of, wake its local consumers, request one copy
  * per other consuming device. The copy slots and reader counts of v's output are set up here, the first moment
  * they are needed (consumers cannot finish before v has). */
-SIM_INLINE void cc_op_done(cc_ctx *x, int32_t v, double now)
+SIM_INLINE void cc_op_done(cc_ctx *x, int32_t v, int32_t d, double now)
 {
     const int32_t *restrict dev = x->dev;
-    int32_t d = dev[v], own = 0;
+    int32_t own = 0;
     x->fin[v] = now;
     if (now > x->mk) x->mk = now;
-    x->running[d] = -1;
+    x->dv[d].running = -1;
     x->dirty |= (uint64_t)1 << d;
-    double L = x->live[d];
+    double L = x->dv[d].live;
     for (int32_t k = x->in_off[v], ke = x->in_off[v + 1]; k < ke; k++) {
         int32_t u = x->in_src[k];
         if (dev[u] == d) {
@@ -622,22 +630,21 @@ SIM_INLINE void cc_op_done(cc_ctx *x, int32_t v, double now)
             if (--x->copy_ref[slot] == 0) L -= x->xby[u];
         }
     }
-    x->live[d] = L;
+    x->dv[d].live = L;
     for (int32_t k = x->out_off[v], ke = x->out_off[v + 1]; k < ke; k++) {
         int32_t w = x->out_dst[k], dw = dev[w];
         if (dw == d) {
-            own++;
-            x->slot_of_edge[k] = -1;
+            own++; /* slot_of_edge[k] stays unset: only edges between devices read it */
             if (--x->pend[w] == 0) cc_rq_push(x, d, w);
-        } else if (x->slot_stamp[dw] != v) { /* one copy serves every consumer on dw */
-            x->slot_stamp[dw] = v;
-            x->slot_first[dw] = k;
+        } else if (x->dv[dw].stamp != v) { /* one copy serves every consumer on dw */
+            x->dv[dw].stamp = v;
+            x->dv[dw].first = k;
             x->slot_of_edge[k] = k;
             x->copy_ref[k] = 1;
             own++; /* the copy reads the original while in flight */
             cc_xfer_request(x, k, v, d, dw, now);
         } else {
-            int32_t slot = x->slot_first[dw];
+            int32_t slot = x->dv[dw].first;
             x->slot_of_edge[k] = slot;
             x->copy_ref[slot]++;
         }
@@ -650,10 +657,11 @@ SIM_INLINE void cc_xfer_done(cc_ctx *x, int32_t slot, double now)
     int32_t u = x->edge_src[slot], d = x->dev[u], d2 = x->dev[x->out_dst[slot]];
     int32_t res = x->res_of[d * x->D + d2];
     x->res_busy[res] = 0;
-    if (--x->own_ref[u] == 0) x->live[d] -= x->act[u];
+    if (--x->own_ref[u] == 0) x->dv[d].live -= x->act[u];
+    /* the consumers this copy serves: every edge of u to d2 from the slot's (the first such edge) on */
     for (int32_t k = slot, ke = x->out_off[u + 1]; k < ke; k++) {
         int32_t w = x->out_dst[k];
-        if (x->slot_of_edge[k] == slot && --x->pend[w] == 0) cc_rq_push(x, d2, w);
+        if (x->dev[w] == d2 && --x->pend[w] == 0) cc_rq_push(x, d2, w);
     }
     int32_t nxt = x->xq_head[res];
     if (nxt >= 0) {
@@ -669,18 +677,20 @@ SIM_INLINE void cc_try_start(cc_ctx *x, int32_t d, double now)
     const uint64_t *top = x->rq_bits + (size_t)d * x->rq_words + x->rq_top;
     const double *restrict node_s = x->node_s;
     const int32_t D = x->D;
-    while (x->running[d] < 0 && *top) {
+    if (x->dv[d].running >= 0) return;
+    while (*top) {
         int32_t v = cc_rq_pop(x, d);
         double cost = node_s[(size_t)v * D + d];
-        x->running[d] = v;
         x->st[v] = now;
-        x->busy[d] += cost;
         cc_mem_alloc(x, d, x->act[v]);
         if (cost > 0) {
+            x->dv[d].running = v;
+            x->dv[d].busy += cost;
             cc_ev_push(x, now + cost, v);
             return;
         }
-        cc_op_done(x, v, now);
+        if (cost != 0) x->dv[d].busy += cost; /* adding a zero never changes the sum's bits */
+        cc_op_done(x, v, d, now);
     }
 }
 
@@ -714,6 +724,7 @@ static int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         }
         if (V > 0) ssum[cd] = S;
     }
+    cc_dev devst[HSDAG_MAX_DEVICES];
     cc_ctx x = {.s = s,
                 .r = r,
                 .dev = dev,
@@ -733,18 +744,13 @@ static int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
                 .own_ref = s->own_ref,
                 .copy_ref = s->copy_ref,
                 .slot_of_edge = s->slot_of_edge,
-                .running = s->running,
-                .slot_stamp = s->slot_stamp,
-                .slot_first = s->slot_first,
                 .xq_next = s->xq_next,
                 .xq_head = s->xq_head,
                 .xq_tail = s->xq_tail,
                 .res_busy = s->res_busy,
                 .fin = s->fin,
                 .st = s->st,
-                .live = s->live,
-                .act_peak = s->act_peak,
-                .busy = s->busy,
+                .dv = devst,
                 .rq_bits = s->rq_bits,
                 .ev = s->ev,
                 .rq_words = (size_t)s->rq_words,
@@ -752,9 +758,8 @@ static int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
                 .rq_top = s->rq_lvl_off[s->rq_levels - 1],
                 .D = D};
     for (int32_t d = 0; d < D; d++) {
-        s->busy[d] = s->peak[d] = s->excess[d] = s->live[d] = s->act_peak[d] = 0;
-        s->running[d] = -1;
-        s->slot_stamp[d] = -1;
+        s->peak[d] = s->excess[d] = 0;
+        devst[d] = (cc_dev){.live = 0, .act_peak = 0, .busy = 0, .running = -1, .stamp = -1, .first = 0};
     }
     for (int32_t q = 0; q < s->R; q++) s->xq_head[q] = -1, s->res_busy[q] = 0;
     memcpy(s->pend, s->indeg, (size_t)V * sizeof *s->pend);
@@ -782,12 +787,13 @@ static int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         sim_event e = cc_ev_pop(&x);
         now = e.t;
         for (;;) {
-            if (e.who >= 0) cc_op_done(&x, e.who, now);
+            if (e.who >= 0) cc_op_done(&x, e.who, dev[e.who], now);
             else cc_xfer_done(&x, -e.who - 1, now);
             if (x.ev_len == 0 || cc_ev_next_t(&x) != now) break;
             e = cc_ev_pop(&x);
         }
     }
+    for (int32_t d = 0; d < D; d++) s->live[d] = devst[d].live, s->act_peak[d] = devst[d].act_peak, s->busy[d] = devst[d].busy;
     r->makespan_s = x.mk;
     r->xfer_s = x.xs;
     r->xfer_bytes = x.xb;
