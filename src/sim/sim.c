@@ -824,25 +824,32 @@ static int32_t tw_blocks(hsdag_sim *s, const int32_t *restrict dev)
     const hsdag_graph *g = s->g;
     const int32_t V = s->V;
     const int32_t *restrict in_off = g->in_off, *restrict in_src = g->in_src;
-    int32_t *restrict dp = s->dp, *restrict unit = s->unit, *restrict cnt = s->blk_end;
+    int32_t *restrict dp = s->dp, *restrict unit = s->unit, *restrict cnt = s->blk_end, *restrict udeg = s->udeg + V;
     int32_t nb = 0;
     for (int32_t a = 0; a < s->D; a++) {
         if (s->is_cpu[a] || s->first_on[a] < 0) continue;
         int32_t lo = s->first_on[a], hi = s->last_on[a], maxdp = 1;
-        cnt[nb] = 0;
+        cnt[nb] = udeg[nb] = 0;
         for (int32_t v = lo; v <= hi; v++) {
             int32_t m = 0, k = in_off[v], ke = in_off[v + 1];
             if (dev[v] == a) {
+                /* same: inputs from a's nodes with dp == m, i.e. from v's own block; the others enter it */
+                int32_t same = 0, n = ke - k;
                 m = 1;
                 for (; k < ke; k++) {
                     int32_t u = in_src[k];
                     if (u < lo) continue;
-                    int32_t x = dp[u] + (dev[u] != a);
-                    if (x > m) m = x;
+                    int32_t on = dev[u] == a, x = dp[u] + !on;
+                    if (x > m) m = x, same = on;
+                    else if (x == m) same += on;
                 }
-                while (maxdp < m) cnt[nb + maxdp++] = 0;
+                while (maxdp < m) {
+                    cnt[nb + maxdp] = udeg[nb + maxdp] = 0;
+                    maxdp++;
+                }
                 unit[v] = V + nb + m - 1;
                 cnt[nb + m - 1]++;
+                udeg[nb + m - 1] += n - same;
             } else {
                 for (; k < ke; k++) {
                     int32_t u = in_src[k];
@@ -981,11 +988,10 @@ static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         int32_t n = blk_end[b];
         blk_start[b] = blk_end[b] = o;
         o += n;
-        udeg[V + b] = 0;
     }
-    /* one pass: place block members, in-degrees of units in the contracted graph, and the ready CPU nodes in
-     * index order. A CPU node is its own unit, so each of its in-edges comes from another unit: its in-degree
-     * is the node's. A block counts the in-edges of its members from outside it. */
+    /* one pass: place block members and find the ready CPU nodes in index order. In-degrees of units in the
+     * contracted graph: a CPU node is its own unit, so each of its in-edges comes from another unit and its
+     * in-degree is the node's; tw_blocks counted each block's in-edges from outside it. */
     int32_t qh = 0, qt = 0, blocks = 0, cuts = 0, left = V, cursor = 0;
     const int32_t *restrict indeg = s->indeg;
     for (int32_t v = 0; v < V; v++) {
@@ -993,12 +999,9 @@ static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
         if (uu < V) {
             udeg[v] = indeg[v];
             if (indeg[v] == 0) queue[qt++] = v;
-            continue;
+        } else {
+            blk_nodes[blk_end[uu - V]++] = v;
         }
-        blk_nodes[blk_end[uu - V]++] = v;
-        int32_t n = 0;
-        for (int32_t k = in_off[v], ke = in_off[v + 1]; k < ke; k++) n += unit[in_src[k]] != uu;
-        udeg[uu] += n;
     }
     for (int32_t b = 0; b < nb; b++)
         if (blk_end[b] > blk_start[b] && udeg[V + b] == 0) queue[qt++] = V + b;
