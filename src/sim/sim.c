@@ -461,8 +461,10 @@ static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
 
 #if defined(__GNUC__)
 #define SIM_INLINE static inline __attribute__((always_inline))
+#define SIM_NOINLINE __attribute__((noinline))
 #else
 #define SIM_INLINE static inline
+#define SIM_NOINLINE
 #endif
 
 /* Per-device state of a concurrent run, in one record per device (one pointer for the hot loop instead of six). */
@@ -696,7 +698,7 @@ SIM_INLINE void cc_try_start(cc_ctx *x, int32_t d, double now)
 
 /* The concurrent run with its own prepass (static memory, unsupported ops, accelerators used, in-degrees and the
  * initially ready ops), which also checks every device index. Returns 0 or HSDAG_EINVAL (nothing written). */
-static int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+static SIM_NOINLINE int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const hsdag_costs *c = s->costs;
@@ -928,7 +930,7 @@ static int32_t tw_cut(hsdag_sim *s, int32_t *cursor, int32_t *nb)
 
 /* The tarnawski run with its own prepass (checks the indices; static memory, unsupported ops, colours, the first
  * and last node of each device). Returns 0 or HSDAG_EINVAL (nothing written to the result). */
-static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+static SIM_NOINLINE int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
     const hsdag_graph *g = s->g;
     const hsdag_costs *c = s->costs;
@@ -1090,23 +1092,16 @@ static int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out)
 {
     int rc;
-    switch (s->sem) {
-    case HSDAG_SEM_CONCURRENT:
-        rc = run_concurrent(s, device, out); /* checks the indices and resets in its own prepass */
+    if (s->sem == HSDAG_SEM_CONCURRENT || s->sem == HSDAG_SEM_TARNAWSKI) {
+        /* each checks the indices and resets in its own prepass */
+        rc = s->sem == HSDAG_SEM_CONCURRENT ? run_concurrent(s, device, out) : run_tarnawski(s, device, out);
         if (rc < 0) return rc;
-        run_finish(s, out, 1);
-        break;
-    case HSDAG_SEM_TARNAWSKI:
-        rc = run_tarnawski(s, device, out); /* likewise */
-        if (rc < 0) return rc;
-        run_finish(s, out, 0);
-        break;
-    default:
-        rc = run_reset(s, device, out);
-        if (rc < 0) return rc;
-        run_sequential(s, device, out);
-        run_finish(s, out, 1);
-        break;
+        run_finish(s, out, s->sem == HSDAG_SEM_CONCURRENT);
+        return 0;
     }
+    rc = run_reset(s, device, out);
+    if (rc < 0) return rc;
+    run_sequential(s, device, out);
+    run_finish(s, out, 1);
     return 0;
 }
