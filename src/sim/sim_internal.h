@@ -75,7 +75,7 @@ struct hsdag_sim {
     int64_t rq_words;      /* words per device */
     int32_t rq_levels;     /* levels (V <= 64^rq_levels) */
     int32_t rq_lvl_off[8]; /* word offset of each level within a device's bitset */
-    sim_event *ev;         /* [D + R + 1] event heap */
+    sim_event *ev;         /* [D + R + 1] pending events, sorted from the latest to the next (sim.c) */
     int32_t *xq_next;      /* [E] FIFO links of queued transfers (by slot) */
     int32_t *xq_head, *xq_tail; /* [R] */
     uint8_t *res_busy;     /* [R] */
