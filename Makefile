@@ -93,6 +93,9 @@ demo:
 	$(MAKE) all
 	sh scripts/demo.sh $(CLI)
 
+results: $(CLI)
+	python3 scripts/results.py $(CLI)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/hsdag $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(LIB) $(SOLIB) $(DESTDIR)$(PREFIX)/lib/
