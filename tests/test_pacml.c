@@ -223,7 +223,7 @@ static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_p
         hsdag_pacml_sample *x = &s[i];
         memset(x, 0, sizeof *x);
         x->model = i % nmod;
-        for (int j = 0; j < HSDAG_CLUSTER_GRAPH_FEATS; j++) x->gfeat[j] = (float)hsdag_rng_uniform(rng);
+        gc_rand_f(x->gfeat, HSDAG_CLUSTER_GRAPH_FEATS, rng, 0.0, 1.0);
         x->mask[0] = 1;
         for (int j = 1; j < NA; j++) x->mask[j] = hsdag_rng_uniform(rng) < 0.5;
         for (int j = 0; j < NA; j++) x->gfeat[HSDAG_CLUSTER_GRAPH_FEATS + j] = x->mask[j];
@@ -322,11 +322,10 @@ static void test_gradcheck(void)
     hsdag_cluster *env = tiny_env();
     CHECK(env != NULL);
     if (!env) return;
-    hsdag_pacml_net_config small = {6, 4, 5, 3, 2};
+    hsdag_pacml_net_config small = {6, 4, 5, 3, 2, HSDAG_PACML_MASK_SPEC};
     double ld = 0;
     double err = check_loss_grad(env, &small, 8, -1, &ld);
-    printf("  PPO loss gradient, small net, all %s parameters: max rel err %.3g (loss float vs double %.2g)\n",
-           "", err, ld);
+    printf("  PPO loss gradient, small net, all parameters: max rel err %.3g (loss float vs double %.2g)\n", err, ld);
     CHECK(err < GC_TOL);
     CHECK(ld < 1e-5);
     hsdag_cluster_free(env);
@@ -385,7 +384,7 @@ static void test_masking(void)
         hsdag_cluster_reset(env, 100 + (uint64_t)ep);
         while (!hsdag_cluster_done(env)) {
             const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
-            int a = hsdag_pacml_net_act(net, o, ep == 2, &rng);
+            int a = hsdag_pacml_net_act(net, env, ep == 2, &rng);
             if (!o->mask[a]) bad++;
             float lp[NA], v;
             hsdag_pacml_net_eval(net, o, lp, &v);

@@ -43,6 +43,9 @@ static const char *ct_help =
     "  --kl-target X       target KL per iteration (default 0.001; 0 keeps --kl fixed)\n"
     "  --grad-clip X       global gradient norm clip (default 1.5)\n"
     "  --hidden N          width of the policy and value hidden layers (default 256)\n"
+    "  --mask M            the policy's action mask: spec (the environment's, default), place (also drop\n"
+    "                      degrees the first-fit placer cannot place now), place-jct (also drop degrees whose\n"
+    "                      cached JCT misses the job's deadline); stored in the policy file\n"
     "  --eval-episodes N   greedy evaluation episodes per iteration (default 3)\n"
     "  --time-unit-fix     train on the simulator with communication in ms (see 'hsdag cluster --help')\n"
     "  --horizon T         episode horizon (default 1e6; smaller = shorter episodes, e.g. for tests)\n"
@@ -84,7 +87,7 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
         {"iterations", 1, 0, 'n'}, {"episodes", 1, 0, 'E'},     {"epochs", 1, 0, 'e'},  {"minibatch", 1, 0, 'm'},
         {"lr", 1, 0, 'l'},        {"clip", 1, 0, 'c'},          {"gamma", 1, 0, 'g'},   {"lambda", 1, 0, 'L'},
         {"entropy", 1, 0, 'H'},   {"vf", 1, 0, 'v'},            {"kl", 1, 0, 'k'},      {"kl-target", 1, 0, 'K'},
-        {"grad-clip", 1, 0, 'G'}, {"hidden", 1, 0, 'W'},        {"eval-episodes", 1, 0, 'V'},
+        {"grad-clip", 1, 0, 'G'}, {"hidden", 1, 0, 'W'}, {"mask", 1, 0, 'M'},        {"eval-episodes", 1, 0, 'V'},
         {"time-unit-fix", 0, 0, 'f'}, {"horizon", 1, 0, 'T'},  {"interarrival", 1, 0, 'i'},
         {"quiet", 0, 0, 'q'},     {"json", 0, 0, 'j'},          {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
     optind = 0;
@@ -116,6 +119,10 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
         case 'K': if ((rc = ct_num("--kl-target", optarg, 0, 100, &d))) return rc; o->tc.kl_target = (float)d; break;
         case 'G': if ((rc = ct_num("--grad-clip", optarg, 0, 1e6, &d))) return rc; o->tc.grad_clip = (float)d; break;
         case 'W': if ((rc = ct_int("--hidden", optarg, 1, 4096, &v))) return rc; o->tc.net.fc_hidden = (int32_t)v; break;
+        case 'M':
+            if (hsdag_pacml_mask_parse(optarg, &o->tc.net.mask_mode) < 0)
+                return cli_usage_error("cluster train", "--mask '%s': spec, place or place-jct", optarg);
+            break;
         case 'V': if ((rc = ct_int("--eval-episodes", optarg, 0, 1000, &v))) return rc; o->tc.eval_episodes = (int32_t)v; break;
         case 'f': o->cc.time_unit_fix = 1; break;
         case 'T': if ((rc = ct_num("--horizon", optarg, 0, 1e15, &d))) return rc; o->cc.horizon = d; break;

@@ -36,7 +36,22 @@ typedef struct hsdag_pacml_net_config {
     int32_t hidden1;      /* reduce output of round 1 (64) */
     int32_t node_out;     /* reduce output of round 2 = pooled node embedding (16) */
     int32_t graph_out;    /* graph module output (8) */
+    int32_t mask_mode;    /* hsdag_pacml_mask_mode: which actions the policy may take (0 = the spec's mask) */
 } hsdag_pacml_net_config;
+
+/* The policy's action mask (its log(mask) is added to the logits; the same 17 values replace the mask part
+ * of the graph features, so the network sees what it may choose):
+ *  SPEC      - the environment's mask: {0} + {1,2,4,6,8,16} up to the free workers (pacml.md section 1);
+ *  PLACE     - SPEC and the RAMP first-fit placer finds a block now (hsdag_cluster_try_place), so no
+ *              "no block" failures are chosen blindly: the spec's observation cannot show fragmentation;
+ *  PLACE_JCT - PLACE and the cached lookahead JCT meets the job's deadline (jct[a] <= beta JCT_seq).
+ * Action 0 (do not place) is always allowed. PLACE and PLACE_JCT are our additions (docs/pacml-learning.md). */
+typedef enum { HSDAG_PACML_MASK_SPEC = 0, HSDAG_PACML_MASK_PLACE = 1, HSDAG_PACML_MASK_PLACE_JCT = 2 } hsdag_pacml_mask_mode;
+/* Copies the current observation of env into o with the mask (and the graph features' mask part) of mode. */
+void hsdag_pacml_observe(const hsdag_cluster *env, int mode, hsdag_cluster_obs *o);
+/* Parses "spec", "place", "place-jct"; returns 0 or EINVAL. */
+int hsdag_pacml_mask_parse(const char *s, int *mode);
+const char *hsdag_pacml_mask_name(int mode);
 hsdag_pacml_net_config hsdag_pacml_net_config_default(void);
 
 typedef struct hsdag_pacml_net hsdag_pacml_net;
@@ -54,9 +69,11 @@ void hsdag_pacml_net_touch(hsdag_pacml_net *n);
 /* One observation: lp (17) log-probabilities (masked actions -inf) and *value (raw head units: the
  * trainer scales rewards by (1 - gamma), so value * 1 / (1 - gamma) estimates the discounted return). */
 void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_cluster_obs *o, float *lp, float *value);
-/* Picks an action: greedy = 1 takes the most probable valid action (evaluation), else samples one
- * (one rng draw). Never returns a masked action. */
-int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster_obs *o, int greedy, hsdag_rng *rng);
+/* Picks an action for an observation (its mask is final): greedy = 1 takes the most probable valid action
+ * (evaluation), else samples one (one rng draw). Never returns a masked action. */
+int hsdag_pacml_net_act_obs(hsdag_pacml_net *n, const hsdag_cluster_obs *o, int greedy, hsdag_rng *rng);
+/* Same for the env's current job, with the net's mask mode applied (hsdag_pacml_observe). */
+int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster *env, int greedy, hsdag_rng *rng);
 
 /* ---- PPO loss on a batch of samples (exposed for the gradient test) ---- */
 typedef struct hsdag_pacml_sample {

@@ -64,7 +64,7 @@ struct hsdag_pacml_net {
 
 hsdag_pacml_net_config hsdag_pacml_net_config_default(void)
 {
-    hsdag_pacml_net_config c = {256, 16, 64, 16, 8};
+    hsdag_pacml_net_config c = {256, 16, 64, 16, 8, HSDAG_PACML_MASK_SPEC};
     return c;
 }
 
@@ -166,7 +166,8 @@ int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_cluster *env, cons
     *out = NULL;
     hsdag_pacml_net_config c = cfg ? *cfg : hsdag_pacml_net_config_default();
     if (c.fc_hidden < 1 || c.fc_hidden > 4096 || c.msg_half < 1 || c.msg_half > 256 || c.hidden1 < 1 ||
-        c.hidden1 > 1024 || c.node_out < 1 || c.node_out > 64 || c.graph_out < 1 || c.graph_out > 256)
+        c.hidden1 > 1024 || c.node_out < 1 || c.node_out > 64 || c.graph_out < 1 || c.graph_out > 256 ||
+        c.mask_mode < 0 || c.mask_mode > HSDAG_PACML_MASK_PLACE_JCT)
         return hsdag_err_set(e, HSDAG_EINVAL, "pacml: network config out of range");
     hsdag_pacml_net *n = hsdag_calloc(1, sizeof *n);
     if (!n) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
@@ -368,7 +369,40 @@ void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_cluster_obs *o, float 
     *value = b.v[0];
 }
 
-int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster_obs *o, int greedy, hsdag_rng *rng)
+void hsdag_pacml_observe(const hsdag_cluster *env, int mode, hsdag_cluster_obs *o)
+{
+    *o = *hsdag_cluster_observe(env);
+    if (mode == HSDAG_PACML_MASK_SPEC) return;
+    for (int a = 1; a < PM_NA; a++) {
+        if (!o->mask[a]) continue;
+        if (mode == HSDAG_PACML_MASK_PLACE_JCT && !(o->m->jct[a] <= o->max_jct)) o->mask[a] = 0;
+        else if (hsdag_cluster_try_place(env, a) < 0) o->mask[a] = 0;
+    }
+    for (int a = 0; a < PM_NA; a++) o->graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + a] = o->mask[a];
+}
+
+int hsdag_pacml_mask_parse(const char *s, int *mode)
+{
+    if (!strcmp(s, "spec")) *mode = HSDAG_PACML_MASK_SPEC;
+    else if (!strcmp(s, "place")) *mode = HSDAG_PACML_MASK_PLACE;
+    else if (!strcmp(s, "place-jct")) *mode = HSDAG_PACML_MASK_PLACE_JCT;
+    else return HSDAG_EINVAL;
+    return 0;
+}
+
+const char *hsdag_pacml_mask_name(int mode)
+{
+    return mode == HSDAG_PACML_MASK_PLACE ? "place" : mode == HSDAG_PACML_MASK_PLACE_JCT ? "place-jct" : "spec";
+}
+
+int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster *env, int greedy, hsdag_rng *rng)
+{
+    hsdag_cluster_obs o;
+    hsdag_pacml_observe(env, n->c.mask_mode, &o);
+    return hsdag_pacml_net_act_obs(n, &o, greedy, rng);
+}
+
+int hsdag_pacml_net_act_obs(hsdag_pacml_net *n, const hsdag_cluster_obs *o, int greedy, hsdag_rng *rng)
 {
     float lp[PM_NA], v;
     hsdag_pacml_net_eval(n, o, lp, &v);

@@ -151,8 +151,7 @@ int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint
     hsdag_rng_seed(&rng, seed ^ 0xac7ULL);
     hsdag_cluster_reset(env, seed);
     while (!hsdag_cluster_done(env)) {
-        const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
-        int a = hsdag_pacml_net_act(n, o, greedy, &rng);
+        int a = hsdag_pacml_net_act(n, env, greedy, &rng);
         double r;
         int rc = hsdag_cluster_step(env, a, &r);
         if (rc < 0) return hsdag_err_set(e, rc, "pacml: episode step failed");
@@ -175,7 +174,9 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
         while (!hsdag_cluster_done(t->env)) {
             int rc = pp_reserve(t, N + 1, e);
             if (rc < 0) return rc;
-            const hsdag_cluster_obs *o = hsdag_cluster_observe(t->env);
+            hsdag_cluster_obs ob;
+            hsdag_pacml_observe(t->env, c->net.mask_mode, &ob);
+            const hsdag_cluster_obs *o = &ob;
             hsdag_pacml_sample *s = &t->s[N];
             s->model = o->model;
             memcpy(s->gfeat, o->graph_feat, sizeof s->gfeat);
@@ -333,7 +334,7 @@ int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_f
     const hsdag_pacml_net_config *c = hsdag_pacml_net_config_get(n);
     uint32_t ver = 1;
     unsigned char hdr[4] = {(unsigned char)beta, (unsigned char)(time_unit_fix ? 1 : 0), 0, 0};
-    int32_t cf[5] = {c->fc_hidden, c->msg_half, c->hidden1, c->node_out, c->graph_out};
+    int32_t cf[6] = {c->fc_hidden, c->msg_half, c->hidden1, c->node_out, c->graph_out, c->mask_mode};
     pp_put(out, PP_POLICY_MAGIC, 8);
     pp_put(out, &ver, 4);
     pp_put(out, hdr, 4);
@@ -352,7 +353,7 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, cons
     char magic[8];
     uint32_t ver;
     unsigned char hdr[4];
-    int32_t cf[5];
+    int32_t cf[6];
     float vs;
     if (pp_get(&r, magic, 8) < 0 || memcmp(magic, PP_POLICY_MAGIC, 8))
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: not a PAC-ML policy file (bad magic)", what);
@@ -361,7 +362,7 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, cons
     if (ver != 1) return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version %u", what, ver);
     if (hdr[0] < 'A' || hdr[0] > 'D' || hdr[1] > 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: bad beta/time-unit fields", what);
-    hsdag_pacml_net_config c = {cf[0], cf[1], cf[2], cf[3], cf[4]};
+    hsdag_pacml_net_config c = {cf[0], cf[1], cf[2], cf[3], cf[4], cf[5]};
     hsdag_pacml_net *n = NULL;
     int rc = hsdag_pacml_net_create(&n, env, &c, 0, e);
     if (rc < 0) {
