@@ -165,7 +165,8 @@ int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
 
 /* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
 /* Image: magic "HSPACML\0", version u32, beta char + time_unit_fix u8 + 2 pad, net config 5 x i32,
- * value scale f32, then the hsdag_nn_params checkpoint. */
+ * value scale f32, n_tensors u32, count u64, per tensor (rows i32, cols i32, name_len u32, name), the
+ * parameter values as float32 (no optimiser state), FNV-1a 64 of everything before. */
 int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
                             hsdag_buf *out, hsdag_err *e);
 /* Loads a policy file for env: path is a file or a directory holding policy.bin. beta_out /

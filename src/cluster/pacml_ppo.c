@@ -327,12 +327,25 @@ static int pp_little_endian(void)
 #define PP_POLICY_MAGIC "HSPACML"
 #define PP_STATE_MAGIC "HSPACPP"
 
+static uint64_t pp_fnv(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
 int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
                             hsdag_buf *out, hsdag_err *e)
 {
     HSDAG_ASSERT(pp_little_endian());
     const hsdag_pacml_net_config *c = hsdag_pacml_net_config_get(n);
-    uint32_t ver = 1;
+    hsdag_nn_params *p = hsdag_pacml_net_params((hsdag_pacml_net *)n);
+    size_t start = out->len;
+    uint32_t ver = 1, nt = (uint32_t)hsdag_nn_params_n_tensors(p);
+    uint64_t cnt = hsdag_nn_params_count(p);
     unsigned char hdr[4] = {(unsigned char)beta, (unsigned char)(time_unit_fix ? 1 : 0), 0, 0};
     int32_t cf[6] = {c->fc_hidden, c->msg_half, c->hidden1, c->node_out, c->graph_out, c->mask_mode};
     pp_put(out, PP_POLICY_MAGIC, 8);
@@ -340,8 +353,20 @@ int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_f
     pp_put(out, hdr, 4);
     pp_put(out, cf, sizeof cf);
     pp_put(out, &value_scale, 4);
-    int rc = hsdag_nn_params_save(hsdag_pacml_net_params((hsdag_pacml_net *)n), out, e);
-    if (rc < 0) return rc;
+    pp_put(out, &nt, 4);
+    pp_put(out, &cnt, 8);
+    for (uint32_t t = 0; t < nt; t++) { /* the tensor table, checked on load */
+        const char *name = hsdag_nn_params_name(p, (int32_t)t);
+        uint32_t len = (uint32_t)strlen(name);
+        int32_t rc2[2] = {hsdag_nn_params_rows(p, (int32_t)t), hsdag_nn_params_cols(p, (int32_t)t)};
+        pp_put(out, rc2, 8);
+        pp_put(out, &len, 4);
+        pp_put(out, name, len);
+    }
+    pp_put(out, hsdag_nn_params_value(p, -1), (size_t)cnt * sizeof(float)); /* values only: no Adam state */
+    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
+    uint64_t h = pp_fnv((const unsigned char *)out->data + start, out->len - start);
+    pp_put(out, &h, 8);
     return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
 }
 
@@ -369,13 +394,49 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, cons
         hsdag_err_prefix(e, what);
         return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
     }
-    size_t u = 0;
-    rc = hsdag_nn_params_load(hsdag_pacml_net_params(n), r.p + r.pos, r.len - r.pos, &u, e);
+    hsdag_nn_params *p = hsdag_pacml_net_params(n);
+    uint32_t nt = 0;
+    uint64_t cnt = 0;
+    rc = 0;
+    if (pp_get(&r, &nt, 4) < 0 || pp_get(&r, &cnt, 8) < 0)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
+    else if (nt != (uint32_t)hsdag_nn_params_n_tensors(p) || cnt != hsdag_nn_params_count(p))
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what, nt,
+                           (unsigned long long)cnt, hsdag_nn_params_n_tensors(p), hsdag_nn_params_count(p));
+    for (uint32_t t = 0; rc == 0 && t < nt; t++) {
+        int32_t rc2[2];
+        uint32_t nlen;
+        char name[64];
+        const char *want = hsdag_nn_params_name(p, (int32_t)t);
+        if (pp_get(&r, rc2, 8) < 0 || pp_get(&r, &nlen, 4) < 0 || nlen >= sizeof name || pp_get(&r, name, nlen) < 0) {
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
+            break;
+        }
+        name[nlen] = 0;
+        if (strcmp(name, want) || rc2[0] != hsdag_nn_params_rows(p, (int32_t)t) ||
+            rc2[1] != hsdag_nn_params_cols(p, (int32_t)t))
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, t, name,
+                               rc2[0], rc2[1], want);
+    }
+    size_t vbytes = (size_t)cnt * sizeof(float);
+    if (rc == 0 && r.len - r.pos < vbytes + 8) rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated values", what);
+    if (rc == 0) {
+        uint64_t h, want = pp_fnv(r.p, r.pos + vbytes);
+        memcpy(&h, r.p + r.pos + vbytes, 8);
+        if (h != want) rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch (corrupt file)", what);
+    }
     if (rc < 0) {
         hsdag_pacml_net_free(n);
-        hsdag_err_prefix(e, what);
         return rc;
     }
+    float *val = hsdag_nn_params_value(p, -1);
+    memcpy(val, r.p + r.pos, vbytes);
+    for (size_t i = 0; i < cnt; i++)
+        if (!isfinite(val[i])) {
+            hsdag_pacml_net_free(n);
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: non-finite parameter value", what);
+        }
+    size_t u = vbytes + 8;
     hsdag_pacml_net_touch(n);
     if (used) *used = r.pos + u;
     if (beta_out) *beta_out = (char)hdr[0];
