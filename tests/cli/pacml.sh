@@ -51,6 +51,8 @@ for b in A B C D; do
     expect_rc 0 "$HSDAG" cluster run --policy learned --beta $b --seed 0 --json
     expect_grep '"jobs_arrived": 1001' "$TMP/out"
 done
+expect_rc 0 "$HSDAG" cluster run --policy learned --beta C --seed 0 --time-unit-fix --json
+expect_grep '"time_unit_fix": true' "$TMP/out"
 # the shipped policy is found through HSDAG_DATA from another directory too
 expect_rc 0 sh -c "cd '$TMP' && HSDAG_DATA='$(pwd)' '$(cd "$(dirname "$HSDAG")" && pwd)/$(basename "$HSDAG")' cluster run --policy learned --beta B --seed 1"
 finish
