@@ -61,7 +61,7 @@ $(SOLIB): $(OBJS)
 $(CLI): $(TOOL_OBJS) $(LIB)
 	$(CC) -o $@ $(TOOL_OBJS) $(LIB) $(LDFLAGS) $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/check.h $(LIB)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 

@@ -7,6 +7,7 @@
 #include "hsdag/io.h"
 #include "hsdag/split.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,7 @@ static hsdag_graph *build_odd(void)
 {
     hsdag_gb *b = hsdag_gb_create();
     const char *names[] = {"in\"put\\", "conv 1\n\tx", "\xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 \xe2\x82\xac", "", "dup",
-                           "dup", "ctl\x01\x1f", "tail\\"};
+                           "dup", "ctl\x01\x1f\xff", "tail\\"};
     const char *ops[] = {"Parameter", "Conv", "Relu", "", "MatMul", "Add", "WeirdOp", "Result"};
     int32_t v[8];
     for (int i = 0; i < 8; i++) v[i] = hsdag_gb_add_node(b, names[i], ops[i]);
@@ -136,6 +137,69 @@ static hsdag_graph *build_odd(void)
     if (hsdag_gb_finish(b, &g, &e) < 0) fprintf(stderr, "build_odd: %s\n", e.msg);
     hsdag_gb_free(b);
     return g;
+}
+
+/* ---- every other bundled importer's files round-trip too ---- */
+typedef int (*reader_fn)(const void *, size_t, const char *, hsdag_graph **, hsdag_err *);
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Round-trips every file in dir ending in ext through reader (and, for PipeDream, its mirrored job
+ * graph). Returns the number of files read; every file in these folders must be accepted. */
+static int roundtrip_dir(const char *dir, const char *ext, reader_fn reader, int mirror)
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    if (!d) return 0;
+    char *names[256];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL && n < 256) {
+        size_t l = strlen(de->d_name), el = strlen(ext);
+        if (l > el && strcmp(de->d_name + l - el, ext) == 0) names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, name_cmp);
+    int ok = 0;
+    for (int i = 0; i < n; i++) {
+        char path[600], *buf;
+        size_t len;
+        hsdag_err e = {0};
+        hsdag_graph *g = NULL;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (hsdag_read_file(path, &buf, &len, 0, &e) == 0) {
+            if (reader(buf, len, path, &g, &e) < 0) fprintf(stderr, "%s\n", e.msg);
+            hsdag_free(buf);
+        }
+        CHECK(g != NULL);
+        if (g) {
+            ok++;
+            hsdag_graph_free(roundtrip(g, path));
+            hsdag_graph *m = NULL;
+            if (mirror && hsdag_pipedream_mirror(g, &m, &e) == 0) hsdag_graph_free(roundtrip(m, path));
+            else if (mirror) CHECK(0);
+            hsdag_graph_free(m);
+            hsdag_graph_free(g);
+        }
+        free(names[i]);
+    }
+    return ok;
+}
+
+static void test_other_formats_roundtrip(void)
+{
+    CHECK_EQ_INT(roundtrip_dir("tests/data/onnx", ".onnx", hsdag_onnx_read, 0), 9);
+    CHECK_EQ_INT(roundtrip_dir("tests/data/onnx-light", ".onnx", hsdag_onnx_read, 0), 9);
+    CHECK_EQ_INT(roundtrip_dir("tests/data/openvino", ".xml", hsdag_ovxml_read, 0), 2);
+    CHECK_EQ_INT(roundtrip_dir("tests/data/pipedream", ".txt", hsdag_pipedream_read, 1), 16);
+    const char *nncf[] = {"onnx", "onnx_quantized", "openvino", "torch_fx", "torch_hook"};
+    int dots = 0;
+    for (size_t i = 0; i < sizeof nncf / sizeof nncf[0]; i++) {
+        char dir[128];
+        snprintf(dir, sizeof dir, "tests/data/nncf/%s", nncf[i]);
+        dots += roundtrip_dir(dir, ".dot", hsdag_dot_read, 0);
+    }
+    CHECK_EQ_INT(dots, 7);
 }
 
 static void test_odd_graph(void)
@@ -295,6 +359,11 @@ static void test_bad_inputs(void)
          "h.json: graph has a cycle through node", HSDAG_ECYCLE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"}],\"edges\":[{\"src\":0,\"dst\":0}]}",
          "h.json: edges[0] (0 -> 0): edge from a node to itself", HSDAG_ECYCLE},
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\\nb\",\"op\":\"x\",\"flops\":-2}],\"edges\":[]}",
+         "h.json: nodes[0] 'a", HSDAG_EPARSE}, /* messages stay one line */
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\\nb\",\"op\":\"x\"},{\"name\":\"c\",\"op\":\"x\"}],"
+                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":0}]}",
+         "h.json: graph has a cycle through node '", HSDAG_ECYCLE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"file_id\":3000000000}],\"edges\":[]}",
          "h.json: nodes[0] 'a': file_id is too large", HSDAG_ELIMIT},
     };
@@ -405,6 +474,7 @@ static void test_dot(void)
 int main(void)
 {
     test_tarnawski_roundtrips();
+    test_other_formats_roundtrip();
     test_odd_graph();
     test_random_graphs();
     test_minimal_and_defaults();

@@ -211,6 +211,12 @@ int main(void)
     bad("node1 - x - forward_compute_time=1.0", HSDAG_EPARSE, "line 1");
     bad(L1 " trailing", HSDAG_EPARSE, "unexpected text");
     bad("hello world", HSDAG_EPARSE, "line 1");
+    bad("node1 -- x -- forward_compute_time=1.0, backward_compute_time=0.0, activation_size=2e11, parameter_size=0.0",
+        HSDAG_ELIMIT, "line 1: activation_size 2e+11 B is above");
+    bad("node1 -- x -- forward_compute_time=1.0, backward_compute_time=0.0, activation_size=[6e10; 6e10], parameter_size=0.0",
+        HSDAG_ELIMIT, "activation_size");
+    bad("node1 -- x -- forward_compute_time=1.0, backward_compute_time=0.0, activation_size=1.0, parameter_size=1e12",
+        HSDAG_ELIMIT, "parameter_size");
     {
         /* random bytes: no crash, an error */
         unsigned char junk[4096];

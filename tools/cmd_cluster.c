@@ -35,7 +35,7 @@ static const char *cl_help =
     "                     time of one episode (wall_s, cpu_s); the env set-up is not included\n"
     "compare: every policy x beta over the seeds; paper-style table, mean +- std over seeds\n"
     "  --seeds LIST       comma-separated seeds; default 0,1,2\n"
-    "  --policies LIST    default para-max,para-min,random,acceptable-jct,sequential,lookahead\n"
+    "  --policies LIST    default para-max,para-min,random,acceptable-jct,sequential,fixed:4,lookahead\n"
     "  --betas LETTERS    default ABCD\n"
     "  --out FILE         also write the table as markdown to FILE (atomic)\n"
     "info: the job models: ops, deps, JCT_seq, and lookahead JCT / servers per degree\n"
@@ -335,10 +335,11 @@ static void cl_mean_std(const double *x, int n, double *mean, double *sd)
 
 static int cl_compare(cl_opts *o)
 {
-    static const char *defpol[] = {"para-max", "para-min", "random", "acceptable-jct", "sequential", "lookahead"};
+    static const char *defpol[] = {"para-max", "para-min", "random", "acceptable-jct", "sequential", "fixed:4",
+                                   "lookahead"};
     if (!o->n_policies) {
-        for (int i = 0; i < 6; i++) strcpy(o->policies[i], defpol[i]);
-        o->n_policies = 6;
+        for (int i = 0; i < 7; i++) strcpy(o->policies[i], defpol[i]);
+        o->n_policies = 7;
     }
     if (!o->n_seeds) {
         for (int i = 0; i < 3; i++) o->seeds[i] = (uint64_t)i;

@@ -451,7 +451,7 @@ static void cl_complete_until(hsdag_cluster *env, double t)
         if (r->end <= t) {
             env->met.jobs_completed++;
             env->sum_jct += r->jct;
-            env->sum_speedup += r->jct_seq / r->jct;
+            env->sum_speedup += r->jct > 0 ? r->jct_seq / r->jct : 1.0; /* a zero-compute job: no speed-up */
             for (int32_t s = 0; s < r->n_srv; s++) env->busy[r->srv[s]] = 0;
             env->n_busy -= r->n_srv;
             /* swap with the last (the srv buffers move with it) */
@@ -539,7 +539,7 @@ int hsdag_cluster_step(hsdag_cluster *env, int action, double *reward)
             }
         env->n_busy += r->n_srv;
         double span = (r->end < env->c.horizon ? r->end : env->c.horizon) - r->start;
-        env->demand_acc += (cm->pub.total_op_mem + cm->pub.total_dep_size) * span / r->jct;
+        env->demand_acc += r->jct > 0 ? (cm->pub.total_op_mem + cm->pub.total_dep_size) * span / r->jct : 0.0;
         env->util_acc += r->n_srv * span;
         env->met.jobs_accepted_at_decision++;
     }

@@ -48,37 +48,92 @@ static int hj_lookup(const char *const *table, size_t n, const char *s)
 
 /* ---- writer ---- */
 
-/* Shortest round-trip text; -0 is written as 0 (JSON readers turn "-0" into an integer 0 anyway), NaN as null. */
+#define HJ_LIT(b, lit) hsdag_buf_append((b), (lit), sizeof(lit) - 1)
+
+/* Decimal text of an integer, without printf (the writer's hot path). */
+static void hj_int(hsdag_buf *b, int64_t x)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (x < 0) *--p = '-';
+    hsdag_buf_append(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+/* Shortest round-trip text (hsdag_buf_double); integral values below 10^15 take the integer path, which
+ * gives the same digits as "%.15g". -0 is written as 0 (JSON readers turn "-0" into an integer 0), NaN
+ * as null. */
 static void hj_num(hsdag_buf *b, double v)
 {
-    if (v == 0) v = 0.0;
-    hsdag_buf_double(b, v);
+    if (v == 0) {
+        HJ_LIT(b, "0");
+    } else if (fabs(v) < 1e15 && v == floor(v)) {
+        hj_int(b, (int64_t)v);
+    } else {
+        hsdag_buf_double(b, v);
+    }
 }
+
+static void hj_key(hsdag_buf *b, const char *sep_key) { hsdag_buf_append(b, sep_key, strlen(sep_key)); }
 
 static void hj_write_meta(const hsdag_graph *g, hsdag_buf *b)
 {
     const hsdag_graph_meta *m = &g->meta;
-    hsdag_buf_printf(b, "\"meta\":{\"source_format\":");
+    HJ_LIT(b, "\"meta\":{\"source_format\":");
     hsdag_buf_json_str(b, HJ_NAME(hj_format_names, m->format));
-    hsdag_buf_printf(b, ",\"name\":");
+    HJ_LIT(b, ",\"name\":");
     hsdag_buf_json_str(b, m->name ? m->name : "");
-    hsdag_buf_printf(b, ",\"file_nodes\":%lld,\"file_edges\":%lld,\"ir_version\":%d,\"opset\":%d,"
-                        "\"max_accels\":%d,\"max_cpus\":%d,\"max_size_per_accel\":",
-                     (long long)m->file_nodes, (long long)m->file_edges, m->ir_version, m->opset, m->max_accels,
-                     m->max_cpus);
+    HJ_LIT(b, ",\"file_nodes\":");
+    hj_int(b, m->file_nodes);
+    HJ_LIT(b, ",\"file_edges\":");
+    hj_int(b, m->file_edges);
+    HJ_LIT(b, ",\"ir_version\":");
+    hj_int(b, m->ir_version);
+    HJ_LIT(b, ",\"opset\":");
+    hj_int(b, m->opset);
+    HJ_LIT(b, ",\"max_accels\":");
+    hj_int(b, m->max_accels);
+    HJ_LIT(b, ",\"max_cpus\":");
+    hj_int(b, m->max_cpus);
+    HJ_LIT(b, ",\"max_size_per_accel\":");
     hj_num(b, m->max_size_per_accel);
-    hsdag_buf_printf(b, "},\n");
+    HJ_LIT(b, "},\n");
+}
+
+static void hj_write_outputs(const hsdag_graph *g, int32_t v, hsdag_buf *b)
+{
+    HJ_LIT(b, ",\"outputs\":[");
+    for (int32_t s = g->out_shape_off[v]; s < g->out_shape_off[v + 1]; s++) {
+        if (s > g->out_shape_off[v]) HJ_LIT(b, ",");
+        HJ_LIT(b, "{\"dtype\":\"");
+        hj_key(b, HJ_NAME(hj_dtype_names, g->shape_dtype[s]));
+        HJ_LIT(b, "\",\"shape\":");
+        if (g->shape_rank[s] < 0) {
+            HJ_LIT(b, "null}");
+            continue;
+        }
+        HJ_LIT(b, "[");
+        for (int32_t d = g->shape_dim_off[s]; d < g->shape_dim_off[s + 1]; d++) {
+            if (d > g->shape_dim_off[s]) HJ_LIT(b, ",");
+            hj_int(b, g->shape_dims[d]);
+        }
+        HJ_LIT(b, "]}");
+    }
+    HJ_LIT(b, "]}");
 }
 
 static void hj_write_node(const hsdag_graph *g, int32_t v, hsdag_buf *b)
 {
-    hsdag_buf_printf(b, "{\"name\":");
+    HJ_LIT(b, "{\"name\":");
     hsdag_buf_json_str(b, g->name[v]);
-    hsdag_buf_printf(b, ",\"op\":");
+    HJ_LIT(b, ",\"op\":");
     hsdag_buf_json_str(b, g->op[v]);
-    hsdag_buf_printf(b, ",\"opclass\":");
-    hsdag_buf_json_str(b, HJ_NAME(hj_opclass_names, g->opclass[v]));
-    hsdag_buf_printf(b, ",\"flags\":[");
+    HJ_LIT(b, ",\"opclass\":\"");
+    hj_key(b, HJ_NAME(hj_opclass_names, g->opclass[v]));
+    HJ_LIT(b, "\",\"flags\":[");
     uint32_t f = g->flags[v], known = 0;
     int first = 1;
     for (size_t i = 0; i < HJ_NFLAGS; i++) {
@@ -89,53 +144,51 @@ static void hj_write_node(const hsdag_graph *g, int32_t v, hsdag_buf *b)
         }
     }
     if (f & ~known) hsdag_buf_printf(b, "%s%u", first ? "" : ",", f & ~known); /* future bits, as a number */
-    hsdag_buf_printf(b, "],\"flops\":");
+    HJ_LIT(b, "],\"flops\":");
     hj_num(b, g->flops[v]);
-    hsdag_buf_printf(b, ",\"param_bytes\":");
+    HJ_LIT(b, ",\"param_bytes\":");
     hj_num(b, g->param_bytes[v]);
-    hsdag_buf_printf(b, ",\"out_bytes\":");
+    HJ_LIT(b, ",\"out_bytes\":");
     hj_num(b, g->out_bytes[v]);
-    hsdag_buf_printf(b, ",\"mem_bytes\":");
+    HJ_LIT(b, ",\"mem_bytes\":");
     hj_num(b, g->mem_bytes[v]);
-    hsdag_buf_printf(b, ",\"color\":%d,\"file_id\":%d,\"cost_ms\":{", g->color[v], g->file_id[v]);
+    HJ_LIT(b, ",\"color\":");
+    hj_int(b, g->color[v]);
+    HJ_LIT(b, ",\"file_id\":");
+    hj_int(b, g->file_id[v]);
+    HJ_LIT(b, ",\"cost_ms\":{");
     for (int k = 0; k < HSDAG_COST_KINDS_; k++) {
         hsdag_buf_printf(b, "%s\"%s\":", k ? "," : "", hj_cost_keys[k]);
         hj_num(b, g->cost_ms[(size_t)v * HSDAG_COST_KINDS_ + (size_t)k]);
     }
-    hsdag_buf_printf(b, "},\"outputs\":[");
-    for (int32_t s = g->out_shape_off[v]; s < g->out_shape_off[v + 1]; s++) {
-        hsdag_buf_printf(b, "%s{\"dtype\":\"%s\",\"shape\":", s > g->out_shape_off[v] ? "," : "",
-                         HJ_NAME(hj_dtype_names, g->shape_dtype[s]));
-        if (g->shape_rank[s] < 0) {
-            hsdag_buf_printf(b, "null}");
-            continue;
-        }
-        hsdag_buf_printf(b, "[");
-        for (int32_t d = g->shape_dim_off[s]; d < g->shape_dim_off[s + 1]; d++)
-            hsdag_buf_printf(b, "%s%lld", d > g->shape_dim_off[s] ? "," : "", (long long)g->shape_dims[d]);
-        hsdag_buf_printf(b, "]}");
-    }
-    hsdag_buf_printf(b, "]}");
+    HJ_LIT(b, "}");
+    hj_write_outputs(g, v, b);
 }
 
 int hsdag_json_write(const hsdag_graph *g, hsdag_buf *out)
 {
     hsdag_buf_printf(out, "{\"format\":\"%s\",\"version\":%d,\n", HJ_FORMAT, HJ_VERSION);
     hj_write_meta(g, out);
-    hsdag_buf_printf(out, "\"nodes\":[\n");
+    HJ_LIT(out, "\"nodes\":[\n");
     for (int32_t v = 0; v < g->n_nodes; v++) {
         hj_write_node(g, v, out);
-        hsdag_buf_printf(out, v + 1 < g->n_nodes ? ",\n" : "\n");
+        if (v + 1 < g->n_nodes) HJ_LIT(out, ",\n");
+        else HJ_LIT(out, "\n");
     }
-    hsdag_buf_printf(out, "],\n\"edges\":[\n");
+    HJ_LIT(out, "],\n\"edges\":[\n");
     for (int32_t k = 0; k < g->n_edges; k++) {
-        hsdag_buf_printf(out, "{\"src\":%d,\"dst\":%d,\"bytes\":", g->edge_src[k], g->out_dst[k]);
+        HJ_LIT(out, "{\"src\":");
+        hj_int(out, g->edge_src[k]);
+        HJ_LIT(out, ",\"dst\":");
+        hj_int(out, g->out_dst[k]);
+        HJ_LIT(out, ",\"bytes\":");
         hj_num(out, g->edge_bytes[k]);
-        hsdag_buf_printf(out, ",\"cost_ms\":");
+        HJ_LIT(out, ",\"cost_ms\":");
         hj_num(out, g->edge_cost_ms[k]);
-        hsdag_buf_printf(out, k + 1 < g->n_edges ? "},\n" : "}\n");
+        if (k + 1 < g->n_edges) HJ_LIT(out, "},\n");
+        else HJ_LIT(out, "}\n");
     }
-    hsdag_buf_printf(out, "]}\n");
+    HJ_LIT(out, "]}\n");
     return out->oom ? HSDAG_ENOMEM : 0;
 }
 
@@ -396,5 +449,6 @@ done:
     hsdag_free(pairs);
     hsdag_gb_free(b);
     json_object_put(root);
+    if (rc < 0) hsdag_jsonin_oneline(e);
     return rc < 0 ? rc : 0;
 }
