@@ -1,6 +1,6 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
-# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, results, install, clean.
+# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, demo-cluster, results, install, clean.
 
 CC      ?= cc
 BUILD   ?= build
@@ -33,7 +33,7 @@ LIB      := $(BUILD)/libhsdag.a
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: all test asan fuzz fuzz-smoke bench demo results install clean check-deps
+.PHONY: all test asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -93,6 +93,12 @@ demo:
 	$(MAKE) all
 	sh scripts/demo.sh $(CLI)
 
+# PAC-ML with the shipped learned policies (no training): blocking rate per beta distribution.
+demo-cluster:
+	sh scripts/install-deps
+	$(MAKE) all
+	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,fixed:4,acceptable-jct,lookahead,learned
+
 results: $(CLI)
 	python3 scripts/results.py $(CLI)
 
@@ -102,6 +108,8 @@ install: all
 	install -m 644 include/hsdag/*.h $(DESTDIR)$(PREFIX)/include/hsdag/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hsdag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
+	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml
+	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
 
 clean:
 	rm -rf build build-asan build-fuzz
