@@ -313,6 +313,57 @@ static int gb_toposort(const hsdag_gb *b, const int32_t *off, const int32_t *adj
                          what, *nm ? nm : b->strs + b->nodes[bad].op_off, (int)(n - tail), (int)n);
 }
 
+/* Pass 2 of naming (see hsdag_gb_finish): gives every node without a name yet "<base>_<k>". */
+static int gb_rename(hsdag_gb *b, hsdag_graph *g, const int32_t *rank, hsdag_strmap *names)
+{
+    int32_t n = (int32_t)b->n_nodes;
+    int rc = HSDAG_ENOMEM;
+    int64_t *dup_next = hsdag_calloc((size_t)n + 1, sizeof *dup_next), *op_next = NULL;
+    size_t op_cap = 0;
+    hsdag_strmap *ops = hsdag_strmap_create();
+    if (!dup_next || !ops) goto done;
+    for (int32_t v = 0; v < n; v++) {
+        int32_t i = rank[v];
+        if (g->name[i]) continue;
+        const char *nm = gb_name(b, v), *op = b->strs + b->nodes[v].op_off;
+        int64_t *memo, k;
+        if (*nm) {
+            int32_t owner = hsdag_strmap_get(names, nm, strlen(nm));
+            HSDAG_ASSERT(owner >= 0 && owner < n);
+            memo = &dup_next[owner];
+            k = 1;
+        } else {
+            int32_t slot = hsdag_strmap_get(ops, op, strlen(op));
+            if (slot < 0) {
+                slot = hsdag_strmap_count(ops);
+                if (hsdag_strmap_put(ops, op, strlen(op), slot) < 0 ||
+                    hsdag_grow((void **)&op_next, &op_cap, (size_t)slot + 1, sizeof *op_next) < 0)
+                    goto done;
+                op_next[slot] = 0;
+            }
+            memo = &op_next[slot];
+            k = v;
+        }
+        if (*memo > k) k = *memo;
+        char buf[256];
+        const char *base = *nm ? nm : op;
+        for (;; k++) {
+            snprintf(buf, sizeof buf, "%.200s_%lld", base, (long long)k);
+            if (hsdag_strmap_get(names, buf, strlen(buf)) < 0) break;
+        }
+        *memo = k + 1;
+        if (hsdag_strmap_put(names, buf, strlen(buf), v) < 0) goto done;
+        if (!(g->name[i] = hsdag_arena_strdup(g->arena, buf))) goto done;
+        b->nodes[v].flags |= HSDAG_NF_RENAMED;
+    }
+    rc = 0;
+done:
+    hsdag_free(dup_next);
+    hsdag_free(op_next);
+    hsdag_strmap_free(ops);
+    return rc;
+}
+
 int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
 {
     *out = NULL;
@@ -445,22 +496,13 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         if (!*nm) continue;
         int r = hsdag_strmap_put(names, nm, strlen(nm), v);
         if (r < 0) goto oom;
-        if (r == 0) g->name[rank[v]] = hsdag_arena_strdup(a, nm);
+        if (r == 0 && !(g->name[rank[v]] = hsdag_arena_strdup(a, nm))) goto oom;
     }
-    for (int32_t v = 0; v < n; v++) {
-        int32_t i = rank[v];
-        if (g->name[i]) continue;
-        const char *nm = gb_name(b, v);
-        char buf[256];
-        const char *base = *nm ? nm : b->strs + b->nodes[v].op_off;
-        for (long k = *nm ? 1 : (long)v;; k++) {
-            snprintf(buf, sizeof buf, "%.200s_%ld", base, k);
-            if (hsdag_strmap_get(names, buf, strlen(buf)) < 0) break;
-        }
-        if (hsdag_strmap_put(names, buf, strlen(buf), v) < 0) goto oom;
-        g->name[i] = hsdag_arena_strdup(a, buf);
-        b->nodes[v].flags |= HSDAG_NF_RENAMED;
-    }
+    /* The next suffix to try is remembered per base: per first owner of a duplicated name, per op
+     * string for unnamed nodes. Every suffix below it was seen taken, and names are never released,
+     * so the names are exactly those of probing from the start, but n duplicates cost O(n) probes,
+     * not O(n^2) (10,000 nodes named "x" took 43 s before). */
+    if (gb_rename(b, g, rank, names) < 0) goto oom;
     for (int32_t i = 0; i < n; i++)
         if (!g->name[i]) goto oom;
 
