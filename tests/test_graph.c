@@ -223,6 +223,40 @@ static void test_alloc_failures(void)
     CHECK(successes > 0);
 }
 
+static void test_stats_alloc_failures(void)
+{
+    /* 300 op types: the op-type map grows several times; every failure point gives ENOMEM, never a
+     * histogram with op types missing */
+    hsdag_gb *b = hsdag_gb_create();
+    char op[32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(op, sizeof op, "Op%d", i);
+        hsdag_gb_add_node(b, NULL, op);
+    }
+    hsdag_graph *g = NULL;
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    int ok = 0, bad = 0;
+    for (long k = 1; k < 200; k++) {
+        hsdag_graph_stats st;
+        hsdag_err e = {0};
+        hsdag_alloc_fail_after(k);
+        int rc = hsdag_graph_stats_compute(g, &st, &e);
+        hsdag_alloc_fail_after(0);
+        if (rc == 0) {
+            ok++;
+            if (st.n_op_types != 300) bad++;
+            hsdag_graph_stats_free(&st);
+        } else if (rc != HSDAG_ENOMEM || !strstr(e.msg, "out of memory")) {
+            bad++;
+        }
+    }
+    CHECK(ok > 0);
+    CHECK_EQ_INT(bad, 0);
+    hsdag_graph_free(g);
+}
+
 static void test_large_chain_order(void)
 {
     /* nodes added in reverse; the result must be the chain order, and levels must equal ids */
@@ -290,6 +324,7 @@ int main(void)
     test_many_duplicates();
     test_errors();
     test_alloc_failures();
+    test_stats_alloc_failures();
     test_large_chain_order();
     return check_summary("test_graph");
 }

@@ -692,9 +692,17 @@ int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_
     for (int32_t v = 0; v < n; v++) {
         int32_t id = hsdag_strmap_get(m, g->op[v], strlen(g->op[v]));
         if (id < 0) {
-            id = s->n_op_types++;
+            id = s->n_op_types;
+            if (hsdag_strmap_put(m, g->op[v], strlen(g->op[v]), id) < 0) {
+                /* a half-counted histogram must not pass for the real one */
+                hsdag_strmap_free(m);
+                hsdag_free(lvl);
+                hsdag_free(width);
+                hsdag_graph_stats_free(s);
+                return hsdag_err_set(e, HSDAG_ENOMEM, "out of memory computing statistics");
+            }
+            s->n_op_types++;
             s->ops[id].op = g->op[v];
-            if (hsdag_strmap_put(m, g->op[v], strlen(g->op[v]), id) < 0) break;
         }
         s->ops[id].count++;
     }
