@@ -314,6 +314,14 @@ static void test_common(void)
     CHECK_EQ_INT(hsdag_dtype_parse("FP16"), HSDAG_DT_F16);
     CHECK_EQ_INT(hsdag_dtype_parse("i64"), HSDAG_DT_I64);
     CHECK_STR(hsdag_status_str(HSDAG_ECYCLE), "graph has a cycle");
+    /* messages are one printable line whatever the quoted names hold */
+    hsdag_err e = {0};
+    hsdag_err_set(&e, HSDAG_EPARSE, "node '%s': bad", "a\tb\x1b[31m\nc\x7f");
+    CHECK_STR(e.msg, "node 'a b [31m c ': bad");
+    hsdag_err_prefix(&e, "dir\n/f.json");
+    CHECK_STR(e.msg, "dir /f.json: node 'a b [31m c ': bad");
+    hsdag_err_prefix(&e, "dir\n/f.json"); /* already there: not repeated */
+    CHECK_STR(e.msg, "dir /f.json: node 'a b [31m c ': bad");
 }
 
 int main(void)

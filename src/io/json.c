@@ -449,6 +449,5 @@ done:
     hsdag_free(pairs);
     hsdag_gb_free(b);
     json_object_put(root);
-    if (rc < 0) hsdag_jsonin_oneline(e);
     return rc < 0 ? rc : 0;
 }

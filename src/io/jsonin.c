@@ -246,10 +246,3 @@ int hsdag_jsonin_finish(hsdag_gb *b, hsdag_graph **out, const char *what, hsdag_
     }
     return rc;
 }
-
-void hsdag_jsonin_oneline(hsdag_err *e)
-{
-    if (!e) return;
-    for (char *p = e->msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
-}

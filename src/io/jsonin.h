@@ -49,9 +49,6 @@ int hsdag_jsonin_value_number(json_object *v, double lo, double hi, double *out,
 int hsdag_jsonin_value_int(json_object *v, int64_t lo, int64_t hi, int64_t *out, const char *what,
                            const char *ctx, const char *name, hsdag_err *e);
 
-/* Replaces control characters in e->msg (from names quoted in it) by spaces, so the message stays one line. */
-void hsdag_jsonin_oneline(hsdag_err *e);
-
 /* hsdag_gb_finish with its message rewritten to "what: problem" (the builder's own "graph: " is dropped). */
 int hsdag_jsonin_finish(hsdag_gb *b, hsdag_graph **out, const char *what, hsdag_err *e);
 

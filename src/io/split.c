@@ -116,7 +116,6 @@ int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_
 done:
     hsdag_free(keys);
     json_object_put(root);
-    if (rc < 0) hsdag_jsonin_oneline(e);
     return rc < 0 ? rc : 0;
 }
 
