@@ -175,6 +175,25 @@ static void test_errors(void)
     CHECK(strstr(e.msg, "'p'") || strstr(e.msg, "'q'") || strstr(e.msg, "'r'"));
     hsdag_gb_free(b);
 
+    /* the first unfinished node is 200 steps downstream of the cycle: the message must still name a
+     * node on the cycle (it named 'd135', not on any cycle, when the walk stopped after 64 steps) */
+    b = hsdag_gb_create();
+    char nm[16];
+    for (int i = 0; i < 200; i++) {
+        snprintf(nm, sizeof nm, "d%d", i);
+        hsdag_gb_add_node(b, nm, "Relu");
+        if (i > 0) hsdag_gb_add_edge(b, i, i - 1, 1); /* d199 -> ... -> d0 */
+    }
+    p = hsdag_gb_add_node(b, "cyc_a", "Relu");
+    q = hsdag_gb_add_node(b, "cyc_b", "Relu");
+    hsdag_gb_add_edge(b, p, q, 1);
+    hsdag_gb_add_edge(b, q, p, 1);
+    hsdag_gb_add_edge(b, q, 199, 1);
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), HSDAG_ECYCLE);
+    CHECK(strstr(e.msg, "through node 'cyc_") != NULL);
+    CHECK(strncmp(e.msg, "graph has a cycle", 17) == 0); /* unnamed graph: no "graph: " prefix */
+    hsdag_gb_free(b);
+
     b = hsdag_gb_create();
     p = hsdag_gb_add_node(b, "p", "Relu");
     hsdag_gb_add_edge(b, p, 7, 1);

@@ -296,20 +296,23 @@ static int gb_toposort(const hsdag_gb *b, const int32_t *off, const int32_t *adj
             if (--indeg[adj[k]] == 0) heap_push(heap, &hl, adj[k]);
     }
     if (tail == n) return 0;
-    /* Name a node ON a cycle: every unfinished node has an unfinished predecessor, so walking
-     * back n steps through unfinished predecessors must end inside a cycle. Error path only. */
-    int32_t bad = -1;
+    /* Name a node ON a cycle: every unfinished node (indeg > 0) has an unfinished predecessor. One
+     * such predecessor per node (one pass over the edges into the free heap array), followed n times
+     * from any unfinished node, must end inside a cycle. Error path only; O(V + E). */
+    int32_t *pred = heap, bad = -1;
+    for (int32_t v = 0; v < n; v++) pred[v] = -1;
+    for (size_t k = 0; k < b->n_edges; k++) {
+        int32_t u = b->edges[k].u, v = b->edges[k].v;
+        if (indeg[u] > 0 && indeg[v] > 0 && pred[v] < 0) pred[v] = u;
+    }
     for (int32_t v = 0; v < n && bad < 0; v++)
         if (indeg[v] > 0) bad = v;
     for (int32_t step = 0; step < n; step++) {
-        int32_t pred = -1;
-        for (size_t k = 0; k < b->n_edges && pred < 0; k++)
-            if (b->edges[k].v == bad && indeg[b->edges[k].u] > 0) pred = b->edges[k].u;
-        if (pred < 0 || step > 64) break; /* 64 steps suffice for a name in practice; stays O(64 E) */
-        bad = pred;
+        HSDAG_ASSERT(bad >= 0 && pred[bad] >= 0);
+        bad = pred[bad];
     }
     const char *nm = gb_name(b, bad);
-    return hsdag_err_set(e, HSDAG_ECYCLE, "%s: graph has a cycle through node '%s' (%d of %d nodes are on or behind cycles)",
+    return hsdag_err_set(e, HSDAG_ECYCLE, "%sgraph has a cycle through node '%s' (%d of %d nodes are on or behind cycles)",
                          what, *nm ? nm : b->strs + b->nodes[bad].op_off, (int)(n - tail), (int)n);
 }
 
@@ -367,8 +370,11 @@ done:
 int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
 {
     *out = NULL;
-    const char *what = (b->meta.name && *b->meta.name) ? b->meta.name : "graph";
-    if (b->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory while building", what);
+    /* Messages start with the graph's name if it has one; readers put the file name in front, so an
+     * unnamed graph gives "file.dot: graph has a cycle ...", not "file.dot: graph: graph has ...". */
+    char what[140] = "";
+    if (b->meta.name && *b->meta.name) snprintf(what, sizeof what, "%.120s: ", b->meta.name);
+    if (b->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%sout of memory while building the graph", what);
     int32_t n = (int32_t)b->n_nodes;
     int rc = 0;
     int32_t *off = NULL, *adj = NULL, *order = NULL, *rank = NULL, *tmp = NULL;
@@ -382,12 +388,12 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         const gb_edge *ed = &b->edges[k];
         if (ed->u < 0 || ed->u >= n || ed->v < 0 || ed->v >= n) {
             int32_t ok = (ed->u >= 0 && ed->u < n) ? ed->u : ((ed->v >= 0 && ed->v < n) ? ed->v : -1);
-            return hsdag_err_set(e, HSDAG_EDANGLING, "%s: edge %zu refers to a missing node (%d -> %d)%s%s%s", what, k,
+            return hsdag_err_set(e, HSDAG_EDANGLING, "%sedge %zu refers to a missing node (%d -> %d)%s%s%s", what, k,
                                  (int)ed->u, (int)ed->v, ok >= 0 ? " next to node '" : "",
                                  ok >= 0 ? gb_name(b, ok) : "", ok >= 0 ? "'" : "");
         }
         if (ed->u == ed->v)
-            return hsdag_err_set(e, HSDAG_ECYCLE, "%s: node '%s' has an edge to itself", what, gb_name(b, ed->u));
+            return hsdag_err_set(e, HSDAG_ECYCLE, "%snode '%s' has an edge to itself", what, gb_name(b, ed->u));
     }
 
     off = hsdag_calloc((size_t)n + 1, sizeof *off);
@@ -582,7 +588,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     g = NULL;
     goto done;
 oom:
-    rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory while building the graph", what);
+    rc = hsdag_err_set(e, HSDAG_ENOMEM, "%sout of memory while building the graph", what);
 fail:
 done:
     hsdag_free(off);
