@@ -444,7 +444,7 @@ int hsdag_json_read(const void *buf, size_t len, const char *what, hsdag_graph *
             goto done;
         }
     hsdag_gb_set_meta(b, &meta);
-    rc = hsdag_jsonin_finish(b, out, what, e);
+    if ((rc = hsdag_gb_finish(b, out, e)) < 0) hsdag_err_prefix(e, what);
 done:
     hsdag_free(pairs);
     hsdag_gb_free(b);

@@ -234,15 +234,3 @@ int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_
     *out = v;
     return 0;
 }
-
-int hsdag_jsonin_finish(hsdag_gb *b, hsdag_graph **out, const char *what, hsdag_err *e)
-{
-    int rc = hsdag_gb_finish(b, out, e);
-    if (rc < 0 && e) {
-        static const char generic[] = "graph: ";
-        size_t gl = sizeof generic - 1;
-        if (strncmp(e->msg, generic, gl) == 0) memmove(e->msg, e->msg + gl, strlen(e->msg + gl) + 1);
-        hsdag_err_prefix(e, ji_what(what));
-    }
-    return rc;
-}

@@ -2,7 +2,7 @@
  * depth-limited json-c parse and typed field getters that write one-line "what: ctx: key problem" errors.
  * Not here: any format's schema (tarnawski.c, json.c, split.c) and not a public API (src/io only).
  * Entry points: hsdag_jsonin_parse, hsdag_jsonin_number, hsdag_jsonin_int, hsdag_jsonin_bool, hsdag_jsonin_string,
- * hsdag_jsonin_finish. */
+ * hsdag_jsonin_array, hsdag_jsonin_object. */
 #ifndef HSDAG_SRC_IO_JSONIN_H
 #define HSDAG_SRC_IO_JSONIN_H
 
@@ -48,8 +48,5 @@ int hsdag_jsonin_value_number(json_object *v, double lo, double hi, double *out,
                               const char *ctx, const char *name, hsdag_err *e);
 int hsdag_jsonin_value_int(json_object *v, int64_t lo, int64_t hi, int64_t *out, const char *what,
                            const char *ctx, const char *name, hsdag_err *e);
-
-/* hsdag_gb_finish with its message rewritten to "what: problem" (the builder's own "graph: " is dropped). */
-int hsdag_jsonin_finish(hsdag_gb *b, hsdag_graph **out, const char *what, hsdag_err *e);
 
 #endif
