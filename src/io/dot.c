@@ -34,6 +34,7 @@
 #include <graphviz/cgraph.h>
 
 #include "constw.h"
+#include "ioutil.h"
 
 #define HSDAG_DOT_MAX_BYTES ((size_t)64 << 20) /* 64 MiB of DOT text */
 
@@ -103,19 +104,6 @@ typedef struct dot_ctx {
     int64_t *dims;
     size_t n_dims, cap_dims;
 } dot_ctx;
-
-static int dot_parse_i64(const char *s, int64_t *out)
-{
-    if (!s || !*s) return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno == ERANGE) return -1;
-    while (*end == ' ') end++;
-    if (*end) return -1;
-    *out = (int64_t)v;
-    return 0;
-}
 
 /* Attribute text or NULL when unset/empty. */
 static const char *dot_get(void *obj, Agsym_t *sym)
@@ -273,8 +261,8 @@ static int dot_collect(dot_ctx *c)
             if (!sh) sh = dot_get(ed, s_label);
             d->shape = sh ? sh : "";
             d->dtype = dot_get(ed, s_dt);
-            if (dot_parse_i64(dot_get(ed, s_op), &d->out_port) < 0 || d->out_port < 0) d->out_port = -1;
-            if (dot_parse_i64(dot_get(ed, s_ip), &d->in_port) < 0 || d->in_port < 0) d->in_port = -1;
+            if (hsdag_ioutil_parse_i64(dot_get(ed, s_op), &d->out_port) < 0 || d->out_port < 0) d->out_port = -1;
+            if (hsdag_ioutil_parse_i64(dot_get(ed, s_ip), &d->in_port) < 0 || d->in_port < 0) d->in_port = -1;
         }
     c->m = m;
     return 0;
@@ -384,10 +372,13 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
         const char *op = dot_get(c->nodes[i], s_type);
         if (!op) op = "Unknown";
         int32_t v = hsdag_gb_add_node(b, dot_node_name(c->nodes[i], s_nlabel, idattr), op);
-        if (v < 0) goto oom;
+        if (v < 0) {
+            brc = v;
+            goto builder;
+        }
         HSDAG_ASSERT(v == i);
         int64_t fid;
-        if (dot_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX) hsdag_gb_set_file_id(b, v, (int32_t)fid);
+        if (hsdag_ioutil_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX) hsdag_gb_set_file_id(b, v, (int32_t)fid);
         is_const[i] = (uint8_t)dot_is_const_op(op);
         for (int32_t t = out_off[i]; t < out_off[i + 1]; t++) {
             const dot_tensor *tt = &c->tensors[t];
@@ -454,28 +445,19 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
     }
 
     hsdag_graph_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.format = HSDAG_FMT_DOT;
+    hsdag_ioutil_meta_init(&meta, HSDAG_FMT_DOT);
     meta.file_nodes = agnnodes(c->g);
     meta.file_edges = agnedges(c->g);
-    meta.ir_version = -1;
-    meta.opset = -1;
-    meta.max_accels = -1;
-    meta.max_cpus = -1;
-    meta.max_size_per_accel = NAN;
     meta.name = agnameof(c->g) ? agnameof(c->g) : "";
     if (meta.name[0] == '%') meta.name = ""; /* cgraph's internal name of an anonymous graph */
     hsdag_gb_set_meta(b, &meta);
     rc = hsdag_gb_finish(b, out, c->e);
     if (rc < 0) hsdag_err_prefix(c->e, c->what);
     goto done;
-builder:
-    if (brc != HSDAG_ENOMEM) {
-        rc = hsdag_err_set(c->e, brc, "%s: the graph builder refused it: %s", c->what, hsdag_status_str(brc));
-        goto done;
-    }
 oom:
-    rc = hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+    brc = HSDAG_ENOMEM;
+builder:
+    rc = hsdag_ioutil_builder_fail(c->e, c->what, brc);
 done:
     hsdag_gb_free(b);
     hsdag_free(src);

@@ -2,6 +2,7 @@
  * Not here: their split files (split.c), their latency model (the simulator) or any writing of this format.
  * Entry points: hsdag_tarnawski_read. */
 #include "hsdag/io.h"
+#include "ioutil.h"
 #include "jsonin.h"
 
 #include <math.h>
@@ -152,7 +153,8 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: top level is not a JSON object", what);
         goto done;
     }
-    hsdag_graph_meta meta = {.format = HSDAG_FMT_TARNAWSKI, .ir_version = -1, .opset = -1, .name = ""};
+    hsdag_graph_meta meta;
+    hsdag_ioutil_meta_init(&meta, HSDAG_FMT_TARNAWSKI);
     if ((rc = tw_read_meta(root, what, &meta, e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "nodes", HSDAG_JI_REQUIRED, &nodes, &n, what, "", e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "edges", HSDAG_JI_REQUIRED, &edges, &m, what, "", e)) < 0) goto done;
