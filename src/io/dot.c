@@ -36,6 +36,13 @@
 #include "constw.h"
 #include "ioutil.h"
 
+/* cgraph's flex scanner keeps global state between reads: the buffered rest of the input (stream
+ * semantics) and its start condition (inside a quoted or HTML string after some syntax errors), so
+ * one bad or over-long input spoiled the next hsdag_dot_read. flex's yylex_destroy (prefix "aag",
+ * exported by libcgraph but declared in no installed header) resets all of it; the next read starts
+ * the scanner afresh. */
+extern int aaglex_destroy(void);
+
 #define HSDAG_DOT_MAX_BYTES ((size_t)64 << 20) /* 64 MiB of DOT text */
 
 /* ---- cgraph message capture: the first error message (warnings are skipped) ---- */
@@ -473,6 +480,83 @@ done:
     return rc;
 }
 
+/* ---- the extent of the first graph (cgraph parses one graph and silently leaves the rest) ---- */
+/* Skips a comment or string starting at s[i] (or returns i unchanged if there is none there). */
+static size_t dot_skip_lexeme(const char *s, size_t n, size_t i)
+{
+    if (s[i] == '"') {
+        for (i++; i < n && s[i] != '"'; i++)
+            if (s[i] == '\\' && i + 1 < n) i++;
+        return i < n ? i + 1 : n;
+    }
+    if (s[i] == '<') { /* HTML string: balanced <...> */
+        int depth = 0;
+        for (; i < n; i++) {
+            if (s[i] == '<') depth++;
+            else if (s[i] == '>' && --depth == 0) return i + 1;
+        }
+        return n;
+    }
+    if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+        while (i < n && s[i] != '\n') i++;
+        return i;
+    }
+    if (s[i] == '#' && (i == 0 || s[i - 1] == '\n')) {
+        while (i < n && s[i] != '\n') i++;
+        return i;
+    }
+    if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+        for (i += 2; i + 1 < n; i++)
+            if (s[i] == '*' && s[i + 1] == '/') return i + 2;
+        return n;
+    }
+    return i;
+}
+
+/* Offset just past the brace that closes the first graph, or 0 if there is none (cgraph then reports
+ * the syntax error itself). */
+static size_t dot_first_graph_end(const char *s, size_t n)
+{
+    int depth = 0;
+    size_t i = 0;
+    while (i < n) {
+        size_t j = dot_skip_lexeme(s, n, i);
+        if (j != i) {
+            i = j;
+            continue;
+        }
+        if (s[i] == '{') depth++;
+        else if (s[i] == '}' && --depth == 0) return i + 1;
+        else if (s[i] == '}' && depth < 0) return 0;
+        i++;
+    }
+    return 0;
+}
+
+/* 1 if s[0..n) holds only blanks and comments. */
+static int dot_blank_tail(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v') {
+            i++;
+            continue;
+        }
+        if (s[i] == '"' || s[i] == '<') return 0;
+        size_t j = dot_skip_lexeme(s, n, i);
+        if (j == i) return 0;
+        i = j;
+    }
+    return 1;
+}
+
+static size_t dot_line_of(const char *s, size_t off)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < off; i++) line += s[i] == '\n';
+    return line;
+}
+
 int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
 {
     int rc;
@@ -495,10 +579,18 @@ int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **
     memcpy(text, buf, len);
     text[len] = 0;
 
+    size_t end = dot_first_graph_end(text, len);
+    if (end > 0 && !dot_blank_tail(text + end, len - end)) {
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %zu: DOT text continues after the first graph", c.what,
+                           dot_line_of(text, end));
+        goto done;
+    }
     memset(&dot_cap, 0, sizeof dot_cap);
     agusererrf prev = agseterrf(dot_err_collect);
     agreseterrors();
+    agreadline(1);
     c.g = agmemread(text);
+    aaglex_destroy();
     agseterrf(prev);
     if (!c.g) {
         while (dot_cap.len > 0 && dot_cap.msg[dot_cap.len - 1] == ' ') dot_cap.msg[--dot_cap.len] = 0;
