@@ -354,6 +354,10 @@ static void test_bad_inputs(void)
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"}],"
                  "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":0,\"dst\":1}]}",
          "h.json: edges[1] (0 -> 1): duplicate edge (also edges[0])", HSDAG_EPARSE},
+        /* two duplicates: the first in file order is named (as the Tarnawski reader does) */
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"},{\"name\":\"c\",\"op\":\"x\"}],"
+                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":2},{\"src\":1,\"dst\":2},{\"src\":0,\"dst\":1}]}",
+         "h.json: edges[2] (1 -> 2): duplicate edge (also edges[1])", HSDAG_EPARSE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"}],"
                  "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":0}]}",
          "h.json: graph has a cycle through node", HSDAG_ECYCLE},

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *ji_what(const char *what) { return what ? what : "<buffer>"; }
@@ -233,4 +234,36 @@ int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_
                        json_type_to_name(json_object_get_type(v)));
     *out = v;
     return 0;
+}
+
+/* ---- keys: duplicate checks and lookups ---- */
+
+static int ji_key_cmp(const void *a, const void *b)
+{
+    const hsdag_jsonin_key *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+int32_t hsdag_jsonin_keys_sort_dup(hsdag_jsonin_key *k, size_t n, int32_t *earlier)
+{
+    if (n > 1) qsort(k, n, sizeof *k, ji_key_cmp);
+    int32_t best = -1;
+    for (size_t i = 1; i < n; i++)
+        if (k[i].key == k[i - 1].key && (best < 0 || k[i].idx < best)) {
+            best = k[i].idx;
+            *earlier = k[i - 1].idx;
+        }
+    return best;
+}
+
+int32_t hsdag_jsonin_keys_find(const hsdag_jsonin_key *k, size_t n, int64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return (lo < n && k[lo].key == key) ? k[lo].idx : -1;
 }
