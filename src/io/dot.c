@@ -128,9 +128,8 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
     char close = *s == '[' ? ']' : *s == '(' ? ')' : 0;
     if (!close) return -1;
     s++;
-    int rank = 0, dynamic = 0;
+    int rank = 0;
     size_t start = c->n_dims;
-    double elems = 1.0;
     for (;;) {
         while (*s == ' ') s++;
         if (*s == close) break;
@@ -150,8 +149,6 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
         }
         c->dims[c->n_dims++] = v;
         rank++;
-        if (v < 0) dynamic = 1;
-        else elems *= (double)v;
         s = end;
         while (*s == ' ') s++;
         if (*s == ',') s++;
@@ -160,7 +157,8 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
     s++;
     while (*s == ' ') s++;
     if (*s) goto notshape;
-    if (!dynamic && elems > HSDAG_MAX_ELEMS) {
+    double elems = rank ? hsdag_ioutil_shape_elems(c->dims + start, rank) : 1.0;
+    if (elems > HSDAG_MAX_ELEMS) {
         c->n_dims = start;
         hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %s: shape has %.3g elements (limit %.3g)", c->what, where, elems,
                       (double)HSDAG_MAX_ELEMS);
@@ -318,15 +316,7 @@ static int dot_tensors(dot_ctx *c)
         hsdag_dtype dt = tt->dtype ? hsdag_dtype_parse(tt->dtype) : HSDAG_DT_F32;
         if (dt == HSDAG_DT_UNKNOWN) dt = HSDAG_DT_F32;
         tt->dt = (uint8_t)dt;
-        double elems = rank >= 0 ? 1.0 : -1.0;
-        for (int i = 0; i < rank; i++) {
-            int64_t v = c->dims[tt->dim_off + i];
-            if (v < 0) {
-                elems = -1.0;
-                break;
-            }
-            elems *= (double)v;
-        }
+        double elems = rank < 0 ? -1.0 : rank ? hsdag_ioutil_shape_elems(c->dims + tt->dim_off, rank) : 1.0;
         tt->bytes = elems < 0 ? 0.0 : elems * hsdag_dtype_bytes(dt);
     }
 done:

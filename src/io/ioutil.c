@@ -1,6 +1,8 @@
-/* ioutil.c - helpers shared by the src/io readers: strict integers, default metadata, builder failures.
+/* ioutil.c - helpers shared by the src/io readers: strict integers, shape sizes, default metadata,
+ * builder failures.
  * Not here: any format's grammar or JSON access (jsonin.c); nothing public (src/io/ioutil.h).
- * Entry points: hsdag_ioutil_parse_i64, hsdag_ioutil_meta_init, hsdag_ioutil_builder_fail. */
+ * Entry points: hsdag_ioutil_parse_i64, hsdag_ioutil_shape_elems, hsdag_ioutil_meta_init,
+ * hsdag_ioutil_builder_fail. */
 #include "ioutil.h"
 
 #include <errno.h>
@@ -23,6 +25,16 @@ int hsdag_ioutil_parse_i64(const char *s, int64_t *out)
     if (*end) return -1;
     *out = (int64_t)v;
     return 0;
+}
+
+double hsdag_ioutil_shape_elems(const int64_t *dims, int rank)
+{
+    double el = 1.0;
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] < 0) return -1.0;
+        el *= (double)dims[i];
+    }
+    return el;
 }
 
 void hsdag_ioutil_meta_init(hsdag_graph_meta *m, hsdag_format f)

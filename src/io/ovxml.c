@@ -190,8 +190,7 @@ static int ovxml_port_read(ovxml_ctx *c, int32_t li, xmlNodePtr pn, int is_out, 
     if (prec && *prec) dt = hsdag_dtype_parse(prec);
     if (dt == HSDAG_DT_UNKNOWN && dt_fallback && *dt_fallback) dt = hsdag_dtype_parse(dt_fallback);
     p->dtype = (uint8_t)dt;
-    int rank = 0, dynamic = 0;
-    double elems = 1.0;
+    int rank = 0;
     for (xmlNodePtr d = pn->children; d; d = d->next) {
         if (!ovxml_is(d, "dim")) continue;
         const char *t = ovxml_text(d);
@@ -212,16 +211,15 @@ static int ovxml_port_read(ovxml_ctx *c, int32_t li, xmlNodePtr pn, int is_out, 
             return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
         c->dims[c->n_dims++] = v;
         rank++;
-        if (v < 0) dynamic = 1;
-        else elems *= (double)v;
     }
-    if (!dynamic && elems > HSDAG_MAX_ELEMS) {
+    double elems = rank ? hsdag_ioutil_shape_elems(c->dims + p->dim_off, rank) : 1.0;
+    if (elems > HSDAG_MAX_ELEMS) {
         snprintf(buf, sizeof buf, "%s port %lld: shape has %.3g elements (limit %.3g)",
                  is_out ? "output" : "input", (long long)pid, elems, (double)HSDAG_MAX_ELEMS);
         return ovxml_fail_layer(c, l, HSDAG_ELIMIT, buf, NULL);
     }
     p->rank = (int8_t)rank;
-    p->bytes = dynamic ? 0.0 : elems * hsdag_dtype_bytes(dt);
+    p->bytes = elems < 0 ? 0.0 : elems * hsdag_dtype_bytes(dt);
     c->n_ports++;
     return 0;
 }
