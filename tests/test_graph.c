@@ -156,6 +156,24 @@ static void test_many_duplicates(void)
     hsdag_graph_free(g);
 }
 
+static void test_merge_order(void)
+{
+    /* parallel edges are summed in insertion order, whatever the platform's qsort does with ties:
+     * 1 + 1e16 + 1 + 1 is 1e16 in that order (each 1 rounds away), 1e16 + 4 if the ones came first */
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t x = hsdag_gb_add_node(b, "x", "Relu"), y = hsdag_gb_add_node(b, "y", "Relu");
+    const double bytes[] = {1, 1e16, 1, 1};
+    for (int i = 0; i < 4; i++) hsdag_gb_add_edge_ex(b, x, y, bytes[i], (double)i);
+    hsdag_graph *g = NULL;
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    CHECK_EQ_INT(g->n_edges, 1);
+    CHECK(g->edge_bytes[0] == 1e16);
+    CHECK(g->edge_cost_ms[0] == 3.0);
+    hsdag_graph_free(g);
+}
+
 static void test_errors(void)
 {
     hsdag_err e = {0};
@@ -349,6 +367,7 @@ int main(void)
     test_diamond();
     test_names();
     test_many_duplicates();
+    test_merge_order();
     test_errors();
     test_alloc_failures();
     test_stats_alloc_failures();

@@ -93,6 +93,7 @@ typedef struct gb_out {
 
 typedef struct gb_edge {
     int32_t u, v;
+    int32_t seq; /* insertion index, set at finish: ties in the sort keep it, so merged sums are portable */
     double bytes, cost;
 } gb_edge;
 
@@ -247,7 +248,7 @@ static int edge_cmp(const void *a, const void *c)
     const gb_edge *x = a, *y = c;
     if (x->u != y->u) return x->u < y->u ? -1 : 1;
     if (x->v != y->v) return x->v < y->v ? -1 : 1;
-    return 0;
+    return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Kahn's algorithm with a min-heap of ready nodes keyed by insertion index: among ready nodes the
@@ -418,6 +419,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         edges[k] = b->edges[k];
         edges[k].u = rank[b->edges[k].u];
         edges[k].v = rank[b->edges[k].v];
+        edges[k].seq = (int32_t)k;
     }
     qsort(edges, ne, sizeof *edges, edge_cmp);
     size_t m = 0;
