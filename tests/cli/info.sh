@@ -123,6 +123,11 @@ bom_tw tarnawski 32 55
 bom_pd pipedream 23 23
 bom_dot dot $(sed -n 's/.*"nodes": \([0-9]*\), "edges": \([0-9]*\),.*/\1 \2/p' "$TMP/quirks.json")
 TABLE
+# op names from the file cannot drive the terminal or break the table's lines
+printf 'digraph { a [type="Re\033[31mlu\nx"]; a -> b }' > "$TMP/opesc.dot"
+expect_rc 0 "$HSDAG" info "$TMP/opesc.dot"
+expect_grep 'Re.\[31mlu.x +1' "$TMP/out"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/out"; then bad "opesc.dot: escape character on stdout"; else ok; fi
 # help and option errors
 expect_rc 0 "$HSDAG" --help
 expect_grep 'info' "$TMP/out"
