@@ -194,11 +194,16 @@ static void bench_imports(void)
     printf("\nTargets: ResNet-50 ONNX < 5 ms; 7,000-node graph < 50 ms.\n");
 }
 
+void bench_sim(void);   /* bench_sim.c: simulator evaluations per second */
+void bench_place(void); /* bench_place.c: time to place per method */
+
 int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
     printf("# hsdag benchmark\n");
     bench_imports();
+    bench_sim();
+    bench_place();
     return 0;
 }

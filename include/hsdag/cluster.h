@@ -48,7 +48,7 @@ typedef struct hsdag_cluster_config {
      * ~1000x too little. 1: communication times are converted to ms too (x1e3), so the whole simulator runs
      * in ms (interarrival and horizon are then ms) and communication weighs realistically. */
     int time_unit_fix;
-    uint64_t beta_table_seed;          /* seed of the 50,000 skew-normal draws that build the beta PMFs (0) */
+    uint64_t beta_table_seed;          /* seed of the 50,000 skew-normal draws that build the beta PMFs (19) */
 } hsdag_cluster_config;
 
 hsdag_cluster_config hsdag_cluster_config_default(void);
@@ -127,10 +127,14 @@ typedef enum hsdag_cluster_policy_kind {
 } hsdag_cluster_policy_kind;
 typedef struct hsdag_cluster_policy {
     hsdag_cluster_policy_kind kind;
-    int fixed;               /* K of fixed:K */
+    int fixed;               /* K of fixed:K; H (arrivals looked ahead) of lookahead:H:F */
+    int floor_;              /* F (preferred minimum degree) of lookahead:H:F */
     char dir[256];           /* DIR of learned:DIR */
 } hsdag_cluster_policy;
-/* "para-max", "para-min", "random", "fixed:K", "acceptable-jct", "sequential", "lookahead", "learned[:DIR]". */
+/* "para-max", "para-min", "random", "fixed:K", "acceptable-jct", "sequential", "lookahead[:H:F]" (default 3:4),
+ * "learned[:DIR]". lookahead: among degrees >= F (else any) that meet the job's deadline by the cached JCT, place
+ * now and end by the horizon, the one maximising the chance that the next H arrivals can be accepted (given the
+ * known end times of running jobs, block availability and the beta distribution); ties to least worker-time. */
 int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e);
 const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
 /* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED. */

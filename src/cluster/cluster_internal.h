@@ -19,6 +19,7 @@ typedef struct cl_model {
     int32_t *eu, *ev;      /* mirrored edges in ddls ids */
     int32_t *kahn;         /* forward ids in Kahn BFS order */
     int32_t *par_off, *par; /* forward parents of forward id i: par[par_off[i] .. par_off[i+1]) */
+    int32_t need[HSDAG_CLUSTER_N_ACTIONS]; /* cl_job_need_mask per degree */
 } cl_model;
 
 /* A placement of every forward op (its backward twin shares its servers). */
@@ -39,5 +40,12 @@ int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t
 /* Splits, times and simulates one training step of the placed job. 0 or HSDAG_ENOMEM. */
 int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out);
 int cl_degree_has_shape(int32_t nc, int32_t nr, int32_t ns, int32_t a);
+/* P(beta < x) of a beta distribution. */
+double cl_beta_below(const hsdag_beta_dist *d, double x);
+/* Block sizes (bit k) that the placer must find by first fit (ops whose split no parent shares), or -1 if some
+ * op can never fit (memory). Independent of occupancy. */
+int32_t cl_job_need_mask(const cl_model *m, const hsdag_cluster_config *c, int32_t a);
+/* The lookahead heuristic's action for the waiting job (env.c). */
+int cl_env_lookahead_action(const hsdag_cluster *env, int horizon_steps, int floor_degree);
 
 #endif

@@ -1,7 +1,7 @@
 /* policy.c - the built-in partitioning policies of `hsdag cluster` and the one-episode runner.
  * Not here: the learned GNN policy (a later module; "learned[:DIR]" parses but acting reports unsupported).
  * Entry points: hsdag_cluster_policy_parse, hsdag_cluster_policy_name, hsdag_cluster_policy_act, hsdag_cluster_run. */
-#include "hsdag/cluster.h"
+#include "cluster_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -15,7 +15,20 @@ int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err
     else if (!strcmp(s, "random")) p->kind = HSDAG_POL_RANDOM;
     else if (!strcmp(s, "acceptable-jct")) p->kind = HSDAG_POL_ACCEPTABLE_JCT;
     else if (!strcmp(s, "sequential")) p->kind = HSDAG_POL_SEQUENTIAL;
-    else if (!strcmp(s, "lookahead")) p->kind = HSDAG_POL_LOOKAHEAD;
+    else if (!strcmp(s, "lookahead")) {
+        p->kind = HSDAG_POL_LOOKAHEAD;
+        p->fixed = 3;    /* arrivals looked ahead */
+        p->floor_ = 4;   /* preferred minimum degree */
+    } else if (!strncmp(s, "lookahead:", 10)) {
+        int h = 0, f = 0, used = 0;
+        if (sscanf(s + 10, "%d:%d%n", &h, &f, &used) != 2 || s[10 + used] || h < 1 || h > 100 || f < 1 ||
+            f > HSDAG_CLUSTER_MAX_DEGREE)
+            return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': expected lookahead:H:F (H 1..100 arrivals, F 1..%d)", s,
+                                 HSDAG_CLUSTER_MAX_DEGREE);
+        p->kind = HSDAG_POL_LOOKAHEAD;
+        p->fixed = h;
+        p->floor_ = f;
+    }
     else if (!strncmp(s, "fixed:", 6)) {
         char *end = NULL;
         long k = strtol(s + 6, &end, 10);
@@ -32,7 +45,7 @@ int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err
     } else {
         return hsdag_err_set(e, HSDAG_EINVAL,
                              "policy '%s': unknown (para-max, para-min, random, fixed:K, acceptable-jct, sequential, "
-                             "lookahead, learned[:DIR])", s);
+                             "lookahead[:H:F], learned[:DIR])", s);
     }
     return 0;
 }
@@ -42,29 +55,11 @@ const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, 
     static const char *names[] = {"para-max", "para-min", "random", "fixed", "acceptable-jct", "sequential",
                                   "lookahead", "learned"};
     if (p->kind == HSDAG_POL_FIXED) snprintf(buf, cap, "fixed:%d", p->fixed);
+    else if (p->kind == HSDAG_POL_LOOKAHEAD && (p->fixed != 3 || p->floor_ != 4))
+        snprintf(buf, cap, "lookahead:%d:%d", p->fixed, p->floor_);
     else if (p->kind == HSDAG_POL_LEARNED && p->dir[0]) snprintf(buf, cap, "learned:%s", p->dir);
     else snprintf(buf, cap, "%s", names[p->kind]);
     return buf;
-}
-
-/* lookahead heuristic: among the valid degrees whose cached JCT meets beta * JCT_seq, that the first-fit placer
- * can place right now and that finish by the horizon, take the one with the least worker-time (servers x JCT),
- * ties to the smaller degree; if none, do not place (action 0) so no workers are held for a lost job. */
-static int cl_policy_lookahead(const hsdag_cluster *env, const hsdag_cluster_obs *o)
-{
-    const hsdag_cluster_config *c = hsdag_cluster_config_get(env);
-    int best = 0;
-    double best_cost = INFINITY;
-    for (int a = 1; a < HSDAG_CLUSTER_N_ACTIONS; a++) {
-        if (!o->mask[a]) continue;
-        double jct = o->m->jct[a];
-        if (!(jct <= o->max_jct) || o->now + jct > c->horizon) continue;
-        int32_t ns = hsdag_cluster_try_place(env, a);
-        if (ns < 0) continue;
-        double cost = ns * jct;
-        if (cost < best_cost * (1 - 1e-9)) { best_cost = cost; best = a; }
-    }
-    return best;
 }
 
 int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng, int *action,
@@ -100,7 +95,7 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
             if (o->mask[k] && o->m->jct[k] <= o->max_jct) a = k;
         break;
     case HSDAG_POL_LOOKAHEAD:
-        a = cl_policy_lookahead(env, o);
+        a = cl_env_lookahead_action(env, p->fixed, p->floor_);
         break;
     case HSDAG_POL_LEARNED:
         return hsdag_err_set(e, HSDAG_EUNSUPPORTED,

@@ -220,6 +220,18 @@ double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r)
     return d->val[lo];
 }
 
+double cl_beta_below(const hsdag_beta_dist *d, double x)
+{
+    /* support values are nondecreasing: binary search the first value >= x; the mass before it is P(beta < x) */
+    int32_t lo = 0, hi = d->n;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (d->val[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 ? d->cdf[lo - 1] : 0.0;
+}
+
 void hsdag_beta_free(hsdag_beta_dist *d)
 {
     if (!d) return;
@@ -261,6 +273,19 @@ int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t
     }
     (void)W;
     return 0;
+}
+
+int32_t cl_job_need_mask(const cl_model *m, const hsdag_cluster_config *c, int32_t a)
+{
+    int32_t need = 0;
+    for (int32_t q = 0; q < m->n; q++) {
+        int32_t id = m->kahn[q], k = hsdag_ramp_split(m->comp[id], c->quantum, a), reused = 0;
+        if (k > HSDAG_CLUSTER_MAX_DEGREE || m->mem[id] / k > c->worker_mem) return -1;
+        for (int32_t t = m->par_off[id]; t < m->par_off[id + 1] && !reused; t++)
+            if (hsdag_ramp_split(m->comp[m->par[t]], c->quantum, a) == k) reused = 1;
+        if (!reused) need |= 1 << k;
+    }
+    return need;
 }
 
 /* ---- lookahead: build the split graph and simulate one step ---- */

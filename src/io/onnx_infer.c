@@ -1,6 +1,6 @@
 /* onnx_infer.c - ONNX shape inference for what the file leaves out, with small int64 value propagation
  * (Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains of torch exports).
- * Not here: float values, Resize/Upsample scales, Range, Einsum, TopK, NonZero, control flow, non-default domains;
+ * Not here: float values, Resize/Upsample scales, Range, Einsum with "..." or an implicit output, TopK, NonZero, control flow, non-default domains;
  * no per-element work beyond ONNX_MAX_VALUES integers. Entry points: onnx_infer_run.
  *
  * One pass in node order (ONNX requires topologically sorted nodes; in an unsorted file some shapes stay unknown).
@@ -18,7 +18,7 @@ typedef enum infer_op {
     IOP_NONE = 0, IOP_SAME, IOP_BCAST, IOP_CMP, IOP_WHERE, IOP_CAST, IOP_CASTLIKE, IOP_CONV, IOP_CONVT, IOP_POOL,
     IOP_GPOOL, IOP_GEMM, IOP_MATMUL, IOP_FLATTEN, IOP_RESHAPE, IOP_TRANSPOSE, IOP_CONCAT, IOP_UNSQUEEZE,
     IOP_SQUEEZE, IOP_GATHER, IOP_SLICE, IOP_REDUCE, IOP_ARGREDUCE, IOP_SPLIT, IOP_SHAPE, IOP_SIZE, IOP_EXPAND,
-    IOP_PAD, IOP_TILE, IOP_CONSTSHAPE, IOP_DROPOUT, IOP_NOT
+    IOP_PAD, IOP_TILE, IOP_CONSTSHAPE, IOP_DROPOUT, IOP_NOT, IOP_EINSUM
 } infer_op;
 
 typedef struct infer_entry {
@@ -34,7 +34,7 @@ static const infer_entry infer_table[] = {
     {"Ceil", IOP_SAME}, {"Celu", IOP_SAME}, {"Clip", IOP_SAME}, {"Concat", IOP_CONCAT},
     {"ConstantOfShape", IOP_CONSTSHAPE}, {"Conv", IOP_CONV}, {"ConvInteger", IOP_CONV},
     {"ConvTranspose", IOP_CONVT}, {"Cos", IOP_SAME}, {"CumSum", IOP_SAME}, {"Div", IOP_BCAST},
-    {"Dropout", IOP_DROPOUT}, {"Elu", IOP_SAME}, {"Equal", IOP_CMP}, {"Erf", IOP_SAME}, {"Exp", IOP_SAME},
+    {"Dropout", IOP_DROPOUT}, {"Einsum", IOP_EINSUM}, {"Elu", IOP_SAME}, {"Equal", IOP_CMP}, {"Erf", IOP_SAME}, {"Exp", IOP_SAME},
     {"Expand", IOP_EXPAND}, {"Flatten", IOP_FLATTEN}, {"Floor", IOP_SAME}, {"Gather", IOP_GATHER},
     {"Gelu", IOP_SAME}, {"Gemm", IOP_GEMM}, {"GlobalAveragePool", IOP_GPOOL}, {"GlobalLpPool", IOP_GPOOL},
     {"GlobalMaxPool", IOP_GPOOL}, {"Greater", IOP_CMP}, {"GreaterOrEqual", IOP_CMP}, {"HardSigmoid", IOP_SAME},
@@ -88,8 +88,8 @@ static int64_t infer_prod(const ish *s, int from, int to)
 
 static int32_t infer_tid(const onnx_reader *r, const Onnx__NodeProto *nd, size_t k, int out)
 {
-    if (out) return k < nd->n_output ? onnx_tensor_find(r, nd->output[k]) : -1;
-    return k < nd->n_input ? onnx_tensor_find(r, nd->input[k]) : -1;
+    if (out) return k < nd->n_output ? r->cur[nd->n_input + k] : -1;
+    return k < nd->n_input ? r->cur[k] : -1;
 }
 
 static int infer_in(const onnx_reader *r, const Onnx__NodeProto *nd, size_t k, ish *s)
@@ -733,6 +733,47 @@ static int infer_constshape(onnx_reader *r, const Onnx__NodeProto *nd)
     return infer_out_vals(r, nd, 0, v, cnt);
 }
 
+/* Einsum with an explicit "->" output and no ellipsis: each output letter takes its size from the operands. */
+static int infer_einsum(onnx_reader *r, const Onnx__NodeProto *nd)
+{
+    const Onnx__AttributeProto *a = onnx_attr(nd, "equation");
+    if (!a || !a->has_s || a->s.len > 256) return 0;
+    int64_t size[128];
+    for (int i = 0; i < 128; i++) size[i] = -2;
+    size_t k = 0, i = 0, len = a->s.len;
+    const uint8_t *p = a->s.data;
+    ish x;
+    int pos = 0, have = 0;
+    for (; i < len; i++) {
+        uint8_t c = p[i];
+        if (c == ' ') continue;
+        if (c == ',' || c == '-') {
+            if (have && pos != x.rank) return 0;
+            if (c == '-') break;
+            k++, pos = 0, have = 0;
+            continue;
+        }
+        if (c == '.' || c >= 128) return 0;
+        if (!have) {
+            if (!infer_in(r, nd, k, &x)) return 0;
+            have = 1;
+        }
+        if (pos >= x.rank) return 0;
+        if (size[c] < 0 || size[c] == 1) size[c] = x.d[pos];
+        pos++;
+    }
+    if (i + 1 >= len || p[i + 1] != '>' || k + 1 != nd->n_input) return 0;
+    ish o;
+    o.rank = 0;
+    for (i += 2; i < len; i++) {
+        uint8_t c = p[i];
+        if (c == ' ') continue;
+        if (c >= 128 || size[c] == -2 || o.rank >= HSDAG_MAX_RANK) return 0;
+        o.d[o.rank++] = size[c];
+    }
+    return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
+}
+
 static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
 {
     infer_op op = infer_lookup(nd->op_type);
@@ -805,6 +846,7 @@ static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
     case IOP_PAD: return infer_pad_tile(r, nd, 0);
     case IOP_TILE: return infer_pad_tile(r, nd, 1);
     case IOP_CONSTSHAPE: return infer_constshape(r, nd);
+    case IOP_EINSUM: return infer_einsum(r, nd);
     }
     return 0;
 }
@@ -814,6 +856,7 @@ int onnx_infer_run(onnx_reader *r, const Onnx__GraphProto *g)
     for (size_t v = 0; v < g->n_node; v++) {
         const Onnx__NodeProto *nd = g->node[v];
         if (nd->domain && *nd->domain && strcmp(nd->domain, "ai.onnx") != 0) continue;
+        r->cur = r->io_ids + r->io_off[v];
         int rc = infer_node(r, nd);
         if (rc < 0) return rc;
     }

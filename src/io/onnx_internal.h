@@ -46,10 +46,21 @@ typedef struct onnx_reader {
     hsdag_shape_ref *refs; /* scratch for opcost */
     size_t cap_refs;
     int32_t *pair_stamp; /* per node: last consumer that counted an edge pair from it */
+    /* tensor ids of every node's inputs and outputs, resolved once (-1 = empty or unknown name):
+     * node v's inputs are io_ids[io_off[v] .. +n_input-1], its outputs follow them */
+    int32_t *io_ids;
+    size_t *io_off;
+    const int32_t *cur; /* io_ids of the node being inferred */
     int64_t pairs;
 } onnx_reader;
 
 int32_t onnx_tensor_find(const onnx_reader *r, const char *name);
+/* Tensor id of input k (out = 0) or output k (out = 1) of node v. */
+static inline int32_t onnx_io(const onnx_reader *r, size_t v, const Onnx__NodeProto *nd, size_t k, int out)
+{
+    if (out) return k < nd->n_output ? r->io_ids[r->io_off[v] + nd->n_input + k] : -1;
+    return k < nd->n_input ? r->io_ids[r->io_off[v] + k] : -1;
+}
 /* Sets dtype and shape of tensor id (dims may hold -1); checks HSDAG_MAX_RANK and HSDAG_MAX_ELEMS. */
 int onnx_tensor_shape(onnx_reader *r, int32_t id, const char *name, hsdag_dtype dt, int64_t rank, const int64_t *dims);
 /* Records n int64 values of tensor id (n <= ONNX_MAX_VALUES). */

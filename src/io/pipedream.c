@@ -183,8 +183,10 @@ static int pd_node_line(pd_parse *p, const char *s, const char *end, int line, h
         if (pd_expect(&s, end, PD_SEP "stage_id=") < 0 || pd_number(&s, end, &st) < 0 || s != end)
             return pd_bad(p, e, line, "unexpected text after parameter_size");
     }
-    if (!isfinite(nd.act) || nd.act > 4e15 || nd.param > 4e15)
-        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: size out of range", p->what, line);
+    if (!(nd.act <= HSDAG_MAX_ELEMS) || !(nd.param <= HSDAG_MAX_ELEMS))
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: %s %.4g B is above the %.4g B limit", p->what, line,
+                             nd.act > HSDAG_MAX_ELEMS ? "activation_size" : "parameter_size",
+                             nd.act > HSDAG_MAX_ELEMS ? nd.act : nd.param, (double)HSDAG_MAX_ELEMS);
     if (hsdag_grow((void **)&p->nodes, &p->cap_nodes, p->n_nodes + 1, sizeof(pd_node)) < 0)
         return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what);
     p->nodes[p->n_nodes++] = nd;

@@ -131,7 +131,7 @@ if LC_ALL=C grep -q "$(printf '\033')" "$TMP/out"; then bad "opesc.dot: escape c
 # help and option errors
 expect_rc 0 "$HSDAG" --help
 expect_grep 'info' "$TMP/out"
-for c in info convert; do
+for c in info convert simulate place bound compare cluster; do
     expect_rc 0 "$HSDAG" "$c" --help
     expect_grep 'usage' "$TMP/out"
 done

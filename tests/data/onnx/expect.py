@@ -139,7 +139,7 @@ def run(path):
             if nm in producer:
                 pairs.setdefault((producer[nm], v), 0)
                 pairs[(producer[nm], v)] += nbytes(nm) or 0
-    param = 0; flops = 0; unknown = 0
+    param = 0; flops = 0; unknown = 0; mm = 0
     for n in g.node:
         for nm in set(n.input):
             if nm in weights: param += nbytes(nm) or 0
@@ -179,9 +179,12 @@ def run(path):
         elif op in ZERO: f = 0
         else: unknown += 1
         flops += f
+        if op in CONV | MATMUL: mm += f
     uniq = sum(nbytes(w) or 0 for w in weights)
-    print('%-28s nodes %5d pairs %5d param %14.1f flops %22.1f unknown %d unique_weight_bytes %d' %
-          (path.split('/')[-1], len(g.node), len(pairs), param, flops, unknown, uniq))
+    book = sum(1 for n in g.node if n.op_type in ('Identity', 'Constant', 'Dropout', 'Shape'))
+    print('%-24s nodes %5d pairs %5d param %10d flops %12d unknown %d book %4d edge_bytes %11d convmm %12d'
+          ' unique_weight_bytes %d' % (path.split('/')[-1], len(g.node), len(pairs), param, flops, unknown, book,
+                                       sum(pairs.values()), mm, uniq))
 
 for p in sys.argv[1:]:
     if not p.startswith('--'): run(p)

@@ -1,0 +1,180 @@
+/* devices.h - the device model (devices, links, default semantics) and the cost of every op on every device.
+ * Not here: scheduling (sim.h), placement files (placement.h), placers (place.h).
+ * Entry points: hsdag_devices_load/parse/preset/free/find/write_json, hsdag_profile_*, hsdag_costs_create/free,
+ *               hsdag_costs_xfer_s, hsdag_semantics_parse/name.
+ *
+ * Usage:
+ *   hsdag_devices *d; hsdag_costs *c; hsdag_err e = {0};
+ *   if (hsdag_devices_load("cpu-gpu", g, &d, &e) < 0) ...        // a preset name or a JSON file path
+ *   hsdag_costs_config cc = hsdag_costs_config_default();
+ *   if (hsdag_costs_create(&c, g, d, &cc, &e) < 0) ...
+ *   double t = c->node_s[v * c->n_devices + k];                  // seconds of node v on device k
+ *   double x = hsdag_costs_xfer_s(c, v, a, b);                   // seconds to send v's output a -> b
+ *   hsdag_costs_free(c); hsdag_devices_free(d);
+ */
+#ifndef HSDAG_DEVICES_H
+#define HSDAG_DEVICES_H
+
+#include "hsdag/graph.h"
+
+#include <math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HSDAG_MAX_DEVICES 64 /* placements keep a 64-bit device mask per node */
+
+/* Execution semantics of one inference request (docs/simulator.md). */
+typedef enum hsdag_semantics {
+    HSDAG_SEM_AUTO = -1,    /* the device set's default */
+    HSDAG_SEM_SEQUENTIAL = 0, /* OpenVINO HETERO: ops one after another in topological order, copies at boundaries */
+    HSDAG_SEM_CONCURRENT,   /* each device runs its ready ops by priority; transfers on link resources overlap */
+    HSDAG_SEM_TARNAWSKI,    /* Tarnawski et al.'s computeLatency (accelerator blocks, CPU unbounded) */
+    HSDAG_SEM_COUNT_
+} hsdag_semantics;
+const char *hsdag_semantics_name(hsdag_semantics s); /* "sequential", "concurrent", "tarnawski", "auto" */
+/* Parses "sequential" | "concurrent" | "tarnawski" | "auto"; returns 0 or HSDAG_EINVAL. */
+int hsdag_semantics_parse(const char *s, hsdag_semantics *out);
+
+typedef enum hsdag_devkind {
+    HSDAG_DEV_CPU = 0,
+    HSDAG_DEV_GPU,
+    HSDAG_DEV_ACCEL, /* any other accelerator (Tarnawski "FPGA") */
+    HSDAG_DEV_KIND_COUNT_
+} hsdag_devkind;
+const char *hsdag_devkind_name(hsdag_devkind k); /* "cpu", "gpu", "accel" */
+
+/* One device. Invariants: name unique within its set and non-empty; peak_flops > 0; mem_bw > 0;
+ * 0 < eff[c] <= 1 for every class; launch_s >= 0; mem_capacity >= 0 (0 = unlimited). */
+typedef struct hsdag_device {
+    const char *name;      /* "CPU", "GPU", "gpu0", "acc3", ... */
+    const char *ov_name;   /* OpenVINO device string for affinity maps ("CPU", "GPU", "GPU.1"); defaults to name */
+    hsdag_devkind kind;
+    double peak_flops;     /* FLOP/s, FP32 datasheet peak */
+    double mem_bw;         /* bytes/s, device memory bandwidth */
+    double mem_capacity;   /* bytes usable by one request, 0 = unlimited */
+    double launch_s;       /* seconds of fixed overhead per non-bookkeeping op (kernel launch / dispatch) */
+    double eff[HSDAG_OP_CLASS_COUNT_]; /* fraction of peak_flops reached by each op class */
+} hsdag_device;
+
+/* A directed link a -> b. Links with the same resource id share one FIFO channel in the concurrent
+ * simulator (a shared bus); point-to-point links each get their own id. Invariants: latency_s >= 0,
+ * bandwidth > 0, 0 <= resource < n_resources. The diagonal (a == a) is unused. */
+typedef struct hsdag_link {
+    double latency_s;      /* seconds per transfer (setup, driver, synchronisation) */
+    double bandwidth;      /* bytes/s */
+    int32_t resource;      /* channel id (shared bus = same id) */
+    double file_factor;    /* multiplier on a file-given transfer time (Tarnawski edge cost, which is one
+                            * accelerator<->host-DRAM copy): 1 between an accelerator and a CPU, 2 between two
+                            * accelerators (through host DRAM), 0 between two CPUs (shared DRAM) */
+} hsdag_link;
+
+/* A device set. All memory lives in `arena`. Invariants: 1 <= n <= HSDAG_MAX_DEVICES; link has n*n
+ * entries (row = source); resource_name has n_resources entries. */
+typedef struct hsdag_devices {
+    const char *name;          /* preset name or the file's "name" */
+    int32_t n;
+    hsdag_device *dev;         /* [n] */
+    hsdag_link *link;          /* [n * n], link[a * n + b] */
+    int32_t n_resources;
+    const char **resource_name;/* [n_resources] e.g. "pcie", "CPU->GPU" */
+    hsdag_semantics semantics; /* default semantics of this set (never AUTO) */
+    int32_t max_accels_used;   /* at most this many non-CPU devices may hold ops (Tarnawski maxFPGAs), -1 = no limit */
+    hsdag_arena *arena;
+} hsdag_devices;
+
+/* Built-in presets (numbers and sources: docs/devices.md):
+ *   "cpu-gpu"    Intel Core i9-12900K (P-cores, AVX2 FP32) + Intel Arc A770 16 GB over PCIe 4.0 x16, sequential;
+ *   "cpu-4gpu"   the same CPU + four Arc A770 on a shared PCIe root complex, concurrent;
+ *   "tarnawski"  from a Tarnawski JSON graph's own fields: maxFPGAs accelerators "acc0".. (device indices
+ *                0..k-1, capacity maxSizePerFPGA) then maxCPUs CPUs "cpu0".. (indices k..k+l-1, the numbering of
+ *                hsdag_split_read), file costs, semantics tarnawski (needs g with
+ *                g->meta.format == HSDAG_FMT_TARNAWSKI, or explicit counts "tarnawski:K" / "tarnawski:K:L").
+ * g may be NULL except for "tarnawski". */
+int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e);
+/* Preset names, NULL-terminated (for --help). */
+const char *const *hsdag_devices_preset_names(void);
+/* The default for a graph: "tarnawski" for Tarnawski JSON graphs, "cpu-gpu" otherwise. */
+const char *hsdag_devices_default_name(const hsdag_graph *g);
+/* spec = a preset name, a JSON file path, or NULL/""/"auto" (= hsdag_devices_default_name(g)). */
+int hsdag_devices_load(const char *spec, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e);
+/* Parses the JSON schema of docs/devices.md. `what` names the input in messages (NULL = "<buffer>"). */
+int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_devices **out, hsdag_err *e);
+/* Writes a set back in the same schema (round-trips through hsdag_devices_parse). */
+int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *out);
+void hsdag_devices_free(hsdag_devices *d); /* NULL is a no-op */
+/* Index of the device named `name` (exact, then case-insensitive), or -1. */
+int32_t hsdag_devices_find(const hsdag_devices *d, const char *name);
+/* First device of kind k, or -1. */
+int32_t hsdag_devices_first_of(const hsdag_devices *d, hsdag_devkind k);
+
+/* ---- per-op per-device profile (CSV lines "node,device,ms"; '#' comments; optional header) ---- */
+typedef struct hsdag_profile hsdag_profile;
+int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out, hsdag_err *e);
+int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e);
+int32_t hsdag_profile_count(const hsdag_profile *p); /* entries */
+void hsdag_profile_free(hsdag_profile *p);
+
+/* ---- the cost table ---- */
+typedef enum hsdag_costsrc {
+    HSDAG_COSTSRC_AUTO = 0, /* FILE if every non-bookkeeping node has the needed measured column, else ROOFLINE */
+    HSDAG_COSTSRC_ROOFLINE, /* max(flops / (peak * eff), bytes / mem_bw) + launch_s */
+    HSDAG_COSTSRC_FILE      /* graph->cost_ms: CPU column on cpu devices, ACCEL column on gpu/accel devices;
+                             * a node without the needed column falls back to the roofline */
+} hsdag_costsrc;
+
+typedef struct hsdag_costs_config {
+    hsdag_costsrc source;
+    const hsdag_profile *profile; /* optional (NULL): overrides single (node, device) entries, any source */
+} hsdag_costs_config;
+hsdag_costs_config hsdag_costs_config_default(void);
+
+/* The precomputed [node x device] cost table and everything a simulator or placer needs per node.
+ * Read-only after hsdag_costs_create. Invariants: node_s >= 0 and finite; bookkeeping nodes cost 0 everywhere
+ * (unless a profile says otherwise); allowed[v*n_devices+d] == 0 where the op may not run on d (Tarnawski
+ * supportedOnFpga = false on a non-CPU device) - node_s still holds a finite cost there so a forced placement
+ * can be simulated, and the simulator reports it as infeasible.
+ * Memory model (docs/simulator.md): a node's static_bytes are resident on its device for the whole request;
+ * its act_bytes are live from its start until its last consumer on that device finishes; a copy of
+ * xfer_bytes lives on each receiving device from the transfer's start until its last consumer there finishes. */
+typedef struct hsdag_costs {
+    int32_t n_nodes, n_devices;
+    const hsdag_graph *g;         /* borrowed; must outlive the table */
+    const hsdag_devices *devs;    /* borrowed; must outlive the table */
+    hsdag_costsrc source;         /* what AUTO resolved to */
+    int32_t n_profiled;           /* (node, device) entries taken from the profile */
+    double *node_s;               /* [n_nodes * n_devices] seconds, node v on device d at v*n_devices + d */
+    uint8_t *allowed;             /* [n_nodes * n_devices] */
+    double *xfer_bytes;           /* [n_nodes] bytes sent once per receiving device: max over out-edges of edge_bytes */
+    double *file_xfer_s;          /* [n_nodes] file-given transfer time (Tarnawski edge cost, ms/1000), NAN if none */
+    double *static_bytes;         /* [n_nodes] mem_bytes when the file gives it, else param_bytes */
+    double *act_bytes;            /* [n_nodes] 0 when the file gives mem_bytes (already included), else out_bytes */
+    double *link_lat_s;           /* [n_devices^2] copies of the link table for locality */
+    double *link_inv_bw;          /* [n_devices^2] seconds per byte */
+    double *link_file_factor;     /* [n_devices^2] */
+    hsdag_arena *arena;
+} hsdag_costs;
+
+int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d,
+                       const hsdag_costs_config *cfg, hsdag_err *e);
+void hsdag_costs_free(hsdag_costs *c); /* NULL is a no-op */
+
+/* Seconds to send node v's output from device a to device b (0 if a == b): the file's transfer time times the
+ * link's file_factor when the file gives one, else latency + xfer_bytes / bandwidth. */
+static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t a, int32_t b)
+{
+    if (a == b) return 0.0;
+    int32_t k = a * c->n_devices + b;
+    double f = c->file_xfer_s[v];
+    if (!isnan(f)) return f * c->link_file_factor[k];
+    return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
+}
+
+/* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
+double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,129 @@
+/* features.h - the graph side of HSDAG: co-location coarsening, structural features per group, and the
+ * discrete step of Graph Parsing Network pooling (dominant edges -> clusters -> pooled adjacency).
+ * Not here: anything learned (edge scores come in as numbers; the networks live in src/learn/model.c).
+ * Entry points: hsdag_coarsen_create/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
+ *
+ * Usage:
+ *   hsdag_coarse *c; hsdag_err e = {0};
+ *   hsdag_coarsen_create(&c, g, &e);                  // groups: in-degree-1 nodes join their predecessor
+ *   hsdag_features_config fc = hsdag_features_config_default();
+ *   hsdag_features f;
+ *   hsdag_features_compute(&f, g, c, &fc, &e);        // f.x is (c->n_groups, f.dim), kinds side by side
+ *   // edge scores s[k] for the undirected edges (u[k], v[k]) of c's group graph:
+ *   hsdag_gpn_parse_result pr;
+ *   hsdag_gpn_parse(&pr, c->n_groups, m, u, v, s, &e);  // pr.cluster[node], pooled adjacency pr.adj_*
+ *   hsdag_gpn_parse_free(&pr); hsdag_features_free(&f); hsdag_coarsen_free(c);
+ */
+#ifndef HSDAG_FEATURES_H
+#define HSDAG_FEATURES_H
+
+#include "hsdag/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- co-location coarsening ----
+ * Walk nodes in topological order: a node with in-degree exactly 1 joins the group of its single
+ * predecessor; a node with in-degree 0 or >= 2 starts a new group. Groups are out-trees, numbered in
+ * the order their roots appear, and every group edge A -> B has A < B (B's root has in-degree >= 2),
+ * so the group graph is a DAG in topological order.
+ * Invariants: group_of[v] in [0, n_groups); members of group k are ops[off[k] .. off[k+1]-1] in
+ * increasing node order, the first one is the root; the group graph has unique edges sorted by
+ * (src, dst), out-CSR slot k is edge k; in-CSR is sorted by source. */
+typedef struct hsdag_coarse {
+    int32_t n_nodes, n_groups, n_edges;
+    int32_t *group_of;  /* [n_nodes] op -> group */
+    int32_t *off;       /* [n_groups + 1] group -> ops CSR */
+    int32_t *ops;       /* [n_nodes] */
+    int32_t *out_off;   /* [n_groups + 1] group graph, by source */
+    int32_t *out_dst;   /* [n_edges] */
+    int32_t *edge_src;  /* [n_edges] */
+    double *edge_bytes; /* [n_edges] sum of the op edges it stands for */
+    int32_t *in_off;    /* [n_groups + 1] by destination */
+    int32_t *in_src;    /* [n_edges] */
+} hsdag_coarse;
+
+/* Builds the coarsening of g. disable = 1 gives one group per op (the ablation "no coarsening").
+ * Returns 0 or HSDAG_ENOMEM. */
+int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e);
+void hsdag_coarsen_free(hsdag_coarse *c); /* NULL is a no-op */
+/* Expands a per-group value to a per-op value: op_dev[v] = group_dev[group_of[v]]. */
+void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t *group_dev);
+
+/* ---- features per group ----
+ * Kinds (each switchable; the learner embeds each present kind to the same width, then concatenates):
+ *   OPTYPE    mean over members of [one-hot opclass (11) | one-hot op name over a fixed vocabulary (+ other)];
+ *   SHAPE     first output's first 4 dims, log(1 + d) (unknown or missing dims 0), mean over members;
+ *   ID        group index / (n_groups - 1) (the reference feeds the raw integer);
+ *   DEGREE    log(1 + in-degree), log(1 + out-degree) in the group graph;
+ *   NFD       node fractal dimension on the undirected group graph (BFS; slope of log N(r) on log r);
+ *   CLOSENESS Wasserman-Faust closeness on incoming distances (networkx closeness_centrality, directed). */
+typedef enum hsdag_feat_kind {
+    HSDAG_FEAT_OPTYPE = 0,
+    HSDAG_FEAT_SHAPE,
+    HSDAG_FEAT_ID,
+    HSDAG_FEAT_DEGREE,
+    HSDAG_FEAT_NFD,
+    HSDAG_FEAT_CLOSENESS,
+    HSDAG_FEAT_KINDS_
+} hsdag_feat_kind;
+#define HSDAG_FEAT_ALL ((1u << HSDAG_FEAT_KINDS_) - 1u)
+#define HSDAG_FEAT_STRUCT ((1u << HSDAG_FEAT_DEGREE) | (1u << HSDAG_FEAT_NFD) | (1u << HSDAG_FEAT_CLOSENESS))
+const char *hsdag_feat_kind_name(hsdag_feat_kind k); /* "optype", "shape", "id", "degree", "nfd", "closeness" */
+
+typedef struct hsdag_features_config {
+    unsigned kinds; /* bit set of 1u << hsdag_feat_kind (default HSDAG_FEAT_ALL) */
+} hsdag_features_config;
+hsdag_features_config hsdag_features_config_default(void);
+
+/* Invariants: x is (n, dim) row-major; kind k occupies columns kind_off[k] .. kind_off[k] + kind_dim[k] - 1;
+ * kind_dim[k] == 0 for a switched-off kind; every value is finite. */
+typedef struct hsdag_features {
+    int32_t n, dim;
+    int32_t kind_off[HSDAG_FEAT_KINDS_];
+    int32_t kind_dim[HSDAG_FEAT_KINDS_];
+    float *x; /* [n * dim] */
+} hsdag_features;
+
+/* Widths of each kind (independent of the graph). */
+int32_t hsdag_features_kind_width(hsdag_feat_kind k);
+/* Index of op string `op` in the fixed op vocabulary (case-insensitive, spellings of ONNX, OpenVINO and
+ * PyTorch), or the "other" slot. Exposed for tests. */
+int32_t hsdag_features_op_index(const char *op);
+
+/* Computes features of c's groups. At least one kind must be on (else HSDAG_EINVAL). */
+int hsdag_features_compute(hsdag_features *f, const hsdag_graph *g, const hsdag_coarse *c,
+                           const hsdag_features_config *cfg, hsdag_err *e);
+void hsdag_features_free(hsdag_features *f);
+
+/* Structural measures on a CSR DAG of n nodes (out-CSR and in-CSR as in hsdag_coarse), exposed for tests:
+ * nfd[v] (undirected BFS) and closeness[v] (incoming distances, Wasserman-Faust). Either may be NULL. */
+int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
+                          const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src, hsdag_err *e);
+
+/* ---- GPN parsing (the discrete part of Graph Parsing Network pooling) ----
+ * Input: n nodes, m undirected edges (u[k], v[k]), u != v, no duplicates, with scores s[k].
+ * Each node keeps its dominant edge: the incident edge of highest score, ties by lower edge index.
+ * Clusters = connected components of the dominant edges (union-find). Cluster ids: dominant edges are
+ * visited by (score desc, edge index asc) and each component gets the next id when first met; nodes
+ * without edges follow as singletons in node order. Every node with an edge is in a cluster of size >= 2.
+ * Output pooled graph: the cluster pairs joined by at least one edge, no self-loops, unique, (a < b),
+ * sorted; intra[k] = 1 if edge k lies inside a cluster. */
+typedef struct hsdag_gpn_parse_result {
+    int32_t n_clusters;
+    int32_t *cluster;     /* [n] node -> cluster */
+    uint8_t *intra;       /* [m] edge k inside one cluster */
+    int32_t *intra_count; /* [n_clusters] edges inside each cluster */
+    int32_t m_pooled;
+    int32_t *pu, *pv;     /* [m_pooled] pooled undirected edges, pu < pv */
+} hsdag_gpn_parse_result;
+
+int hsdag_gpn_parse(hsdag_gpn_parse_result *r, int32_t n, int32_t m, const int32_t *u, const int32_t *v,
+                    const float *s, hsdag_err *e);
+void hsdag_gpn_parse_free(hsdag_gpn_parse_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

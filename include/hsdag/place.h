@@ -1,0 +1,155 @@
+/* place.h - placers: every classic method (single device, random, Baechi m-TOPO/m-ETF/m-SCT, HEFT, METIS,
+ *           Tarnawski's greedy, local search) and the exact ones (two-device min cut, MILP), behind one registry.
+ * Not here: scoring (sim.h), placement files (placement.h), the learned HSDAG placer (learn module; it plugs
+ *           into the registry in src/place/registry.c with the same hsdag_place_fn signature).
+ * Entry points: hsdag_place_problem_create/free, hsdag_place_methods/method_find, hsdag_place_run,
+ *               hsdag_place_lower_bound, hsdag_place_bound_exact, hsdag_place_mincut_solve.
+ *
+ * Usage:
+ *   hsdag_place_problem *p; hsdag_err e = {0};
+ *   hsdag_sim_config sc = hsdag_sim_config_default();            // semantics AUTO = the device set's default
+ *   if (hsdag_place_problem_create(&p, g, devs, &sc, &e) < 0) ...
+ *   int32_t *dev = hsdag_malloc(g->n_nodes * sizeof *dev);
+ *   hsdag_place_opts o = hsdag_place_opts_default();             // seed 1, method default time limits
+ *   hsdag_place_result r;
+ *   if (hsdag_place_run(p, "heft", &o, dev, &r, &e) < 0) ...      // or "mincut", "ilp", "cpu-only", "GPU", ...
+ *   printf("%s %.3f ms (bound %.3f, gap %.1f%%)\n", r.method, r.latency_s * 1e3, r.lower_bound_s * 1e3, 100 * r.gap);
+ *   hsdag_free(dev); hsdag_place_problem_free(p);
+ */
+#ifndef HSDAG_PLACE_H
+#define HSDAG_PLACE_H
+
+#include "hsdag/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the problem every placer sees ----
+ * Plain data built once per (graph, device set, semantics); placers read it and may run p->sim.
+ * Invariants: n == g->n_nodes, k == devs->n; groups partition the nodes (a group = one colour class, or a
+ * single node without a class), group ids follow the first member's topological index, members ascend;
+ * group_allowed[gi] has bit d set iff every member may run on d (never 0: a class no device can host
+ * gets its first CPU, or device 0, and is infeasible in the simulator); cap[d] = INFINITY when unlimited. */
+typedef struct hsdag_place_problem {
+    const hsdag_graph *g;
+    const hsdag_devices *devs;
+    const hsdag_costs *c;      /* the simulator's cost table (seconds) */
+    hsdag_sim *sim;            /* owned; the evaluator of every placement */
+    hsdag_semantics sem;       /* what sim runs (never AUTO) */
+    int32_t n, k;
+    int32_t cpu;               /* first CPU device, -1 if none */
+    double *mem;               /* [n] bytes a node keeps on its device for capacity checks: static + activation */
+    double *cap;               /* [k] bytes */
+    int32_t n_groups;
+    int32_t *group;            /* [n] group of each node */
+    int32_t *grp_off;          /* [n_groups + 1] CSR into grp_node */
+    int32_t *grp_node;         /* [n] */
+    double *grp_mem;           /* [n_groups] sum of mem over members */
+    uint64_t *group_allowed;   /* [n_groups] device bit mask */
+    double *mean_cost;         /* [n] mean node_s over allowed devices (HEFT's w-bar) */
+    double *mean_xfer;         /* [n] mean transfer time of the node's output over ordered device pairs */
+    int32_t dev_rank[HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
+    int bound_ready;           /* hsdag_place_lower_bound's cache */
+    hsdag_bound bound;
+    hsdag_arena *arena;
+} hsdag_place_problem;
+
+/* g and devs are borrowed and must outlive p. cfg NULL = hsdag_sim_config_default(). */
+int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, const hsdag_devices *devs,
+                               const hsdag_sim_config *cfg, hsdag_err *e);
+void hsdag_place_problem_free(hsdag_place_problem *p); /* NULL is a no-op */
+
+/* ---- options and what a placer reports ---- */
+typedef struct hsdag_place_opts {
+    uint64_t seed;          /* random, metis, local-search (and anything else stochastic) */
+    double time_limit_s;    /* ilp (default 10 s) and local-search (default 10 s, a safety stop); <= 0 = default */
+    int64_t max_evals;      /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
+    const int32_t *init;    /* local-search start [n] (NULL = the best of the cheap placers) */
+    int32_t device;         /* single-device methods: the device (set by hsdag_place_run from the name) */
+} hsdag_place_opts;
+hsdag_place_opts hsdag_place_opts_default(void);
+
+typedef struct hsdag_place_report {
+    double bound_s;         /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
+    double objective_s;     /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
+    int optimal;            /* 1 if the method proved optimality for the problem it solved */
+    int64_t evals;          /* simulator evaluations used (local-search) */
+    char note[256];         /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
+} hsdag_place_report;
+
+/* A placer: writes device[p->n] (indices into p->devs). Return 0 or a negative status with e set
+ * (HSDAG_EUNSUPPORTED when the method does not apply, e.g. mincut on three devices). r is pre-cleared:
+ * bound_s = objective_s = NAN, everything else 0. */
+typedef int (*hsdag_place_fn)(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                              hsdag_place_report *r, hsdag_err *e);
+
+typedef enum hsdag_place_respect {
+    HSDAG_PLACE_IGNORES = 0,  /* the constraint is not looked at (the simulator still reports violations) */
+    HSDAG_PLACE_RESPECTS = 1, /* never violated when it can be met */
+    HSDAG_PLACE_PARTIAL = 2   /* tried, not guaranteed (see the method's summary) */
+} hsdag_place_respect;
+
+/* One registry row. To add a method (e.g. the learned "hsdag"), append one line to the table in
+ * src/place/registry.c: {"hsdag", my_fn, "summary", HSDAG_PLACE_..., HSDAG_PLACE_..., 1}. */
+typedef struct hsdag_place_method {
+    const char *name;
+    hsdag_place_fn fn;
+    const char *summary;       /* one line for --help */
+    hsdag_place_respect memory;/* device memory capacities */
+    hsdag_place_respect color; /* colour classes (co-location) and ops a device may not run */
+    int in_compare;            /* run by `hsdag compare` when no --methods is given */
+} hsdag_place_method;
+
+/* The registry, in display order. */
+const hsdag_place_method *hsdag_place_methods(int32_t *count);
+/* A registered method by exact name, or NULL. */
+const hsdag_place_method *hsdag_place_method_find(const char *name);
+
+/* ---- running a method and scoring it ---- */
+typedef struct hsdag_place_result {
+    const char *method;     /* the name asked for */
+    double latency_s;       /* simulated makespan of the placement */
+    int feasible;           /* simulator's verdict (memory, unsupported ops, colour classes, accelerator count) */
+    double lower_bound_s;   /* hsdag_place_lower_bound */
+    double gap;             /* (latency - bound) / bound; 0 when both are 0; NAN when bound is 0 < latency */
+    double place_s;         /* wall seconds spent in the placer (not counting the scoring run) */
+    hsdag_place_report rep; /* what the placer said */
+    hsdag_sim_result sim;   /* the scoring run; its arrays are valid until the next run on p->sim */
+} hsdag_place_result;
+
+/* Runs `method` (a registry name; or a single-device spec: "cpu-only", "gpu-only", "<kind>-only", a device
+ * name, "<device>-only"), scores it with p->sim and the lower bound. device[p->n] receives the placement.
+ * Errors: HSDAG_EINVAL for an unknown method name (the message lists what is accepted), or the placer's own. */
+int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o, int32_t *device,
+                    hsdag_place_result *r, hsdag_err *e);
+/* Scores an existing placement the same way (place_s = 0). */
+int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e);
+/* Resolves a single-device spec to a device index, or -1 when name is not one. */
+int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name);
+
+/* ---- lower bounds ----
+ * The valid lower bound on latency of any feasible placement under p->sem: hsdag_bound_compute with
+ * hsdag_place_bound_exact as the exact hook (sequential on two devices: the min-cut optimum). Cached in p. */
+int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e);
+/* The exact hook for hsdag_bound_compute (signature hsdag_bound_exact_fn; ctx unused, may be NULL):
+ * sequential semantics on exactly two devices -> the min-cut optimum in seconds, with colour classes and
+ * allowed devices enforced and memory capacities ignored (a relaxation, so a valid bound). Anything else
+ * -> HSDAG_EUNSUPPORTED. */
+int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e, void *ctx);
+
+/* ---- the exact two-device sequential optimum (exposed for tests and the bound) ----
+ * Minimises sum_v node_s[v, dev v] + sum over (tensor u, other device b holding a consumer) xfer(u, dev u, b)
+ * over all placements on devices {0, 1} of c->devs, with colour classes kept together and forbidden
+ * (node, device) pairs excluded. device may be NULL (value only). Memory is not modelled.
+ * Returns 0, HSDAG_EUNSUPPORTED unless c->n_devices == 2, HSDAG_EINFEASIBLE if the constraints admit no
+ * placement (a colour class that neither device can host), HSDAG_ENOMEM. */
+int hsdag_place_mincut_solve(const hsdag_costs *c, int32_t *device, double *opt_s, hsdag_err *e);
+
+/* Sequential latency of a placement straight from the cost table (the formula above); used to cross-check. */
+double hsdag_place_sequential_cost(const hsdag_costs *c, const int32_t *device);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,112 @@
+/* sim.h - the latency simulator (three semantics), its Chrome/Perfetto trace and lower bounds on latency.
+ * Not here: the device model and cost table (devices.h), placement files (placement.h), placers (place.h).
+ * Entry points: hsdag_sim_create/run/free/costs/trace_write, hsdag_sim_config_default, hsdag_bound_compute.
+ *
+ * Usage (create once, run many times; a run allocates nothing):
+ *   hsdag_sim *s; hsdag_err e = {0};
+ *   hsdag_sim_config cfg = hsdag_sim_config_default();      // semantics AUTO = the device set's default
+ *   if (hsdag_sim_create(&s, g, devs, &cfg, &e) < 0) ...
+ *   int32_t *dev = ...;                                      // [g->n_nodes] device index per node
+ *   hsdag_sim_result r;
+ *   if (hsdag_sim_run(s, dev, &r) < 0) ...                   // only fails on a device index out of range
+ *   printf("%.3f ms %s\n", r.makespan_s * 1e3, r.feasible ? "ok" : "infeasible");
+ *   hsdag_sim_free(s);
+ */
+#ifndef HSDAG_SIM_H
+#define HSDAG_SIM_H
+
+#include "hsdag/devices.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Concurrent semantics: the order in which a device picks among its ready ops (ties: lower node index). */
+typedef enum hsdag_priority {
+    HSDAG_PRIO_UPWARD_RANK = 0, /* HEFT upward rank: mean cost over allowed devices + max successor rank */
+    HSDAG_PRIO_TOPO             /* lower topological index first */
+} hsdag_priority;
+
+typedef struct hsdag_sim_config {
+    hsdag_semantics semantics;   /* HSDAG_SEM_AUTO = devs->semantics */
+    hsdag_priority priority;     /* concurrent only */
+    hsdag_costs_config costs;    /* how op costs are obtained */
+    int record_trace;            /* 1: keep each op's and transfer's start/end for hsdag_sim_trace_write */
+} hsdag_sim_config;
+hsdag_sim_config hsdag_sim_config_default(void);
+
+/* Result of one run. The arrays point into the simulator and stay valid until the next run or free.
+ * Invariants: makespan_s >= 0; feasible == 0 iff max_excess_bytes > 0 or n_unsupported > 0 or
+ * n_color_violations > 0 or accels_used > devs->max_accels_used (when that limit is >= 0). */
+typedef struct hsdag_sim_result {
+    hsdag_semantics semantics;   /* what actually ran */
+    double makespan_s;           /* latency of one request, seconds */
+    int feasible;
+    int32_t n_devices;
+    const double *busy_s;        /* [n_devices] seconds of op execution on each device */
+    const double *peak_mem_bytes;/* [n_devices] peak of static + live bytes (memory model: devices.h) */
+    const double *excess_bytes;  /* [n_devices] max(0, peak - capacity); 0 where capacity is unlimited */
+    double max_excess_bytes;     /* max over devices */
+    double xfer_bytes;           /* total bytes moved between devices */
+    double xfer_s;               /* total seconds of transfers (sum, overlapping or not) */
+    int64_t n_xfers;             /* number of tensor copies (one per tensor per receiving device) */
+    int32_t n_unsupported;       /* ops on a device that may not run them (costs->allowed == 0) */
+    int32_t n_color_violations;  /* colour classes split over more than one device (counted once per class) */
+    int32_t accels_used;         /* non-CPU devices holding at least one op */
+    int32_t n_blocks;            /* tarnawski: contiguous accelerator blocks after the longest-path cut; else 0 */
+    int32_t n_cycle_cuts;        /* tarnawski: extra cuts because the blocks formed a cycle (Tarnawski et al.'s
+                                  * tool rejects such splits; docs/simulator.md gives our extension); else 0 */
+} hsdag_sim_result;
+
+typedef struct hsdag_sim hsdag_sim;
+
+/* Builds the cost table, priorities and every buffer a run needs. g and devs are borrowed and must outlive s. */
+int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
+                     const hsdag_sim_config *cfg, hsdag_err *e);
+/* Simulates one request with device[v] in [0, n_devices) for every node v. O((V+E) log V), no allocation,
+ * deterministic (events ordered by time, then sequence number). Returns 0, or HSDAG_EINVAL for an
+ * out-of-range device index (nothing else can fail). */
+int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out);
+void hsdag_sim_free(hsdag_sim *s); /* NULL is a no-op */
+
+const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s);
+hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s);
+/* Runs the same evaluation with another semantics without rebuilding the tables. */
+void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
+
+/* Appends the last run's schedule as Chrome/Perfetto trace JSON ({"traceEvents": [...]}): one track (tid) per
+ * device and one per link resource, times in microseconds. Needs cfg.record_trace = 1 and a run first
+ * (HSDAG_EINVAL otherwise). */
+int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *out, hsdag_err *e);
+
+/* ---- lower bounds on latency (docs/simulator.md) ---- */
+
+/* Optional exact solver for a semantics (e.g. the two-device min-cut for sequential, from the placers);
+ * writes the optimal latency in seconds ignoring memory caps (a relaxation, so still a lower bound).
+ * Return 0, HSDAG_EUNSUPPORTED when it does not apply (the bound then falls back), or another error. */
+typedef int (*hsdag_bound_exact_fn)(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e,
+                                    void *ctx);
+
+typedef struct hsdag_bound {
+    hsdag_semantics semantics;
+    double lower_s;          /* the bound: the largest valid term below */
+    double critical_path_s;  /* longest path with each op on its fastest allowed device, no communication */
+    double work_s;           /* sum over ops of their cheapest allowed cost */
+    double work_per_device_s;/* work_s / n_devices (concurrent only, else NAN) */
+    double exact_s;          /* from the exact hook, NAN if none or not applicable */
+    const char *rule;        /* "critical-path", "work/devices", "sum-min-cost", "exact", ... */
+} hsdag_bound;
+
+/* Valid terms per semantics:
+ *   sequential: sum-min-cost (every op runs, one at a time), or the exact optimum from the hook;
+ *   concurrent: max(critical-path, work/devices);
+ *   tarnawski:  critical path with each node at min(cpuLatency, fpgaLatency if allowed) - every path's nodes
+ *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its inputs).
+ * sem AUTO = the device set's default. exact may be NULL. */
+int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact, void *ctx,
+                        hsdag_bound *out, hsdag_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

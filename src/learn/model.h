@@ -1,0 +1,35 @@
+/* model.h - private interface of the HSDAG policy network (src/learn/model.c), used by train.c.
+ * Not here: the REINFORCE loop, checkpoints or rewards (train.c).
+ * Entry points: lmodel_create/free, lmodel_step_forward, lmodel_step_backward, lmodel_step_end. */
+#ifndef HSDAG_LEARN_MODEL_H
+#define HSDAG_LEARN_MODEL_H
+
+#include "hsdag/hsdag.h"
+
+/* The network's parameters and the fixed per-graph inputs. */
+typedef struct lmodel lmodel;
+
+/* One step's forward state (caches for backward), valid until lmodel_step_end. */
+typedef struct lstep {
+    int32_t n_clusters;        /* clusters of the last applied level */
+    int32_t levels;            /* levels applied */
+    const int32_t *cluster;    /* [n_groups] group -> final cluster */
+    const float *logp;         /* [n_clusters * K] log-probabilities */
+    const float *hc;           /* [n_clusters * H] final cluster features (the state update) */
+    void *priv;
+} lstep;
+
+int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
+                  hsdag_rng *init_rng, hsdag_err *e);
+void lmodel_free(lmodel *M);
+hsdag_nn_params *lmodel_params(lmodel *M);
+const hsdag_coarse *lmodel_coarse(const lmodel *M);
+int32_t lmodel_hidden(const lmodel *M);
+
+/* Forward pass on state delta D (n_groups, H), dropout drawn from rng when train. */
+int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_rng *rng, hsdag_err *e);
+/* Backward from dlogp (n_clusters, K): parameter gradients ACCUMULATE into the param grad block. */
+int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e);
+void lmodel_step_end(lstep *st);
+
+#endif

@@ -1,0 +1,514 @@
+/* train.c - the HSDAG learner: REINFORCE episodes over the policy network, state updates between steps,
+ * best-placement tracking, learning curve and bit-exact checkpoints.
+ * Not here: the network (model.c), rewards from the simulator or a command (glue.c, measure in the CLI).
+ * Entry points: hsdag_learn_config_default, hsdag_learn_create/free/train/save/load/best/curve/... */
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+hsdag_learn_config hsdag_learn_config_default(void)
+{
+    return (hsdag_learn_config){
+        .episodes = 25, .steps = 20, .seed = 42, .lr = 1e-3f, .gamma = 0.95, .hidden = 128, .embed = 16,
+        .dropout = 0.2f, .gnn = HSDAG_NN_GNN_GCN, .features = HSDAG_FEAT_ALL, .no_coarsen = 0, .levels = 1,
+        .min_clusters = 0, .baseline = 0, .baseline_decay = 0.9, .entropy = 0.0, .infeasible_penalty = 10.0,
+    };
+}
+
+struct hsdag_learn {
+    hsdag_learn_config cfg;
+    const hsdag_graph *g;
+    lmodel *M;
+    int32_t n_nodes, n_groups, K, H;
+    hsdag_rng rng;
+    int32_t episode;          /* episodes done */
+    int64_t evals;
+    double baseline;
+    int baseline_set;
+    int32_t *best;            /* [n_nodes] */
+    double best_lat;
+    int32_t best_episode;
+    hsdag_learn_row *curve;
+    size_t curve_cap;
+    int32_t n_curve;
+    /* scratch */
+    float *D;                 /* (n_groups, H) state delta */
+    float *g_logp, *g_ent;    /* gradient accumulators, param-block sized */
+    int32_t *gdev, *odev;     /* group devices, op devices */
+    float *dlogp;             /* (n_groups, K) */
+    float *ent;               /* (n_groups) */
+};
+
+void hsdag_learn_free(hsdag_learn *L)
+{
+    if (!L) return;
+    lmodel_free(L->M);
+    hsdag_free(L->best);
+    hsdag_free(L->curve);
+    hsdag_free(L->D);
+    hsdag_free(L->g_logp);
+    hsdag_free(L->g_ent);
+    hsdag_free(L->gdev);
+    hsdag_free(L->odev);
+    hsdag_free(L->dlogp);
+    hsdag_free(L->ent);
+    hsdag_free(L);
+}
+
+static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
+{
+    if (c->episodes < 0 || c->episodes > 10000000) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: episodes %d out of range", (int)c->episodes);
+    if (c->steps < 1 || c->steps > 100000) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: steps %d out of range", (int)c->steps);
+    if (c->hidden < 1 || c->hidden > 4096 || c->embed < 1 || c->embed > 4096)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: hidden/embed width out of range");
+    if (!(c->dropout >= 0 && c->dropout < 1)) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: dropout must be in [0, 1)");
+    if (!(c->gamma >= 0 && c->gamma <= 1)) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: gamma must be in [0, 1]");
+    if (!(c->lr > 0) || !(c->infeasible_penalty >= 1) || !(c->entropy >= 0) ||
+        !(c->baseline_decay >= 0 && c->baseline_decay < 1))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: lr, entropy, baseline decay or infeasible penalty out of range");
+    if (c->levels < 1 || c->levels > 16) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: levels must be in 1..16");
+    if (c->min_clusters < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min-clusters must be >= 0");
+    if (K < 1 || K > 64) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: %d devices (need 1..64)", (int)K);
+    return 0;
+}
+
+int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
+                       hsdag_err *e)
+{
+    *out = NULL;
+    int rc = cfg_check(cfg, n_devices, e);
+    if (rc < 0) return rc;
+    if (g->n_nodes < 1) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the graph has no nodes");
+    hsdag_learn *L = hsdag_calloc(1, sizeof *L);
+    if (!L) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    L->cfg = *cfg;
+    L->g = g;
+    L->K = n_devices;
+    L->H = cfg->hidden;
+    L->n_nodes = g->n_nodes;
+    hsdag_rng_seed(&L->rng, cfg->seed);
+    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &L->rng, e)) < 0) goto fail;
+    L->n_groups = lmodel_coarse(L->M)->n_groups;
+    size_t np = hsdag_nn_params_count(lmodel_params(L->M));
+    L->best = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_nodes);
+    L->D = hsdag_malloc(sizeof(float) * (size_t)L->n_groups * (size_t)L->H);
+    L->g_logp = hsdag_malloc(sizeof(float) * np);
+    L->g_ent = hsdag_malloc(sizeof(float) * np);
+    L->gdev = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_groups);
+    L->odev = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_nodes);
+    L->dlogp = hsdag_malloc(sizeof(float) * (size_t)L->n_groups * (size_t)L->K);
+    L->ent = hsdag_malloc(sizeof(float) * (size_t)L->n_groups);
+    if (!L->best || !L->D || !L->g_logp || !L->g_ent || !L->gdev || !L->odev || !L->dlogp || !L->ent) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+        goto fail;
+    }
+    L->best_lat = INFINITY;
+    L->best_episode = -1;
+    *out = L;
+    return 0;
+fail:
+    hsdag_learn_free(L);
+    return rc;
+}
+
+void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes) { L->cfg.episodes = episodes; }
+
+void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode)
+{
+    if (device) *device = L->best_episode >= 0 || isfinite(L->best_lat) ? L->best : NULL;
+    if (latency_s) *latency_s = L->best_lat;
+    if (episode) *episode = L->best_episode;
+}
+
+void hsdag_learn_offer(hsdag_learn *L, const int32_t *device, double latency_s)
+{
+    if (!(latency_s < L->best_lat)) return;
+    L->best_lat = latency_s;
+    memcpy(L->best, device, sizeof(int32_t) * (size_t)L->n_nodes);
+}
+
+const hsdag_learn_row *hsdag_learn_curve(const hsdag_learn *L, int32_t *n_rows)
+{
+    *n_rows = L->n_curve;
+    return L->curve;
+}
+int64_t hsdag_learn_evals(const hsdag_learn *L) { return L->evals; }
+int32_t hsdag_learn_groups(const hsdag_learn *L) { return L->n_groups; }
+size_t hsdag_learn_param_count(const hsdag_learn *L) { return hsdag_nn_params_count(lmodel_params(L->M)); }
+hsdag_nn_params *hsdag_learn_params(hsdag_learn *L) { return lmodel_params(L->M); }
+
+/* ---- one episode ---- */
+
+/* Adds the step's log-prob gradient (and entropy gradient) into the accumulators. */
+static int step_grads(hsdag_learn *L, lstep *st, const int32_t *act, float w_logp, int want_ent, hsdag_err *e)
+{
+    hsdag_nn_params *P = lmodel_params(L->M);
+    size_t np = hsdag_nn_params_count(P);
+    int32_t C = st->n_clusters, K = L->K;
+    float *G = hsdag_nn_params_grad(P, -1);
+    hsdag_nn_params_zero_grad(P);
+    memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+    for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + act[c]] = 1.0f;
+    int rc = lmodel_step_backward(L->M, st, L->dlogp, e);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < np; i++) L->g_logp[i] += w_logp * G[i];
+    if (!want_ent) return 0;
+    hsdag_nn_params_zero_grad(P);
+    memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+    for (int32_t c = 0; c < C; c++) L->ent[c] = 1.0f / (float)C; /* d(mean entropy) / dH_c */
+    hsdag_nn_entropy_backward(L->dlogp, L->ent, st->logp, C, K);
+    if ((rc = lmodel_step_backward(L->M, st, L->dlogp, e)) < 0) return rc;
+    for (size_t i = 0; i < np; i++) L->g_ent[i] += G[i];
+    return 0;
+}
+
+static int curve_push(hsdag_learn *L, const hsdag_learn_row *row)
+{
+    if (hsdag_grow((void **)&L->curve, &L->curve_cap, (size_t)L->n_curve + 1, sizeof *row) < 0) return HSDAG_ENOMEM;
+    L->curve[L->n_curve++] = *row;
+    return 0;
+}
+
+static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row, hsdag_err *e)
+{
+    const hsdag_learn_config *cfg = &L->cfg;
+    hsdag_nn_params *P = lmodel_params(L->M);
+    size_t np = hsdag_nn_params_count(P);
+    int32_t T = cfg->steps, K = L->K, H = L->H;
+    const hsdag_coarse *co = lmodel_coarse(L->M);
+    memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * H);
+    memset(L->g_logp, 0, sizeof(float) * np);
+    memset(L->g_ent, 0, sizeof(float) * np);
+    double R = 0, lat_sum = 0, ent_sum = 0;
+    int rc = 0;
+    int32_t *a = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_groups);
+    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    for (int32_t t = 0; t < T; t++) {
+        lstep st;
+        if ((rc = lmodel_step_forward(L->M, &st, L->D, 1, &L->rng, e)) < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        int32_t C = st.n_clusters;
+        for (int32_t c = 0; c < C; c++) {
+            rc = hsdag_nn_categorical_sample_logits(&a[c], NULL, st.logp + (size_t)c * K, NULL, K, &L->rng);
+            if (rc < 0) {
+                rc = hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
+                break;
+            }
+        }
+        if (rc < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        hsdag_nn_entropy_forward(L->ent, st.logp, C, K);
+        double hm = 0;
+        for (int32_t c = 0; c < C; c++) hm += L->ent[c];
+        ent_sum += hm / C;
+        for (int32_t v = 0; v < L->n_groups; v++) L->gdev[v] = a[st.cluster[v]];
+        hsdag_coarsen_expand(co, L->odev, L->gdev);
+        double lat = 0;
+        int feas = 0;
+        if ((rc = eval(ctx, L->odev, &lat, &feas, e)) < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        L->evals++;
+        if (!(lat > 0) || !isfinite(lat)) {
+            rc = hsdag_err_set(e, HSDAG_EEXTERNAL, "hsdag: the latency oracle returned %g s", lat);
+            lmodel_step_end(&st);
+            break;
+        }
+        lat_sum += lat;
+        if (feas && lat < L->best_lat) {
+            L->best_lat = lat;
+            L->best_episode = L->episode;
+            memcpy(L->best, L->odev, sizeof(int32_t) * (size_t)L->n_nodes);
+        }
+        /* reward 1 / latency in ms; infeasible placements are penalised */
+        double r = 1.0 / (lat * 1e3 * (feas ? 1.0 : cfg->infeasible_penalty));
+        R = cfg->gamma * R + r; /* after T steps: sum_i gamma^i r_{T-1-i} */
+        /* paper: every step's log-prob is weighted by the episode return R (applied at the end);
+         * option: per-step advantage r_t - b with a moving-average baseline b of step rewards */
+        float w = 1.0f;
+        if (cfg->baseline) {
+            if (!L->baseline_set) {
+                L->baseline = r;
+                L->baseline_set = 1;
+            }
+            w = (float)(r - L->baseline);
+            L->baseline = cfg->baseline_decay * L->baseline + (1 - cfg->baseline_decay) * r;
+        }
+        rc = step_grads(L, &st, a, w, cfg->entropy > 0, e);
+        if (rc < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        /* state update x_v += h_cluster(v) (constant for later steps) */
+        for (int32_t v = 0; v < L->n_groups; v++) {
+            const float *h = st.hc + (size_t)st.cluster[v] * H;
+            float *d = L->D + (size_t)v * H;
+            for (int32_t j = 0; j < H; j++) d[j] += h[j];
+        }
+        row->clusters = C;
+        lmodel_step_end(&st);
+    }
+    hsdag_free(a);
+    if (rc < 0) return rc;
+    /* loss = -R sum_t log pi_t (or -sum_t (r_t - b) log pi_t) - entropy * sum_t mean H_t; one Adam step */
+    double adv = cfg->baseline ? 1.0 : R;
+    float *G = hsdag_nn_params_grad(P, -1);
+    float ca = (float)-adv, ce = (float)-cfg->entropy;
+    for (size_t i = 0; i < np; i++) G[i] = ca * L->g_logp[i] + ce * L->g_ent[i];
+    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+    ac.lr = cfg->lr;
+    hsdag_nn_adam_step(P, &ac, NULL);
+    row->episode = L->episode;
+    row->mean_latency_s = lat_sum / T;
+    row->best_latency_s = L->best_lat;
+    row->entropy = ent_sum / T;
+    row->reward = R;
+    return 0;
+}
+
+int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx, hsdag_learn_progress_fn progress,
+                      void *progress_ctx, hsdag_err *e)
+{
+    while (L->episode < L->cfg.episodes) {
+        hsdag_learn_row row = {0};
+        int rc = run_episode(L, eval, eval_ctx, &row, e);
+        if (rc < 0) return rc;
+        if (curve_push(L, &row) < 0) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+        L->episode++;
+        if (progress && progress(progress_ctx, &row, L->cfg.episodes)) return 1;
+    }
+    return 0;
+}
+
+/* ---- checkpoints ---- */
+
+#define CK_MAGIC "HSDAGLRN"
+#define CK_VERSION 1u
+
+static void put_u64(hsdag_buf *b, uint64_t v)
+{
+    unsigned char x[8];
+    for (int i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
+    hsdag_buf_append(b, (const char *)x, 8);
+}
+static void put_f64(hsdag_buf *b, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    put_u64(b, v);
+}
+
+typedef struct {
+    const unsigned char *p;
+    size_t len, pos;
+    int bad;
+} rd;
+static uint64_t get_u64(rd *r)
+{
+    if (r->len - r->pos < 8) {
+        r->bad = 1;
+        return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)r->p[r->pos + i] << (8 * i);
+    r->pos += 8;
+    return v;
+}
+static double get_f64(rd *r)
+{
+    uint64_t v = get_u64(r);
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static uint64_t fnv64(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* What must match for a checkpoint to continue bit-identically. */
+static void fingerprint(const hsdag_learn *L, uint64_t fp[12])
+{
+    const hsdag_learn_config *c = &L->cfg;
+    double lr = c->lr, dr = c->dropout;
+    uint64_t u;
+    fp[0] = (uint64_t)L->n_nodes;
+    fp[1] = (uint64_t)L->n_groups;
+    fp[2] = (uint64_t)L->K;
+    fp[3] = c->seed;
+    fp[4] = (uint64_t)c->steps;
+    memcpy(&u, &lr, 8);
+    fp[5] = u ^ ((uint64_t)c->hidden << 1) ^ ((uint64_t)c->embed << 17);
+    memcpy(&u, &dr, 8);
+    fp[6] = u ^ ((uint64_t)c->gnn << 3) ^ ((uint64_t)c->features << 7) ^ ((uint64_t)c->no_coarsen << 20);
+    fp[7] = (uint64_t)c->levels | ((uint64_t)(uint32_t)c->min_clusters << 32);
+    fp[8] = (uint64_t)c->baseline;
+    memcpy(&fp[9], &c->entropy, 8);
+    memcpy(&fp[10], &c->gamma, 8);
+    memcpy(&fp[11], &c->infeasible_penalty, 8);
+}
+
+static const char *fp_names[12] = {"nodes", "groups", "devices", "seed", "steps", "lr/hidden/embed",
+                                   "dropout/gnn/features/coarsening", "levels/min-clusters", "baseline",
+                                   "entropy", "gamma", "infeasible penalty"};
+
+int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
+{
+    size_t start = out->len;
+    uint64_t fp[12];
+    fingerprint(L, fp);
+    hsdag_buf_append(out, CK_MAGIC, 8);
+    put_u64(out, CK_VERSION);
+    for (int i = 0; i < 12; i++) put_u64(out, fp[i]);
+    put_u64(out, (uint64_t)L->episode);
+    put_u64(out, (uint64_t)L->evals);
+    for (int i = 0; i < 4; i++) put_u64(out, L->rng.s[i]);
+    put_f64(out, L->baseline);
+    put_u64(out, (uint64_t)L->baseline_set);
+    put_f64(out, L->best_lat);
+    put_u64(out, (uint64_t)(int64_t)L->best_episode);
+    for (int32_t v = 0; v < L->n_nodes; v++) put_u64(out, (uint64_t)(uint32_t)L->best[v]);
+    put_u64(out, (uint64_t)L->n_curve);
+    for (int32_t i = 0; i < L->n_curve; i++) {
+        const hsdag_learn_row *r = &L->curve[i];
+        put_u64(out, (uint64_t)r->episode);
+        put_f64(out, r->mean_latency_s);
+        put_f64(out, r->best_latency_s);
+        put_f64(out, r->entropy);
+        put_f64(out, r->reward);
+        put_u64(out, (uint64_t)r->clusters);
+    }
+    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
+    put_u64(out, fnv64((const unsigned char *)out->data + start, out->len - start));
+    int rc = hsdag_nn_params_save(lmodel_params(L->M), out, e);
+    if (rc < 0) return rc;
+    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
+    return 0;
+}
+
+int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
+{
+    rd r = {.p = buf, .len = len};
+    if (len < 16 || memcmp(buf, CK_MAGIC, 8) != 0)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: not an hsdag learner checkpoint (bad magic)");
+    r.pos = 8;
+    if (get_u64(&r) != CK_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: unsupported version");
+    /* verify the checksum before trusting any field: header 192 bytes, best placement, curve, checksum */
+    size_t head = 192;
+    if (len < head || (size_t)L->n_nodes > (len - head) / 8 - 1)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
+    r.pos = head + (size_t)L->n_nodes * 8;
+    uint64_t nc = get_u64(&r);
+    if (r.bad || nc > (uint64_t)INT32_MAX || nc > (len - r.pos) / 48 || (size_t)nc * 48 + 8 > len - r.pos)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated or inconsistent curve");
+    size_t curve_pos = r.pos;
+    size_t sum_end = curve_pos + (size_t)nc * 48;
+    r.pos = sum_end;
+    uint64_t sum = get_u64(&r);
+    if (r.bad || sum != fnv64(buf, sum_end)) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch");
+    size_t params_pos = r.pos;
+    r.pos = 16;
+    uint64_t fp[12];
+    fingerprint(L, fp);
+    for (int i = 0; i < 12; i++) {
+        uint64_t v = get_u64(&r);
+        if (v != fp[i])
+            return hsdag_err_set(e, HSDAG_EINVAL, "checkpoint: made with a different %s (graph or options differ)",
+                                 fp_names[i]);
+    }
+    int32_t episode = (int32_t)get_u64(&r);
+    int64_t evals = (int64_t)get_u64(&r);
+    hsdag_rng rng;
+    for (int i = 0; i < 4; i++) rng.s[i] = get_u64(&r);
+    double baseline = get_f64(&r);
+    int bset = (int)get_u64(&r);
+    double best_lat = get_f64(&r);
+    int32_t best_ep = (int32_t)(int64_t)get_u64(&r);
+    size_t best_pos = r.pos;
+    for (int32_t v = 0; v < L->n_nodes; v++) {
+        uint64_t d = get_u64(&r);
+        if (d >= (uint64_t)L->K) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
+    }
+    if (nc > (uint64_t)episode) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
+    r.pos = params_pos;
+    size_t used = 0;
+    int rc = hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + r.pos, len - r.pos, &used, e);
+    if (rc < 0) return rc;
+    /* commit */
+    hsdag_learn_row *curve = NULL;
+    size_t cap = 0;
+    if (nc && hsdag_grow((void **)&curve, &cap, (size_t)nc, sizeof *curve) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    r.pos = curve_pos;
+    for (uint64_t i = 0; i < nc; i++) {
+        curve[i].episode = (int32_t)get_u64(&r);
+        curve[i].mean_latency_s = get_f64(&r);
+        curve[i].best_latency_s = get_f64(&r);
+        curve[i].entropy = get_f64(&r);
+        curve[i].reward = get_f64(&r);
+        curve[i].clusters = (int32_t)get_u64(&r);
+    }
+    r.pos = best_pos;
+    for (int32_t v = 0; v < L->n_nodes; v++) L->best[v] = (int32_t)get_u64(&r);
+    hsdag_free(L->curve);
+    L->curve = curve;
+    L->curve_cap = cap;
+    L->n_curve = (int32_t)nc;
+    L->episode = episode;
+    L->evals = evals;
+    L->rng = rng;
+    L->baseline = baseline;
+    L->baseline_set = bset;
+    L->best_lat = best_lat;
+    L->best_episode = best_ep;
+    return 0;
+}
+
+/* ---- debug: the whole policy loss for finite differences ---- */
+
+int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int32_t *n_clusters, double entropy_w,
+                           int grad, double *loss, hsdag_err *e)
+{
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, seed);
+    lstep st;
+    /* a fixed, nonzero state delta so the state-update path is exercised */
+    for (size_t i = 0; i < (size_t)L->n_groups * L->H; i++) L->D[i] = 0.05f * (float)((i * 7) % 11) - 0.25f;
+    int rc = lmodel_step_forward(L->M, &st, L->D, 0, &rng, e);
+    if (rc < 0) {
+        lmodel_step_end(&st);
+        return rc;
+    }
+    int32_t C = st.n_clusters, K = L->K;
+    if (*n_clusters <= 0) {
+        for (int32_t c = 0; c < C; c++)
+            hsdag_nn_categorical_sample_logits(&actions[c], NULL, st.logp + (size_t)c * K, NULL, K, &rng);
+        *n_clusters = C;
+    } else if (*n_clusters != C) {
+        lmodel_step_end(&st);
+        return hsdag_err_set(e, HSDAG_EINVAL, "debug: cluster count changed (%d -> %d)", (int)*n_clusters, (int)C);
+    }
+    double lsum = 0;
+    hsdag_nn_entropy_forward(L->ent, st.logp, C, K);
+    for (int32_t c = 0; c < C; c++) lsum += -(double)st.logp[(size_t)c * K + actions[c]] - entropy_w * L->ent[c];
+    *loss = lsum;
+    if (grad) {
+        hsdag_nn_params_zero_grad(lmodel_params(L->M));
+        memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+        for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + actions[c]] = -1.0f;
+        for (int32_t c = 0; c < C; c++) L->ent[c] = (float)-entropy_w;
+        hsdag_nn_entropy_backward(L->dlogp, L->ent, st.logp, C, K);
+        rc = lmodel_step_backward(L->M, &st, L->dlogp, e);
+    }
+    lmodel_step_end(&st);
+    return rc;
+}

@@ -1,0 +1,377 @@
+/* ilp.c - the exact sequential-latency optimum on any number of devices as a MILP solved by GLPK, time-limited.
+ * Not here: tarnawski latency (not formulated: the sequential optimum is returned and called a heuristic);
+ *           concurrent latency on graphs up to 30 ops is ilp_conc.c's disjunctive model (larger graphs get the
+ *           sequential model, said in the note); the simulator's liveness-based memory (the cap is sufficient).
+ * Entry points: place_ilp.
+ *
+ * Formulation (one binary per colour class and allowed device; times in milliseconds):
+ *   X[c,d] in {0,1},  sum_d X[c,d] = 1,  X[c,d] = 0 where a member may not run on d;
+ *   Z[u,a,b] >= X[c(u),a] + X[c(w),b] - 1 for each consumer w of u in another class, a != b, Z in [0,1]:
+ *     tensor u is copied a -> b once however many consumers it has on b;
+ *   min  sum node_s[v,d] X[c(v),d] + sum xfer(u,a,b) Z[u,a,b];
+ *   memory: sum_c mem(c) X[c,d] + sum_{u,a} xfer_bytes(u) Z[u,a,d] <= capacity(d) (static + activation + received
+ *     copies all counted as resident: an upper bound of the simulator's peak, so every solution fits);
+ *   accelerator count (Tarnawski maxFPGAs): X[c,d] <= U[d], sum over non-CPU d of U[d] <= limit. */
+#include "place_int.h"
+
+#include <glpk.h>
+
+#define ILP_MAX_COLS 400000
+
+typedef struct ilp_cb {
+    double bound;     /* best bound seen (ms), -INFINITY if none */
+    const double *heur; /* [ncols + 1] a feasible start, or NULL */
+    int heur_given;
+} ilp_cb;
+
+static void ilp_callback(glp_tree *tree, void *info)
+{
+    ilp_cb *cb = info;
+    int best = glp_ios_best_node(tree);
+    if (best) {
+        double b = glp_ios_node_bound(tree, best);
+        if (b > cb->bound) cb->bound = b;
+    }
+    if (glp_ios_reason(tree) == GLP_IHEUR && cb->heur && !cb->heur_given) {
+        cb->heur_given = 1;
+        glp_ios_heur_sol(tree, cb->heur);
+    }
+}
+
+typedef struct ilp_model {
+    glp_prob *lp;
+    int32_t *xcol;   /* [n_groups * k] column of X[c,d] */
+    int32_t zbase;   /* first Z column; Z columns are laid out per (u, a, b) in zlist order */
+    int32_t nz_cols;
+    int32_t *zu;     /* [nz_cols / (k*(k-1)) entries] nodes u that have a Z block */
+    int32_t nzu;
+    int32_t ucol;    /* first U column or 0 */
+} ilp_model;
+
+/* Writes the column values of placement dev into x[1..ncols] (Z from the placement, U = used). */
+static void ilp_fill(const hsdag_place_problem *p, const ilp_model *m, const int32_t *dev, double *x)
+{
+    const hsdag_graph *g = p->g;
+    int32_t k = p->k, ncols = glp_get_num_cols(m->lp);
+    for (int32_t j = 1; j <= ncols; j++) x[j] = 0;
+    for (int32_t gi = 0; gi < p->n_groups; gi++) x[m->xcol[(size_t)gi * k + dev[p->grp_node[p->grp_off[gi]]]]] = 1;
+    for (int32_t i = 0; i < m->nzu; i++) {
+        int32_t u = m->zu[i], a = dev[u];
+        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+            int32_t b = dev[g->out_dst[j]];
+            if (b == a) continue;
+            int32_t slot = a * (k - 1) + (b < a ? b : b - 1);
+            x[m->zbase + i * k * (k - 1) + slot] = 1;
+        }
+    }
+    if (m->ucol)
+        for (int32_t v = 0; v < p->n; v++)
+            if (p->devs->dev[dev[v]].kind != HSDAG_DEV_CPU) x[m->ucol + dev[v]] = 1;
+}
+
+/* Start placements for the solver: each device for every class that may run there (else its fallback), the min
+ * cut on two devices, Tarnawski's greedy and HEFT. The best one that meets the memory rows (checked by ilp_fits) is handed to GLPK. */
+static int ilp_fits(const hsdag_place_problem *p, const int32_t *dev)
+{
+    double used[HSDAG_MAX_DEVICES];
+    const hsdag_graph *g = p->g;
+    place_memory_used(p, dev, used);
+    for (int32_t u = 0; u < p->n; u++) {
+        uint64_t seen = 0;
+        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+            int32_t b = dev[g->out_dst[j]];
+            if (b == dev[u] || ((seen >> b) & 1u)) continue;
+            seen |= (uint64_t)1 << b;
+            used[b] += p->c->xfer_bytes[u];
+        }
+    }
+    for (int32_t d = 0; d < p->k; d++)
+        if (used[d] > p->cap[d]) return 0;
+    if (p->devs->max_accels_used >= 0) {
+        int32_t na = 0;
+        for (int32_t d = 0; d < p->k; d++) {
+            if (p->devs->dev[d].kind == HSDAG_DEV_CPU) continue;
+            int any = 0;
+            for (int32_t v = 0; v < p->n && !any; v++) any = dev[v] == d;
+            na += any;
+        }
+        if (na > p->devs->max_accels_used) return 0;
+    }
+    return 1;
+}
+
+static int ilp_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp)
+{
+    double bv = INFINITY;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    for (int32_t d = 0; d < p->k + 3; d++) {
+        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+        if (d < p->k) {
+            for (int32_t gi = 0; gi < p->n_groups; gi++)
+                place_group_set(p, tmp, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
+        } else if (d == p->k) {
+            if (p->k != 2 || hsdag_place_mincut_solve(p->c, tmp, NULL, NULL) < 0) continue;
+        } else if ((d == p->k + 1 ? place_greedy_tarnawski(p, &o, tmp, &rep, NULL)
+                                  : place_heft(p, &o, tmp, &rep, NULL)) < 0) {
+            continue;
+        }
+        if (!ilp_fits(p, tmp)) continue;
+        double v = hsdag_place_sequential_cost(p->c, tmp);
+        if (v < bv) {
+            bv = v;
+            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
+        }
+    }
+    return bv < INFINITY;
+}
+
+static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
+{
+    const hsdag_graph *g = p->g;
+    int32_t k = p->k, ng = p->n_groups, pairs = k * (k - 1);
+    glp_prob *lp = m->lp;
+    m->xcol = hsdag_malloc((size_t)ng * (size_t)k * sizeof *m->xcol);
+    m->zu = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *m->zu);
+    if (!m->xcol || !m->zu) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+    for (int32_t u = 0; u < p->n && pairs; u++) {
+        int cross = 0;
+        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1] && !cross; j++)
+            cross = p->group[g->out_dst[j]] != p->group[u];
+        if (cross) m->zu[m->nzu++] = u;
+    }
+    double ncols = (double)ng * k + (double)m->nzu * pairs + k;
+    if (ncols > ILP_MAX_COLS)
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: %.0f variables is beyond this solver (limit %d); use "
+                                                    "mincut or local-search", ncols, ILP_MAX_COLS);
+    const double ms = 1e3;
+    glp_set_obj_dir(lp, GLP_MIN);
+    int32_t col = glp_add_cols(lp, ng * k);
+    for (int32_t gi = 0; gi < ng; gi++)
+        for (int32_t d = 0; d < k; d++, col++) {
+            m->xcol[(size_t)gi * k + d] = col;
+            glp_set_col_kind(lp, col, GLP_BV);
+            if (!place_group_ok(p, gi, d)) glp_set_col_bnds(lp, col, GLP_FX, 0, 0);
+            glp_set_obj_coef(lp, col, place_group_cost(p, gi, d) * ms);
+        }
+    m->zbase = m->nzu ? glp_add_cols(lp, m->nzu * pairs) : 0;
+    for (int32_t i = 0; i < m->nzu; i++)
+        for (int32_t a = 0, s = 0; a < k; a++)
+            for (int32_t b = 0; b < k; b++) {
+                if (a == b) continue;
+                int32_t zc = m->zbase + i * pairs + s++;
+                glp_set_col_bnds(lp, zc, GLP_DB, 0, 1);
+                glp_set_obj_coef(lp, zc, hsdag_costs_xfer_s(p->c, m->zu[i], a, b) * ms);
+            }
+    int32_t accels = 0;
+    for (int32_t d = 0; d < k; d++) accels += p->devs->dev[d].kind != HSDAG_DEV_CPU;
+    int limit = p->devs->max_accels_used >= 0 && p->devs->max_accels_used < accels;
+    if (limit) {
+        m->ucol = glp_add_cols(lp, k);
+        for (int32_t d = 0; d < k; d++) glp_set_col_kind(lp, m->ucol + d, GLP_BV);
+    }
+    /* rows: one at a time (GLPK copies them), through small index buffers */
+    /* the longest row is a memory row: every class plus (k - 1) copies per tensor */
+    int cap = ng + m->nzu * (k - 1) + 2 * k + 16, *ind = NULL;
+    double *val = NULL;
+    ind = hsdag_malloc((size_t)(cap + 1) * sizeof *ind);
+    val = hsdag_malloc((size_t)(cap + 1) * sizeof *val);
+    if (!ind || !val) {
+        hsdag_free(ind);
+        hsdag_free(val);
+        return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+    }
+    for (int32_t gi = 0; gi < ng; gi++) {
+        int row = glp_add_rows(lp, 1);
+        for (int32_t d = 0; d < k; d++) ind[d + 1] = m->xcol[(size_t)gi * k + d], val[d + 1] = 1;
+        glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
+        glp_set_mat_row(lp, row, k, ind, val);
+    }
+    for (int32_t i = 0; i < m->nzu; i++) {
+        int32_t u = m->zu[i], cu = p->group[u];
+        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+            int32_t cw = p->group[g->out_dst[j]];
+            if (cw == cu) continue;
+            int dup = 0; /* one row set per distinct consumer class */
+            for (int32_t j2 = g->out_off[u]; j2 < j && !dup; j2++) dup = p->group[g->out_dst[j2]] == cw;
+            if (dup) continue;
+            for (int32_t a = 0, s = 0; a < k; a++)
+                for (int32_t b = 0; b < k; b++) {
+                    if (a == b) continue;
+                    int32_t zc = m->zbase + i * pairs + s++;
+                    int row = glp_add_rows(lp, 1);
+                    ind[1] = zc, val[1] = 1;
+                    ind[2] = m->xcol[(size_t)cu * k + a], val[2] = -1;
+                    ind[3] = m->xcol[(size_t)cw * k + b], val[3] = -1;
+                    glp_set_row_bnds(lp, row, GLP_LO, -1, 0);
+                    glp_set_mat_row(lp, row, 3, ind, val);
+                }
+        }
+    }
+    for (int32_t d = 0; d < k; d++) {
+        if (!(p->cap[d] < INFINITY)) continue;
+        int cnt = 0, row = glp_add_rows(lp, 1);
+        for (int32_t gi = 0; gi < ng; gi++)
+            if (p->grp_mem[gi] > 0) ++cnt, ind[cnt] = m->xcol[(size_t)gi * k + d], val[cnt] = p->grp_mem[gi] / p->cap[d];
+        for (int32_t i = 0; i < m->nzu; i++)
+            for (int32_t a = 0, s = 0; a < k; a++)
+                for (int32_t b = 0; b < k; b++) {
+                    if (a == b) continue;
+                    if (b == d && p->c->xfer_bytes[m->zu[i]] > 0)
+                        ++cnt, ind[cnt] = m->zbase + i * pairs + s, val[cnt] = p->c->xfer_bytes[m->zu[i]] / p->cap[d];
+                    s++;
+                }
+        HSDAG_ASSERT(cnt <= cap);
+        glp_set_row_bnds(lp, row, GLP_UP, 0, 1.0); /* in units of the capacity, for the simplex's sake */
+        glp_set_mat_row(lp, row, cnt, ind, val);
+    }
+    if (limit) {
+        for (int32_t d = 0; d < k; d++) {
+            if (p->devs->dev[d].kind == HSDAG_DEV_CPU) continue;
+            int row = glp_add_rows(lp, 1), cnt = 0;
+            for (int32_t gi = 0; gi < ng; gi++) ++cnt, ind[cnt] = m->xcol[(size_t)gi * k + d], val[cnt] = 1;
+            ++cnt, ind[cnt] = m->ucol + d, val[cnt] = -(double)ng;
+            glp_set_row_bnds(lp, row, GLP_UP, 0, 0);
+            glp_set_mat_row(lp, row, cnt, ind, val);
+        }
+        int row = glp_add_rows(lp, 1), cnt = 0;
+        for (int32_t d = 0; d < k; d++)
+            if (p->devs->dev[d].kind != HSDAG_DEV_CPU) ++cnt, ind[cnt] = m->ucol + d, val[cnt] = 1;
+        glp_set_row_bnds(lp, row, GLP_UP, 0, p->devs->max_accels_used);
+        glp_set_mat_row(lp, row, cnt, ind, val);
+    }
+    hsdag_free(ind);
+    hsdag_free(val);
+    return 0;
+}
+
+/* Concurrent semantics on a small graph: the disjunctive model of ilp_conc.c, started from the best (by
+ * simulation) of each single device, HEFT, m-ETF and the greedy. */
+static int ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                          hsdag_err *e)
+{
+    int32_t *best = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *best);
+    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
+    int rc = 0;
+    if (!best || !tmp) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    place_score bs = {0, INFINITY, INFINITY};
+    hsdag_place_opts so = hsdag_place_opts_default();
+    for (int32_t d = 0; d < p->k + 3; d++) {
+        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+        if (d < p->k) {
+            for (int32_t gi = 0; gi < p->n_groups; gi++)
+                place_group_set(p, tmp, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
+        } else {
+            int prc = d == p->k       ? place_heft(p, &so, tmp, &rep, e)
+                      : d == p->k + 1 ? place_metf(p, &so, tmp, &rep, e)
+                                      : place_greedy_tarnawski(p, &so, tmp, &rep, e);
+            if (prc < 0) {
+                rc = prc;
+                goto done;
+            }
+        }
+        place_score sc = place_evaluate(p, tmp);
+        if (bs.latency_s == INFINITY || place_score_better(sc, bs)) {
+            bs = sc;
+            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
+        }
+    }
+    rc = place_ilp_concurrent(p, o, best, device, r, e);
+done:
+    hsdag_free(best);
+    hsdag_free(tmp);
+    return rc;
+}
+
+int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+              hsdag_err *e)
+{
+    if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
+    ilp_model m = {0};
+    ilp_cb cb = {.bound = -INFINITY};
+    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
+    int32_t *start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *start);
+    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
+    double *x = NULL;
+    int rc = 0, have_start = 0;
+    if (!start || !tmp) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    glp_term_out(GLP_OFF); /* the library never prints */
+    m.lp = glp_create_prob();
+    if ((rc = ilp_build(p, &m, e)) < 0) goto done;
+    int ncols = glp_get_num_cols(m.lp);
+    if (!(x = hsdag_malloc((size_t)(ncols + 1) * sizeof *x))) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    have_start = ilp_start(p, start, tmp);
+    if (have_start) {
+        ilp_fill(p, &m, start, x);
+        cb.heur = x;
+    }
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    /* GLPK checks its clock coarsely: give each stage a margin so the whole call stays within the limit */
+    sp.tm_lim = (int)fmax(1, fmin(0.8 * (tl - (hsdag_now() - t0)) * 1e3, 2e9));
+    glp_scale_prob(m.lp, GLP_SF_AUTO);
+    int sr = glp_simplex(m.lp, &sp);
+    int lp_ok = sr == 0 && glp_get_status(m.lp) == GLP_OPT;
+    if (sr == 0 && glp_get_status(m.lp) == GLP_NOFEAS) {
+        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "ilp: no placement meets the memory capacities and colour classes");
+        goto done;
+    }
+    if (lp_ok) cb.bound = glp_get_obj_val(m.lp);
+    int ir = -1, st = GLP_UNDEF;
+    double left = tl - (hsdag_now() - t0);
+    if (lp_ok && left > 0) {
+        glp_iocp ip;
+        glp_init_iocp(&ip);
+        ip.msg_lev = GLP_MSG_OFF;
+        ip.tm_lim = (int)fmax(1, fmin(0.9 * left * 1e3, 2e9));
+        ip.cb_func = ilp_callback;
+        ip.cb_info = &cb;
+        ip.mir_cuts = GLP_ON;
+        ir = glp_intopt(m.lp, &ip);
+        st = glp_mip_status(m.lp);
+    }
+    if (st == GLP_OPT || st == GLP_FEAS) {
+        for (int32_t gi = 0; gi < p->n_groups; gi++)
+            for (int32_t d = 0; d < p->k; d++)
+                if (glp_mip_col_val(m.lp, m.xcol[(size_t)gi * p->k + d]) > 0.5) place_group_set(p, device, gi, d);
+        double obj = glp_mip_obj_val(m.lp) / 1e3;
+        double bound = st == GLP_OPT && ir == 0 ? obj : fmin(obj, cb.bound / 1e3);
+        r->objective_s = hsdag_place_sequential_cost(p->c, device);
+        r->bound_s = bound;
+        r->optimal = st == GLP_OPT && ir == 0;
+        if (r->optimal && p->sem == HSDAG_SEM_SEQUENTIAL)
+            snprintf(r->note, sizeof r->note, "proven optimal (sequential)");
+        else
+            snprintf(r->note, sizeof r->note, "%s: objective %.6g ms, best bound %.6g ms, proven gap %.3g%%%s%s",
+                     r->optimal ? "optimal" : "time limit", obj * 1e3, bound * 1e3,
+                     obj > 0 ? 100 * (obj - bound) / obj : 0.0, p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "; objective is ",
+                     p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "sequential latency (heuristic under this semantics)");
+    } else if (have_start) {
+        memcpy(device, start, (size_t)p->n * sizeof *device);
+        r->objective_s = hsdag_place_sequential_cost(p->c, device);
+        r->bound_s = lp_ok ? cb.bound / 1e3 : NAN;
+        snprintf(r->note, sizeof r->note,
+                 "no integer solution within %.3g s (%s; glpk %d/%d): returned the best start placement", tl,
+                 lp_ok ? "branch and bound" : "LP relaxation", lp_ok ? ir : sr, lp_ok ? st : glp_get_status(m.lp));
+    } else {
+        rc = hsdag_err_set(e, HSDAG_ESOLVER, "ilp: no solution within the time limit of %.3g s (glpk %d/%d)", tl, ir,
+                           st);
+    }
+done:
+    if (m.lp) glp_delete_prob(m.lp);
+    hsdag_free(m.xcol);
+    hsdag_free(m.zu);
+    hsdag_free(x);
+    hsdag_free(start);
+    hsdag_free(tmp);
+    return rc;
+}

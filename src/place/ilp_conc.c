@@ -1,0 +1,287 @@
+/* ilp_conc.c - a disjunctive MILP for concurrent semantics on small graphs: placement and schedule together,
+ *              with transfers that never wait for a link (a relaxation of the simulator's FIFO links).
+ * Not here: link contention or priority rules (so its optimum is a lower bound on the simulated concurrent latency
+ *           of every placement, and its placement is then scored by the simulator like any other); memory rows
+ *           count static + activation bytes only (received copies are not reserved, unlike the sequential ILP).
+ * Entry points: place_ilp_concurrent (called by place_ilp for concurrent semantics on small graphs).
+ *
+ * Formulation (times in ms; c(v) = v's colour class; p_v = sum_d node_s[v, d] X[c(v), d]):
+ *   X[c, d] binary, sum_d X = 1, X = 0 where a member may not run on d;
+ *   T_uv >= xfer(u, a, b) (X[c(u), a] + X[c(v), b] - 1) for every edge (u, v) between classes, a != b;
+ *   S_v >= S_u + p_u + T_uv for every edge;  C >= S_v + p_v;  min C;
+ *   for two ops u, v with non-zero cost and no path between them, Y_uv binary, and on every device d:
+ *     S_v >= S_u + p_u - M (1 - Y_uv) - M (2 - X[c(u), d] - X[c(v), d])
+ *     S_u >= S_v + p_v - M Y_uv       - M (2 - X[c(u), d] - X[c(v), d])   (one op at a time per device);
+ *   sum_c mem(c) X[c, d] <= capacity(d).
+ * M = the sum over ops of their largest cost plus their largest transfer: no schedule without idling is longer. */
+#include "place_int.h"
+
+#include <glpk.h>
+
+#define ILPC_MAX_NODES 30
+
+typedef struct ilpc_cb {
+    double bound;
+    const double *heur;
+    int heur_given;
+} ilpc_cb;
+
+static void ilpc_callback(glp_tree *tree, void *info)
+{
+    ilpc_cb *cb = info;
+    int best = glp_ios_best_node(tree);
+    if (best) {
+        double b = glp_ios_node_bound(tree, best);
+        if (b > cb->bound) cb->bound = b;
+    }
+    if (glp_ios_reason(tree) == GLP_IHEUR && cb->heur && !cb->heur_given) {
+        cb->heur_given = 1;
+        glp_ios_heur_sol(tree, cb->heur);
+    }
+}
+
+/* reach[u * n + v] = 1 if there is a path u -> v (u < v in topological order). */
+static void ilpc_reach(const hsdag_graph *g, uint8_t *reach)
+{
+    int32_t n = g->n_nodes;
+    for (int32_t u = n - 1; u >= 0; u--)
+        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+            int32_t w = g->out_dst[j];
+            reach[(size_t)u * n + w] = 1;
+            for (int32_t x = w + 1; x < n; x++) reach[(size_t)u * n + x] |= reach[(size_t)w * n + x];
+        }
+}
+
+/* Adds coef * column to a row under construction, merging a column already there (GLPK refuses duplicates). */
+static void ilpc_add(int *ind, double *val, int *cnt, int col, double coef)
+{
+    for (int i = 1; i <= *cnt; i++)
+        if (ind[i] == col) {
+            val[i] += coef;
+            return;
+        }
+    ++*cnt;
+    ind[*cnt] = col;
+    val[*cnt] = coef;
+}
+
+/* A row sum_i val[i] * col[i] (>=|<=|==) rhs. */
+static void ilpc_row(glp_prob *lp, int type, double rhs, int cnt, const int *ind, const double *val)
+{
+    int row = glp_add_rows(lp, 1);
+    glp_set_row_bnds(lp, row, type, type == GLP_UP ? 0 : rhs, type == GLP_UP ? rhs : 0);
+    if (type == GLP_FX) glp_set_row_bnds(lp, row, GLP_FX, rhs, rhs);
+    glp_set_mat_row(lp, row, cnt, ind, val);
+}
+
+int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start, int32_t *device,
+                         hsdag_place_report *r, hsdag_err *e)
+{
+    const hsdag_graph *g = p->g;
+    int32_t n = p->n, k = p->k, ng = p->n_groups;
+    if (n > ILPC_MAX_NODES)
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: the concurrent model is for graphs up to %d ops",
+                             ILPC_MAX_NODES);
+    const double ms = 1e3;
+    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now(), bigm = 0;
+    for (int32_t v = 0; v < n; v++) {
+        double mc = 0, mx = 0;
+        for (int32_t d = 0; d < k; d++) {
+            mc = fmax(mc, place_cost(p, v, d));
+            for (int32_t b = 0; b < k; b++) mx = fmax(mx, hsdag_costs_xfer_s(p->c, v, d, b));
+        }
+        bigm += (mc + mx) * ms;
+    }
+    bigm = bigm * 1.01 + 1e-6;
+    int rc = 0, ncols, *ind = NULL;
+    double *val = NULL, *x = NULL;
+    uint8_t *reach = hsdag_calloc((size_t)n * (size_t)n + 1, 1);
+    int32_t *ycol = hsdag_calloc((size_t)n * (size_t)n + 1, sizeof *ycol), *tcol = NULL;
+    glp_prob *lp = glp_create_prob();
+    int cap = ng + 2 * k + 2 * n + 16;
+    ind = hsdag_malloc((size_t)(cap + 1) * sizeof *ind);
+    val = hsdag_malloc((size_t)(cap + 1) * sizeof *val);
+    tcol = hsdag_calloc((size_t)g->n_edges + 1, sizeof *tcol);
+    if (!reach || !ycol || !ind || !val || !tcol) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    ilpc_reach(g, reach);
+    glp_term_out(GLP_OFF);
+    glp_set_obj_dir(lp, GLP_MIN);
+    /* columns: X (ng * k), S (n), C (1), T (cross edges), Y (incomparable costly pairs) */
+    int xc = glp_add_cols(lp, ng * k);
+    for (int32_t gi = 0; gi < ng; gi++)
+        for (int32_t d = 0; d < k; d++) {
+            glp_set_col_kind(lp, xc + gi * k + d, GLP_BV);
+            if (!place_group_ok(p, gi, d)) glp_set_col_bnds(lp, xc + gi * k + d, GLP_FX, 0, 0);
+        }
+    int sc = glp_add_cols(lp, n + 1), cc = sc + n;
+    for (int32_t v = 0; v <= n; v++) glp_set_col_bnds(lp, sc + v, GLP_LO, 0, 0);
+    glp_set_obj_coef(lp, cc, 1.0);
+    for (int32_t q = 0; q < g->n_edges; q++)
+        if (p->group[g->edge_src[q]] != p->group[g->out_dst[q]]) {
+            tcol[q] = glp_add_cols(lp, 1);
+            glp_set_col_bnds(lp, tcol[q], GLP_LO, 0, 0);
+        }
+    for (int32_t u = 0; u < n; u++)
+        for (int32_t v = u + 1; v < n; v++) {
+            int costly_u = 0, costly_v = 0;
+            for (int32_t d = 0; d < k; d++) costly_u |= place_cost(p, u, d) > 0, costly_v |= place_cost(p, v, d) > 0;
+            if (!reach[(size_t)u * n + v] && costly_u && costly_v) {
+                ycol[(size_t)u * n + v] = glp_add_cols(lp, 1);
+                glp_set_col_kind(lp, ycol[(size_t)u * n + v], GLP_BV);
+            }
+        }
+    /* rows */
+    for (int32_t gi = 0; gi < ng; gi++) {
+        for (int32_t d = 0; d < k; d++) ind[d + 1] = xc + gi * k + d, val[d + 1] = 1;
+        ilpc_row(lp, GLP_FX, 1, k, ind, val);
+    }
+    for (int32_t q = 0; q < g->n_edges; q++) {
+        int32_t u = g->edge_src[q], v = g->out_dst[q], cu = p->group[u], cv = p->group[v];
+        int cnt = 0;
+        /* S_v - S_u - p_u - T_uv >= 0 */
+        ind[++cnt] = sc + v, val[cnt] = 1;
+        ind[++cnt] = sc + u, val[cnt] = -1;
+        for (int32_t d = 0; d < k; d++) ind[++cnt] = xc + cu * k + d, val[cnt] = -place_cost(p, u, d) * ms;
+        if (tcol[q]) ind[++cnt] = tcol[q], val[cnt] = -1;
+        ilpc_row(lp, GLP_LO, 0, cnt, ind, val);
+        if (!tcol[q]) continue;
+        for (int32_t a = 0; a < k; a++)
+            for (int32_t b = 0; b < k; b++) {
+                double t = a == b ? 0 : hsdag_costs_xfer_s(p->c, u, a, b) * ms;
+                if (t <= 0) continue;
+                /* T - t X[cu,a] - t X[cv,b] >= -t */
+                ind[1] = tcol[q], val[1] = 1;
+                ind[2] = xc + cu * k + a, val[2] = -t;
+                ind[3] = xc + cv * k + b, val[3] = -t;
+                ilpc_row(lp, GLP_LO, -t, 3, ind, val);
+            }
+    }
+    for (int32_t v = 0; v < n; v++) {
+        int cnt = 0; /* C - S_v - p_v >= 0 */
+        ind[++cnt] = cc, val[cnt] = 1;
+        ind[++cnt] = sc + v, val[cnt] = -1;
+        for (int32_t d = 0; d < k; d++) ind[++cnt] = xc + p->group[v] * k + d, val[cnt] = -place_cost(p, v, d) * ms;
+        ilpc_row(lp, GLP_LO, 0, cnt, ind, val);
+    }
+    for (int32_t u = 0; u < n; u++)
+        for (int32_t v = u + 1; v < n; v++) {
+            int y = ycol[(size_t)u * n + v];
+            if (!y) continue;
+            int32_t cu = p->group[u], cv = p->group[v];
+            for (int32_t d = 0; d < k; d++) {
+                if (!place_group_ok(p, cu, d) || !place_group_ok(p, cv, d)) continue;
+                for (int dir = 0; dir < 2; dir++) {
+                    /* dir 0: S_v - S_u - p_u - M Y - M X_ud - M X_vd >= -3M   (u before v when Y = 1)
+                     * dir 1: S_u - S_v - p_v + M Y - M X_ud - M X_vd >= -2M   (v before u when Y = 0) */
+                    int32_t a = dir ? v : u, b = dir ? u : v;
+                    int cnt = 0;
+                    ilpc_add(ind, val, &cnt, sc + b, 1);
+                    ilpc_add(ind, val, &cnt, sc + a, -1);
+                    for (int32_t dd = 0; dd < k; dd++)
+                        ilpc_add(ind, val, &cnt, xc + p->group[a] * k + dd, -place_cost(p, a, dd) * ms);
+                    ilpc_add(ind, val, &cnt, y, dir ? bigm : -bigm);
+                    ilpc_add(ind, val, &cnt, xc + cu * k + d, -bigm);
+                    ilpc_add(ind, val, &cnt, xc + cv * k + d, -bigm);
+                    ilpc_row(lp, GLP_LO, dir ? -2 * bigm : -3 * bigm, cnt, ind, val);
+                }
+            }
+        }
+    for (int32_t d = 0; d < k; d++) {
+        if (!(p->cap[d] < INFINITY)) continue;
+        int cnt = 0;
+        for (int32_t gi = 0; gi < ng; gi++)
+            if (p->grp_mem[gi] > 0) ind[++cnt] = xc + gi * k + d, val[cnt] = p->grp_mem[gi] / p->cap[d];
+        if (cnt) ilpc_row(lp, GLP_UP, 1.0, cnt, ind, val);
+    }
+    ncols = glp_get_num_cols(lp);
+    /* the start placement, with a schedule: a topological list schedule gives S, T and Y */
+    if (!(x = hsdag_calloc((size_t)ncols + 1, sizeof *x))) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    {
+        double avail[HSDAG_MAX_DEVICES] = {0}, mk = 0;
+        double *fin = hsdag_malloc((size_t)n * sizeof *fin), *stt = hsdag_malloc((size_t)n * sizeof *stt);
+        if (!fin || !stt) {
+            hsdag_free(fin);
+            hsdag_free(stt);
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+            goto done;
+        }
+        for (int32_t gi = 0; gi < ng; gi++) x[xc + gi * k + start[p->grp_node[p->grp_off[gi]]]] = 1;
+        for (int32_t v = 0; v < n; v++) {
+            int32_t d = start[p->grp_node[p->grp_off[p->group[v]]]];
+            double rdy = avail[d];
+            for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
+                int32_t u = g->in_src[j], du = start[p->grp_node[p->grp_off[p->group[u]]]];
+                double t = hsdag_costs_xfer_s(p->c, u, du, d) * ms;
+                if (tcol[g->in_eid[j]]) x[tcol[g->in_eid[j]]] = t;
+                rdy = fmax(rdy, fin[u] + t);
+            }
+            stt[v] = rdy;
+            fin[v] = rdy + place_cost(p, v, d) * ms;
+            if (place_cost(p, v, d) > 0) avail[d] = fin[v];
+            x[sc + v] = rdy;
+            mk = fmax(mk, fin[v]);
+        }
+        x[cc] = mk;
+        for (int32_t u = 0; u < n; u++)
+            for (int32_t v = u + 1; v < n; v++)
+                if (ycol[(size_t)u * n + v]) x[ycol[(size_t)u * n + v]] = stt[u] <= stt[v] ? 1 : 0;
+        hsdag_free(fin);
+        hsdag_free(stt);
+    }
+    glp_scale_prob(lp, GLP_SF_AUTO);
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    sp.tm_lim = (int)fmax(1, 0.5 * tl * 1e3);
+    int sr = glp_simplex(lp, &sp), ir = -1, st = GLP_UNDEF;
+    ilpc_cb cb = {.bound = -INFINITY, .heur = x};
+    if (sr == 0 && glp_get_status(lp) == GLP_OPT) {
+        cb.bound = glp_get_obj_val(lp);
+        double left = tl - (hsdag_now() - t0);
+        if (left > 0) {
+            glp_iocp ip;
+            glp_init_iocp(&ip);
+            ip.msg_lev = GLP_MSG_OFF;
+            ip.tm_lim = (int)fmax(1, fmin(0.9 * left * 1e3, 2e9));
+            ip.cb_func = ilpc_callback;
+            ip.cb_info = &cb;
+            ir = glp_intopt(lp, &ip);
+            st = glp_mip_status(lp);
+        }
+    }
+    if (st == GLP_OPT || st == GLP_FEAS) {
+        for (int32_t gi = 0; gi < ng; gi++)
+            for (int32_t d = 0; d < k; d++)
+                if (glp_mip_col_val(lp, xc + gi * k + d) > 0.5) place_group_set(p, device, gi, d);
+        double obj = glp_mip_obj_val(lp);
+        int opt = st == GLP_OPT && ir == 0;
+        double bound = opt ? obj : fmin(obj, cb.bound);
+        r->objective_s = obj / ms;
+        r->bound_s = bound / ms;
+        r->optimal = opt;
+        snprintf(r->note, sizeof r->note,
+                 "concurrent model without link contention: %s, schedule %.6g ms, bound %.6g ms (for every "
+                 "placement within its memory rows), gap %.3g%%", opt ? "optimal" : "time limit", obj, bound,
+                 obj > 0 ? 100 * (obj - bound) / obj : 0.0);
+    } else {
+        memcpy(device, start, (size_t)n * sizeof *device);
+        r->bound_s = cb.bound > -INFINITY ? cb.bound / ms : NAN;
+        snprintf(r->note, sizeof r->note, "concurrent model: no integer solution within %.3g s (glpk %d/%d): "
+                                          "returned the start placement", tl, sr ? sr : ir, st);
+    }
+done:
+    glp_delete_prob(lp);
+    hsdag_free(reach);
+    hsdag_free(ycol);
+    hsdag_free(tcol);
+    hsdag_free(ind);
+    hsdag_free(val);
+    hsdag_free(x);
+    return rc;
+}

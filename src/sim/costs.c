@@ -1,0 +1,327 @@
+/* costs.c - the [node x device] cost table (roofline, file-measured costs, profile overrides), the per-node
+ * transfer and memory figures, and the per-op profile CSV reader.
+ * Not here: scheduling (sim.c) or bounds (bound.c); the table is computed once and read many times.
+ * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_roofline_s, hsdag_profile_*.
+ */
+#include "hsdag/devices.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- profile CSV ---- */
+
+typedef struct prof_entry {
+    const char *node, *device;
+    double ms;
+    int32_t line;
+} prof_entry;
+
+struct hsdag_profile {
+    hsdag_arena *arena;
+    prof_entry *ent;
+    int32_t n, cap;
+    const char *what;
+};
+
+void hsdag_profile_free(hsdag_profile *p)
+{
+    if (!p) return;
+    hsdag_free(p->ent);
+    hsdag_arena_free(p->arena);
+    hsdag_free(p);
+}
+
+int32_t hsdag_profile_count(const hsdag_profile *p) { return p ? p->n : 0; }
+
+static const char *trim(char *s, size_t *n)
+{
+    while (*n && (s[0] == ' ' || s[0] == '\t')) s++, (*n)--;
+    while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t' || s[*n - 1] == '\r')) (*n)--;
+    if (*n >= 2 && s[0] == '"' && s[*n - 1] == '"') s++, *n -= 2; /* "name" (no escaped quotes inside) */
+    return s;
+}
+
+#define PROF_MAX_LINES 50000000
+
+int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out, hsdag_err *e)
+{
+    *out = NULL;
+    what = what ? what : "<buffer>";
+    hsdag_profile *p = hsdag_calloc(1, sizeof *p);
+    char *line = NULL;
+    int rc = 0;
+    if (!p || !(p->arena = hsdag_arena_create(0))) goto oom;
+    p->what = hsdag_arena_strdup(p->arena, what);
+    const char *s = buf, *end = s + len;
+    int32_t lineno = 0;
+    size_t cap_line = 0;
+    int header_done = 0;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        lineno++;
+        if (lineno > PROF_MAX_LINES) {
+            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: more than %d lines", what, PROF_MAX_LINES);
+            goto fail;
+        }
+        if (n + 1 > cap_line) {
+            char *nb = hsdag_realloc(line, n + 1);
+            if (!nb) goto oom;
+            line = nb;
+            cap_line = n + 1;
+        }
+        memcpy(line, s, n);
+        line[n] = 0;
+        s = nl ? nl + 1 : end;
+        if (memchr(line, 0, n)) {
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: NUL byte", what, (int)lineno);
+            goto fail;
+        }
+        size_t tn = n;
+        const char *t = trim(line, &tn);
+        if (tn == 0 || t[0] == '#') continue;
+        /* split from the right: node names may contain commas, device names and numbers do not */
+        char *c2 = strrchr(line, ',');
+        if (!c2) goto bad;
+        *c2 = 0;
+        char *c1 = strrchr(line, ',');
+        if (!c1) goto bad;
+        *c1 = 0;
+        size_t n0 = strlen(line), n1 = strlen(c1 + 1), n2 = strlen(c2 + 1);
+        const char *f0 = trim(line, &n0), *f1 = trim(c1 + 1, &n1), *f2 = trim(c2 + 1, &n2);
+        char num[64];
+        if (n2 == 0 || n2 >= sizeof num) goto badnum;
+        memcpy(num, f2, n2);
+        num[n2] = 0;
+        char *ep;
+        errno = 0;
+        double ms = strtod(num, &ep);
+        if (*ep || errno || !isfinite(ms) || ms < 0) {
+            if (ep == num && !header_done && p->n == 0) { /* one header line ("node,device,ms") first */
+                header_done = 1;
+                continue;
+            }
+            goto badnum;
+        }
+        if (n0 == 0 || n1 == 0) goto bad;
+        header_done = 1;
+        if (p->n == p->cap) {
+            size_t cap = (size_t)p->cap;
+            if (hsdag_grow((void **)&p->ent, &cap, (size_t)p->n + 1, sizeof *p->ent) < 0) goto oom;
+            p->cap = (int32_t)(cap > INT32_MAX ? INT32_MAX : cap);
+        }
+        prof_entry *en = &p->ent[p->n];
+        en->node = hsdag_arena_strndup(p->arena, f0, n0);
+        en->device = hsdag_arena_strndup(p->arena, f1, n1);
+        en->ms = ms;
+        en->line = lineno;
+        if (!en->node || !en->device) goto oom;
+        p->n++;
+        continue;
+    bad:
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: expected 'node,device,ms'", what, (int)lineno);
+        goto fail;
+    badnum:
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: '%.40s' is not a time in ms >= 0", what, (int)lineno,
+                           c2 ? c2 + 1 : "");
+        goto fail;
+    }
+    hsdag_free(line);
+    *out = p;
+    return 0;
+oom:
+    rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
+fail:
+    hsdag_free(line);
+    hsdag_profile_free(p);
+    return rc;
+}
+
+int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    *out = NULL;
+    int rc = hsdag_read_file(path, &buf, &len, 0, e);
+    if (rc < 0) return rc;
+    rc = hsdag_profile_parse(buf, len, path, out, e);
+    hsdag_free(buf);
+    return rc;
+}
+
+/* ---- roofline ---- */
+
+double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes)
+{
+    double eff = (cls >= 0 && cls < HSDAG_OP_CLASS_COUNT_) ? dev->eff[cls] : 1.0;
+    double tc = flops > 0 ? flops / (dev->peak_flops * eff) : 0.0;
+    double tm = bytes > 0 ? bytes / dev->mem_bw : 0.0;
+    return (tc > tm ? tc : tm) + dev->launch_s;
+}
+
+hsdag_costs_config hsdag_costs_config_default(void)
+{
+    return (hsdag_costs_config){.source = HSDAG_COSTSRC_AUTO, .profile = NULL};
+}
+
+void hsdag_costs_free(hsdag_costs *c)
+{
+    if (c) hsdag_arena_free(c->arena);
+}
+
+static int is_bookkeeping(const hsdag_graph *g, int32_t v)
+{
+    return (g->flags[v] & HSDAG_NF_BOOKKEEPING) || g->opclass[v] == HSDAG_OP_BOOKKEEPING;
+}
+
+static int col_of(const hsdag_device *d) { return d->kind == HSDAG_DEV_CPU ? HSDAG_COST_CPU : HSDAG_COST_ACCEL; }
+
+static double file_ms(const hsdag_graph *g, int32_t v, int col)
+{
+    double x = g->cost_ms[(size_t)v * HSDAG_COST_KINDS_ + col];
+    return (isfinite(x) && x >= 0) ? x : NAN;
+}
+
+/* AUTO resolves to FILE when every non-bookkeeping node has the column every device kind in the set needs. */
+static hsdag_costsrc resolve_source(const hsdag_graph *g, const hsdag_devices *d)
+{
+    int need[2] = {0, 0};
+    for (int32_t i = 0; i < d->n; i++) need[col_of(&d->dev[i])] = 1;
+    int any = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++) {
+        if (is_bookkeeping(g, v)) continue;
+        for (int col = 0; col < 2; col++)
+            if (need[col]) {
+                if (isnan(file_ms(g, v, col))) return HSDAG_COSTSRC_ROOFLINE;
+                any = 1;
+            }
+    }
+    return any ? HSDAG_COSTSRC_FILE : HSDAG_COSTSRC_ROOFLINE;
+}
+
+static int apply_profile(hsdag_costs *c, const hsdag_profile *p, hsdag_err *e)
+{
+    const hsdag_graph *g = c->g;
+    hsdag_strmap *m = hsdag_strmap_create();
+    if (!m) return hsdag_err_set(e, HSDAG_ENOMEM, "profile: out of memory");
+    int rc = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++)
+        if (hsdag_strmap_put(m, g->name[v], strlen(g->name[v]), v) < 0) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "profile: out of memory");
+            goto done;
+        }
+    for (int32_t i = 0; i < p->n; i++) {
+        const prof_entry *en = &p->ent[i];
+        int32_t v = hsdag_strmap_get(m, en->node, strlen(en->node));
+        if (v < 0) {
+            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown node '%.80s'", p->what, (int)en->line, en->node);
+            goto done;
+        }
+        int32_t d = hsdag_devices_find(c->devs, en->device);
+        if (d < 0) {
+            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown device '%.80s'", p->what, (int)en->line,
+                               en->device);
+            goto done;
+        }
+        c->node_s[(size_t)v * c->n_devices + d] = en->ms * 1e-3;
+        c->n_profiled++;
+    }
+done:
+    hsdag_strmap_free(m);
+    return rc;
+}
+
+#define ALLOC_N(ptr, count)                                                         \
+    do {                                                                            \
+        (ptr) = hsdag_arena_alloc(a, ((size_t)(count) + 1) * sizeof *(ptr));        \
+        if (!(ptr)) goto oom;                                                       \
+    } while (0)
+
+int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d, const hsdag_costs_config *cfg,
+                       hsdag_err *e)
+{
+    *out = NULL;
+    hsdag_costs_config def = hsdag_costs_config_default();
+    if (!cfg) cfg = &def;
+    if (!g || !d || d->n < 1 || d->n > HSDAG_MAX_DEVICES)
+        return hsdag_err_set(e, HSDAG_EINVAL, "costs: no graph or a device set of %d devices", d ? (int)d->n : 0);
+    hsdag_arena *a = hsdag_arena_create(0);
+    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "costs: out of memory");
+    hsdag_costs *c = hsdag_arena_alloc(a, sizeof *c);
+    if (!c) goto oom;
+    c->arena = a;
+    c->g = g;
+    c->devs = d;
+    const int32_t V = g->n_nodes, D = d->n;
+    c->n_nodes = V;
+    c->n_devices = D;
+    c->source = cfg->source == HSDAG_COSTSRC_AUTO ? resolve_source(g, d) : cfg->source;
+    ALLOC_N(c->node_s, (size_t)V * D);
+    ALLOC_N(c->allowed, (size_t)V * D);
+    ALLOC_N(c->xfer_bytes, V);
+    ALLOC_N(c->file_xfer_s, V);
+    ALLOC_N(c->static_bytes, V);
+    ALLOC_N(c->act_bytes, V);
+    ALLOC_N(c->link_lat_s, D * D);
+    ALLOC_N(c->link_inv_bw, D * D);
+    ALLOC_N(c->link_file_factor, D * D);
+
+    for (int32_t v = 0; v < V; v++) {
+        double in_bytes = 0, xb = 0, fx = NAN;
+        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) in_bytes += g->edge_bytes[g->in_eid[k]];
+        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+            if (g->edge_bytes[k] > xb) xb = g->edge_bytes[k];
+            double ec = g->edge_cost_ms[k];
+            if (isfinite(ec) && ec >= 0 && (isnan(fx) || ec * 1e-3 > fx)) fx = ec * 1e-3;
+        }
+        if (xb <= 0 && g->out_off[v + 1] > g->out_off[v] && g->out_bytes[v] > 0) xb = g->out_bytes[v];
+        c->xfer_bytes[v] = xb;
+        c->file_xfer_s[v] = fx;
+        double mb = g->mem_bytes[v];
+        int has_mem = isfinite(mb) && mb >= 0;
+        c->static_bytes[v] = has_mem ? mb : (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
+        c->act_bytes[v] = has_mem ? 0 : (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0);
+        double bytes = in_bytes + (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0) + (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
+        double flops = g->flops[v] > 0 ? g->flops[v] : 0;
+        int bk = is_bookkeeping(g, v);
+        for (int32_t k = 0; k < D; k++) {
+            const hsdag_device *dv = &d->dev[k];
+            size_t at = (size_t)v * D + k;
+            c->allowed[at] = !((g->flags[v] & HSDAG_NF_NO_ACCEL) && dv->kind != HSDAG_DEV_CPU);
+            double t;
+            if (bk) t = 0;
+            else {
+                double f = c->source == HSDAG_COSTSRC_FILE ? file_ms(g, v, col_of(dv)) : NAN;
+                t = isnan(f) ? hsdag_roofline_s(dv, (hsdag_opclass)g->opclass[v], flops, bytes) : f * 1e-3;
+            }
+            c->node_s[at] = t;
+        }
+    }
+    for (int32_t x = 0; x < D; x++)
+        for (int32_t y = 0; y < D; y++) {
+            const hsdag_link *l = &d->link[x * D + y];
+            int32_t k = x * D + y;
+            if (x == y) {
+                c->link_lat_s[k] = 0;
+                c->link_inv_bw[k] = 0;
+                c->link_file_factor[k] = 0;
+                continue;
+            }
+            c->link_lat_s[k] = l->latency_s;
+            c->link_inv_bw[k] = l->bandwidth > 0 ? 1.0 / l->bandwidth : 0.0;
+            c->link_file_factor[k] = l->file_factor;
+        }
+    if (cfg->profile) {
+        int rc = apply_profile(c, cfg->profile, e);
+        if (rc < 0) {
+            hsdag_arena_free(a);
+            return rc;
+        }
+    }
+    *out = c;
+    return 0;
+oom:
+    hsdag_arena_free(a);
+    return hsdag_err_set(e, HSDAG_ENOMEM, "costs: out of memory for %d nodes x %d devices", (int)g->n_nodes, (int)d->n);
+}

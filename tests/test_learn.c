@@ -1,0 +1,340 @@
+/* test_learn.c - the HSDAG learner: finite-difference check of the whole policy loss, training reaches a
+ * brute-forced optimum, same seed gives a bit-identical run, resume continues bit-identically.
+ * Not here: per-layer gradient checks (test_nn.c), coarsening and parsing (test_coarsen.c).
+ * Entry points: main. */
+#include "check.h"
+#include "hsdag/hsdag.h"
+#include "hsdag/io.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A 24-op graph: v-1 -> v always, v-2 -> v when v % 3 != 0, so two of three ops start a group
+ * (17 groups after coarsening) and parsing has choices. */
+#define NOPS 24
+static hsdag_graph *small_graph(void)
+{
+    static const char *cyc[] = {"Conv", "Relu", "Add", "MatMul", "Concat", "Relu"};
+    hsdag_gb *b = hsdag_gb_create();
+    char name[16];
+    for (int i = 0; i < NOPS; i++) {
+        snprintf(name, sizeof name, "op%d", i);
+        hsdag_gb_add_node(b, name, i == 0 ? "Parameter" : i == NOPS - 1 ? "Result" : cyc[i % 6]);
+        int64_t dims[4] = {1, 16 * (1 + i % 3), 8, 8};
+        hsdag_gb_add_output(b, i, HSDAG_DT_F32, 4, dims);
+    }
+    for (int v = 1; v < NOPS; v++) {
+        hsdag_gb_add_edge(b, v - 1, v, 4096.0);
+        if (v >= 2 && v % 3 != 0) hsdag_gb_add_edge(b, v - 2, v, 4096.0);
+    }
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    if (hsdag_gb_finish(b, &g, &e) < 0) fprintf(stderr, "graph: %s\n", e.msg);
+    hsdag_gb_free(b);
+    return g;
+}
+
+/* Sequential two-device latency: op costs plus a transfer per edge crossing devices (seconds). */
+typedef struct {
+    const hsdag_graph *g;
+    double cost[NOPS][2];
+    double xfer;
+    long calls;
+} toy;
+
+static double toy_latency(const toy *t, const int32_t *dev)
+{
+    double s = 0;
+    for (int v = 0; v < t->g->n_nodes; v++) s += t->cost[v][dev[v]];
+    for (int k = 0; k < t->g->n_edges; k++)
+        if (dev[t->g->edge_src[k]] != dev[t->g->out_dst[k]]) s += t->xfer;
+    return s;
+}
+
+static int toy_eval(void *ctx, const int32_t *dev, double *lat, int *feas, hsdag_err *e)
+{
+    (void)e;
+    toy *t = ctx;
+    t->calls++;
+    *lat = toy_latency(t, dev);
+    *feas = 1;
+    return 0;
+}
+
+static void toy_init(toy *t, const hsdag_graph *g)
+{
+    memset(t, 0, sizeof *t);
+    t->g = g;
+    for (int v = 0; v < NOPS; v++) {
+        /* the "GPU" (device 1) is faster on convs and matmuls, slower on the rest */
+        int heavy = strcmp(g->op[v], "Conv") == 0 || strcmp(g->op[v], "MatMul") == 0;
+        t->cost[v][0] = heavy ? 4e-3 : 0.1e-3;
+        t->cost[v][1] = heavy ? 1e-3 : 0.9e-3;
+    }
+    t->xfer = 0.3e-3;
+}
+
+static double brute_force_groups(const toy *t, const hsdag_coarse *c)
+{
+    double best = 1e30;
+    int32_t gd[32], od[NOPS];
+    for (long mask = 0; mask < (1L << c->n_groups); mask++) {
+        for (int k = 0; k < c->n_groups; k++) gd[k] = (int32_t)((mask >> k) & 1);
+        hsdag_coarsen_expand(c, od, gd);
+        double l = toy_latency(t, od);
+        if (l < best) best = l;
+    }
+    return best;
+}
+
+static hsdag_learn_config small_cfg(void)
+{
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.hidden = 32;
+    cfg.embed = 8;
+    cfg.steps = 5;
+    cfg.episodes = 6;
+    cfg.min_clusters = 2;
+    cfg.levels = 2;
+    return cfg;
+}
+
+static void test_gradcheck(hsdag_nn_gnn_kind kind)
+{
+    hsdag_graph *g = small_graph();
+    hsdag_learn_config cfg = small_cfg();
+    cfg.gnn = kind;
+    hsdag_learn *L = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, 2, &cfg, &e), 0);
+    if (!L) return;
+    hsdag_nn_params *P = hsdag_learn_params(L);
+    int32_t act[64], nc = 0;
+    double loss = 0;
+    CHECK_EQ_INT(hsdag_learn_debug_loss(L, 7, act, &nc, 0.1, 1, &loss, &e), 0);
+    CHECK(nc >= 2);
+    size_t np = hsdag_nn_params_count(P);
+    float *val = hsdag_nn_params_value(P, -1), *gr = hsdag_nn_params_grad(P, -1);
+    float *ana = hsdag_malloc(sizeof(float) * np);
+    memcpy(ana, gr, sizeof(float) * np);
+    /* central differences on every 7th parameter (all tensors are hit), float parameters, eps 1e-3 */
+    int checked = 0, bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < np; i += 7) {
+        float old = val[i];
+        double lp = 0, lm = 0;
+        int32_t n1 = nc, n2 = nc;
+        val[i] = old + 1e-3f;
+        int r1 = hsdag_learn_debug_loss(L, 7, act, &n1, 0.1, 0, &lp, &e);
+        val[i] = old - 1e-3f;
+        int r2 = hsdag_learn_debug_loss(L, 7, act, &n2, 0.1, 0, &lm, &e);
+        val[i] = old;
+        if (r1 < 0 || r2 < 0) continue; /* parsing changed the cluster count: not differentiable there */
+        double num = (lp - lm) / 2e-3, err = fabs(num - ana[i]) / fmax(1.0, fabs(num) + fabs(ana[i]));
+        checked++;
+        if (err > worst) worst = err;
+        if (err > 2e-2) {
+            bad++;
+            if (getenv("HSDAG_TEST_VERBOSE")) {
+                const char *tn = "?";
+                for (int32_t t = 0; t < hsdag_nn_params_n_tensors(P); t++)
+                    if (hsdag_nn_params_offset(P, t) <= i) tn = hsdag_nn_params_name(P, t);
+                fprintf(stderr, "  param %zu (%s): numeric %.6g analytic %.6g\n", i, tn, num, ana[i]);
+            }
+        }
+    }
+    printf("gradcheck %s: %d params checked, %d off, worst rel err %.3g, loss %.4f\n", hsdag_nn_gnn_kind_name(kind),
+           checked, bad, worst, loss);
+    CHECK(checked > 100);
+    /* a handful may sit on a ReLU kink or flip a parse; the rest must match */
+    CHECK(bad * 50 <= checked);
+    hsdag_free(ana);
+    hsdag_learn_free(L);
+    hsdag_graph_free(g);
+}
+
+static void test_train_optimum(void)
+{
+    hsdag_graph *g = small_graph();
+    toy t;
+    toy_init(&t, g);
+    hsdag_coarse *c = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_coarsen_create(&c, g, 0, &e), 0);
+    double opt = brute_force_groups(&t, c);
+    hsdag_learn_config cfg = small_cfg();
+    cfg.episodes = 25;
+    cfg.steps = 20;
+    cfg.hidden = 128;
+    cfg.embed = 16;
+    cfg.levels = 1;
+    hsdag_learn *L = NULL;
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, 2, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(L, toy_eval, &t, NULL, NULL, &e), 0);
+    const int32_t *best;
+    double lat;
+    int32_t ep;
+    hsdag_learn_best(L, &best, &lat, &ep);
+    printf("train: %d groups, optimum %.4f ms, learned %.4f ms (episode %d), %ld evals\n", (int)c->n_groups,
+           opt * 1e3, lat * 1e3, (int)ep, t.calls);
+    /* all-device-1 and all-device-0 placements, for reference */
+    int32_t one[NOPS];
+    for (int v = 0; v < NOPS; v++) one[v] = 1;
+    double gpu = toy_latency(&t, one);
+    for (int v = 0; v < NOPS; v++) one[v] = 0;
+    double cpu = toy_latency(&t, one);
+    printf("train: single-device %.4f / %.4f ms\n", cpu * 1e3, gpu * 1e3);
+    /* the paper's budget does not reliably hit the exact optimum (see docs/hsdag.md); it must beat both
+     * single-device placements and land within 5% of the brute-forced optimum */
+    CHECK(lat < gpu && lat < cpu);
+    CHECK(lat <= opt * 1.05);
+    CHECK_EQ_INT(hsdag_learn_evals(L), 500);
+    CHECK_NEAR(toy_latency(&t, best), lat, 1e-15);
+    hsdag_learn_free(L);
+    hsdag_coarsen_free(c);
+    hsdag_graph_free(g);
+}
+
+/* The paper's settings (seed 42, 25 x 20) on the bundled SqueezeNet 1.1 export with the cpu-gpu simulator
+ * reach the exact optimum that the two-device min cut proves. */
+static void test_train_sim_optimum(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *devs = NULL;
+    hsdag_place_problem *p = NULL;
+    hsdag_learn *L = NULL;
+    CHECK_EQ_INT(hsdag_load_file("tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &g, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_load("cpu-gpu", g, &devs, &e), 0);
+    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, devs, NULL, &e), 0);
+    if (!p) goto done;
+    double opt = 0;
+    CHECK_EQ_INT(hsdag_place_mincut_solve(p->c, NULL, &opt, &e), 0);
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, devs->n, &cfg, &e), 0);
+    if (!L) goto done;
+    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, NULL, NULL, &e), 0);
+    double lat;
+    int32_t ep;
+    hsdag_learn_best(L, NULL, &lat, &ep);
+    printf("squeezenet cpu-gpu: min cut %.6f ms, HSDAG %.6f ms (episode %d)\n", opt * 1e3, lat * 1e3, (int)ep);
+    CHECK(fabs(lat - opt) <= 1e-9 * opt);
+done:
+    hsdag_learn_free(L);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(devs);
+    hsdag_graph_free(g);
+}
+
+static int same_row(const hsdag_learn_row *a, const hsdag_learn_row *b)
+{
+    /* field by field: bit equality of the doubles, padding ignored */
+    return a->episode == b->episode && a->clusters == b->clusters &&
+           memcmp(&a->mean_latency_s, &b->mean_latency_s, 8) == 0 &&
+           memcmp(&a->best_latency_s, &b->best_latency_s, 8) == 0 && memcmp(&a->entropy, &b->entropy, 8) == 0 &&
+           memcmp(&a->reward, &b->reward, 8) == 0;
+}
+
+static int same_curve(const hsdag_learn *a, const hsdag_learn *b)
+{
+    int32_t na, nb;
+    const hsdag_learn_row *ra = hsdag_learn_curve(a, &na), *rb = hsdag_learn_curve(b, &nb);
+    if (na != nb || na == 0) return 0;
+    for (int32_t i = 0; i < na; i++)
+        if (!same_row(&ra[i], &rb[i])) return 0;
+    return 1;
+}
+
+static int stop_at_3(void *ctx, const hsdag_learn_row *row, int32_t total)
+{
+    (void)ctx;
+    (void)total;
+    return row->episode == 2;
+}
+
+static void test_determinism_resume(void)
+{
+    hsdag_graph *g = small_graph();
+    toy t;
+    toy_init(&t, g);
+    hsdag_learn_config cfg = small_cfg();
+    cfg.entropy = 0.01;
+    hsdag_err e = {0};
+    hsdag_learn *A = NULL, *B = NULL, *C = NULL;
+    CHECK_EQ_INT(hsdag_learn_create(&A, g, 2, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_create(&B, g, 2, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(A, toy_eval, &t, NULL, NULL, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(B, toy_eval, &t, NULL, NULL, &e), 0);
+    CHECK(same_curve(A, B));
+    const int32_t *pa, *pb;
+    double la, lb;
+    hsdag_learn_best(A, &pa, &la, NULL);
+    hsdag_learn_best(B, &pb, &lb, NULL);
+    CHECK(memcmp(pa, pb, sizeof(int32_t) * (size_t)g->n_nodes) == 0);
+    CHECK(la == lb);
+    hsdag_learn_free(B);
+
+    /* "killed" after 3 episodes (progress asks to stop), checkpoint, fresh learner, resume */
+    CHECK_EQ_INT(hsdag_learn_create(&B, g, 2, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(B, toy_eval, &t, stop_at_3, NULL, &e), 1);
+    hsdag_buf ck = {0};
+    CHECK_EQ_INT(hsdag_learn_save(B, &ck, &e), 0);
+    hsdag_learn_free(B);
+    CHECK_EQ_INT(hsdag_learn_create(&C, g, 2, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_load(C, ck.data, ck.len, &e), 0);
+    int32_t n3;
+    hsdag_learn_curve(C, &n3);
+    CHECK_EQ_INT(n3, 3);
+    CHECK_EQ_INT(hsdag_learn_train(C, toy_eval, &t, NULL, NULL, &e), 0);
+    CHECK(same_curve(A, C));
+    const int32_t *pc;
+    double lc;
+    hsdag_learn_best(C, &pc, &lc, NULL);
+    CHECK(memcmp(pa, pc, sizeof(int32_t) * (size_t)g->n_nodes) == 0);
+    CHECK(la == lc);
+    CHECK_EQ_INT(hsdag_learn_evals(C), hsdag_learn_evals(A));
+
+    /* bad checkpoints: corrupted byte, truncation, other configuration */
+    ck.data[100] ^= 1;
+    CHECK_EQ_INT(hsdag_learn_load(C, ck.data, ck.len, &e), HSDAG_EPARSE);
+    ck.data[100] ^= 1;
+    CHECK_EQ_INT(hsdag_learn_load(C, ck.data, ck.len / 2, &e), HSDAG_EPARSE);
+    hsdag_learn_config other = cfg;
+    other.seed = 43;
+    hsdag_learn *D = NULL;
+    CHECK_EQ_INT(hsdag_learn_create(&D, g, 2, &other, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_load(D, ck.data, ck.len, &e), HSDAG_EINVAL);
+    CHECK(strstr(e.msg, "seed") != NULL);
+    hsdag_learn_free(D);
+    hsdag_buf_free(&ck);
+    hsdag_learn_free(A);
+    hsdag_learn_free(C);
+    hsdag_graph_free(g);
+}
+
+static void test_bad_config(void)
+{
+    hsdag_graph *g = small_graph();
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    hsdag_learn *L = NULL;
+    hsdag_err e = {0};
+    cfg.steps = 0;
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, 2, &cfg, &e), HSDAG_EINVAL);
+    cfg = hsdag_learn_config_default();
+    cfg.features = 0;
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, 2, &cfg, &e), HSDAG_EINVAL);
+    CHECK(L == NULL);
+    hsdag_graph_free(g);
+}
+
+int main(void)
+{
+    hsdag_nn_set_threads(1);
+    test_gradcheck(HSDAG_NN_GNN_GCN);
+    test_gradcheck(HSDAG_NN_GNN_SAGE);
+    test_train_optimum();
+    test_train_sim_optimum();
+    test_determinism_resume();
+    test_bad_config();
+    return check_summary("test_learn");
+}

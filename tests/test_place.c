@@ -1,0 +1,452 @@
+/* test_place.c - placers: exact methods against brute force, bounds never beaten, constraints kept, determinism.
+ * Not here: the simulator's own semantics (tests/test_sim.c) or the CLI (tests/cli/place.sh).
+ * Entry points: main. Graphs are built in code (random DAGs with a fixed seed and small hand-made cases). */
+#include "check.h"
+
+#include "hsdag/place.h"
+
+#include <stdlib.h>
+
+/* Two comparable devices so that mixed placements win on random graphs: a CPU with low launch cost and a GPU with
+ * 4x the compute but 50x the launch cost, linked at 10 GB/s + 10 us per copy. cap_gpu 0 = unlimited. */
+#define CPU_PEAK 1e12
+#define CPU_BW 1e11
+#define CPU_L 1e-6
+#define GPU_PEAK 4e12
+#define GPU_BW 4e11
+#define GPU_L 5e-5
+#define LINK_L 1e-5
+#define LINK_BW 1e10
+static hsdag_devices *two_devices(const char *sem, double cap_gpu)
+{
+    char buf[1400];
+    snprintf(buf, sizeof buf,
+             "{\"name\": \"test2\", \"semantics\": \"%s\", \"devices\": ["
+             "{\"name\": \"CPU\", \"kind\": \"cpu\", \"peak_flops\": %g, \"mem_bandwidth\": %g, "
+             "\"mem_capacity\": 0, \"launch_overhead_s\": %g},"
+             "{\"name\": \"GPU\", \"kind\": \"gpu\", \"peak_flops\": %g, \"mem_bandwidth\": %g, "
+             "\"mem_capacity\": %.17g, \"launch_overhead_s\": %g}],"
+             "\"links\": [{\"from\": \"CPU\", \"to\": \"GPU\", \"symmetric\": true, \"latency_s\": %g, "
+             "\"bandwidth\": %g}]}",
+             sem, CPU_PEAK, CPU_BW, CPU_L, GPU_PEAK, GPU_BW, cap_gpu, GPU_L, LINK_L, LINK_BW);
+    hsdag_devices *d = NULL;
+    hsdag_err e = {0};
+    if (hsdag_devices_parse(buf, strlen(buf), "test2", &d, &e) < 0) fprintf(stderr, "devices: %s\n", e.msg);
+    return d;
+}
+
+static hsdag_devices *preset(const char *name, const hsdag_graph *g)
+{
+    hsdag_devices *d = NULL;
+    hsdag_err e = {0};
+    if (hsdag_devices_preset(name, g, &d, &e) < 0) fprintf(stderr, "preset: %s\n", e.msg);
+    return d;
+}
+
+/* Random DAG: n nodes, each with 1..3 predecessors among the previous 6 (a layered, branchy shape); log-uniform
+ * FLOPs (1e5..1e9), weights (1e3..1e7 bytes) and tensors (1e3..10^tmax bytes). colors > 0: that many colour classes
+ * of 2 nodes; no_accel: node 3 may not run on an accelerator. With tarnawski = 1 the file's costs are set. */
+static hsdag_graph *random_dag(uint64_t seed, int32_t n, int colors, int no_accel, int tarnawski, double tmax)
+{
+    static const char *const ops[] = {"MatMul", "Relu", "Conv", "Add"};
+    hsdag_rng r;
+    hsdag_rng_seed(&r, seed);
+    hsdag_gb *b = hsdag_gb_create();
+    for (int32_t v = 0; v < n; v++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "n%d", (int)v);
+        int32_t id = hsdag_gb_add_node(b, nm, ops[hsdag_rng_below(&r, 4)]);
+        hsdag_gb_set_flops(b, id, pow(10, 5 + 4 * hsdag_rng_uniform(&r)));
+        hsdag_gb_set_param_bytes(b, id, pow(10, 3 + 4 * hsdag_rng_uniform(&r)));
+        if (tarnawski) {
+            hsdag_gb_set_cost(b, id, HSDAG_COST_CPU, 0.1 + 2 * hsdag_rng_uniform(&r));
+            hsdag_gb_set_cost(b, id, HSDAG_COST_ACCEL, 0.02 + 0.5 * hsdag_rng_uniform(&r));
+            hsdag_gb_set_mem_bytes(b, id, 100 + hsdag_rng_below(&r, 900));
+        }
+        if (v > 0) {
+            int np = 1 + (int)hsdag_rng_below(&r, 3);
+            for (int i = 0; i < np; i++) {
+                int32_t lo = v > 6 ? v - 6 : 0;
+                int32_t u = lo + (int32_t)hsdag_rng_below(&r, (uint32_t)(v - lo));
+                double bytes = pow(10, 3 + (tmax - 3) * hsdag_rng_uniform(&r));
+                if (tarnawski) hsdag_gb_add_edge_ex(b, u, id, bytes, 0.05 + 0.3 * hsdag_rng_uniform(&r));
+                else hsdag_gb_add_edge(b, u, id, bytes);
+            }
+        }
+    }
+    for (int c = 0; c < colors; c++) {
+        int32_t a = (int32_t)hsdag_rng_below(&r, (uint32_t)n), z = (int32_t)hsdag_rng_below(&r, (uint32_t)n);
+        hsdag_gb_set_color(b, a, 100 + c);
+        hsdag_gb_set_color(b, z, 100 + c);
+    }
+    if (no_accel && n > 3) hsdag_gb_set_flags(b, 3, HSDAG_NF_NO_ACCEL);
+    if (tarnawski) {
+        hsdag_graph_meta m = {.format = HSDAG_FMT_TARNAWSKI, .file_nodes = n, .file_edges = -1, .ir_version = -1,
+                              .opset = -1, .max_accels = 2, .max_cpus = 1, .max_size_per_accel = 250.0 * n / 3,
+                              .name = "rand"};
+        hsdag_gb_set_meta(b, &m);
+    }
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    if (hsdag_gb_finish(b, &g, &e) < 0) fprintf(stderr, "graph: %s\n", e.msg);
+    hsdag_gb_free(b);
+    return g;
+}
+
+static hsdag_place_problem *problem(const hsdag_graph *g, const hsdag_devices *d, hsdag_semantics sem)
+{
+    hsdag_place_problem *p = NULL;
+    hsdag_err e = {0};
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    sc.semantics = sem;
+    if (hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) fprintf(stderr, "problem: %s\n", e.msg);
+    return p;
+}
+
+static int colours_kept(const hsdag_graph *g, const int32_t *dev)
+{
+    for (int32_t u = 0; u < g->n_nodes; u++)
+        for (int32_t v = u + 1; v < g->n_nodes; v++)
+            if (g->color[u] >= 0 && g->color[u] == g->color[v] && dev[u] != dev[v]) return 0;
+    return 1;
+}
+
+/* ---- mincut == ilp == brute force (sequential, two devices) ---- */
+static void test_exact_vs_brute(void)
+{
+    hsdag_devices *d = two_devices("sequential", 0);
+    CHECK(d != NULL);
+    int nontrivial = 0;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        int32_t n = 12;
+        hsdag_graph *g = random_dag(seed, n, seed % 2 ? 0 : 2, seed % 3 == 0, 0, 6);
+        hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
+        CHECK(p != NULL);
+        if (!p) continue;
+        int32_t dev[12], best_dev[12];
+        double best = INFINITY;
+        int ones_best = 0;
+        hsdag_sim_result sr;
+        for (uint32_t mask = 0; mask < (1u << n); mask++) {
+            for (int32_t v = 0; v < n; v++) dev[v] = (int32_t)((mask >> v) & 1u);
+            hsdag_sim_run(p->sim, dev, &sr);
+            if (mask % 97 == 0) CHECK_NEAR(hsdag_place_sequential_cost(p->c, dev), sr.makespan_s, 1e-12);
+            if (sr.feasible && sr.makespan_s < best) {
+                best = sr.makespan_s;
+                memcpy(best_dev, dev, sizeof dev);
+                ones_best = __builtin_popcount(mask);
+            }
+        }
+        (void)best_dev;
+        nontrivial += ones_best > 0 && ones_best < n;
+        if (getenv("PLACE_DEBUG")) fprintf(stderr, "seed %d: %d on GPU, best %.6g ms\n", (int)seed, ones_best, best * 1e3);
+        hsdag_err e = {0};
+        hsdag_place_result r;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        CHECK_EQ_INT(hsdag_place_run(p, "mincut", &o, dev, &r, &e), 0);
+        CHECK(r.feasible);
+        CHECK_NEAR(r.latency_s, best, 1e-9 * best);
+        CHECK_NEAR(r.lower_bound_s, best, 1e-9 * best);
+        CHECK(colours_kept(g, dev));
+        CHECK_EQ_INT(hsdag_place_run(p, "ilp", &o, dev, &r, &e), 0);
+        CHECK(r.feasible);
+        CHECK(r.rep.optimal);
+        CHECK_NEAR(r.latency_s, best, 1e-7 * best);
+        double opt = 0;
+        CHECK_EQ_INT(hsdag_place_bound_exact(p->c, HSDAG_SEM_SEQUENTIAL, &opt, &e, NULL), 0);
+        CHECK_NEAR(opt, best, 1e-9 * best);
+        hsdag_place_problem_free(p);
+        hsdag_graph_free(g);
+    }
+    CHECK(nontrivial >= 3); /* the optimum mixes devices on most seeds, so the test can tell methods apart */
+    hsdag_devices_free(d);
+}
+
+/* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own ---- */
+static void test_ilp_concurrent(void)
+{
+    hsdag_devices *d = two_devices("concurrent", 0);
+    int optimal = 0;
+    for (uint64_t seed = 41; seed <= 46; seed++) {
+        int32_t n = 9;
+        hsdag_graph *g = random_dag(seed, n, seed % 2 ? 0 : 1, seed % 3 == 0, 0, 6);
+        hsdag_place_problem *p = problem(g, d, HSDAG_SEM_CONCURRENT);
+        int32_t dev[9];
+        hsdag_place_result r;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        hsdag_err e = {0};
+        CHECK_EQ_INT(hsdag_place_run(p, "ilp", &o, dev, &r, &e), 0);
+        CHECK(strstr(r.rep.note, "concurrent model") != NULL);
+        CHECK(colours_kept(g, dev));
+        CHECK(r.rep.bound_s > 0);
+        CHECK(r.latency_s >= r.rep.objective_s * (1 - 1e-9));
+        optimal += r.rep.optimal;
+        double best = INFINITY;
+        hsdag_sim_result sr;
+        for (uint32_t mask = 0; mask < (1u << n); mask++) {
+            for (int32_t v = 0; v < n; v++) dev[v] = (int32_t)((mask >> v) & 1u);
+            hsdag_sim_run(p->sim, dev, &sr);
+            if (sr.feasible && sr.makespan_s < best) best = sr.makespan_s;
+        }
+        if (!(best >= r.rep.bound_s * (1 - 1e-9)))
+            fprintf(stderr, "seed %d: brute force %.9g below the concurrent ILP bound %.9g\n", (int)seed, best,
+                    r.rep.bound_s);
+        CHECK(best >= r.rep.bound_s * (1 - 1e-9));
+        CHECK(r.latency_s >= best * (1 - 1e-12));
+        hsdag_place_problem_free(p);
+        hsdag_graph_free(g);
+    }
+    CHECK(optimal >= 5); /* 9 ops: GLPK proves optimality well within its 10 s */
+    hsdag_devices_free(d);
+}
+
+/* ---- every method: valid, colour classes kept, never below the bound ---- */
+static void run_all(const hsdag_graph *g, const hsdag_devices *d, hsdag_semantics sem, const char *what)
+{
+    hsdag_place_problem *p = problem(g, d, sem);
+    CHECK(p != NULL);
+    if (!p) return;
+    int32_t cnt;
+    const hsdag_place_method *m = hsdag_place_methods(&cnt);
+    int32_t *dev = hsdag_malloc((size_t)g->n_nodes * sizeof *dev);
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.max_evals = 3000;
+    for (int32_t i = 0; i <= cnt; i++) {
+        const char *name = i < cnt ? m[i].name : "cpu-only";
+        hsdag_err e = {0};
+        hsdag_place_result r;
+        int rc = hsdag_place_run(p, name, &o, dev, &r, &e);
+        if (rc == HSDAG_EUNSUPPORTED) continue; /* mincut beyond two devices */
+        if (rc != 0) fprintf(stderr, "%s/%s: %s\n", what, name, e.msg);
+        CHECK_EQ_INT(rc, 0);
+        if (rc) continue;
+        int ok = 1;
+        for (int32_t v = 0; v < g->n_nodes; v++) ok &= dev[v] >= 0 && dev[v] < d->n;
+        CHECK(ok);
+        if (i < cnt && m[i].color == HSDAG_PLACE_RESPECTS) {
+            CHECK(colours_kept(g, dev));
+            CHECK_EQ_INT(r.sim.n_unsupported, 0);
+        }
+        if (r.feasible && !(r.latency_s >= r.lower_bound_s * (1 - 1e-9)))
+            fprintf(stderr, "%s/%s: %.9g below bound %.9g\n", what, name, r.latency_s, r.lower_bound_s);
+        if (r.feasible) CHECK(r.latency_s >= r.lower_bound_s * (1 - 1e-9));
+        CHECK(r.lower_bound_s > 0);
+    }
+    hsdag_free(dev);
+    hsdag_place_problem_free(p);
+}
+
+static void test_all_methods(void)
+{
+    hsdag_devices *seq = two_devices("sequential", 0), *four = preset("cpu-4gpu", NULL);
+    for (uint64_t seed = 11; seed <= 13; seed++) {
+        hsdag_graph *g = random_dag(seed, 40, 3, 1, 0, 6);
+        run_all(g, seq, HSDAG_SEM_SEQUENTIAL, "seq2");
+        run_all(g, seq, HSDAG_SEM_CONCURRENT, "conc2");
+        run_all(g, four, HSDAG_SEM_CONCURRENT, "4gpu");
+        run_all(g, four, HSDAG_SEM_SEQUENTIAL, "4gpu-seq");
+        hsdag_graph_free(g);
+        hsdag_graph *t = random_dag(seed, 30, 2, 1, 1, 6);
+        hsdag_devices *td = preset("tarnawski", t);
+        CHECK(td != NULL);
+        if (td) run_all(t, td, HSDAG_SEM_TARNAWSKI, "tarnawski");
+        hsdag_devices_free(td);
+        hsdag_graph_free(t);
+    }
+    hsdag_devices_free(seq);
+    hsdag_devices_free(four);
+}
+
+/* ---- memory: a GPU that holds about half of the weights ---- */
+static void test_memory(void)
+{
+    hsdag_graph *g = random_dag(21, 40, 0, 0, 0, 4);
+    double total = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++) total += g->param_bytes[v];
+    /* tensors here are <= 1e4 bytes; leave room for received copies, which the heuristics do not reserve */
+    hsdag_devices *d = two_devices("sequential", total * 0.5 + 1e6);
+    hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
+    int32_t *dev = hsdag_malloc((size_t)g->n_nodes * sizeof *dev);
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.max_evals = 3000;
+    hsdag_place_result r;
+    hsdag_err e = {0};
+    /* all on the GPU does not fit: the test is meaningful */
+    CHECK_EQ_INT(hsdag_place_run(p, "gpu-only", &o, dev, &r, &e), 0);
+    CHECK(!r.feasible);
+    CHECK(r.sim.max_excess_bytes > 0);
+    static const char *const respecting[] = {"random", "round-robin", "m-topo", "m-etf", "m-sct", "heft",
+                                             "greedy-tarnawski", "ilp", "local-search"};
+    for (size_t i = 0; i < sizeof respecting / sizeof respecting[0]; i++) {
+        int rc = hsdag_place_run(p, respecting[i], &o, dev, &r, &e);
+        CHECK_EQ_INT(rc, 0);
+        if (!r.feasible) fprintf(stderr, "memory: %s infeasible (excess %.0f)\n", respecting[i], r.sim.max_excess_bytes);
+        CHECK(r.feasible);
+        double used = 0;
+        for (int32_t v = 0; v < g->n_nodes; v++) used += dev[v] == 1 ? g->param_bytes[v] : 0;
+        CHECK(used <= d->dev[1].mem_capacity);
+    }
+    /* greedy-tarnawski fills the GPU in topological order: a prefix of the graph is on the GPU */
+    hsdag_place_run(p, "greedy-tarnawski", &o, dev, &r, &e);
+    CHECK_EQ_INT(dev[0], 1);
+    CHECK_EQ_INT(dev[g->n_nodes - 1], 0);
+    /* the optimum under the cap is no better than the unconstrained min cut (the bound) */
+    CHECK_EQ_INT(hsdag_place_run(p, "ilp", &o, dev, &r, &e), 0);
+    CHECK(r.latency_s >= r.lower_bound_s * (1 - 1e-9));
+    hsdag_free(dev);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
+/* ---- hand-made: a chain where copies dominate, and an op the accelerator may not run ---- */
+static void test_hand_made(void)
+{
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t x = hsdag_gb_add_node(b, "x", "MatMul"), y = hsdag_gb_add_node(b, "y", "MatMul"),
+            z = hsdag_gb_add_node(b, "z", "MatMul");
+    hsdag_gb_set_flops(b, x, 1e10);
+    hsdag_gb_set_flops(b, y, 1e5); /* tiny: cheaper on the CPU alone (launch 1 us vs 20 us) */
+    hsdag_gb_set_flops(b, z, 1e10);
+    hsdag_gb_add_edge(b, x, y, 4e8); /* 40 ms per copy: moving y off the GPU never pays */
+    hsdag_gb_add_edge(b, y, z, 4e8);
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    hsdag_devices *d = two_devices("sequential", 0);
+    hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
+    int32_t dev[3];
+    hsdag_place_result r;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    CHECK_EQ_INT(hsdag_place_run(p, "mincut", &o, dev, &r, &e), 0);
+    CHECK(dev[0] == 1 && dev[1] == 1 && dev[2] == 1);
+    /* expected, all on the GPU, no copies (roofline: max(flops / peak, bytes read / bandwidth) + launch):
+     * x: 1e10 flops; y: reads 4e8 bytes; z: 1e10 flops (reads 4e8 bytes, less time) */
+    double want = (1e10 / GPU_PEAK + GPU_L) + (4e8 / GPU_BW + GPU_L) + (1e10 / GPU_PEAK + GPU_L);
+    CHECK_NEAR(r.latency_s, want, 1e-6 * want);
+    CHECK_EQ_INT(hsdag_place_run(p, "heft", &o, dev, &r, &e), 0);
+    CHECK(dev[1] == 1);
+    hsdag_place_problem_free(p);
+    hsdag_graph_free(g);
+
+    /* the same chain with y marked CPU-only: mincut pays both copies; every respecting method keeps y on the CPU */
+    b = hsdag_gb_create();
+    x = hsdag_gb_add_node(b, "x", "MatMul"), y = hsdag_gb_add_node(b, "y", "MatMul"),
+    z = hsdag_gb_add_node(b, "z", "MatMul");
+    hsdag_gb_set_flops(b, x, 1e10);
+    hsdag_gb_set_flops(b, y, 1e5);
+    hsdag_gb_set_flops(b, z, 1e10);
+    hsdag_gb_set_flags(b, y, HSDAG_NF_NO_ACCEL);
+    hsdag_gb_add_edge(b, x, y, 1e6);
+    hsdag_gb_add_edge(b, y, z, 1e6);
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
+    int32_t cnt;
+    const hsdag_place_method *m = hsdag_place_methods(&cnt);
+    for (int32_t i = 0; i < cnt; i++) {
+        CHECK_EQ_INT(hsdag_place_run(p, m[i].name, &o, dev, &r, &e), 0);
+        if (m[i].color == HSDAG_PLACE_RESPECTS) CHECK_EQ_INT(dev[1], 0);
+    }
+    CHECK_EQ_INT(hsdag_place_run(p, "mincut", &o, dev, &r, &e), 0);
+    CHECK(dev[0] == 1 && dev[1] == 0 && dev[2] == 1);
+    /* x, z on the GPU (compute-bound), y on the CPU (reads 1e6 bytes), two copies of 1e6 bytes */
+    want = 2 * (1e10 / GPU_PEAK + GPU_L) + (1e6 / CPU_BW + CPU_L) + 2 * (LINK_L + 1e6 / LINK_BW);
+    CHECK_NEAR(r.latency_s, want, 1e-6 * want);
+    CHECK_EQ_INT(hsdag_place_run(p, "gpu-only", &o, dev, &r, &e), 0);
+    CHECK(!r.feasible);
+    CHECK_EQ_INT(r.sim.n_unsupported, 1);
+    hsdag_place_problem_free(p);
+    hsdag_graph_free(g);
+    hsdag_devices_free(d);
+}
+
+/* ---- one tensor, two remote consumers: the cut pays one copy, not two ---- */
+static void test_fork(void)
+{
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t a = hsdag_gb_add_node(b, "a", "MatMul"), c1 = hsdag_gb_add_node(b, "c1", "MatMul"),
+            c2 = hsdag_gb_add_node(b, "c2", "MatMul");
+    hsdag_gb_set_flops(b, a, 1e5);
+    hsdag_gb_set_flags(b, a, HSDAG_NF_NO_ACCEL);
+    hsdag_gb_set_flops(b, c1, 2e10);
+    hsdag_gb_set_flops(b, c2, 2e10);
+    hsdag_gb_add_edge(b, a, c1, 1e7);
+    hsdag_gb_add_edge(b, a, c2, 1e7);
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    hsdag_devices *d = two_devices("sequential", 0);
+    hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
+    int32_t dev[3];
+    hsdag_place_result r;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    CHECK_EQ_INT(hsdag_place_run(p, "mincut", &o, dev, &r, &e), 0);
+    /* both consumers on the GPU (compute-bound), one copy of 1e7 bytes, a on the CPU. Paying the copy twice
+     * would still beat the CPU, so only the total tells. */
+    CHECK(dev[0] == 0 && dev[1] == 1 && dev[2] == 1);
+    double want = 2 * (2e10 / GPU_PEAK + GPU_L) + (LINK_L + 1e7 / LINK_BW) + (1e5 / CPU_PEAK + CPU_L);
+    CHECK_NEAR(r.latency_s, want, 1e-6 * want);
+    CHECK_EQ_INT(r.sim.n_xfers, 1);
+    hsdag_place_problem_free(p);
+    hsdag_graph_free(g);
+    hsdag_devices_free(d);
+}
+
+/* ---- same seed, same placement ---- */
+static void test_determinism(void)
+{
+    hsdag_graph *g = random_dag(31, 60, 3, 0, 0, 6);
+    hsdag_devices *d = preset("cpu-4gpu", NULL);
+    hsdag_place_problem *p = problem(g, d, HSDAG_SEM_CONCURRENT);
+    int32_t n = g->n_nodes, *a = hsdag_malloc((size_t)n * sizeof *a), *b = hsdag_malloc((size_t)n * sizeof *b);
+    static const char *const names[] = {"random", "metis", "local-search", "heft", "m-etf", "m-sct"};
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.seed = 7;
+    o.max_evals = 2000;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        hsdag_place_result r1, r2;
+        hsdag_err e = {0};
+        CHECK_EQ_INT(hsdag_place_run(p, names[i], &o, a, &r1, &e), 0);
+        CHECK_EQ_INT(hsdag_place_run(p, names[i], &o, b, &r2, &e), 0);
+        CHECK(memcmp(a, b, (size_t)n * sizeof *a) == 0);
+        CHECK(r1.latency_s == r2.latency_s);
+    }
+    hsdag_place_result r;
+    hsdag_err e = {0};
+    hsdag_place_run(p, "random", &o, a, &r, &e);
+    o.seed = 8;
+    hsdag_place_run(p, "random", &o, b, &r, &e);
+    CHECK(memcmp(a, b, (size_t)n * sizeof *a) != 0);
+    /* local search from a given start never ends worse than it */
+    hsdag_place_result r0;
+    hsdag_place_run(p, "round-robin", &o, a, &r0, &e);
+    o.init = a;
+    CHECK_EQ_INT(hsdag_place_run(p, "local-search", &o, b, &r, &e), 0);
+    CHECK(r.latency_s <= r0.latency_s);
+    /* unknown method: a clear error */
+    CHECK_EQ_INT(hsdag_place_run(p, "no-such", &o, b, &r, &e), HSDAG_EINVAL);
+    CHECK(strstr(e.msg, "no-such") != NULL);
+    CHECK_EQ_INT(hsdag_place_run(p, "mincut", &o, b, &r, &e), HSDAG_EUNSUPPORTED);
+    CHECK_EQ_INT(hsdag_place_single_device(d, "gpu-only"), hsdag_devices_first_of(d, HSDAG_DEV_GPU));
+    CHECK_EQ_INT(hsdag_place_single_device(d, "cpu-only"), 0);
+    hsdag_free(a);
+    hsdag_free(b);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
+int main(void)
+{
+    test_exact_vs_brute();
+    test_ilp_concurrent();
+    test_all_methods();
+    test_memory();
+    test_hand_made();
+    test_fork();
+    test_determinism();
+    return check_summary("test_place");
+}
