@@ -423,14 +423,7 @@ int hsdag_json_read(const void *buf, size_t len, const char *what, hsdag_graph *
         if ((rc = hj_read_node(json_object_array_get_idx(nodes, i), i, what, b, e)) < 0) goto done;
     for (size_t k = 0; k < m; k++)
         if ((rc = hj_read_edge(json_object_array_get_idx(edges, k), k, n, what, b, pairs, e)) < 0) goto done;
-    int32_t earlier = -1, dup = hsdag_jsonin_keys_sort_dup(pairs, m, &earlier);
-    if (dup >= 0) {
-        json_object *ed = json_object_array_get_idx(edges, (size_t)dup);
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%d -> %d): duplicate edge (also edges[%d])", what, dup,
-                           json_object_get_int(json_object_object_get(ed, "src")),
-                           json_object_get_int(json_object_object_get(ed, "dst")), earlier);
-        goto done;
-    }
+    if ((rc = hsdag_jsonin_edges_unique(pairs, m, edges, "src", "dst", what, e)) < 0) goto done;
     hsdag_gb_set_meta(b, &meta);
     if ((rc = hsdag_gb_finish(b, out, e)) < 0) hsdag_err_prefix(e, what);
 done:

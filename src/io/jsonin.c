@@ -267,3 +267,14 @@ int32_t hsdag_jsonin_keys_find(const hsdag_jsonin_key *k, size_t n, int64_t key)
     }
     return (lo < n && k[lo].key == key) ? k[lo].idx : -1;
 }
+
+int hsdag_jsonin_edges_unique(hsdag_jsonin_key *pairs, size_t m, json_object *edges, const char *src_key,
+                              const char *dst_key, const char *what, hsdag_err *e)
+{
+    int32_t earlier = -1, dup = hsdag_jsonin_keys_sort_dup(pairs, m, &earlier);
+    if (dup < 0) return 0;
+    json_object *ed = json_object_array_get_idx(edges, (size_t)dup);
+    return hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%d -> %d): duplicate edge (also edges[%d])", ji_what(what),
+                         dup, json_object_get_int(json_object_object_get(ed, src_key)),
+                         json_object_get_int(json_object_object_get(ed, dst_key)), earlier);
+}

@@ -149,14 +149,7 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
     }
     for (size_t k = 0; k < m; k++)
         if ((rc = tw_read_edge(json_object_array_get_idx(edges, k), k, what, b, ids, n, pairs, e)) < 0) goto done;
-    dup = hsdag_jsonin_keys_sort_dup(pairs, m, &earlier);
-    if (dup >= 0) {
-        json_object *ed = json_object_array_get_idx(edges, (size_t)dup);
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%d -> %d): duplicate edge (also edges[%d])", what, dup,
-                           json_object_get_int(json_object_object_get(ed, "sourceId")),
-                           json_object_get_int(json_object_object_get(ed, "destId")), earlier);
-        goto done;
-    }
+    if ((rc = hsdag_jsonin_edges_unique(pairs, m, edges, "sourceId", "destId", what, e)) < 0) goto done;
     hsdag_gb_set_meta(b, &meta);
     if ((rc = hsdag_gb_finish(b, out, e)) < 0) hsdag_err_prefix(e, what);
 done:
