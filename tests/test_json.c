@@ -571,6 +571,25 @@ static void test_alloc_failures(void)
     hsdag_graph_free(g);
 }
 
+/* hsdag_load on an absent or empty buffer, detected or forced to each format: a clean error naming the
+ * input (NULL + 0 in detection was undefined behaviour, an abort under UBSan) */
+static void test_load_empty(void)
+{
+    for (int f = HSDAG_FMT_UNKNOWN; f <= HSDAG_FMT_DOT; f++) {
+        for (int nul = 0; nul < 2; nul++) {
+            hsdag_graph *g = NULL;
+            hsdag_err e = {0};
+            int rc = hsdag_load(nul ? NULL : "", 0, (hsdag_format)f, "empty.in", &g, &e);
+            CHECK(rc < 0 && g == NULL);
+            CHECK(strncmp(e.msg, "empty.in: ", 10) == 0);
+        }
+    }
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_load(NULL, 5, HSDAG_FMT_UNKNOWN, "x", &g, &e), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_detect(NULL, 0, "a.dot"), HSDAG_FMT_DOT);
+}
+
 int main(void)
 {
     test_tarnawski_roundtrips();
@@ -581,5 +600,6 @@ int main(void)
     test_bad_inputs();
     test_dot();
     test_alloc_failures();
+    test_load_empty();
     return check_summary("test_json");
 }

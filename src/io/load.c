@@ -58,6 +58,10 @@ static int ext_is(const char *path, const char *ext)
 
 hsdag_format hsdag_detect(const void *buf, size_t len, const char *path)
 {
+    if (!buf) { /* NULL + 0 is undefined behaviour: an absent buffer is an empty one */
+        buf = "";
+        len = 0;
+    }
     const char *s = buf, *end = s + len;
     const char *p = skip_ws(s, end);
     size_t head = (size_t)(end - p) < 65536 ? (size_t)(end - p) : 65536;
@@ -93,6 +97,8 @@ int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, 
 {
     *out = NULL;
     if (!what) what = "<buffer>";
+    if (!buf && len) return hsdag_err_set(e, HSDAG_EINVAL, "%s: no buffer for %zu bytes", what, len);
+    if (!buf) buf = "";
     if (len > HSDAG_MAX_FILE_BYTES) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: input larger than 1 GiB", what);
     if (fmt == HSDAG_FMT_UNKNOWN) fmt = hsdag_detect(buf, len, what);
     /* A UTF-8 byte-order mark (left by some editors) belongs to no text format, and json-c and cgraph
