@@ -33,7 +33,7 @@ LIB      := $(BUILD)/libhsdag.a
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: all test asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
+.PHONY: fuzzlib all test asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -75,9 +75,11 @@ asan:
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 10
-build-fuzz/fuzz_%: fuzz/fuzz_%.c
+# fuzzlib is phony so the targets relink whenever the library changed (the sub-make is a no-op otherwise)
+fuzzlib:
 	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 SAN="-fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer" build-fuzz/libhsdag.a
-	clang $(CPPFLAGS:$(BUILD)/%=build-fuzz/%) -std=c11 -g -O1 -fsanitize=address,undefined,fuzzer $(PKG_CFLAGS) -o $@ $< build-fuzz/libhsdag.a $(LIBS)
+build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzzlib
+	clang $(subst -I$(BUILD)/gen,-Ibuild-fuzz/gen,$(CPPFLAGS)) -std=c11 -g -O1 -fsanitize=address,undefined,fuzzer $(PKG_CFLAGS) -o $@ $< build-fuzz/libhsdag.a $(LIBS)
 fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
