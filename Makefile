@@ -1,6 +1,6 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
-# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, results, install, clean.
+# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, demo-cluster, results, install, clean.
 
 CC      ?= cc
 BUILD   ?= build
@@ -33,7 +33,7 @@ LIB      := $(BUILD)/libhsdag.a
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: all test asan fuzz fuzz-smoke bench demo results install clean check-deps
+.PHONY: fuzzlib all test asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -75,9 +75,11 @@ asan:
 FUZZ_SRCS := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=build-fuzz/%)
 FUZZ_SECONDS ?= 10
-build-fuzz/fuzz_%: fuzz/fuzz_%.c
+# fuzzlib is phony so the targets relink whenever the library changed (the sub-make is a no-op otherwise)
+fuzzlib:
 	$(MAKE) BUILD=build-fuzz CC=clang OPT=-O1 SAN="-fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer" build-fuzz/libhsdag.a
-	clang $(CPPFLAGS:$(BUILD)/%=build-fuzz/%) -std=c11 -g -O1 -fsanitize=address,undefined,fuzzer $(PKG_CFLAGS) -o $@ $< build-fuzz/libhsdag.a $(LIBS)
+build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzzlib
+	clang $(subst -I$(BUILD)/gen,-Ibuild-fuzz/gen,$(CPPFLAGS)) -std=c11 -g -O1 -fsanitize=address,undefined,fuzzer $(PKG_CFLAGS) -o $@ $< build-fuzz/libhsdag.a $(LIBS)
 fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
@@ -93,12 +95,23 @@ demo:
 	$(MAKE) all
 	sh scripts/demo.sh $(CLI)
 
+# PAC-ML with the shipped learned policies (no training): blocking rate per beta distribution.
+demo-cluster:
+	sh scripts/install-deps
+	$(MAKE) all
+	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,fixed:4,acceptable-jct,lookahead,learned
+
+results: $(CLI)
+	python3 scripts/results.py $(CLI)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/hsdag $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(LIB) $(SOLIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/hsdag/*.h $(DESTDIR)$(PREFIX)/include/hsdag/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hsdag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
+	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml
+	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -196,6 +196,8 @@ static void bench_imports(void)
 
 void bench_sim(void);   /* bench_sim.c: simulator evaluations per second */
 void bench_place(void); /* bench_place.c: time to place per method */
+void bench_learn(void);   /* bench_learn.c: HSDAG training budget */
+void bench_cluster(void); /* bench_learn.c: PAC-ML episode */
 
 int main(int argc, char **argv)
 {
@@ -205,5 +207,7 @@ int main(int argc, char **argv)
     bench_imports();
     bench_sim();
     bench_place();
+    bench_learn();
+    bench_cluster();
     return 0;
 }

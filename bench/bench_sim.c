@@ -100,5 +100,6 @@ void bench_sim(void)
     sim_model("tests/data/onnx/bert_base.onnx", "BERT-base (ONNX)", "cpu-4gpu");
     sim_model("tests/data/tarnawski/latency-inputs/OperatorGraphs/bert_l-3_inference.json", "BERT-3 ops (Tarnawski)",
               NULL);
-    printf("\nTargets: >= 200,000/s on ResNet-50 and >= 50,000/s on BERT-base (sequential, one core).\n");
+    printf("\nTargets (issue 3): >= 200,000/s on ResNet-50 and >= 50,000/s on BERT-base, one core; docs/simulator.md "
+           "section 7 says which semantics meet them.\n");
 }

@@ -90,6 +90,90 @@ static void test_names(void)
     hsdag_graph_free(g);
 }
 
+/* Reference naming: probe every suffix from the start (the documented rule, quadratic on purpose). */
+static void names_reference(int n, const char *const *nm, const char *const *op, char (*out)[64])
+{
+    hsdag_strmap *m = hsdag_strmap_create();
+    for (int v = 0; v < n; v++) {
+        out[v][0] = 0;
+        if (*nm[v] && hsdag_strmap_put(m, nm[v], strlen(nm[v]), v) == 0) snprintf(out[v], 64, "%s", nm[v]);
+    }
+    for (int v = 0; v < n; v++) {
+        if (out[v][0]) continue;
+        for (long k = *nm[v] ? 1 : v;; k++) {
+            snprintf(out[v], 64, "%s_%ld", *nm[v] ? nm[v] : op[v], k);
+            if (hsdag_strmap_get(m, out[v], strlen(out[v])) < 0) break;
+        }
+        hsdag_strmap_put(m, out[v], strlen(out[v]), v);
+    }
+    hsdag_strmap_free(m);
+}
+
+static void test_many_duplicates(void)
+{
+    /* 20,000 nodes named "x": probing every suffix from 1 was O(n^2) (43 s for 10,000) */
+    enum { N = 20000 };
+    hsdag_gb *b = hsdag_gb_create();
+    for (int i = 0; i < N; i++) hsdag_gb_add_node(b, "x", "Relu");
+    hsdag_graph *g = NULL;
+    double t0 = hsdag_now();
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    double dt = hsdag_now() - t0;
+    hsdag_gb_free(b);
+    if (!g) return;
+    CHECK_STR(g->name[0], "x");
+    CHECK_STR(g->name[1], "x_1");
+    CHECK_STR(g->name[N - 1], "x_19999");
+    CHECK(dt < 5.0); /* ~10 ms in O(n); the quadratic version needed minutes */
+    hsdag_graph_free(g);
+
+    /* a random mix of duplicates, empty names and given names that look generated must match the
+     * probe-from-the-start reference exactly */
+    enum { M = 3000 };
+    static const char *const pool[] = {"x", "y", "x_1", "x_2", "Relu_5", "Relu_7", "Add_3", "y_1", "x_9", ""};
+    static const char *const ops[] = {"Relu", "Add", "x"};
+    static char given[M][16], expect[M][64];
+    const char *nm[M], *op[M];
+    hsdag_rng r;
+    hsdag_rng_seed(&r, 7);
+    b = hsdag_gb_create();
+    for (int v = 0; v < M; v++) {
+        uint32_t c = hsdag_rng_below(&r, 14);
+        if (c < 10) snprintf(given[v], sizeof given[v], "%s", pool[c]);
+        else if (c < 12) snprintf(given[v], sizeof given[v], "Relu_%u", hsdag_rng_below(&r, M));
+        else snprintf(given[v], sizeof given[v], "%s", "");
+        nm[v] = given[v];
+        op[v] = ops[hsdag_rng_below(&r, 3)];
+        hsdag_gb_add_node(b, nm[v], op[v]);
+    }
+    names_reference(M, nm, op, expect);
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    int same = 1;
+    for (int v = 0; v < M; v++) same &= strcmp(g->name[v], expect[v]) == 0;
+    CHECK(same);
+    hsdag_graph_free(g);
+}
+
+static void test_merge_order(void)
+{
+    /* parallel edges are summed in insertion order, whatever the platform's qsort does with ties:
+     * 1 + 1e16 + 1 + 1 is 1e16 in that order (each 1 rounds away), 1e16 + 4 if the ones came first */
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t x = hsdag_gb_add_node(b, "x", "Relu"), y = hsdag_gb_add_node(b, "y", "Relu");
+    const double bytes[] = {1, 1e16, 1, 1};
+    for (int i = 0; i < 4; i++) hsdag_gb_add_edge_ex(b, x, y, bytes[i], (double)i);
+    hsdag_graph *g = NULL;
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    CHECK_EQ_INT(g->n_edges, 1);
+    CHECK(g->edge_bytes[0] == 1e16);
+    CHECK(g->edge_cost_ms[0] == 3.0);
+    hsdag_graph_free(g);
+}
+
 static void test_errors(void)
 {
     hsdag_err e = {0};
@@ -107,6 +191,25 @@ static void test_errors(void)
     CHECK(g == NULL);
     CHECK(strstr(e.msg, "cycle") != NULL);
     CHECK(strstr(e.msg, "'p'") || strstr(e.msg, "'q'") || strstr(e.msg, "'r'"));
+    hsdag_gb_free(b);
+
+    /* the first unfinished node is 200 steps downstream of the cycle: the message must still name a
+     * node on the cycle (it named 'd135', not on any cycle, when the walk stopped after 64 steps) */
+    b = hsdag_gb_create();
+    char nm[16];
+    for (int i = 0; i < 200; i++) {
+        snprintf(nm, sizeof nm, "d%d", i);
+        hsdag_gb_add_node(b, nm, "Relu");
+        if (i > 0) hsdag_gb_add_edge(b, i, i - 1, 1); /* d199 -> ... -> d0 */
+    }
+    p = hsdag_gb_add_node(b, "cyc_a", "Relu");
+    q = hsdag_gb_add_node(b, "cyc_b", "Relu");
+    hsdag_gb_add_edge(b, p, q, 1);
+    hsdag_gb_add_edge(b, q, p, 1);
+    hsdag_gb_add_edge(b, q, 199, 1);
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), HSDAG_ECYCLE);
+    CHECK(strstr(e.msg, "through node 'cyc_") != NULL);
+    CHECK(strncmp(e.msg, "graph has a cycle", 17) == 0); /* unnamed graph: no "graph: " prefix */
     hsdag_gb_free(b);
 
     b = hsdag_gb_create();
@@ -155,6 +258,40 @@ static void test_alloc_failures(void)
     }
     CHECK(failures > 10);
     CHECK(successes > 0);
+}
+
+static void test_stats_alloc_failures(void)
+{
+    /* 300 op types: the op-type map grows several times; every failure point gives ENOMEM, never a
+     * histogram with op types missing */
+    hsdag_gb *b = hsdag_gb_create();
+    char op[32];
+    for (int i = 0; i < 300; i++) {
+        snprintf(op, sizeof op, "Op%d", i);
+        hsdag_gb_add_node(b, NULL, op);
+    }
+    hsdag_graph *g = NULL;
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    int ok = 0, bad = 0;
+    for (long k = 1; k < 200; k++) {
+        hsdag_graph_stats st;
+        hsdag_err e = {0};
+        hsdag_alloc_fail_after(k);
+        int rc = hsdag_graph_stats_compute(g, &st, &e);
+        hsdag_alloc_fail_after(0);
+        if (rc == 0) {
+            ok++;
+            if (st.n_op_types != 300) bad++;
+            hsdag_graph_stats_free(&st);
+        } else if (rc != HSDAG_ENOMEM || !strstr(e.msg, "out of memory")) {
+            bad++;
+        }
+    }
+    CHECK(ok > 0);
+    CHECK_EQ_INT(bad, 0);
+    hsdag_graph_free(g);
 }
 
 static void test_large_chain_order(void)
@@ -214,6 +351,14 @@ static void test_common(void)
     CHECK_EQ_INT(hsdag_dtype_parse("FP16"), HSDAG_DT_F16);
     CHECK_EQ_INT(hsdag_dtype_parse("i64"), HSDAG_DT_I64);
     CHECK_STR(hsdag_status_str(HSDAG_ECYCLE), "graph has a cycle");
+    /* messages are one printable line whatever the quoted names hold */
+    hsdag_err e = {0};
+    hsdag_err_set(&e, HSDAG_EPARSE, "node '%s': bad", "a\tb\x1b[31m\nc\x7f");
+    CHECK_STR(e.msg, "node 'a b [31m c ': bad");
+    hsdag_err_prefix(&e, "dir\n/f.json");
+    CHECK_STR(e.msg, "dir /f.json: node 'a b [31m c ': bad");
+    hsdag_err_prefix(&e, "dir\n/f.json"); /* already there: not repeated */
+    CHECK_STR(e.msg, "dir /f.json: node 'a b [31m c ': bad");
 }
 
 int main(void)
@@ -221,8 +366,11 @@ int main(void)
     test_common();
     test_diamond();
     test_names();
+    test_many_duplicates();
+    test_merge_order();
     test_errors();
     test_alloc_failures();
+    test_stats_alloc_failures();
     test_large_chain_order();
     return check_summary("test_graph");
 }

@@ -354,6 +354,10 @@ static void test_bad_inputs(void)
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"}],"
                  "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":0,\"dst\":1}]}",
          "h.json: edges[1] (0 -> 1): duplicate edge (also edges[0])", HSDAG_EPARSE},
+        /* two duplicates: the first in file order is named (as the Tarnawski reader does) */
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"},{\"name\":\"c\",\"op\":\"x\"}],"
+                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":2},{\"src\":1,\"dst\":2},{\"src\":0,\"dst\":1}]}",
+         "h.json: edges[2] (1 -> 2): duplicate edge (also edges[1])", HSDAG_EPARSE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"}],"
                  "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":0}]}",
          "h.json: graph has a cycle through node", HSDAG_ECYCLE},
@@ -471,6 +475,121 @@ static void test_dot(void)
     CHECK(system(cmd) == 0);
 }
 
+/* Allocation-failure injection through the hsdag JSON reader and writer, the split reader and writer
+ * and the file loader: every failure point gives ENOMEM with a one-line message naming the input (or
+ * succeeds), never a crash, another status or a leak (ASan run). Loops run until an attempt succeeds,
+ * so every allocation point of the call is hit once. */
+static void test_alloc_failures(void)
+{
+    hsdag_graph *g = build_odd();
+    CHECK(g != NULL);
+    if (!g) return;
+    hsdag_buf text = {0};
+    CHECK(hsdag_json_write(g, &text) == 0);
+    int ok = 0, bad = 0, oom = 0;
+    for (long n = 1; n < 100000 && !ok; n++) {
+        hsdag_graph *r = NULL;
+        hsdag_err e = {0};
+        hsdag_alloc_fail_after(n);
+        int rc = hsdag_json_read(text.data, text.len, "odd.json", &r, &e);
+        hsdag_alloc_fail_after(0);
+        if (rc == 0) ok = 1;
+        else if (rc == HSDAG_ENOMEM && r == NULL && strstr(e.msg, "odd.json: ") == e.msg && !strchr(e.msg, '\n')) oom++;
+        else bad++;
+        hsdag_graph_free(r);
+    }
+    CHECK(ok);
+    CHECK(oom > 10);
+    CHECK_EQ_INT(bad, 0);
+
+    /* writer: the buffer's oom flag becomes ENOMEM */
+    ok = bad = oom = 0;
+    for (long n = 1; n < 1000 && !ok; n++) {
+        hsdag_buf w = {0};
+        hsdag_alloc_fail_after(n);
+        int rc = hsdag_json_write(g, &w);
+        hsdag_alloc_fail_after(0);
+        if (rc == 0) ok = (w.len == text.len && memcmp(w.data, text.data, w.len) == 0), bad += !ok;
+        else if (rc == HSDAG_ENOMEM) oom++;
+        else bad++;
+        hsdag_buf_free(&w);
+    }
+    CHECK(ok);
+    CHECK(oom > 0);
+    CHECK_EQ_INT(bad, 0);
+
+    /* split reader and writer on the odd graph (file ids 0..4, -12, 2147483647, 7) */
+    static const char split[] = "{\"cpus\":[{\"nodes\":[0,1,2]},{\"nodes\":[-12]}],"
+                                "\"fpgas\":[{\"nodes\":[3,4,2147483647,7]}]}";
+    int32_t dev[8], nc = 0, na = 0;
+    hsdag_err e0 = {0};
+    int base = hsdag_split_read(split, sizeof split - 1, "s.json", g, dev, &nc, &na, &e0);
+    if (base < 0) fprintf(stderr, "split: %s\n", e0.msg);
+    CHECK_EQ_INT(base, 0);
+    ok = bad = oom = 0;
+    for (long n = 1; n < 1000 && !ok && base == 0; n++) {
+        hsdag_err e = {0};
+        hsdag_buf w = {0};
+        hsdag_alloc_fail_after(n);
+        int rc = hsdag_split_read(split, sizeof split - 1, "s.json", g, dev, &nc, &na, &e);
+        if (rc == 0) rc = hsdag_split_write(g, dev, na, nc, &w, &e);
+        hsdag_alloc_fail_after(0);
+        if (rc == 0) ok = 1;
+        else if (rc == HSDAG_ENOMEM && strstr(e.msg, "out of memory")) oom++;
+        else bad++;
+        hsdag_buf_free(&w);
+    }
+    CHECK(ok);
+    CHECK(oom > 0);
+    CHECK_EQ_INT(bad, 0);
+
+    /* the file loader (read buffer, detection, reader) */
+    char path[] = "/tmp/hsdag_test_json_oomXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK(write(fd, text.data, text.len) == (ssize_t)text.len);
+        close(fd);
+        ok = bad = oom = 0;
+        for (long n = 1; n < 100000 && !ok; n++) {
+            hsdag_graph *r = NULL;
+            hsdag_err e = {0};
+            hsdag_alloc_fail_after(n);
+            int rc = hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &r, &e);
+            hsdag_alloc_fail_after(0);
+            if (rc == 0) ok = r && r->n_nodes == g->n_nodes;
+            else if (rc == HSDAG_ENOMEM && r == NULL && strstr(e.msg, path) == e.msg) oom++;
+            else bad++;
+            hsdag_graph_free(r);
+        }
+        unlink(path);
+        CHECK(ok);
+        CHECK(oom > 10);
+        CHECK_EQ_INT(bad, 0);
+    }
+    hsdag_buf_free(&text);
+    hsdag_graph_free(g);
+}
+
+/* hsdag_load on an absent or empty buffer, detected or forced to each format: a clean error naming the
+ * input (NULL + 0 in detection was undefined behaviour, an abort under UBSan) */
+static void test_load_empty(void)
+{
+    for (int f = HSDAG_FMT_UNKNOWN; f <= HSDAG_FMT_DOT; f++) {
+        for (int nul = 0; nul < 2; nul++) {
+            hsdag_graph *g = NULL;
+            hsdag_err e = {0};
+            int rc = hsdag_load(nul ? NULL : "", 0, (hsdag_format)f, "empty.in", &g, &e);
+            CHECK(rc < 0 && g == NULL);
+            CHECK(strncmp(e.msg, "empty.in: ", 10) == 0);
+        }
+    }
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_load(NULL, 5, HSDAG_FMT_UNKNOWN, "x", &g, &e), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_detect(NULL, 0, "a.dot"), HSDAG_FMT_DOT);
+}
+
 int main(void)
 {
     test_tarnawski_roundtrips();
@@ -480,5 +599,7 @@ int main(void)
     test_minimal_and_defaults();
     test_bad_inputs();
     test_dot();
+    test_alloc_failures();
+    test_load_empty();
     return check_summary("test_json");
 }

@@ -3,6 +3,7 @@
  * Not here: format detection and the CLI (tests/cli/). Expected numbers come from tests/data/openvino/expect.py.
  * Entry points: main. */
 #include "check.h"
+#include "../src/io/ioutil.h"
 
 #include "hsdag/io.h"
 
@@ -281,6 +282,23 @@ static void test_alloc_failures(void)
     hsdag_free(buf);
 }
 
+/* the strict integer rule shared by the IR and DOT readers (src/io/ioutil.c) */
+static void test_parse_i64(void)
+{
+    int64_t v = 0;
+    CHECK(hsdag_ioutil_parse_i64(" 42\n", &v) == 0 && v == 42);
+    CHECK(hsdag_ioutil_parse_i64("-1", &v) == 0 && v == -1);
+    CHECK(hsdag_ioutil_parse_i64("\t+7 \r", &v) == 0 && v == 7);
+    CHECK(hsdag_ioutil_parse_i64("9223372036854775807", &v) == 0 && v == INT64_MAX);
+    CHECK(hsdag_ioutil_parse_i64("9223372036854775808", &v) < 0);
+    CHECK(hsdag_ioutil_parse_i64("", &v) < 0);
+    CHECK(hsdag_ioutil_parse_i64(NULL, &v) < 0);
+    CHECK(hsdag_ioutil_parse_i64("4x", &v) < 0);
+    CHECK(hsdag_ioutil_parse_i64("1 2", &v) < 0);
+    CHECK(hsdag_ioutil_parse_i64("\v3", &v) < 0);
+    CHECK(hsdag_ioutil_parse_i64("0x10", &v) < 0);
+}
+
 int main(void)
 {
     test_resnet50();
@@ -289,5 +307,6 @@ int main(void)
     test_tera_shape();
     test_bad_buffers();
     test_alloc_failures();
+    test_parse_i64();
     return check_summary("test_ovxml");
 }

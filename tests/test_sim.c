@@ -5,6 +5,7 @@
  * Entry points: main.
  */
 #include "check.h"
+#include "hsdag/io.h"
 #include "hsdag/placement.h"
 #include "hsdag/sim.h"
 
@@ -923,6 +924,117 @@ static void test_feasibility_flags(void)
     tw_free(&t);
 }
 
+/* ---- golden results: bit-identical numbers across optimisations of the simulator ----
+ * FNV-1a over the bytes of every result field (and of the trace JSON for a few runs, which pins each op's start
+ * and finish and every transfer) for a few hundred seeded placements per model, device set, semantics and
+ * priority. The constants were recorded before the concurrent/tarnawski speed-up; any change to a makespan, a
+ * busy time, a peak or a transfer total, even in the last bit, changes them. */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t fnv_result(uint64_t h, const hsdag_sim_result *r)
+{
+    h = fnv(h, &r->makespan_s, sizeof r->makespan_s);
+    h = fnv(h, &r->feasible, sizeof r->feasible);
+    h = fnv(h, r->busy_s, (size_t)r->n_devices * sizeof *r->busy_s);
+    h = fnv(h, r->peak_mem_bytes, (size_t)r->n_devices * sizeof *r->peak_mem_bytes);
+    h = fnv(h, r->excess_bytes, (size_t)r->n_devices * sizeof *r->excess_bytes);
+    h = fnv(h, &r->max_excess_bytes, sizeof r->max_excess_bytes);
+    h = fnv(h, &r->xfer_bytes, sizeof r->xfer_bytes);
+    h = fnv(h, &r->xfer_s, sizeof r->xfer_s);
+    h = fnv(h, &r->n_xfers, sizeof r->n_xfers);
+    int32_t ints[] = {r->n_unsupported, r->n_color_violations, r->accels_used, r->n_blocks, r->n_cycle_cuts};
+    return fnv(h, ints, sizeof ints);
+}
+
+/* Returns the checksum of n_pl placements (half uniform per node, half contiguous topological runs) under each
+ * semantics; with traces of the first few. */
+static uint64_t golden_one(const char *path, const char *devices, hsdag_priority prio, int n_pl, uint64_t seed)
+{
+    hsdag_graph *g = NULL;
+    hsdag_devices *d = NULL;
+    hsdag_sim *s = NULL;
+    hsdag_err e = {0};
+    uint64_t h = 14695981039346656037ull;
+    if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 || hsdag_devices_load(devices, g, &d, &e) < 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        CHECK(!"cannot load");
+        goto out;
+    }
+    hsdag_sim_config cfg = hsdag_sim_config_default();
+    cfg.record_trace = 1;
+    cfg.priority = prio;
+    CHECK(hsdag_sim_create(&s, g, d, &cfg, &e) == 0);
+    if (!s) goto out;
+    int32_t n = g->n_nodes;
+    int32_t *dev = malloc((size_t)n * sizeof *dev);
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, seed);
+    for (int p = 0; p < n_pl; p++) {
+        if (p % 2 == 0) {
+            for (int32_t v = 0; v < n; v++) dev[v] = (int32_t)hsdag_rng_below(&rng, (uint32_t)d->n);
+        } else {
+            int32_t cur = (int32_t)hsdag_rng_below(&rng, (uint32_t)d->n);
+            double sw = (1.0 + hsdag_rng_below(&rng, 30)) / n;
+            for (int32_t v = 0; v < n; v++) {
+                if (hsdag_rng_uniform(&rng) < sw) cur = (int32_t)hsdag_rng_below(&rng, (uint32_t)d->n);
+                dev[v] = cur;
+            }
+        }
+        for (int sem = 0; sem < HSDAG_SEM_COUNT_; sem++) {
+            hsdag_sim_result r;
+            hsdag_sim_set_semantics(s, (hsdag_semantics)sem);
+            CHECK(hsdag_sim_run(s, dev, &r) == 0);
+            h = fnv_result(h, &r);
+            if (p < 4) {
+                hsdag_buf tb = {0};
+                CHECK(hsdag_sim_trace_write(s, &tb, &e) == 0);
+                if (tb.data) h = fnv(h, tb.data, tb.len);
+                hsdag_buf_free(&tb);
+            }
+        }
+    }
+    free(dev);
+out:
+    hsdag_sim_free(s);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+    return h;
+}
+
+static void test_golden(void)
+{
+    static const struct {
+        const char *path, *devices;
+        hsdag_priority prio;
+        int n_pl;
+        uint64_t want;
+    } cases[] = {
+        {"tests/data/onnx/bert_base.onnx", "cpu-gpu", HSDAG_PRIO_UPWARD_RANK, 200, 0x2bf63a348d7051c4ull},
+        {"tests/data/onnx/bert_base.onnx", "cpu-4gpu", HSDAG_PRIO_UPWARD_RANK, 200, 0xde9ca669c1c0e003ull},
+        {"tests/data/onnx/bert_base.onnx", "cpu-4gpu", HSDAG_PRIO_TOPO, 100, 0xc5003c0f50d2e8a2ull},
+        {"tests/data/onnx/resnet50.onnx", "cpu-gpu", HSDAG_PRIO_UPWARD_RANK, 300, 0xd1058879077196d6ull},
+        {"tests/data/onnx/resnet50.onnx", "cpu-4gpu", HSDAG_PRIO_UPWARD_RANK, 300, 0x2e21d97a3e72edc7ull},
+        {"tests/data/onnx/resnet50.onnx", "cpu-gpu", HSDAG_PRIO_TOPO, 100, 0x054bf3607fd2cbeeull},
+        {"tests/data/tarnawski/latency-inputs/OperatorGraphs/bert_l-3_inference.json", "tarnawski",
+         HSDAG_PRIO_UPWARD_RANK, 100, 0x10441bd2b4504d2cull},
+        {"tests/data/tarnawski/latency-inputs/LayerGraphs/gnmt_inference.json", "tarnawski", HSDAG_PRIO_UPWARD_RANK, 200,
+         0xc2b8dba2426efc4dull},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint64_t h = golden_one(cases[i].path, cases[i].devices, cases[i].prio, cases[i].n_pl, 1000 + i);
+        if (h != cases[i].want)
+            fprintf(stderr, "golden %zu (%s, %s, prio %d): 0x%016llxull\n", i, cases[i].path, cases[i].devices,
+                    (int)cases[i].prio, (unsigned long long)h);
+        CHECK(h == cases[i].want);
+    }
+}
+
 int main(void)
 {
     test_chain();
@@ -954,5 +1066,6 @@ int main(void)
     printf("  tarnawski: %d random splits agree with the naive rules (%d needed cycle cuts)\n", n_compared, n_with_cuts);
     test_properties();
     test_feasibility_flags();
+    test_golden();
     return check_summary("test_sim");
 }

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "hsdag/cluster.h"
 #include "hsdag/io.h"
+#include "hsdag/pacml.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -259,12 +260,6 @@ static int cl_run(cl_opts *o)
     hsdag_err e = {0};
     int rc = hsdag_cluster_policy_parse(o->policy, &p, &e);
     if (rc < 0) return cli_fail("cluster", rc, &e);
-    if (p.kind == HSDAG_POL_LEARNED) {
-        /* hook for the learned GNN policy: not part of this build yet */
-        hsdag_err_set(&e, HSDAG_EUNSUPPORTED, "run: policy '%s': the learned policy is not available in this build",
-                      o->policy);
-        return cli_fail("cluster", HSDAG_EUNSUPPORTED, &e);
-    }
     hsdag_cluster *env = NULL;
     if ((rc = cl_make_env(o, &env)) != 0) return rc;
     hsdag_cluster_metrics m;
@@ -352,11 +347,6 @@ static int cl_compare(cl_opts *o)
     for (int i = 0; i < np; i++) {
         int rc = hsdag_cluster_policy_parse(o->policies[i], &pol[i], &e);
         if (rc < 0) return cli_fail("cluster", rc, &e);
-        if (pol[i].kind == HSDAG_POL_LEARNED) {
-            hsdag_err_set(&e, HSDAG_EUNSUPPORTED, "compare: policy '%s': the learned policy is not available in this build",
-                          o->policies[i]);
-            return cli_fail("cluster", HSDAG_EUNSUPPORTED, &e);
-        }
     }
     size_t cells = (size_t)np * nb * ns;
     double *br = hsdag_calloc(cells, sizeof(double)), *tp = hsdag_calloc(cells, sizeof(double));
@@ -466,6 +456,8 @@ static int cl_info(cl_opts *o)
     return rc;
 }
 
+int cmd_cluster_train(int argc, char **argv); /* tools/cmd_cluster_train.c */
+
 int cmd_cluster(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -473,6 +465,7 @@ int cmd_cluster(int argc, char **argv)
         return argc < 2 ? CLI_BADINPUT : CLI_OK;
     }
     const char *sub = argv[1];
+    if (!strcmp(sub, "train")) return cmd_cluster_train(argc - 1, argv + 1);
     if (strcmp(sub, "run") && strcmp(sub, "compare") && strcmp(sub, "info"))
         return cli_usage_error("cluster", "unknown subcommand '%s' (run, compare, info)", sub);
     cl_opts o;

@@ -40,6 +40,16 @@ static int load_graph(const char *cmd, const char *path, hsdag_format f, int mir
     return CLI_OK;
 }
 
+/* Copies s for the table with control characters as '?': op names come from the file and must not
+ * drive the terminal (escape sequences) or break the table's lines. */
+static const char *printable(char *out, size_t n, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++) out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+    out[i] = 0;
+    return out;
+}
+
 static void human(char *out, size_t n, double v, const char *unit)
 {
     const char *pre[] = {"", "K", "M", "G", "T", "P"};
@@ -134,7 +144,9 @@ int cmd_info(int argc, char **argv)
         human(f1, sizeof f1, st.total_flops, "FLOP");
         human(f2, sizeof f2, st.param_bytes, "B");
         human(f3, sizeof f3, st.activation_bytes, "B");
-        hsdag_buf_printf(&b, "file          %s\nformat        %s%s\n", path, hsdag_format_name(g->meta.format),
+        char shown[1024];
+        hsdag_buf_printf(&b, "file          %s\nformat        %s%s\n", printable(shown, sizeof shown, path),
+                         hsdag_format_name(g->meta.format),
                          mirror ? " (mirrored job graph)" : "");
         hsdag_buf_printf(&b, "nodes         %lld", nodes);
         if (nodes != g->n_nodes) hsdag_buf_printf(&b, " (%d in the graph)", g->n_nodes);
@@ -145,8 +157,9 @@ int cmd_info(int argc, char **argv)
                          st.max_width, st.sources, st.sinks);
         hsdag_buf_printf(&b, "unknown ops   %d\nbookkeeping   %d\nop types      %d\n", st.unknown_ops,
                          st.bookkeeping_ops, st.n_op_types);
+        char opname[256];
         for (int32_t i = 0; i < st.n_op_types && i < top; i++)
-            hsdag_buf_printf(&b, "  %-24s %6d\n", st.ops[i].op, st.ops[i].count);
+            hsdag_buf_printf(&b, "  %-24s %6d\n", printable(opname, sizeof opname, st.ops[i].op), st.ops[i].count);
         if (st.n_op_types > top) hsdag_buf_printf(&b, "  ... %d more op types\n", (int)(st.n_op_types - top));
     }
     rc = cli_write_out("info", "-", &b);

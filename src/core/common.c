@@ -24,6 +24,14 @@ const char *hsdag_status_str(int status)
 #undef HSDAG_STATUS_CASE_
 }
 
+/* Control characters (from names and paths quoted in a message: newlines, tabs, terminal escapes)
+ * become spaces, so a message is one printable line. */
+static void err_oneline(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) *p = ' ';
+}
+
 int hsdag_err_set(hsdag_err *e, int status, const char *fmt, ...)
 {
     if (e) {
@@ -31,8 +39,7 @@ int hsdag_err_set(hsdag_err *e, int status, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(e->msg, sizeof e->msg, fmt, ap);
         va_end(ap);
-        for (char *p = e->msg; *p; p++)
-            if (*p == '\n' || *p == '\r') *p = ' ';
+        err_oneline(e->msg);
         e->status = status;
     }
     return status;
@@ -43,7 +50,14 @@ void hsdag_err_prefix(hsdag_err *e, const char *prefix)
     if (!e || !prefix) return;
     char tmp[sizeof e->msg];
     size_t pl = strlen(prefix);
-    if (strncmp(e->msg, prefix, pl) == 0 && e->msg[pl] == ':') return; /* already prefixed */
+    if (pl < sizeof e->msg) { /* already prefixed (compared as err_oneline wrote it) */
+        size_t i = 0;
+        for (; i < pl; i++) {
+            unsigned char c = (unsigned char)prefix[i];
+            if ((unsigned char)e->msg[i] != ((c < 0x20 || c == 0x7f) ? ' ' : c)) break;
+        }
+        if (i == pl && e->msg[pl] == ':') return;
+    }
     memcpy(tmp, e->msg, sizeof tmp);
     size_t n = pl < sizeof e->msg - 3 ? pl : sizeof e->msg - 3;
     memcpy(e->msg, prefix, n);
@@ -53,6 +67,7 @@ void hsdag_err_prefix(hsdag_err *e, const char *prefix)
     if (tl > rest) tl = rest;
     memcpy(e->msg + n + 2, tmp, tl);
     e->msg[n + 2 + tl] = 0;
+    err_oneline(e->msg);
 }
 
 void hsdag_assert_fail_(const char *expr, const char *file, int line)

@@ -34,6 +34,14 @@
 #include <graphviz/cgraph.h>
 
 #include "constw.h"
+#include "ioutil.h"
+
+/* cgraph's flex scanner keeps global state between reads: the buffered rest of the input (stream
+ * semantics) and its start condition (inside a quoted or HTML string after some syntax errors), so
+ * one bad or over-long input spoiled the next hsdag_dot_read. flex's yylex_destroy (prefix "aag",
+ * exported by libcgraph but declared in no installed header) resets all of it; the next read starts
+ * the scanner afresh. */
+extern int aaglex_destroy(void);
 
 #define HSDAG_DOT_MAX_BYTES ((size_t)64 << 20) /* 64 MiB of DOT text */
 
@@ -104,19 +112,6 @@ typedef struct dot_ctx {
     size_t n_dims, cap_dims;
 } dot_ctx;
 
-static int dot_parse_i64(const char *s, int64_t *out)
-{
-    if (!s || !*s) return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno == ERANGE) return -1;
-    while (*end == ' ') end++;
-    if (*end) return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 /* Attribute text or NULL when unset/empty. */
 static const char *dot_get(void *obj, Agsym_t *sym)
 {
@@ -133,9 +128,8 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
     char close = *s == '[' ? ']' : *s == '(' ? ')' : 0;
     if (!close) return -1;
     s++;
-    int rank = 0, dynamic = 0;
+    int rank = 0;
     size_t start = c->n_dims;
-    double elems = 1.0;
     for (;;) {
         while (*s == ' ') s++;
         if (*s == close) break;
@@ -155,8 +149,6 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
         }
         c->dims[c->n_dims++] = v;
         rank++;
-        if (v < 0) dynamic = 1;
-        else elems *= (double)v;
         s = end;
         while (*s == ' ') s++;
         if (*s == ',') s++;
@@ -165,7 +157,8 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
     s++;
     while (*s == ' ') s++;
     if (*s) goto notshape;
-    if (!dynamic && elems > HSDAG_MAX_ELEMS) {
+    double elems = rank ? hsdag_ioutil_shape_elems(c->dims + start, rank) : 1.0;
+    if (elems > HSDAG_MAX_ELEMS) {
         c->n_dims = start;
         hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %s: shape has %.3g elements (limit %.3g)", c->what, where, elems,
                       (double)HSDAG_MAX_ELEMS);
@@ -273,8 +266,8 @@ static int dot_collect(dot_ctx *c)
             if (!sh) sh = dot_get(ed, s_label);
             d->shape = sh ? sh : "";
             d->dtype = dot_get(ed, s_dt);
-            if (dot_parse_i64(dot_get(ed, s_op), &d->out_port) < 0 || d->out_port < 0) d->out_port = -1;
-            if (dot_parse_i64(dot_get(ed, s_ip), &d->in_port) < 0 || d->in_port < 0) d->in_port = -1;
+            if (hsdag_ioutil_parse_i64(dot_get(ed, s_op), &d->out_port) < 0 || d->out_port < 0) d->out_port = -1;
+            if (hsdag_ioutil_parse_i64(dot_get(ed, s_ip), &d->in_port) < 0 || d->in_port < 0) d->in_port = -1;
         }
     c->m = m;
     return 0;
@@ -323,15 +316,7 @@ static int dot_tensors(dot_ctx *c)
         hsdag_dtype dt = tt->dtype ? hsdag_dtype_parse(tt->dtype) : HSDAG_DT_F32;
         if (dt == HSDAG_DT_UNKNOWN) dt = HSDAG_DT_F32;
         tt->dt = (uint8_t)dt;
-        double elems = rank >= 0 ? 1.0 : -1.0;
-        for (int i = 0; i < rank; i++) {
-            int64_t v = c->dims[tt->dim_off + i];
-            if (v < 0) {
-                elems = -1.0;
-                break;
-            }
-            elems *= (double)v;
-        }
+        double elems = rank < 0 ? -1.0 : rank ? hsdag_ioutil_shape_elems(c->dims + tt->dim_off, rank) : 1.0;
         tt->bytes = elems < 0 ? 0.0 : elems * hsdag_dtype_bytes(dt);
     }
 done:
@@ -384,10 +369,13 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
         const char *op = dot_get(c->nodes[i], s_type);
         if (!op) op = "Unknown";
         int32_t v = hsdag_gb_add_node(b, dot_node_name(c->nodes[i], s_nlabel, idattr), op);
-        if (v < 0) goto oom;
+        if (v < 0) {
+            brc = v;
+            goto builder;
+        }
         HSDAG_ASSERT(v == i);
         int64_t fid;
-        if (dot_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX) hsdag_gb_set_file_id(b, v, (int32_t)fid);
+        if (hsdag_ioutil_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX) hsdag_gb_set_file_id(b, v, (int32_t)fid);
         is_const[i] = (uint8_t)dot_is_const_op(op);
         for (int32_t t = out_off[i]; t < out_off[i + 1]; t++) {
             const dot_tensor *tt = &c->tensors[t];
@@ -454,28 +442,19 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
     }
 
     hsdag_graph_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.format = HSDAG_FMT_DOT;
+    hsdag_ioutil_meta_init(&meta, HSDAG_FMT_DOT);
     meta.file_nodes = agnnodes(c->g);
     meta.file_edges = agnedges(c->g);
-    meta.ir_version = -1;
-    meta.opset = -1;
-    meta.max_accels = -1;
-    meta.max_cpus = -1;
-    meta.max_size_per_accel = NAN;
     meta.name = agnameof(c->g) ? agnameof(c->g) : "";
     if (meta.name[0] == '%') meta.name = ""; /* cgraph's internal name of an anonymous graph */
     hsdag_gb_set_meta(b, &meta);
     rc = hsdag_gb_finish(b, out, c->e);
     if (rc < 0) hsdag_err_prefix(c->e, c->what);
     goto done;
-builder:
-    if (brc != HSDAG_ENOMEM) {
-        rc = hsdag_err_set(c->e, brc, "%s: the graph builder refused it: %s", c->what, hsdag_status_str(brc));
-        goto done;
-    }
 oom:
-    rc = hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+    brc = HSDAG_ENOMEM;
+builder:
+    rc = hsdag_ioutil_builder_fail(c->e, c->what, brc);
 done:
     hsdag_gb_free(b);
     hsdag_free(src);
@@ -489,6 +468,83 @@ done:
     hsdag_free(param);
     hsdag_free(refs);
     return rc;
+}
+
+/* ---- the extent of the first graph (cgraph parses one graph and silently leaves the rest) ---- */
+/* Skips a comment or string starting at s[i] (or returns i unchanged if there is none there). */
+static size_t dot_skip_lexeme(const char *s, size_t n, size_t i)
+{
+    if (s[i] == '"') {
+        for (i++; i < n && s[i] != '"'; i++)
+            if (s[i] == '\\' && i + 1 < n) i++;
+        return i < n ? i + 1 : n;
+    }
+    if (s[i] == '<') { /* HTML string: balanced <...> */
+        int depth = 0;
+        for (; i < n; i++) {
+            if (s[i] == '<') depth++;
+            else if (s[i] == '>' && --depth == 0) return i + 1;
+        }
+        return n;
+    }
+    if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+        while (i < n && s[i] != '\n') i++;
+        return i;
+    }
+    if (s[i] == '#' && (i == 0 || s[i - 1] == '\n')) {
+        while (i < n && s[i] != '\n') i++;
+        return i;
+    }
+    if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+        for (i += 2; i + 1 < n; i++)
+            if (s[i] == '*' && s[i + 1] == '/') return i + 2;
+        return n;
+    }
+    return i;
+}
+
+/* Offset just past the brace that closes the first graph, or 0 if there is none (cgraph then reports
+ * the syntax error itself). */
+static size_t dot_first_graph_end(const char *s, size_t n)
+{
+    int depth = 0;
+    size_t i = 0;
+    while (i < n) {
+        size_t j = dot_skip_lexeme(s, n, i);
+        if (j != i) {
+            i = j;
+            continue;
+        }
+        if (s[i] == '{') depth++;
+        else if (s[i] == '}' && --depth == 0) return i + 1;
+        else if (s[i] == '}' && depth < 0) return 0;
+        i++;
+    }
+    return 0;
+}
+
+/* 1 if s[0..n) holds only blanks and comments. */
+static int dot_blank_tail(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v') {
+            i++;
+            continue;
+        }
+        if (s[i] == '"' || s[i] == '<') return 0;
+        size_t j = dot_skip_lexeme(s, n, i);
+        if (j == i) return 0;
+        i = j;
+    }
+    return 1;
+}
+
+static size_t dot_line_of(const char *s, size_t off)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < off; i++) line += s[i] == '\n';
+    return line;
 }
 
 int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
@@ -513,10 +569,18 @@ int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **
     memcpy(text, buf, len);
     text[len] = 0;
 
+    size_t end = dot_first_graph_end(text, len);
+    if (end > 0 && !dot_blank_tail(text + end, len - end)) {
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %zu: DOT text continues after the first graph", c.what,
+                           dot_line_of(text, end));
+        goto done;
+    }
     memset(&dot_cap, 0, sizeof dot_cap);
     agusererrf prev = agseterrf(dot_err_collect);
     agreseterrors();
+    agreadline(1);
     c.g = agmemread(text);
+    aaglex_destroy();
     agseterrf(prev);
     if (!c.g) {
         while (dot_cap.len > 0 && dot_cap.msg[dot_cap.len - 1] == ' ') dot_cap.msg[--dot_cap.len] = 0;

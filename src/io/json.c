@@ -194,18 +194,6 @@ int hsdag_json_write(const hsdag_graph *g, hsdag_buf *out)
 
 /* ---- reader ---- */
 
-typedef struct hj_pair {
-    int64_t key; /* src << 32 | dst */
-    int32_t idx; /* edges[idx] */
-} hj_pair;
-
-static int hj_pair_cmp(const void *a, const void *b)
-{
-    const hj_pair *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static int hj_read_meta(json_object *root, const char *what, hsdag_graph_meta *m, hsdag_err *e)
 {
     json_object *mo;
@@ -363,7 +351,7 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     return hj_read_outputs(nd, v, what, ctx, b, e);
 }
 
-static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, hsdag_gb *b, hj_pair *pairs,
+static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, hsdag_gb *b, hsdag_jsonin_key *pairs,
                         hsdag_err *e)
 {
     char ctx[64];
@@ -394,7 +382,7 @@ int hsdag_json_read(const void *buf, size_t len, const char *what, hsdag_graph *
     if (!what) what = "<buffer>";
     json_object *root = NULL, *nodes, *edges;
     hsdag_gb *b = NULL;
-    hj_pair *pairs = NULL;
+    hsdag_jsonin_key *pairs = NULL;
     size_t n = 0, m = 0;
     const char *fmt;
     int64_t version;
@@ -435,20 +423,12 @@ int hsdag_json_read(const void *buf, size_t len, const char *what, hsdag_graph *
         if ((rc = hj_read_node(json_object_array_get_idx(nodes, i), i, what, b, e)) < 0) goto done;
     for (size_t k = 0; k < m; k++)
         if ((rc = hj_read_edge(json_object_array_get_idx(edges, k), k, n, what, b, pairs, e)) < 0) goto done;
-    qsort(pairs, m, sizeof *pairs, hj_pair_cmp);
-    for (size_t k = 1; k < m; k++)
-        if (pairs[k].key == pairs[k - 1].key) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%lld -> %lld): duplicate edge (also edges[%d])", what,
-                               pairs[k].idx, (long long)(pairs[k].key >> 32), (long long)(pairs[k].key & 0xffffffff),
-                               pairs[k - 1].idx);
-            goto done;
-        }
+    if ((rc = hsdag_jsonin_edges_unique(pairs, m, edges, "src", "dst", what, e)) < 0) goto done;
     hsdag_gb_set_meta(b, &meta);
-    rc = hsdag_jsonin_finish(b, out, what, e);
+    if ((rc = hsdag_gb_finish(b, out, e)) < 0) hsdag_err_prefix(e, what);
 done:
     hsdag_free(pairs);
     hsdag_gb_free(b);
     json_object_put(root);
-    if (rc < 0) hsdag_jsonin_oneline(e);
     return rc < 0 ? rc : 0;
 }

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *ji_what(const char *what) { return what ? what : "<buffer>"; }
@@ -235,21 +236,45 @@ int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_
     return 0;
 }
 
-int hsdag_jsonin_finish(hsdag_gb *b, hsdag_graph **out, const char *what, hsdag_err *e)
+/* ---- keys: duplicate checks and lookups ---- */
+
+static int ji_key_cmp(const void *a, const void *b)
 {
-    int rc = hsdag_gb_finish(b, out, e);
-    if (rc < 0 && e) {
-        static const char generic[] = "graph: ";
-        size_t gl = sizeof generic - 1;
-        if (strncmp(e->msg, generic, gl) == 0) memmove(e->msg, e->msg + gl, strlen(e->msg + gl) + 1);
-        hsdag_err_prefix(e, ji_what(what));
-    }
-    return rc;
+    const hsdag_jsonin_key *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-void hsdag_jsonin_oneline(hsdag_err *e)
+int32_t hsdag_jsonin_keys_sort_dup(hsdag_jsonin_key *k, size_t n, int32_t *earlier)
 {
-    if (!e) return;
-    for (char *p = e->msg; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
+    if (n > 1) qsort(k, n, sizeof *k, ji_key_cmp);
+    int32_t best = -1;
+    for (size_t i = 1; i < n; i++)
+        if (k[i].key == k[i - 1].key && (best < 0 || k[i].idx < best)) {
+            best = k[i].idx;
+            *earlier = k[i - 1].idx;
+        }
+    return best;
+}
+
+int32_t hsdag_jsonin_keys_find(const hsdag_jsonin_key *k, size_t n, int64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return (lo < n && k[lo].key == key) ? k[lo].idx : -1;
+}
+
+int hsdag_jsonin_edges_unique(hsdag_jsonin_key *pairs, size_t m, json_object *edges, const char *src_key,
+                              const char *dst_key, const char *what, hsdag_err *e)
+{
+    int32_t earlier = -1, dup = hsdag_jsonin_keys_sort_dup(pairs, m, &earlier);
+    if (dup < 0) return 0;
+    json_object *ed = json_object_array_get_idx(edges, (size_t)dup);
+    return hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%d -> %d): duplicate edge (also edges[%d])", ji_what(what),
+                         dup, json_object_get_int(json_object_object_get(ed, src_key)),
+                         json_object_get_int(json_object_object_get(ed, dst_key)), earlier);
 }

@@ -2,7 +2,8 @@
  * depth-limited json-c parse and typed field getters that write one-line "what: ctx: key problem" errors.
  * Not here: any format's schema (tarnawski.c, json.c, split.c) and not a public API (src/io only).
  * Entry points: hsdag_jsonin_parse, hsdag_jsonin_number, hsdag_jsonin_int, hsdag_jsonin_bool, hsdag_jsonin_string,
- * hsdag_jsonin_finish. */
+ * hsdag_jsonin_array, hsdag_jsonin_object, hsdag_jsonin_keys_sort_dup, hsdag_jsonin_keys_find,
+ * hsdag_jsonin_edges_unique. */
 #ifndef HSDAG_SRC_IO_JSONIN_H
 #define HSDAG_SRC_IO_JSONIN_H
 
@@ -49,10 +50,20 @@ int hsdag_jsonin_value_number(json_object *v, double lo, double hi, double *out,
 int hsdag_jsonin_value_int(json_object *v, int64_t lo, int64_t hi, int64_t *out, const char *what,
                            const char *ctx, const char *name, hsdag_err *e);
 
-/* Replaces control characters in e->msg (from names quoted in it) by spaces, so the message stays one line. */
-void hsdag_jsonin_oneline(hsdag_err *e);
-
-/* hsdag_gb_finish with its message rewritten to "what: problem" (the builder's own "graph: " is dropped). */
-int hsdag_jsonin_finish(hsdag_gb *b, hsdag_graph **out, const char *what, hsdag_err *e);
+/* (key, array position) records for the readers' duplicate checks and id lookups (node ids, edge ends). */
+typedef struct hsdag_jsonin_key {
+    int64_t key;
+    int32_t idx;
+} hsdag_jsonin_key;
+/* Sorts k[0..n) by (key, idx). Returns the first position in array order whose key repeats an earlier
+ * element's, with *earlier set to that element's position, or -1 if all keys are distinct. */
+int32_t hsdag_jsonin_keys_sort_dup(hsdag_jsonin_key *k, size_t n, int32_t *earlier);
+/* Duplicate-edge check of an edges[] array: pairs[k] = (src << 32 | dst, k) for every edge. 0 if the
+ * pairs are distinct, else HSDAG_EPARSE with "what: edges[i] (s -> d): duplicate edge (also edges[j])"
+ * for the first repeat in file order, its ends quoted from the keys src_key and dst_key of edges[i]. */
+int hsdag_jsonin_edges_unique(hsdag_jsonin_key *pairs, size_t m, json_object *edges, const char *src_key,
+                              const char *dst_key, const char *what, hsdag_err *e);
+/* idx of key in k[0..n) sorted by hsdag_jsonin_keys_sort_dup (binary search), or -1. */
+int32_t hsdag_jsonin_keys_find(const hsdag_jsonin_key *k, size_t n, int64_t key);
 
 #endif

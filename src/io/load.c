@@ -15,6 +15,24 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
+/* Skips blanks and DOT comments (C and C++ style, '#' lines) in front of a DOT graph keyword. */
+static const char *skip_dot_comments(const char *p, const char *end)
+{
+    for (;;) {
+        p = skip_ws(p, end);
+        if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+            const char *q = p + 2;
+            while (end - q >= 2 && !(q[0] == '*' && q[1] == '/')) q++;
+            if (end - q < 2) return end;
+            p = q + 2;
+        } else if ((end - p >= 2 && p[0] == '/' && p[1] == '/') || (p < end && p[0] == '#')) {
+            while (p < end && *p != '\n') p++;
+        } else {
+            return p;
+        }
+    }
+}
+
 /* memmem over a bounded prefix */
 static int has(const char *p, size_t n, const char *needle)
 {
@@ -40,6 +58,10 @@ static int ext_is(const char *path, const char *ext)
 
 hsdag_format hsdag_detect(const void *buf, size_t len, const char *path)
 {
+    if (!buf) { /* NULL + 0 is undefined behaviour: an absent buffer is an empty one */
+        buf = "";
+        len = 0;
+    }
     const char *s = buf, *end = s + len;
     const char *p = skip_ws(s, end);
     size_t head = (size_t)(end - p) < 65536 ? (size_t)(end - p) : 65536;
@@ -54,7 +76,8 @@ hsdag_format hsdag_detect(const void *buf, size_t len, const char *path)
         if (has(p, head, "<net")) return HSDAG_FMT_OVXML;
         return ext_is(path, ".xml") ? HSDAG_FMT_OVXML : HSDAG_FMT_UNKNOWN;
     }
-    if (head >= 7 && (memcmp(p, "digraph", 7) == 0 || memcmp(p, "strict", 6) == 0 || memcmp(p, "graph", 5) == 0))
+    const char *d = skip_dot_comments(p, end);
+    if (end - d >= 7 && (memcmp(d, "digraph", 7) == 0 || memcmp(d, "strict", 6) == 0 || memcmp(d, "graph", 5) == 0))
         return HSDAG_FMT_DOT;
     if (head >= 5 && memcmp(p, "node", 4) == 0 && p[4] >= '0' && p[4] <= '9' && has(p, head, " -- "))
         return HSDAG_FMT_PIPEDREAM;
@@ -74,8 +97,17 @@ int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, 
 {
     *out = NULL;
     if (!what) what = "<buffer>";
+    if (!buf && len) return hsdag_err_set(e, HSDAG_EINVAL, "%s: no buffer for %zu bytes", what, len);
+    if (!buf) buf = "";
     if (len > HSDAG_MAX_FILE_BYTES) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: input larger than 1 GiB", what);
     if (fmt == HSDAG_FMT_UNKNOWN) fmt = hsdag_detect(buf, len, what);
+    /* A UTF-8 byte-order mark (left by some editors) belongs to no text format, and json-c and cgraph
+     * reject it as a syntax error; detection already looks past it. */
+    const unsigned char *u = buf;
+    if (fmt != HSDAG_FMT_ONNX && len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+        buf = u + 3;
+        len -= 3;
+    }
     switch (fmt) {
     case HSDAG_FMT_ONNX: return hsdag_onnx_read(buf, len, what, out, e);
     case HSDAG_FMT_OVXML: return hsdag_ovxml_read(buf, len, what, out, e);

@@ -35,6 +35,7 @@
 #include <libxml/tree.h>
 
 #include "constw.h"
+#include "ioutil.h"
 
 #define HSDAG_OVXML_MAX_BYTES ((size_t)512 << 20) /* 512 MiB of XML; the DOM costs several times that */
 
@@ -151,21 +152,6 @@ static const char *ovxml_text(xmlNodePtr n)
     return t;
 }
 
-/* Strict integer: optional blanks, optional sign, digits, optional blanks. */
-static int ovxml_parse_i64(const char *s, int64_t *out)
-{
-    if (!s) return -1;
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno == ERANGE) return -1;
-    while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r') end++;
-    if (*end) return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 static int ovxml_bool(const char *s)
 {
     return s && (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "1") == 0);
@@ -187,7 +173,7 @@ static int ovxml_port_read(ovxml_ctx *c, int32_t li, xmlNodePtr pn, int is_out, 
     ovxml_layer *l = &c->layers[li];
     char buf[160];
     int64_t pid;
-    if (ovxml_parse_i64(ovxml_attr(pn, "id"), &pid) < 0) {
+    if (hsdag_ioutil_parse_i64(ovxml_attr(pn, "id"), &pid) < 0) {
         snprintf(buf, sizeof buf, " (line %ld)", ovxml_line(pn));
         return ovxml_fail_layer(c, l, HSDAG_EPARSE, "port without a valid integer id", buf);
     }
@@ -204,15 +190,14 @@ static int ovxml_port_read(ovxml_ctx *c, int32_t li, xmlNodePtr pn, int is_out, 
     if (prec && *prec) dt = hsdag_dtype_parse(prec);
     if (dt == HSDAG_DT_UNKNOWN && dt_fallback && *dt_fallback) dt = hsdag_dtype_parse(dt_fallback);
     p->dtype = (uint8_t)dt;
-    int rank = 0, dynamic = 0;
-    double elems = 1.0;
+    int rank = 0;
     for (xmlNodePtr d = pn->children; d; d = d->next) {
         if (!ovxml_is(d, "dim")) continue;
         const char *t = ovxml_text(d);
         int64_t v;
         if (t && (strchr(t, '?') || strstr(t, ".."))) {
             v = -1; /* "?" or an interval "1..128": dynamic */
-        } else if (ovxml_parse_i64(t, &v) < 0 || v < -1) {
+        } else if (hsdag_ioutil_parse_i64(t, &v) < 0 || v < -1) {
             snprintf(buf, sizeof buf, "%s port %lld: bad dim '%.40s' (line %ld)", is_out ? "output" : "input",
                      (long long)pid, t ? t : "<element>", ovxml_line(d));
             return ovxml_fail_layer(c, l, HSDAG_EPARSE, buf, NULL);
@@ -226,16 +211,15 @@ static int ovxml_port_read(ovxml_ctx *c, int32_t li, xmlNodePtr pn, int is_out, 
             return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
         c->dims[c->n_dims++] = v;
         rank++;
-        if (v < 0) dynamic = 1;
-        else elems *= (double)v;
     }
-    if (!dynamic && elems > HSDAG_MAX_ELEMS) {
+    double elems = rank ? hsdag_ioutil_shape_elems(c->dims + p->dim_off, rank) : 1.0;
+    if (elems > HSDAG_MAX_ELEMS) {
         snprintf(buf, sizeof buf, "%s port %lld: shape has %.3g elements (limit %.3g)",
                  is_out ? "output" : "input", (long long)pid, elems, (double)HSDAG_MAX_ELEMS);
         return ovxml_fail_layer(c, l, HSDAG_ELIMIT, buf, NULL);
     }
     p->rank = (int8_t)rank;
-    p->bytes = dynamic ? 0.0 : elems * hsdag_dtype_bytes(dt);
+    p->bytes = elems < 0 ? 0.0 : elems * hsdag_dtype_bytes(dt);
     c->n_ports++;
     return 0;
 }
@@ -296,7 +280,7 @@ static int ovxml_layer_read(ovxml_ctx *c, xmlNodePtr ln)
     if (c->n_layers >= (size_t)HSDAG_MAX_NODES)
         return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: more than %d layers", c->what, HSDAG_MAX_NODES);
     const char *ids = ovxml_attr(ln, "id");
-    if (ovxml_parse_i64(ids, &id) < 0 || id < 0 || id > INT32_MAX)
+    if (hsdag_ioutil_parse_i64(ids, &id) < 0 || id < 0 || id > INT32_MAX)
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: line %ld: <layer> id '%.40s' is not an integer in [0, %d]",
                              c->what, ovxml_line(ln), ids ? ids : "(missing)", INT32_MAX);
     if (hsdag_grow((void **)&c->layers, &c->cap_layers, c->n_layers + 1, sizeof *c->layers) < 0)
@@ -338,7 +322,7 @@ static int ovxml_edge_read(ovxml_ctx *c, xmlNodePtr en)
     int64_t v[4];
     for (int i = 0; i < 4; i++) {
         const char *s = ovxml_attr(en, names[i]);
-        if (ovxml_parse_i64(s, &v[i]) < 0)
+        if (hsdag_ioutil_parse_i64(s, &v[i]) < 0)
             return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: line %ld: <edge> %s '%.40s' is not an integer",
                                  c->what, ovxml_line(en), names[i], s ? s : "(missing)");
     }
@@ -459,7 +443,10 @@ static int ovxml_build(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
     for (int32_t i = 0; i < n; i++) {
         const ovxml_layer *l = &c->layers[i];
         int32_t v = hsdag_gb_add_node(b, l->name, l->type);
-        if (v < 0) goto oom;
+        if (v < 0) {
+            brc = v;
+            goto builder;
+        }
         HSDAG_ASSERT(v == i);
         hsdag_gb_set_file_id(b, v, (int32_t)l->id);
         if (strcmp(l->type, "Parameter") == 0) hsdag_gb_set_flags(b, v, HSDAG_NF_INPUT);
@@ -499,17 +486,12 @@ static int ovxml_build(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
     }
 
     hsdag_graph_meta meta;
-    memset(&meta, 0, sizeof meta);
-    meta.format = HSDAG_FMT_OVXML;
+    hsdag_ioutil_meta_init(&meta, HSDAG_FMT_OVXML);
     meta.file_nodes = (int64_t)c->n_layers;
     meta.file_edges = (int64_t)c->n_edges;
     int64_t ver = -1;
-    if (ovxml_parse_i64(ovxml_attr(net, "version"), &ver) < 0) ver = -1;
+    if (hsdag_ioutil_parse_i64(ovxml_attr(net, "version"), &ver) < 0) ver = -1;
     meta.ir_version = (int32_t)ver;
-    meta.opset = -1;
-    meta.max_accels = -1;
-    meta.max_cpus = -1;
-    meta.max_size_per_accel = NAN;
     const char *nm = ovxml_attr(net, "name");
     meta.name = nm ? nm : "";
     hsdag_gb_set_meta(b, &meta);
@@ -517,13 +499,10 @@ static int ovxml_build(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
     rc = hsdag_gb_finish(b, out, c->e);
     if (rc < 0) hsdag_err_prefix(c->e, c->what);
     goto done;
-builder:
-    if (brc != HSDAG_ENOMEM) {
-        rc = hsdag_err_set(c->e, brc, "%s: the graph builder refused it: %s", c->what, hsdag_status_str(brc));
-        goto done;
-    }
 oom:
-    rc = hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+    brc = HSDAG_ENOMEM;
+builder:
+    rc = hsdag_ioutil_builder_fail(c->e, c->what, brc);
 done:
     hsdag_gb_free(b);
     hsdag_free(src);
@@ -545,7 +524,7 @@ static int ovxml_net_read(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
                              c->what, net ? (const char *)net->name : "none");
     int64_t ver;
     const char *vs = ovxml_attr(net, "version");
-    if (ovxml_parse_i64(vs, &ver) < 0)
+    if (hsdag_ioutil_parse_i64(vs, &ver) < 0)
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: <net> version '%.40s' is not an integer", c->what,
                              vs ? vs : "(missing)");
     if (ver < 10 || ver > 11)

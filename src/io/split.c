@@ -9,32 +9,9 @@
 #define SPLIT_MAX_DEVICES 1000000
 #define SPLIT_MAX_DEPTH 16
 
-typedef struct split_key {
-    int32_t id;  /* file id */
-    int32_t idx; /* node index */
-} split_key;
-
-static int split_key_cmp(const void *a, const void *b)
-{
-    const split_key *x = a, *y = b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-static int32_t split_find(const split_key *k, int32_t n, int64_t id)
-{
-    int32_t lo = 0, hi = n;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (k[mid].id < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return (lo < n && k[lo].id == id) ? k[lo].idx : -1;
-}
-
 /* Assigns every id in group[gi].nodes (group = "cpus" or "fpgas") to device dev. */
 static int split_group(json_object *grp, const char *gname, size_t gi, int32_t dev, const char *what,
-                       const hsdag_graph *g, const split_key *keys, int32_t *device_of_node, hsdag_err *e)
+                       const hsdag_graph *g, const hsdag_jsonin_key *keys, int32_t *device_of_node, hsdag_err *e)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "%s[%zu]", gname, gi);
@@ -51,7 +28,7 @@ static int split_group(json_object *grp, const char *gname, size_t gi, int32_t d
         rc = hsdag_jsonin_value_int(json_object_array_get_idx(ids, i), INT32_MIN, INT32_MAX, &id, what, ctx, name,
                                     e);
         if (rc < 0) return rc;
-        int32_t v = split_find(keys, g->n_nodes, id);
+        int32_t v = hsdag_jsonin_keys_find(keys, (size_t)g->n_nodes, id);
         if (v < 0)
             return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s.%s: id %lld is not a node of the graph", what, ctx,
                                  name, (long long)id);
@@ -70,21 +47,20 @@ int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_
     *n_cpus = *n_accels = 0;
     json_object *root = NULL, *cpus, *fpgas;
     size_t nc = 0, nf = 0;
-    split_key *keys = hsdag_malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *keys);
+    hsdag_jsonin_key *keys = hsdag_malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *keys);
     int rc = keys ? 0 : hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
     if (rc < 0) goto done;
     for (int32_t v = 0; v < g->n_nodes; v++) {
-        keys[v].id = g->file_id[v];
+        keys[v].key = g->file_id[v];
         keys[v].idx = v;
         device_of_node[v] = -1;
     }
-    qsort(keys, (size_t)g->n_nodes, sizeof *keys, split_key_cmp);
-    for (int32_t i = 1; i < g->n_nodes; i++)
-        if (keys[i].id == keys[i - 1].id) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: the graph has two nodes with file id %d ('%s', '%s')", what,
-                               keys[i].id, g->name[keys[i - 1].idx], g->name[keys[i].idx]);
-            goto done;
-        }
+    int32_t earlier = -1, dup = hsdag_jsonin_keys_sort_dup(keys, (size_t)g->n_nodes, &earlier);
+    if (dup >= 0) {
+        rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: the graph has two nodes with file id %d ('%s', '%s')", what,
+                           g->file_id[dup], g->name[earlier], g->name[dup]);
+        goto done;
+    }
     if ((rc = hsdag_jsonin_parse(buf, len, SPLIT_MAX_DEPTH, what, &root, e)) < 0) goto done;
     if (!json_object_is_type(root, json_type_object)) {
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: top level is not a JSON object", what);
@@ -116,7 +92,6 @@ int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_
 done:
     hsdag_free(keys);
     json_object_put(root);
-    if (rc < 0) hsdag_jsonin_oneline(e);
     return rc < 0 ? rc : 0;
 }
 

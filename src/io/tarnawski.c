@@ -2,6 +2,7 @@
  * Not here: their split files (split.c), their latency model (the simulator) or any writing of this format.
  * Entry points: hsdag_tarnawski_read. */
 #include "hsdag/io.h"
+#include "ioutil.h"
 #include "jsonin.h"
 
 #include <math.h>
@@ -14,42 +15,6 @@
 #define TW_MAX_DEVICES 1000000
 #define TW_LINK_BYTES_PER_MS (2147483648.0 / 1000.0) /* their 2 GiB/s CPU<->accelerator link */
 #define TW_MAX_DEPTH 32
-
-typedef struct tw_pair {
-    int64_t key;  /* file id, or (src index << 32 | dst index) for edges */
-    int32_t idx;  /* position in the file's array */
-} tw_pair;
-
-static int tw_pair_cmp(const void *a, const void *b)
-{
-    const tw_pair *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/* Node index of file id, or -1 (binary search over pairs sorted by key). */
-static int32_t tw_find(const tw_pair *p, size_t n, int64_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p[mid].key < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return (lo < n && p[lo].key == id) ? p[lo].idx : -1;
-}
-
-/* After sorting: the first (in file order) element whose key repeats an earlier one, or -1. */
-static int32_t tw_first_dup(const tw_pair *p, size_t n, int32_t *earlier)
-{
-    int32_t best = -1;
-    for (size_t i = 1; i < n; i++)
-        if (p[i].key == p[i - 1].key && (best < 0 || p[i].idx < best)) {
-            best = p[i].idx;
-            *earlier = p[i - 1].idx;
-        }
-    return best;
-}
 
 static int tw_read_meta(json_object *root, const char *what, hsdag_graph_meta *m, hsdag_err *e)
 {
@@ -66,7 +31,7 @@ static int tw_read_meta(json_object *root, const char *what, hsdag_graph_meta *m
 }
 
 /* Reads nodes[i] into the builder; ids[i] gets its file id. */
-static int tw_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b, tw_pair *ids, hsdag_err *e)
+static int tw_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b, hsdag_jsonin_key *ids, hsdag_err *e)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "nodes[%zu]", i);
@@ -109,8 +74,8 @@ static int tw_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
 }
 
 /* Reads edges[k]; the ends are mapped through ids (sorted); pairs[k] gets (src, dst) for the duplicate check. */
-static int tw_read_edge(json_object *ed, size_t k, const char *what, hsdag_gb *b, const tw_pair *ids, size_t n,
-                        tw_pair *pairs, hsdag_err *e)
+static int tw_read_edge(json_object *ed, size_t k, const char *what, hsdag_gb *b, const hsdag_jsonin_key *ids, size_t n,
+                        hsdag_jsonin_key *pairs, hsdag_err *e)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "edges[%zu]", k);
@@ -127,7 +92,7 @@ static int tw_read_edge(json_object *ed, size_t k, const char *what, hsdag_gb *b
     if ((rc = hsdag_jsonin_number(ed, "cost", HSDAG_JI_REQUIRED, 0, TW_MAX_MS, &cost, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_number(ed, "size", 0, 0, TW_MAX_BYTES, &bytes, what, ctx, e)) < 0) return rc;
     if (rc == 1) bytes = cost * TW_LINK_BYTES_PER_MS;
-    int32_t u = tw_find(ids, n, s), v = tw_find(ids, n, d);
+    int32_t u = hsdag_jsonin_keys_find(ids, n, s), v = hsdag_jsonin_keys_find(ids, n, d);
     if (u < 0) return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: sourceId %lld is not a node id", what, ctx, (long long)s);
     if (v < 0) return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: destId %lld is not a node id", what, ctx, (long long)d);
     if (u == v) return hsdag_err_set(e, HSDAG_ECYCLE, "%s: %s: edge from a node to itself", what, ctx);
@@ -144,7 +109,7 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
     if (!what) what = "<buffer>";
     json_object *root = NULL, *nodes, *edges;
     hsdag_gb *b = NULL;
-    tw_pair *ids = NULL, *pairs = NULL;
+    hsdag_jsonin_key *ids = NULL, *pairs = NULL;
     size_t n = 0, m = 0;
     int rc = hsdag_jsonin_parse(buf, len, TW_MAX_DEPTH, what, &root, e);
     if (rc < 0) goto done;
@@ -152,7 +117,8 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: top level is not a JSON object", what);
         goto done;
     }
-    hsdag_graph_meta meta = {.format = HSDAG_FMT_TARNAWSKI, .ir_version = -1, .opset = -1, .name = ""};
+    hsdag_graph_meta meta;
+    hsdag_ioutil_meta_init(&meta, HSDAG_FMT_TARNAWSKI);
     if ((rc = tw_read_meta(root, what, &meta, e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "nodes", HSDAG_JI_REQUIRED, &nodes, &n, what, "", e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "edges", HSDAG_JI_REQUIRED, &edges, &m, what, "", e)) < 0) goto done;
@@ -172,8 +138,7 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
     }
     for (size_t i = 0; i < n; i++)
         if ((rc = tw_read_node(json_object_array_get_idx(nodes, i), i, what, b, ids, e)) < 0) goto done;
-    qsort(ids, n, sizeof *ids, tw_pair_cmp);
-    int32_t earlier = -1, dup = tw_first_dup(ids, n, &earlier);
+    int32_t earlier = -1, dup = hsdag_jsonin_keys_sort_dup(ids, n, &earlier);
     if (dup >= 0) {
         int64_t id = -1;
         for (size_t i = 0; i < n; i++)
@@ -184,22 +149,13 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
     }
     for (size_t k = 0; k < m; k++)
         if ((rc = tw_read_edge(json_object_array_get_idx(edges, k), k, what, b, ids, n, pairs, e)) < 0) goto done;
-    qsort(pairs, m, sizeof *pairs, tw_pair_cmp);
-    dup = tw_first_dup(pairs, m, &earlier);
-    if (dup >= 0) {
-        json_object *ed = json_object_array_get_idx(edges, (size_t)dup);
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%d -> %d): duplicate edge (also edges[%d])", what, dup,
-                           json_object_get_int(json_object_object_get(ed, "sourceId")),
-                           json_object_get_int(json_object_object_get(ed, "destId")), earlier);
-        goto done;
-    }
+    if ((rc = hsdag_jsonin_edges_unique(pairs, m, edges, "sourceId", "destId", what, e)) < 0) goto done;
     hsdag_gb_set_meta(b, &meta);
-    rc = hsdag_jsonin_finish(b, out, what, e);
+    if ((rc = hsdag_gb_finish(b, out, e)) < 0) hsdag_err_prefix(e, what);
 done:
     hsdag_free(ids);
     hsdag_free(pairs);
     hsdag_gb_free(b);
     json_object_put(root);
-    if (rc < 0) hsdag_jsonin_oneline(e);
     return rc < 0 ? rc : 0;
 }

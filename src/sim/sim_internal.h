@@ -68,23 +68,21 @@ struct hsdag_sim {
 
     /* per run: concurrent */
     int32_t *pend;         /* [V] unsatisfied in-edges */
+    int32_t *indeg;        /* [V] in-degree (set up once: pend's initial value) */
+    int32_t *sources;      /* [n_sources] nodes without inputs, in index order (set up once) */
+    int32_t n_sources;
     uint64_t *rq_bits;     /* [D * rq_words] ready sets: a hierarchical bitset of priority ranks per device */
     int64_t rq_words;      /* words per device */
     int32_t rq_levels;     /* levels (V <= 64^rq_levels) */
     int32_t rq_lvl_off[8]; /* word offset of each level within a device's bitset */
-    int32_t *rq_len, *running; /* [D] ready ops, running op (-1 idle) */
-    uint64_t dirty;        /* devices to try to start after the events at one instant */
-    sim_event *ev;         /* [D + R + 1] event heap */
-    int32_t ev_len;
-    uint64_t seq;
-    double mk;             /* latest op finish so far */
+    sim_event *ev;         /* [D + R + 1] pending events, sorted from the latest to the next (sim.c) */
     int32_t *xq_next;      /* [E] FIFO links of queued transfers (by slot) */
     int32_t *xq_head, *xq_tail; /* [R] */
     uint8_t *res_busy;     /* [R] */
 
     /* per run: tarnawski */
     int32_t *dp;           /* [V] */
-    int32_t *blk;          /* [V] block of an accelerator node, -1 on a CPU */
+    int32_t *unit;         /* [V] unit of a node in the contracted graph: itself on a CPU, V + block on an accelerator */
     int32_t *udeg;         /* [3V] in-degree of units (V nodes + up to 2V blocks) in the contracted graph */
     int32_t *blk_start, *blk_end; /* [2V] block b's members are blk_nodes[blk_start[b] .. blk_end[b]) */
     int32_t *blk_nodes;    /* [V] */

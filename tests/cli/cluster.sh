@@ -35,10 +35,10 @@ expect_grep '"jobs_arrived": 21' "$TMP/out"
 expect_rc 0 "$HSDAG" cluster run --policy para-max --shape 2,2,2 --bandwidth 1e11 --replication 10 --json
 expect_rc 0 "$HSDAG" cluster run --policy para-max --graphs tests/data/pacml/gnmt.txt,tests/data/pipedream/resnet50.txt --json
 expect_grep '"jobs_arrived": 1001' "$TMP/out"
-# the learned-policy hook and bad options: exit 2, one line
+# a learned policy that does not exist, and bad options: exit 2, one line
 expect_rc 2 "$HSDAG" cluster run --policy learned:models/x
 one_line "$TMP/err"
-expect_grep "learned" "$TMP/err"
+expect_grep "models/x" "$TMP/err"
 expect_rc 2 "$HSDAG" cluster run --policy bogus
 one_line "$TMP/err"
 expect_rc 2 "$HSDAG" cluster run --policy para-max --beta E

@@ -107,6 +107,27 @@ expect_rc 0 "$HSDAG" convert "$TMP/g.json" "$TMP/g2.json"
 if cmp -s "$TMP/g.json" "$TMP/g2.json"; then ok; else bad "hsdag JSON is not a fixed point of convert"; fi
 expect_rc 0 "$HSDAG" convert tests/data/pacml/gnmt.txt "$TMP/g.dot"
 if command -v dot >/dev/null 2>&1; then expect_rc 0 dot -Tsvg -o "$TMP/g.svg" "$TMP/g.dot"; fi
+"$HSDAG" info --json tests/data/nncf/hand/quirks.dot > "$TMP/quirks.json"
+# detection by content: a UTF-8 byte-order mark, comments before a DOT graph, no telling extension;
+# the counts are those of the plain file
+bom=$(printf '\357\273\277')
+{ printf '%s' "$bom"; cat tests/data/tarnawski/latency-inputs/LayerGraphs/bert24_inference.json; } > "$TMP/bom_tw"
+{ printf '%s' "$bom"; cat tests/data/pipedream/alexnet.txt; } > "$TMP/bom_pd"
+{ printf '%s/* exported */\n// by hand\n# 1 "x.dot"\n' "$bom"; cat tests/data/nncf/hand/quirks.dot; } > "$TMP/bom_dot"
+while read -r f fmt n e; do
+    expect_rc 0 "$HSDAG" info --json "$TMP/$f"
+    got=$(tr -d ' \n' < "$TMP/out" | sed -n 's/.*"format":"\([^"]*\)","nodes":\([0-9]*\),"edges":\([0-9]*\),.*/\1 \2 \3/p')
+    if [ "$got" = "$fmt $n $e" ]; then ok; else bad "$f: want '$fmt $n $e', got '$got' $(head -c 200 "$TMP/err")"; fi
+done <<TABLE
+bom_tw tarnawski 32 55
+bom_pd pipedream 23 23
+bom_dot dot $(sed -n 's/.*"nodes": \([0-9]*\), "edges": \([0-9]*\),.*/\1 \2/p' "$TMP/quirks.json")
+TABLE
+# op names from the file cannot drive the terminal or break the table's lines
+printf 'digraph { a [type="Re\033[31mlu\nx"]; a -> b }' > "$TMP/opesc.dot"
+expect_rc 0 "$HSDAG" info "$TMP/opesc.dot"
+expect_grep 'Re.\[31mlu.x +1' "$TMP/out"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/out"; then bad "opesc.dot: escape character on stdout"; else ok; fi
 # help and option errors
 expect_rc 0 "$HSDAG" --help
 expect_grep 'info' "$TMP/out"

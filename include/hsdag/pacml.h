@@ -1,0 +1,192 @@
+/* pacml.h - the learned PAC-ML policy: the spec's mean-pool GNN (2 rounds over node, edge and graph
+ *   features) with policy and value heads on the shared NN core, a PPO trainer, and policy files.
+ * Not here: the cluster simulator (cluster.h), the NN kernels (nn.h) or any CLI printing.
+ * Entry points: hsdag_pacml_net_* (network, act, loss), hsdag_pacml_gae, hsdag_pacml_trainer_* (PPO),
+ *   hsdag_pacml_policy_* (policy files, lookup of shipped policies), hsdag_pacml_run (one episode).
+ *
+ * The network (docs/pacml-learning.md, /work spec pacml.md section 2):
+ *   round r = 1, 2 over the job graph (2n nodes, edges src -> dst):
+ *     a_v = ReLU(Lin(LN(z_v)) -> 16)  (node module),  b_e = ReLU(Lin(LN(x_e)) -> 16) (edge module)
+ *     messages into v: [a_src(e) | b_e] for every edge e into v, plus the self message [a_v | 0]
+ *     z'_v = mean over v's messages of ReLU(Lin(LN32(message)) -> 64 (round 1) or 16 (round 2))
+ *   readout: emb = [mean_v z''_v (16) | Lin(LN34(graph features ++ action mask)) -> 8]   (24)
+ *   policy:  logits = Lin(ReLU(Lin(emb) -> 256)) -> 17; log(mask) added (masked = -inf)
+ *   value:   v = Lin(ReLU(Lin(emb) -> 256)) -> 1, in units of 1 / (1 - gamma) (returns are scaled)
+ * Node and edge features are fixed per job model, so the GNN part depends only on (model, params):
+ * it is computed once per model and parameter version and shared by every decision of that model
+ * (exact, not an approximation); gradients of all samples of a model are summed before one GNN
+ * backward pass.
+ */
+#ifndef HSDAG_PACML_H
+#define HSDAG_PACML_H
+
+#include "hsdag/cluster.h"
+#include "hsdag/nn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HSDAG_PACML_EMB 24 /* 16 pooled node embedding + 8 graph module */
+
+/* ---- network ---- */
+typedef struct hsdag_pacml_net_config {
+    int32_t fc_hidden;    /* width of the policy and value hidden layers (256, the spec's fcnet_hiddens) */
+    int32_t msg_half;     /* width of the node and edge modules (16 = out_features_msg / 2) */
+    int32_t hidden1;      /* reduce output of round 1 (64) */
+    int32_t node_out;     /* reduce output of round 2 = pooled node embedding (16) */
+    int32_t graph_out;    /* graph module output (8) */
+    int32_t mask_mode;    /* hsdag_pacml_mask_mode: which actions the policy may take (0 = the spec's mask) */
+} hsdag_pacml_net_config;
+
+/* The policy's action mask (its log(mask) is added to the logits; the same 17 values replace the mask part
+ * of the graph features, so the network sees what it may choose):
+ *  SPEC      - the environment's mask: {0} + {1,2,4,6,8,16} up to the free workers (pacml.md section 1);
+ *  PLACE     - SPEC and the RAMP first-fit placer finds a block now (hsdag_cluster_try_place), so no
+ *              "no block" failures are chosen blindly: the spec's observation cannot show fragmentation;
+ *  PLACE_JCT - PLACE and the cached lookahead JCT meets the job's deadline (jct[a] <= beta JCT_seq).
+ * Action 0 (do not place) is always allowed. PLACE and PLACE_JCT are our additions (docs/pacml-learning.md). */
+typedef enum { HSDAG_PACML_MASK_SPEC = 0, HSDAG_PACML_MASK_PLACE = 1, HSDAG_PACML_MASK_PLACE_JCT = 2 } hsdag_pacml_mask_mode;
+/* Copies the current observation of env into o with the mask (and the graph features' mask part) of mode. */
+void hsdag_pacml_observe(const hsdag_cluster *env, int mode, hsdag_cluster_obs *o);
+/* Parses "spec", "place", "place-jct"; returns 0 or EINVAL. */
+int hsdag_pacml_mask_parse(const char *s, int *mode);
+const char *hsdag_pacml_mask_name(int mode);
+hsdag_pacml_net_config hsdag_pacml_net_config_default(void);
+
+typedef struct hsdag_pacml_net hsdag_pacml_net;
+
+/* Builds the network for the job models of env (their graph structure and node/edge features are copied
+ * once) and initialises the parameters from seed. Returns 0, EINVAL (bad config) or ENOMEM. */
+int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_cluster *env, const hsdag_pacml_net_config *c,
+                           uint64_t seed, hsdag_err *e);
+void hsdag_pacml_net_free(hsdag_pacml_net *n);
+hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n);
+const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n);
+/* Call after changing parameter values (Adam step, load): the cached per-model embeddings are stale. */
+void hsdag_pacml_net_touch(hsdag_pacml_net *n);
+
+/* One observation: lp (17) log-probabilities (masked actions -inf) and *value (raw head units: the
+ * trainer scales rewards by (1 - gamma), so value * 1 / (1 - gamma) estimates the discounted return). */
+void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_cluster_obs *o, float *lp, float *value);
+/* Picks an action for an observation (its mask is final): greedy = 1 takes the most probable valid action
+ * (evaluation), else samples one (one rng draw). Never returns a masked action. */
+int hsdag_pacml_net_act_obs(hsdag_pacml_net *n, const hsdag_cluster_obs *o, int greedy, hsdag_rng *rng);
+/* Same for the env's current job, with the net's mask mode applied (hsdag_pacml_observe). */
+int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster *env, int greedy, hsdag_rng *rng);
+
+/* ---- PPO loss on a batch of samples (exposed for the gradient test) ---- */
+typedef struct hsdag_pacml_sample {
+    int32_t model;                                            /* job model index */
+    int32_t action;                                           /* taken action (valid under mask) */
+    float gfeat[HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS]; /* 17 graph features ++ mask */
+    uint8_t mask[HSDAG_CLUSTER_N_ACTIONS];
+    float lp_old[HSDAG_CLUSTER_N_ACTIONS];                    /* behaviour log-probs (-inf masked) */
+    float v_old;                                              /* behaviour value (raw head units) */
+    float adv;                                                /* advantage (already standardised) */
+    float ret;                                                /* value target (raw head units) */
+    float reward;                                             /* +1 / -1 */
+} hsdag_pacml_sample;
+
+typedef struct hsdag_pacml_loss_config {
+    float clip;          /* PPO ratio clip epsilon (0.18, tuned config) */
+    float vf_coeff;      /* value loss weight (0.5) */
+    float ent_coeff;     /* entropy bonus weight (0.003) */
+    float kl_coeff;      /* weight of KL(old || new) (0.01; adapted by the trainer) */
+} hsdag_pacml_loss_config;
+
+typedef struct hsdag_pacml_loss_stats {
+    double loss, policy_loss, value_loss, entropy, kl, clip_frac;
+} hsdag_pacml_loss_stats;
+
+/* Loss of samples idx[0..m) (idx NULL = 0..m):  L = -mean(min(r A, clip(r, 1-eps, 1+eps) A))
+ *   + vf * mean(0.5 (v - ret)^2) - ent * mean(H) + kl * mean(KL(old || new)),  r = exp(lp(a) - lp_old(a)).
+ * grad != 0: zeroes the parameter gradients and writes dL/dtheta into the params' grad block.
+ * Returns 0 or ENOMEM (scratch growth on a larger batch than before). */
+int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c, const hsdag_pacml_sample *s,
+                         const int32_t *idx, int32_t m, int grad, hsdag_pacml_loss_stats *st, hsdag_err *e);
+
+/* Generalised advantage estimation over one episode of len steps (terminal at the end, V = 0 after it):
+ * delta_t = r_t + gamma v_{t+1} - v_t, A_t = delta_t + gamma lambda A_{t+1}, ret_t = A_t + v_t. */
+void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda, float *adv,
+                     float *ret);
+
+/* ---- PPO trainer ---- */
+typedef struct hsdag_pacml_train_config {
+    uint64_t seed;          /* network init, sampling, minibatch order and training episodes */
+    int32_t iterations;     /* PPO iterations (default 60) */
+    int32_t episodes_per_iter; /* full 1001-job episodes collected per iteration (default 4: ~4000 steps) */
+    int32_t epochs;         /* SGD passes over the iteration's batch (default 8; tuned RLlib config: 50) */
+    int32_t minibatch;      /* samples per Adam step (128) */
+    double gamma;           /* 0.997 */
+    double lambda;          /* GAE lambda (0.95) */
+    float lr;               /* Adam learning rate (2.785e-4) */
+    float grad_clip;        /* global gradient norm clip (1.5) */
+    float kl_target;        /* adaptive KL target (0.001, tuned); <= 0 keeps kl_coeff fixed */
+    hsdag_pacml_loss_config loss;
+    int32_t eval_episodes;  /* greedy evaluation episodes per iteration on seeds 1799, 1800, ... (3) */
+    hsdag_pacml_net_config net;
+} hsdag_pacml_train_config;
+hsdag_pacml_train_config hsdag_pacml_train_config_default(void);
+
+/* One row of the learning curve. */
+typedef struct hsdag_pacml_iter_stats {
+    int32_t iteration;      /* 1-based */
+    int64_t steps;          /* decisions collected so far */
+    double train_blocking;  /* mean blocking rate of the iteration's (sampled) training episodes */
+    double train_return;    /* mean episode return (accepted - rejected at decision) */
+    double eval_blocking;   /* mean greedy blocking rate on the evaluation seeds */
+    double entropy, value_loss, policy_loss, kl, kl_coeff, clip_frac, grad_norm;
+    double wall_s;          /* since the trainer was created (includes resumed time) */
+} hsdag_pacml_iter_stats;
+
+typedef struct hsdag_pacml_trainer hsdag_pacml_trainer;
+/* The env is borrowed (not freed) and must outlive the trainer; its config (beta, time unit) is the
+ * training distribution. */
+int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env, const hsdag_pacml_train_config *c,
+                               hsdag_err *e);
+void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t);
+/* Runs one PPO iteration (collect, GAE, epochs of minibatch Adam, adapt KL, greedy evaluation). */
+int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e);
+int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t); /* iterations done */
+hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t);
+/* Best evaluation blocking rate so far and a policy image of that network (hsdag_pacml_policy_save format). */
+double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter);
+int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
+/* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, config). */
+int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
+/* Creates a trainer from a state saved by hsdag_pacml_trainer_save (same build; env made with the same
+ * cluster config); it continues bit-identically. iterations >= 0 replaces the saved total. EPARSE if
+ * corrupt or truncated, ENOMEM. */
+int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, hsdag_cluster *env, const void *buf, size_t len,
+                                int32_t iterations, hsdag_err *e);
+/* Total iterations the trainer was configured for. */
+int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
+
+/* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
+/* Image: magic "HSPACML\0", version u32, beta char + time_unit_fix u8 + 2 pad, net config 5 x i32,
+ * value scale f32, n_tensors u32, count u64, per tensor (rows i32, cols i32, name_len u32, name), the
+ * parameter values as float32 (no optimiser state), FNV-1a 64 of everything before. */
+int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
+                            hsdag_buf *out, hsdag_err *e);
+/* Loads a policy file for env: path is a file or a directory holding policy.bin. beta_out /
+ * tuf_out (optional) get what the policy was trained on. EIO, EPARSE or EINVAL with the path named. */
+int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_cluster *env, const char *path, char *beta_out,
+                            int *tuf_out, hsdag_err *e);
+/* The shipped policy for beta (and --time-unit-fix: beta_X_tuf.bin): the first existing of
+ * $HSDAG_DATA/policies/pacml/F, ./policies/pacml/F, <dir of the running binary>/../policies/pacml/F,
+ * <dir of the running binary>/../share/hsdag/policies/pacml/F, HSDAG_SHARE_DIR/policies/pacml/F
+ * (compile-time, default /usr/local/share/hsdag). EIO naming every place tried if none exists. */
+int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e);
+
+/* One greedy episode of the learned policy (dir: a file or DIR; NULL or "" = the shipped policy for the
+ * env's beta). This is what `hsdag cluster run --policy learned[:DIR]` calls. */
+int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m, hsdag_err *e);
+/* Episode with an already loaded network (greedy = 0 samples with rng seeded by seed). */
+int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed, hsdag_cluster_metrics *m,
+                        hsdag_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,567 @@
+/* test_pacml.c - tests of the learned PAC-ML policy: the whole PPO loss gradient against central
+ *   differences of an independent double-precision reference, GAE by hand, masking, determinism,
+ *   checkpoint and policy-file round trips, and a short training run that beats the random policy.
+ * Not here: the cluster simulator's own rules (test_cluster.c) or the NN kernels (test_nn.c, test_gnn.c).
+ * Entry points: main.
+ */
+#include "check.h"
+#include "gradcheck.h"
+#include "hsdag/io.h"
+#include "hsdag/pacml.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NA HSDAG_CLUSTER_N_ACTIONS
+#define GF (HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS)
+
+/* two tiny PipeDream graphs (diamond and chain) for the full-parameter gradient check */
+static const char *tiny_a =
+    "node1 -- Input -- forward_compute_time=0.500, backward_compute_time=0.000, activation_size=100.0, parameter_size=0.0\n"
+    "node2 -- Conv -- forward_compute_time=2.000, backward_compute_time=3.000, activation_size=50.0, parameter_size=20.0\n"
+    "node3 -- ReLU -- forward_compute_time=1.000, backward_compute_time=1.500, activation_size=60.0, parameter_size=0.0\n"
+    "node4 -- Linear -- forward_compute_time=0.200, backward_compute_time=0.300, activation_size=10.0, parameter_size=30.0\n"
+    "\tnode1 -- node2\n\tnode1 -- node3\n\tnode2 -- node4\n\tnode3 -- node4";
+static const char *tiny_b =
+    "node1 -- Input -- forward_compute_time=0.100, backward_compute_time=0.000, activation_size=40.0, parameter_size=0.0\n"
+    "node2 -- Conv -- forward_compute_time=4.000, backward_compute_time=5.000, activation_size=30.0, parameter_size=70.0\n"
+    "node3 -- Linear -- forward_compute_time=0.700, backward_compute_time=0.900, activation_size=5.0, parameter_size=90.0\n"
+    "\tnode1 -- node2\n\tnode2 -- node3";
+
+static hsdag_cluster *tiny_env(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g[2] = {NULL, NULL};
+    const char *names[2] = {"tiny_a", "tiny_b"};
+    const char *txt[2] = {tiny_a, tiny_b};
+    for (int i = 0; i < 2; i++)
+        if (hsdag_pipedream_read(txt[i], strlen(txt[i]), names[i], &g[i], &e) < 0) {
+            fprintf(stderr, "tiny graph: %s\n", e.msg);
+            return NULL;
+        }
+    hsdag_cluster_config c = hsdag_cluster_config_default();
+    c.horizon = 20000;
+    hsdag_cluster *env = NULL;
+    if (hsdag_cluster_create(&c, (const hsdag_graph *const *)g, names, 2, &env, &e) < 0)
+        fprintf(stderr, "tiny env: %s\n", e.msg);
+    hsdag_graph_free(g[0]);
+    hsdag_graph_free(g[1]);
+    return env;
+}
+
+static hsdag_cluster *builtin_env(char beta, double horizon)
+{
+    hsdag_err e = {0};
+    hsdag_cluster_config c = hsdag_cluster_config_default();
+    c.beta = beta;
+    c.horizon = horizon;
+    hsdag_cluster *env = NULL;
+    if (hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e) < 0) fprintf(stderr, "env: %s\n", e.msg);
+    return env;
+}
+
+/* ======================= double-precision reference of network + loss ======================= */
+
+typedef struct ref {
+    hsdag_nn_params *p;
+    const hsdag_cluster *env;
+    hsdag_pacml_net_config c;
+    double *v;                     /* double copy of the whole value block (perturbed by the check) */
+    const hsdag_pacml_sample *s;
+    int32_t ns;
+    hsdag_pacml_loss_config lc;
+} ref;
+
+static const double *rp(const ref *r, const char *name)
+{
+    int32_t id = hsdag_nn_params_find(r->p, name);
+    if (id < 0) {
+        fprintf(stderr, "no tensor %s\n", name);
+        exit(1);
+    }
+    return r->v + hsdag_nn_params_offset(r->p, id);
+}
+
+/* y (n, out) = [ReLU] Lin(LN(x)) with the tensors of module `name` */
+static void ref_mod(const ref *r, const char *name, double *y, const double *x, int n, int in, int out, int relu)
+{
+    char b1[64], b2[64], b3[64], b4[64];
+    snprintf(b1, sizeof b1, "%s_ln.g", name);
+    snprintf(b2, sizeof b2, "%s_ln.b", name);
+    snprintf(b3, sizeof b3, "%s.w", name);
+    snprintf(b4, sizeof b4, "%s.b", name);
+    const double *g = rp(r, b1), *bb = rp(r, b2), *w = rp(r, b3), *bias = rp(r, b4);
+    double *xn = malloc(sizeof(double) * (size_t)in);
+    for (int i = 0; i < n; i++) {
+        const double *xr = x + (size_t)i * in;
+        double m = 0, var = 0;
+        for (int j = 0; j < in; j++) m += xr[j];
+        m /= in;
+        for (int j = 0; j < in; j++) var += (xr[j] - m) * (xr[j] - m);
+        var /= in;
+        double s = 1.0 / sqrt(var + 1e-5);
+        for (int j = 0; j < in; j++) xn[j] = (xr[j] - m) * s * g[j] + bb[j];
+        for (int o = 0; o < out; o++) {
+            double acc = bias[o];
+            for (int j = 0; j < in; j++) acc += w[(size_t)o * in + j] * xn[j];
+            y[(size_t)i * out + o] = relu && acc < 0 ? 0 : acc;
+        }
+    }
+    free(xn);
+}
+
+static void ref_lin(const ref *r, const char *name, double *y, const double *x, int in, int out, int relu)
+{
+    char b1[64], b2[64];
+    snprintf(b1, sizeof b1, "%s.w", name);
+    snprintf(b2, sizeof b2, "%s.b", name);
+    const double *w = rp(r, b1), *b = rp(r, b2);
+    for (int o = 0; o < out; o++) {
+        double acc = b[o];
+        for (int j = 0; j < in; j++) acc += w[(size_t)o * in + j] * x[j];
+        y[o] = relu && acc < 0 ? 0 : acc;
+    }
+}
+
+/* pooled node embedding of model m */
+static void ref_gnn(const ref *r, int32_t mi, double *pool)
+{
+    const hsdag_cluster_model *m = hsdag_cluster_model_get(r->env, mi);
+    const hsdag_graph *g = m->job;
+    int n = g->n_nodes, ne = g->n_edges, h = r->c.msg_half, nm = n + ne;
+    int din[2] = {HSDAG_CLUSTER_NODE_FEATS, r->c.hidden1}, dout[2] = {r->c.hidden1, r->c.node_out};
+    double *z = malloc(sizeof(double) * (size_t)n * 64), *xe = malloc(sizeof(double) * (size_t)ne * 2);
+    double *a = malloc(sizeof(double) * (size_t)n * h), *b = malloc(sizeof(double) * (size_t)ne * h);
+    double *msg = malloc(sizeof(double) * (size_t)nm * 2 * h), *red = malloc(sizeof(double) * (size_t)nm * 64);
+    double *cnt = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n * HSDAG_CLUSTER_NODE_FEATS; i++) z[i] = m->node_feat[i];
+    for (int i = 0; i < ne * 2; i++) xe[i] = m->edge_feat[i];
+    for (int rd = 0; rd < 2; rd++) {
+        char nm1[32], nm2[32], nm3[32];
+        snprintf(nm1, sizeof nm1, "r%d.node", rd + 1);
+        snprintf(nm2, sizeof nm2, "r%d.edge", rd + 1);
+        snprintf(nm3, sizeof nm3, "r%d.reduce", rd + 1);
+        ref_mod(r, nm1, a, z, n, din[rd], h, 1);
+        ref_mod(r, nm2, b, xe, ne, 2, h, 1);
+        for (int k = 0; k < ne; k++)
+            for (int j = 0; j < h; j++) {
+                msg[(size_t)k * 2 * h + j] = a[(size_t)g->edge_src[k] * h + j];
+                msg[(size_t)k * 2 * h + h + j] = b[(size_t)k * h + j];
+            }
+        for (int v = 0; v < n; v++)
+            for (int j = 0; j < h; j++) {
+                msg[(size_t)(ne + v) * 2 * h + j] = a[(size_t)v * h + j];
+                msg[(size_t)(ne + v) * 2 * h + h + j] = 0;
+            }
+        ref_mod(r, nm3, red, msg, nm, 2 * h, dout[rd], 1);
+        for (int i = 0; i < n * dout[rd]; i++) z[i] = 0;
+        for (int v = 0; v < n; v++) cnt[v] = 1; /* self message */
+        for (int k = 0; k < ne; k++) cnt[g->out_dst[k]] += 1;
+        for (int k = 0; k < nm; k++) {
+            int v = k < ne ? g->out_dst[k] : k - ne;
+            for (int j = 0; j < dout[rd]; j++) z[(size_t)v * dout[rd] + j] += red[(size_t)k * dout[rd] + j] / cnt[v];
+        }
+    }
+    for (int j = 0; j < r->c.node_out; j++) {
+        pool[j] = 0;
+        for (int v = 0; v < n; v++) pool[j] += z[(size_t)v * r->c.node_out + j] / n;
+    }
+    free(z); free(xe); free(a); free(b); free(msg); free(red); free(cnt);
+}
+
+/* lp (17) and value of one sample from the double parameters */
+static void ref_heads(const ref *r, const hsdag_pacml_sample *s, const double *pool, double *lp, double *v)
+{
+    int no = r->c.node_out, go = r->c.graph_out, H = r->c.fc_hidden;
+    double gf[GF], emb[128], h1[4096], logit[NA], hv[4096];
+    for (int j = 0; j < GF; j++) gf[j] = s->gfeat[j];
+    for (int j = 0; j < no; j++) emb[j] = pool[j];
+    ref_mod(r, "graph", emb + no, gf, 1, GF, go, 0);
+    ref_lin(r, "pi1", h1, emb, no + go, H, 1);
+    ref_lin(r, "pi2", logit, h1, H, NA, 0);
+    double mx = -INFINITY, se = 0;
+    for (int j = 0; j < NA; j++)
+        if (s->mask[j] && logit[j] > mx) mx = logit[j];
+    for (int j = 0; j < NA; j++)
+        if (s->mask[j]) se += exp(logit[j] - mx);
+    for (int j = 0; j < NA; j++) lp[j] = s->mask[j] ? logit[j] - mx - log(se) : -INFINITY;
+    ref_lin(r, "v1", hv, emb, no + go, H, 1);
+    ref_lin(r, "v2", v, hv, H, 1, 0);
+}
+
+static double ref_loss(void *ctx)
+{
+    const ref *r = ctx;
+    int32_t nmod = hsdag_cluster_n_models(r->env);
+    double pools[16][64];
+    for (int32_t m = 0; m < nmod && m < 16; m++) ref_gnn(r, m, pools[m]);
+    double pl = 0, vl = 0, ent = 0, kl = 0, inv = 1.0 / r->ns, eps = r->lc.clip;
+    for (int32_t i = 0; i < r->ns; i++) {
+        const hsdag_pacml_sample *s = &r->s[i];
+        double lp[NA], v;
+        ref_heads(r, s, pools[s->model], lp, &v);
+        double ratio = exp(lp[s->action] - s->lp_old[s->action]);
+        double cr = ratio < 1 - eps ? 1 - eps : ratio > 1 + eps ? 1 + eps : ratio;
+        double a1 = ratio * s->adv, a2 = cr * s->adv;
+        pl -= (a1 < a2 ? a1 : a2) * inv;
+        for (int j = 0; j < NA; j++)
+            if (s->mask[j]) {
+                ent -= exp(lp[j]) * lp[j] * inv;
+                kl += exp((double)s->lp_old[j]) * ((double)s->lp_old[j] - lp[j]) * inv;
+            }
+        vl += 0.5 * (v - s->ret) * (v - s->ret) * inv;
+    }
+    return pl + r->lc.vf_coeff * vl - r->lc.ent_coeff * ent + r->lc.kl_coeff * kl;
+}
+
+/* Random samples whose ratios stay >= 0.03 away from the clip boundaries (the loss is smooth there). */
+static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_pacml_sample *s, int ns, hsdag_rng *rng)
+{
+    int32_t nmod = hsdag_cluster_n_models(env);
+    for (int i = 0; i < ns; i++) {
+        hsdag_pacml_sample *x = &s[i];
+        memset(x, 0, sizeof *x);
+        x->model = i % nmod;
+        gc_rand_f(x->gfeat, HSDAG_CLUSTER_GRAPH_FEATS, rng, 0.0, 1.0);
+        x->mask[0] = 1;
+        for (int j = 1; j < NA; j++) x->mask[j] = hsdag_rng_uniform(rng) < 0.5;
+        for (int j = 0; j < NA; j++) x->gfeat[HSDAG_CLUSTER_GRAPH_FEATS + j] = x->mask[j];
+        hsdag_cluster_obs o;
+        memset(&o, 0, sizeof o);
+        o.model = x->model;
+        memcpy(o.mask, x->mask, NA);
+        memcpy(o.graph_feat, x->gfeat, sizeof o.graph_feat);
+        float lp[NA], v;
+        hsdag_pacml_net_eval(net, &o, lp, &v);
+        do {
+            x->action = (int32_t)hsdag_rng_below(rng, NA);
+        } while (!x->mask[x->action]);
+        for (;;) { /* behaviour policy = a perturbed copy of the current one */
+            double q[NA], mx = -INFINITY, se = 0;
+            for (int j = 0; j < NA; j++) {
+                q[j] = x->mask[j] ? lp[j] + 0.6 * (hsdag_rng_uniform(rng) - 0.5) : -INFINITY;
+                if (q[j] > mx) mx = q[j];
+            }
+            for (int j = 0; j < NA; j++) if (x->mask[j]) se += exp(q[j] - mx);
+            for (int j = 0; j < NA; j++) x->lp_old[j] = x->mask[j] ? (float)(q[j] - mx - log(se)) : -INFINITY;
+            double ratio = exp((double)lp[x->action] - x->lp_old[x->action]);
+            if (fabs(ratio - 0.82) > 0.03 && fabs(ratio - 1.18) > 0.03) break;
+        }
+        x->adv = (float)(2 * hsdag_rng_uniform(rng) - 1);
+        x->ret = (float)(2 * hsdag_rng_uniform(rng) - 1);
+        x->v_old = v;
+    }
+}
+
+/* FD of the double reference vs the analytic float gradient for every tensor. per_tensor < 0: all
+ * entries, else that many random entries per tensor. Returns the worst relative error. */
+static double check_loss_grad(const hsdag_cluster *env, const hsdag_pacml_net_config *nc, int ns, int per_tensor,
+                              double *loss_diff)
+{
+    hsdag_err e = {0};
+    hsdag_pacml_net *net = NULL;
+    if (hsdag_pacml_net_create(&net, env, nc, 7, &e) < 0) {
+        fprintf(stderr, "net: %s\n", e.msg);
+        return INFINITY;
+    }
+    hsdag_nn_params *p = hsdag_pacml_net_params(net);
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, 11);
+    /* move every parameter off its initial value (LayerNorm gains 1 / biases 0 are special points) */
+    float *val = hsdag_nn_params_value(p, -1);
+    size_t cnt = hsdag_nn_params_count(p);
+    for (size_t i = 0; i < cnt; i++) val[i] += (float)(0.2 * (hsdag_rng_uniform(&rng) - 0.5));
+    hsdag_pacml_net_touch(net);
+    hsdag_pacml_sample s[12];
+    make_samples(net, env, s, ns, &rng);
+    hsdag_pacml_loss_config lc = {0.18f, 0.5f, 0.05f, 0.3f}; /* larger weights than default: every term matters */
+    hsdag_pacml_loss_stats st;
+    if (hsdag_pacml_net_loss(net, &lc, s, NULL, ns, 1, &st, &e) < 0) return INFINITY;
+    ref r = {p, env, *nc, NULL, s, ns, lc};
+    r.v = malloc(sizeof(double) * cnt);
+    gc_f2d(r.v, val, cnt);
+    *loss_diff = fabs(ref_loss(&r) - st.loss);
+    double worst = 0;
+    const float *grad = hsdag_nn_params_grad(p, -1);
+    for (int32_t t = 0; t < hsdag_nn_params_n_tensors(p); t++) {
+        size_t off = hsdag_nn_params_offset(p, t);
+        size_t len = (size_t)hsdag_nn_params_rows(p, t) * (size_t)hsdag_nn_params_cols(p, t);
+        double err;
+        if (per_tensor < 0 || (size_t)per_tensor >= len) {
+            err = gc_check(hsdag_nn_params_name(p, t), r.v + off, len, grad + off, ref_loss, &r);
+        } else {
+            /* a random subset: gather into a small array and check through an index map */
+            float ga[64];
+            double gn_max = 1e-6, diff = 0;
+            for (int k = 0; k < per_tensor && k < 64; k++) {
+                size_t i = off + hsdag_rng_below(&rng, (uint32_t)len);
+                double sv = r.v[i];
+                r.v[i] = sv + GC_H;
+                double lp = ref_loss(&r);
+                r.v[i] = sv - GC_H;
+                double lm = ref_loss(&r);
+                r.v[i] = sv;
+                double gn = (lp - lm) / (2 * GC_H);
+                ga[k] = grad[i];
+                if (fabs(gn) > gn_max) gn_max = fabs(gn);
+                if (fabs(gn - ga[k]) > diff) diff = fabs(gn - ga[k]);
+            }
+            err = diff / gn_max;
+            if (err > GC_TOL) fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", hsdag_nn_params_name(p, t), err);
+        }
+        if (err > worst || err != err) worst = err != err ? INFINITY : err;
+    }
+    free(r.v);
+    hsdag_pacml_net_free(net);
+    return worst;
+}
+
+static void test_gradcheck(void)
+{
+    hsdag_cluster *env = tiny_env();
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_pacml_net_config small = {6, 4, 5, 3, 2, HSDAG_PACML_MASK_SPEC};
+    double ld = 0;
+    double err = check_loss_grad(env, &small, 8, -1, &ld);
+    printf("  PPO loss gradient, small net, all parameters: max rel err %.3g (loss float vs double %.2g)\n", err, ld);
+    CHECK(err < GC_TOL);
+    CHECK(ld < 1e-5);
+    hsdag_cluster_free(env);
+    /* the default (spec) widths on the five real graphs, 6 random entries of every tensor */
+    env = builtin_env('A', 20000);
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_pacml_net_config def = hsdag_pacml_net_config_default();
+    err = check_loss_grad(env, &def, 10, 6, &ld);
+    printf("  PPO loss gradient, spec net on the 5 graphs (sampled entries): max rel err %.3g (loss diff %.2g)\n", err,
+           ld);
+    CHECK(err < GC_TOL);
+    CHECK(ld < 1e-4);
+    hsdag_cluster_free(env);
+}
+
+static void test_gae(void)
+{
+    /* hand computation: gamma 0.9, lambda 0.8
+     * t=2: delta = 1 - (-0.1) = 1.1, A = 1.1, ret = 1.0
+     * t=1: delta = -1 + 0.9 (-0.1) - 0.2 = -1.29, A = -1.29 + 0.72 * 1.1 = -0.498, ret = -0.298
+     * t=0: delta = 1 + 0.9 * 0.2 - 0.5 = 0.68, A = 0.68 + 0.72 (-0.498) = 0.32144, ret = 0.82144 */
+    float r[3] = {1, -1, 1}, v[3] = {0.5f, 0.2f, -0.1f}, adv[3], ret[3];
+    hsdag_pacml_gae(r, v, 3, 0.9, 0.8, adv, ret);
+    CHECK_NEAR(adv[2], 1.1, 1e-6);
+    CHECK_NEAR(adv[1], -0.498, 1e-6);
+    CHECK_NEAR(adv[0], 0.32144, 1e-6);
+    CHECK_NEAR(ret[2], 1.0, 1e-6);
+    CHECK_NEAR(ret[1], -0.298, 1e-6);
+    CHECK_NEAR(ret[0], 0.82144, 1e-6);
+    /* lambda = 1: plain discounted returns when values are 0 */
+    float z[3] = {0, 0, 0};
+    hsdag_pacml_gae(r, z, 3, 0.5, 1.0, adv, ret);
+    CHECK_NEAR(ret[0], 1 - 0.5 + 0.25, 1e-6);
+}
+
+static void test_masking(void)
+{
+    hsdag_cluster *env = builtin_env('B', 50000);
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_err e = {0};
+    hsdag_pacml_net *net = NULL;
+    CHECK(hsdag_pacml_net_create(&net, env, NULL, 3, &e) == 0);
+    if (!net) return;
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, 5);
+    /* bias the logits hard towards action 16 and 10 (invalid: no RAMP block shape) */
+    hsdag_nn_params *p = hsdag_pacml_net_params(net);
+    float *b = hsdag_nn_params_value(p, hsdag_nn_params_find(p, "pi2.b"));
+    b[16] = 8.f;
+    b[10] = 20.f;
+    hsdag_pacml_net_touch(net);
+    int bad = 0, n = 0, n16 = 0;
+    for (int ep = 0; ep < 3; ep++) {
+        hsdag_cluster_reset(env, 100 + (uint64_t)ep);
+        while (!hsdag_cluster_done(env)) {
+            const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
+            int a = hsdag_pacml_net_act(net, env, ep == 2, &rng);
+            if (!o->mask[a]) bad++;
+            float lp[NA], v;
+            hsdag_pacml_net_eval(net, o, lp, &v);
+            for (int j = 0; j < NA; j++)
+                if (!o->mask[j] && !(lp[j] == -INFINITY)) bad++;
+            n16 += a == 16;
+            n++;
+            hsdag_cluster_step(env, a, NULL);
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(n > 100);
+    CHECK(n16 > 0); /* the valid preferred action is taken when it is valid */
+    hsdag_pacml_net_free(net);
+    hsdag_cluster_free(env);
+}
+
+static hsdag_pacml_train_config tiny_train(uint64_t seed)
+{
+    hsdag_pacml_train_config c = hsdag_pacml_train_config_default();
+    c.seed = seed;
+    c.episodes_per_iter = 2;
+    c.epochs = 2;
+    c.minibatch = 64;
+    c.eval_episodes = 1;
+    c.net.fc_hidden = 32;
+    return c;
+}
+
+static int same_params(hsdag_pacml_net *a, hsdag_pacml_net *b)
+{
+    hsdag_nn_params *pa = hsdag_pacml_net_params(a), *pb = hsdag_pacml_net_params(b);
+    return hsdag_nn_params_count(pa) == hsdag_nn_params_count(pb) &&
+           !memcmp(hsdag_nn_params_value(pa, -1), hsdag_nn_params_value(pb, -1),
+                   hsdag_nn_params_count(pa) * sizeof(float));
+}
+
+static void test_determinism_and_checkpoint(void)
+{
+    hsdag_cluster *env = builtin_env('C', 30000);
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_err e = {0};
+    hsdag_pacml_train_config c = tiny_train(42);
+    hsdag_pacml_trainer *t1 = NULL, *t2 = NULL, *t3 = NULL;
+    CHECK(hsdag_pacml_trainer_create(&t1, env, &c, &e) == 0);
+    CHECK(hsdag_pacml_trainer_create(&t2, env, &c, &e) == 0);
+    if (!t1 || !t2) return;
+    hsdag_pacml_iter_stats s1, s2, s3;
+    for (int i = 0; i < 2; i++) {
+        CHECK(hsdag_pacml_trainer_iterate(t1, &s1, &e) == 0);
+        CHECK(hsdag_pacml_trainer_iterate(t2, &s2, &e) == 0);
+        CHECK(s1.train_blocking == s2.train_blocking && s1.entropy == s2.entropy && s1.value_loss == s2.value_loss &&
+              s1.eval_blocking == s2.eval_blocking && s1.steps == s2.steps);
+    }
+    CHECK(same_params(hsdag_pacml_trainer_net(t1), hsdag_pacml_trainer_net(t2)));
+    /* another seed gives other weights */
+    hsdag_pacml_train_config c9 = tiny_train(9);
+    CHECK(hsdag_pacml_trainer_create(&t3, env, &c9, &e) == 0);
+    CHECK(!same_params(hsdag_pacml_trainer_net(t1), hsdag_pacml_trainer_net(t3)));
+    hsdag_pacml_trainer_free(t3);
+    t3 = NULL;
+    /* checkpoint after 2 iterations, restore, and continue both: identical third iteration */
+    hsdag_buf ck = {0};
+    CHECK(hsdag_pacml_trainer_save(t1, &ck, &e) == 0);
+    CHECK(hsdag_pacml_trainer_restore(&t3, env, ck.data, ck.len, -1, &e) == 0);
+    if (t3) {
+        CHECK_EQ_INT(hsdag_pacml_trainer_iteration(t3), 2);
+        CHECK(hsdag_pacml_trainer_iterate(t1, &s1, &e) == 0);
+        CHECK(hsdag_pacml_trainer_iterate(t3, &s3, &e) == 0);
+        CHECK(s1.train_blocking == s3.train_blocking && s1.entropy == s3.entropy && s1.kl == s3.kl &&
+              s1.eval_blocking == s3.eval_blocking && s1.steps == s3.steps);
+        CHECK(same_params(hsdag_pacml_trainer_net(t1), hsdag_pacml_trainer_net(t3)));
+    }
+    /* corrupt / truncated checkpoints are refused */
+    hsdag_pacml_trainer *t4 = NULL;
+    CHECK(hsdag_pacml_trainer_restore(&t4, env, ck.data, ck.len / 2, -1, &e) == HSDAG_EPARSE);
+    ck.data[0] ^= 1;
+    CHECK(hsdag_pacml_trainer_restore(&t4, env, ck.data, ck.len, -1, &e) == HSDAG_EPARSE);
+    CHECK(t4 == NULL);
+    hsdag_buf_free(&ck);
+    /* policy file round trip: same log-probabilities on live observations */
+    hsdag_buf pol = {0};
+    CHECK(hsdag_pacml_policy_save(hsdag_pacml_trainer_net(t1), 'C', 0, 333.f, &pol, &e) == 0);
+    char path[] = "/tmp/hsdag_test_pacml_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        close(fd);
+        CHECK(hsdag_write_file_atomic(path, pol.data, pol.len, &e) == 0);
+        hsdag_pacml_net *ln = NULL;
+        char beta = 0;
+        int tuf = -1;
+        CHECK(hsdag_pacml_policy_load(&ln, env, path, &beta, &tuf, &e) == 0);
+        CHECK(beta == 'C' && tuf == 0);
+        if (ln) {
+            CHECK(same_params(ln, hsdag_pacml_trainer_net(t1)));
+            hsdag_cluster_reset(env, 3);
+            int diff = 0;
+            for (int k = 0; k < 20 && !hsdag_cluster_done(env); k++) {
+                const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
+                float a[NA], b[NA], va, vb;
+                hsdag_pacml_net_eval(ln, o, a, &va);
+                hsdag_pacml_net_eval(hsdag_pacml_trainer_net(t1), o, b, &vb);
+                diff += memcmp(a, b, sizeof a) != 0 || va != vb;
+                hsdag_cluster_step(env, 1, NULL);
+            }
+            CHECK_EQ_INT(diff, 0);
+            /* the library run entry point on the file gives the same metrics as the loaded net */
+            hsdag_cluster_metrics m1, m2;
+            CHECK(hsdag_pacml_run(env, path, 0, &m1, &e) == 0);
+            CHECK(hsdag_pacml_run_net(env, ln, 1, 0, &m2, &e) == 0);
+            CHECK(m1.jobs_blocked == m2.jobs_blocked && m1.jobs_arrived == m2.jobs_arrived);
+            hsdag_pacml_net_free(ln);
+        }
+        /* bad files */
+        pol.data[pol.len - 3] ^= 0x40; /* checksum */
+        CHECK(hsdag_write_file_atomic(path, pol.data, pol.len, &e) == 0);
+        CHECK(hsdag_pacml_policy_load(&ln, env, path, NULL, NULL, &e) == HSDAG_EPARSE);
+        CHECK(hsdag_write_file_atomic(path, "HSPACML", 8, &e) == 0);
+        CHECK(hsdag_pacml_policy_load(&ln, env, path, NULL, NULL, &e) == HSDAG_EPARSE);
+        CHECK(hsdag_pacml_policy_load(&ln, env, "/nonexistent/policy.bin", NULL, NULL, &e) == HSDAG_EIO);
+        unlink(path);
+    }
+    hsdag_buf_free(&pol);
+    hsdag_pacml_trainer_free(t1);
+    hsdag_pacml_trainer_free(t2);
+    hsdag_pacml_trainer_free(t3);
+    hsdag_cluster_free(env);
+}
+
+/* A short run on beta D (loose deadlines), 201-job episodes: the greedy policy after a few iterations
+ * must block fewer jobs than the random policy on held-out episodes, and the sampled policy must improve. */
+static void test_tiny_training(void)
+{
+    hsdag_cluster *env = builtin_env('D', 200000);
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_err e = {0};
+    hsdag_pacml_train_config c = tiny_train(1);
+    c.iterations = 6;
+    c.episodes_per_iter = 4;
+    c.epochs = 4;
+    c.lr = 1e-3f;
+    hsdag_pacml_trainer *t = NULL;
+    CHECK(hsdag_pacml_trainer_create(&t, env, &c, &e) == 0);
+    if (!t) return;
+    hsdag_pacml_iter_stats s, first = {0};
+    for (int i = 0; i < c.iterations; i++) {
+        CHECK(hsdag_pacml_trainer_iterate(t, &s, &e) == 0);
+        if (i == 0) first = s;
+    }
+    double learned = 0, rnd = 0;
+    hsdag_cluster_policy rp;
+    CHECK(hsdag_cluster_policy_parse("random", &rp, &e) == 0);
+    for (uint64_t seed = 0; seed < 3; seed++) {
+        hsdag_cluster_metrics m;
+        CHECK(hsdag_pacml_run_net(env, hsdag_pacml_trainer_net(t), 1, seed, &m, &e) == 0);
+        learned += m.blocking_rate / 3;
+        CHECK(hsdag_cluster_run(env, &rp, seed, &m, &e) == 0);
+        rnd += m.blocking_rate / 3;
+    }
+    printf("  tiny training (beta D, 201 jobs, %d iterations): sampled blocking %.3f -> %.3f; greedy %.3f vs random %.3f\n",
+           c.iterations, first.train_blocking, s.train_blocking, learned, rnd);
+    CHECK(s.train_blocking < first.train_blocking);
+    CHECK(learned < rnd);
+    hsdag_pacml_trainer_free(t);
+    hsdag_cluster_free(env);
+}
+
+int main(void)
+{
+    hsdag_nn_set_threads(1);
+    test_gae();
+    test_gradcheck();
+    test_masking();
+    test_determinism_and_checkpoint();
+    test_tiny_training();
+    return check_summary("test_pacml");
+}
