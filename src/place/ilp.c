@@ -18,15 +18,11 @@
 
 #define ILP_MAX_COLS 400000
 
-typedef struct ilp_cb {
-    double bound;     /* best bound seen (ms), -INFINITY if none */
-    const double *heur; /* [ncols + 1] a feasible start, or NULL */
-    int heur_given;
-} ilp_cb;
-
-static void ilp_callback(glp_tree *tree, void *info)
+/* GLPK branch-and-cut callback shared by both MILP models (place_int.h): records the best bound and hands
+ * GLPK the warm start once, at its first heuristic point. */
+void place_ilp_callback(glp_tree *tree, void *info)
 {
-    ilp_cb *cb = info;
+    place_ilp_cb *cb = info;
     int best = glp_ios_best_node(tree);
     if (best) {
         double b = glp_ios_node_bound(tree, best);
@@ -290,7 +286,7 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
 {
     if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
     ilp_model m = {0};
-    ilp_cb cb = {.bound = -INFINITY};
+    place_ilp_cb cb = {.bound = -INFINITY};
     double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
     int32_t *start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *start);
     int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
@@ -333,7 +329,7 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
         glp_init_iocp(&ip);
         ip.msg_lev = GLP_MSG_OFF;
         ip.tm_lim = (int)fmax(1, fmin(0.9 * left * 1e3, 2e9));
-        ip.cb_func = ilp_callback;
+        ip.cb_func = place_ilp_callback;
         ip.cb_info = &cb;
         ip.mir_cuts = GLP_ON;
         ir = glp_intopt(m.lp, &ip);

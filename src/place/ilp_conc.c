@@ -20,26 +20,6 @@
 
 #define ILPC_MAX_NODES 30
 
-typedef struct ilpc_cb {
-    double bound;
-    const double *heur;
-    int heur_given;
-} ilpc_cb;
-
-static void ilpc_callback(glp_tree *tree, void *info)
-{
-    ilpc_cb *cb = info;
-    int best = glp_ios_best_node(tree);
-    if (best) {
-        double b = glp_ios_node_bound(tree, best);
-        if (b > cb->bound) cb->bound = b;
-    }
-    if (glp_ios_reason(tree) == GLP_IHEUR && cb->heur && !cb->heur_given) {
-        cb->heur_given = 1;
-        glp_ios_heur_sol(tree, cb->heur);
-    }
-}
-
 /* reach[u * n + v] = 1 if there is a path u -> v (u < v in topological order). */
 static void ilpc_reach(const hsdag_graph *g, uint8_t *reach)
 {
@@ -240,7 +220,7 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
     sp.msg_lev = GLP_MSG_OFF;
     sp.tm_lim = (int)fmax(1, 0.5 * tl * 1e3);
     int sr = glp_simplex(lp, &sp), ir = -1, st = GLP_UNDEF;
-    ilpc_cb cb = {.bound = -INFINITY, .heur = x};
+    place_ilp_cb cb = {.bound = -INFINITY, .heur = x};
     if (sr == 0 && glp_get_status(lp) == GLP_OPT) {
         cb.bound = glp_get_obj_val(lp);
         double left = tl - (hsdag_now() - t0);
@@ -249,7 +229,7 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
             glp_init_iocp(&ip);
             ip.msg_lev = GLP_MSG_OFF;
             ip.tm_lim = (int)fmax(1, fmin(0.9 * left * 1e3, 2e9));
-            ip.cb_func = ilpc_callback;
+            ip.cb_func = place_ilp_callback;
             ip.cb_info = &cb;
             ir = glp_intopt(lp, &ip);
             st = glp_mip_status(lp);

@@ -65,4 +65,13 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                        hsdag_err *e);
 
+/* ---- MILP helpers (ilp.c), shared by the sequential and concurrent models ---- */
+struct glp_tree;
+typedef struct place_ilp_cb {
+    double bound;       /* best bound seen (objective units), -INFINITY if none */
+    const double *heur; /* [ncols + 1] a feasible start for GLPK's heuristic hook, or NULL */
+    int heur_given;
+} place_ilp_cb;
+void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
+
 #endif
