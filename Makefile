@@ -33,7 +33,7 @@ LIB      := $(BUILD)/libhsdag.a
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: fuzzlib all test asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
+.PHONY: fuzzlib all test test-run asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -65,7 +65,13 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
-test: $(LIB) $(CLI) $(TEST_BINS)
+# `make test` works on a fresh machine: it installs the Debian packages first (a no-op when present), then
+# re-enters make so that pkg-config sees them.
+test:
+	@sh scripts/install-deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(LIB) $(CLI) $(TEST_BINS)
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
 
 asan:
