@@ -137,7 +137,8 @@ typedef struct hsdag_cluster_policy {
  * known end times of running jobs, block availability and the beta distribution); ties to least worker-time. */
 int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e);
 const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
-/* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED. */
+/* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED: it acts inside
+ * hsdag_cluster_run (hsdag_pacml_run, pacml.h), which batches the GNN per job model. */
 int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng, int *action,
                              hsdag_err *e);
 /* reset(seed) + policy until done; metrics out. */

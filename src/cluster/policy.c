@@ -100,7 +100,7 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
         break;
     case HSDAG_POL_LEARNED:
         return hsdag_err_set(e, HSDAG_EUNSUPPORTED,
-                             "policy 'learned%s%s': the learned GNN policy is not in this build yet", p->dir[0] ? ":" : "",
+                             "policy 'learned%s%s': the learned policy runs whole episodes (hsdag_cluster_run)", p->dir[0] ? ":" : "",
                              p->dir);
     }
     *action = a;
