@@ -1,5 +1,7 @@
-/* local.c - local search on the simulator: move one colour class, or a run of consecutive classes in topological
- *           order, to another device while the simulated latency improves; seeded restarts from perturbations.
+/* local.c - local search on the simulator: move one colour class, a run of consecutive classes in topological
+ *           order, or a whole "light component" (ops with tiny outputs connected by tiny tensors, e.g. the
+ *           shape arithmetic of transformer exports) to another device while the simulated latency improves;
+ *           seeded restarts from perturbations.
  * Not here: any cost model of its own (every candidate is scored by p->sim under p->sem).
  * Entry points: place_local_search.
  * Deterministic for a seed while the evaluation budget (max_evals), not the time limit, ends the search. */
@@ -14,7 +16,13 @@ typedef struct ls_state {
     place_score score;
     int64_t evals, max_evals;
     double deadline;
+    int32_t n_comp;      /* light components of 2..LS_COMP_MAX nodes */
+    int32_t *comp_off;   /* [n_comp + 1] CSR into comp_node */
+    int32_t *comp_node;  /* [n] at most */
 } ls_state;
+
+#define LS_LIGHT_BYTES 4096.0 /* an op whose outputs total at most this is "light" */
+#define LS_COMP_MAX 512       /* larger light components are left to the other moves */
 
 static int ls_out_of_budget(const ls_state *s)
 {
@@ -39,16 +47,91 @@ static int32_t ls_apply(ls_state *s, int32_t g0, int32_t g1, int32_t d)
     return s->nsave;
 }
 
+static int32_t uf_find(int32_t *par, int32_t x)
+{
+    while (par[x] != x) x = par[x] = par[par[x]];
+    return x;
+}
+
+/* Light components: connected components (edge direction ignored) of the subgraph of light ops, i.e. ops whose
+ * outputs total at most LS_LIGHT_BYTES. Moving one op of such a chain pays a transfer on each side, moving the
+ * whole component pays only where it meets heavy ops, so single moves get stuck where component moves do not.
+ * Components are numbered by their first node in topological order; members ascend. Returns 0 or ENOMEM. */
+static int ls_comps_build(ls_state *s)
+{
+    const hsdag_graph *g = s->p->g;
+    int32_t n = g->n_nodes, nc = 0;
+    int32_t *par = hsdag_malloc(((size_t)n + 1) * sizeof *par), *size = hsdag_calloc((size_t)n + 1, sizeof *size);
+    int32_t *id = hsdag_malloc(((size_t)n + 1) * sizeof *id);
+    s->comp_off = hsdag_malloc(((size_t)n + 2) * sizeof *s->comp_off);
+    s->comp_node = hsdag_malloc(((size_t)n + 1) * sizeof *s->comp_node);
+    int rc = (!par || !size || !id || !s->comp_off || !s->comp_node) ? HSDAG_ENOMEM : 0;
+    if (rc == 0) {
+        for (int32_t v = 0; v < n; v++) par[v] = v;
+        for (int32_t u = 0; u < n; u++) {
+            if (g->out_bytes[u] > LS_LIGHT_BYTES) continue;
+            for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++) {
+                int32_t v = g->out_dst[k];
+                if (g->out_bytes[v] > LS_LIGHT_BYTES) continue;
+                int32_t a = uf_find(par, u), b = uf_find(par, v);
+                if (a != b) par[a > b ? a : b] = a < b ? a : b; /* root = smallest node: deterministic */
+            }
+        }
+        for (int32_t v = 0; v < n; v++) size[uf_find(par, v)]++;
+        for (int32_t v = 0; v < n; v++) id[v] = -1;
+        for (int32_t v = 0; v < n; v++) {
+            int32_t r = uf_find(par, v);
+            if (size[r] >= 2 && size[r] <= LS_COMP_MAX && r == v) id[r] = nc++;
+        }
+        /* counting sort of members by component; size[] is reused as each component's fill cursor */
+        for (int32_t c = 0; c <= nc; c++) s->comp_off[c] = 0;
+        for (int32_t v = 0; v < n; v++) {
+            int32_t c = id[uf_find(par, v)];
+            if (c >= 0) s->comp_off[c + 1]++;
+        }
+        for (int32_t c = 0; c < nc; c++) s->comp_off[c + 1] += s->comp_off[c];
+        for (int32_t c = 0; c < nc; c++) size[c] = s->comp_off[c];
+        for (int32_t v = 0; v < n; v++) {
+            int32_t c = id[uf_find(par, v)];
+            if (c >= 0) s->comp_node[size[c]++] = v;
+        }
+        s->n_comp = nc;
+    }
+    hsdag_free(par);
+    hsdag_free(size);
+    hsdag_free(id);
+    return rc;
+}
+
+/* Moves the classes of the members of light component c that may run on d to d (undo kept in save_*). */
+static int32_t ls_apply_comp(ls_state *s, int32_t c, int32_t d)
+{
+    const hsdag_place_problem *p = s->p;
+    s->nsave = 0;
+    for (int32_t i = s->comp_off[c]; i < s->comp_off[c + 1]; i++) {
+        int32_t gi = p->group[s->comp_node[i]];
+        if (!place_group_ok(p, gi, d)) continue;
+        for (int32_t j = p->grp_off[gi]; j < p->grp_off[gi + 1]; j++) {
+            int32_t u = p->grp_node[j];
+            if (s->cur[u] == d) continue;
+            s->save_node[s->nsave] = u;
+            s->save_dev[s->nsave++] = s->cur[u];
+            s->cur[u] = d;
+        }
+    }
+    return s->nsave;
+}
+
 static void ls_undo(ls_state *s)
 {
     for (int32_t i = 0; i < s->nsave; i++) s->cur[s->save_node[i]] = s->save_dev[i];
     s->nsave = 0;
 }
 
-/* Tries one move; keeps it if it improves the score. */
-static int ls_try(ls_state *s, int32_t g0, int32_t g1, int32_t d)
+/* Scores the move just applied (save_* holds its undo); keeps it if it improves the score. */
+static int ls_keep_if_better(ls_state *s, int32_t moved)
 {
-    if (!ls_apply(s, g0, g1, d)) return 0;
+    if (!moved) return 0;
     place_score sc = place_evaluate(s->p, s->cur);
     s->evals++;
     if (place_score_better(sc, s->score)) {
@@ -59,8 +142,11 @@ static int ls_try(ls_state *s, int32_t g0, int32_t g1, int32_t d)
     return 0;
 }
 
-/* First-improvement descent over windows of 1, 4 and 16 consecutive classes, starting each pass at a seeded
- * offset, until a whole pass improves nothing or the budget runs out. */
+/* Tries moving classes [g0, g1) to d. */
+static int ls_try(ls_state *s, int32_t g0, int32_t g1, int32_t d) { return ls_keep_if_better(s, ls_apply(s, g0, g1, d)); }
+
+/* First-improvement descent over windows of 1, 4 and 16 consecutive classes and over light components,
+ * starting each pass at a seeded offset, until a whole pass improves nothing or the budget runs out. */
 static void ls_descend(ls_state *s, hsdag_rng *rng)
 {
     static const int32_t widths[] = {1, 4, 16};
@@ -78,6 +164,10 @@ static void ls_descend(ls_state *s, hsdag_rng *rng)
                 for (int32_t d = 0; d < p->k && !ls_out_of_budget(s); d++) improved |= ls_try(s, g0, g1, d);
             }
         }
+        int32_t nc = s->n_comp, coff = nc ? (int32_t)hsdag_rng_below(rng, (uint32_t)nc) : 0;
+        for (int32_t t = 0; t < nc && !ls_out_of_budget(s); t++)
+            for (int32_t d = 0; d < p->k && !ls_out_of_budget(s); d++)
+                improved |= ls_keep_if_better(s, ls_apply_comp(s, (coff + t) % nc, d));
     }
 }
 
@@ -123,7 +213,7 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     s.save_node = hsdag_malloc(n1 * sizeof *s.save_node);
     s.save_dev = hsdag_malloc(n1 * sizeof *s.save_dev);
     int rc = 0;
-    if (!best || !s.cur || !s.save_node || !s.save_dev) {
+    if (!best || !s.cur || !s.save_node || !s.save_dev || ls_comps_build(&s) < 0) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "local-search: out of memory");
         goto done;
     }
@@ -172,6 +262,8 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     snprintf(r->note, sizeof r->note, "%lld simulator evaluations, %d restarts%s", (long long)s.evals, restarts,
              s.evals < s.max_evals ? " (stopped by the time limit: not reproducible)" : "");
 done:
+    hsdag_free(s.comp_off);
+    hsdag_free(s.comp_node);
     hsdag_free(best);
     hsdag_free(s.cur);
     hsdag_free(s.save_node);
