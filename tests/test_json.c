@@ -3,6 +3,7 @@
  * random graphs; a bad-input table; the DOT writer checked by running Graphviz `dot -Tsvg`.
  * Not here: the Tarnawski reader's own numbers (test_tarnawski.c). Entry points: main. */
 #include "check.h"
+#include "oom_sweep.h"
 #include "graph_eq.h"
 #include "hsdag/io.h"
 #include "hsdag/split.h"
@@ -486,24 +487,13 @@ static void test_alloc_failures(void)
     if (!g) return;
     hsdag_buf text = {0};
     CHECK(hsdag_json_write(g, &text) == 0);
-    int ok = 0, bad = 0, oom = 0;
-    for (long n = 1; n < 100000 && !ok; n++) {
-        hsdag_graph *r = NULL;
-        hsdag_err e = {0};
-        hsdag_alloc_fail_after(n);
-        int rc = hsdag_json_read(text.data, text.len, "odd.json", &r, &e);
-        hsdag_alloc_fail_after(0);
-        if (rc == 0) ok = 1;
-        else if (rc == HSDAG_ENOMEM && r == NULL && strstr(e.msg, "odd.json: ") == e.msg && !strchr(e.msg, '\n')) oom++;
-        else bad++;
-        hsdag_graph_free(r);
-    }
-    CHECK(ok);
-    CHECK(oom > 10);
-    CHECK_EQ_INT(bad, 0);
+    oom_sweep s = oom_sweep_run(hsdag_json_read, text.data, text.len, "odd.json", 100000, 1);
+    CHECK(s.ok);
+    CHECK(s.oom - s.oom_bad_msg > 10);
+    CHECK_EQ_INT(s.other + s.oom_bad_msg, 0);
 
     /* writer: the buffer's oom flag becomes ENOMEM */
-    ok = bad = oom = 0;
+    int ok = 0, bad = 0, oom = 0;
     for (long n = 1; n < 1000 && !ok; n++) {
         hsdag_buf w = {0};
         hsdag_alloc_fail_after(n);

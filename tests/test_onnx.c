@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "oom_sweep.h"
 #include "hsdag/io.h"
 
 /* ---- expected values: /usr/bin/python3 tests/data/onnx/expect.py --infer (independent of the C code) ---- */
@@ -574,21 +575,9 @@ static void test_alloc_failures(void)
     hsdag_err e = {0};
     CHECK(hsdag_read_file("tests/data/onnx/alexnet.onnx", &buf, &len, 0, &e) == 0);
     if (!buf) return;
-    int bad = 0, n;
-    for (n = 1; n < 100000; n++) {
-        hsdag_graph *g = NULL;
-        hsdag_alloc_fail_after(n);
-        int rc = hsdag_onnx_read(buf, len, "alexnet.onnx", &g, &e);
-        hsdag_alloc_fail_after(0);
-        hsdag_graph_free(g);
-        if (rc == 0) break;
-        if (rc != HSDAG_ENOMEM) {
-            if (!bad) fprintf(stderr, "  allocation %d failed: got %d (%s)\n", n, rc, e.msg);
-            bad++;
-        }
-    }
-    CHECK_EQ_INT(bad, 0);
-    CHECK(n > 10 && n < 100000);
+    oom_sweep s = oom_sweep_run(hsdag_onnx_read, buf, len, "alexnet.onnx", 100000, 1);
+    CHECK_EQ_INT(s.other, 0);
+    CHECK(s.first_ok > 10 && s.first_ok < 100000);
     hsdag_free(buf);
 }
 

@@ -3,6 +3,7 @@
  * Not here: format detection and the CLI (tests/cli/). Expected numbers come from tests/data/openvino/expect.py.
  * Entry points: main. */
 #include "check.h"
+#include "oom_sweep.h"
 #include "../src/io/ioutil.h"
 
 #include "hsdag/io.h"
@@ -266,19 +267,9 @@ static void test_alloc_failures(void)
         CHECK(0);
         return;
     }
-    int ok = 0, oom = 0, other = 0;
-    for (long n = 1; n < 400; n++) {
-        hsdag_graph *g = NULL;
-        hsdag_alloc_fail_after(n);
-        int rc = hsdag_ovxml_read(buf, len, "q", &g, &e);
-        hsdag_alloc_fail_after(0);
-        if (rc == 0) ok++;
-        else if (rc == HSDAG_ENOMEM) oom++;
-        else other++;
-        hsdag_graph_free(g);
-    }
-    CHECK(ok > 0 && oom > 0);
-    CHECK_EQ_INT(other, 0);
+    oom_sweep s = oom_sweep_run(hsdag_ovxml_read, buf, len, "q", 400, 0);
+    CHECK(s.ok > 0 && s.oom > 0);
+    CHECK_EQ_INT(s.other, 0);
     hsdag_free(buf);
 }
 

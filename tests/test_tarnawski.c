@@ -3,6 +3,7 @@
  * Not here: hsdag JSON round trips (test_json.c). Expected numbers were computed independently with
  * python3's json module from the same files (sums in file order). Entry points: main. */
 #include "check.h"
+#include "oom_sweep.h"
 #include "hsdag/io.h"
 #include "hsdag/split.h"
 
@@ -377,20 +378,10 @@ static void test_truncation_and_oom(void)
         hsdag_graph_free(g);
     }
     CHECK(all_fail);
-    int ok_seen = 0, enomem_seen = 0, other = 0;
-    for (long n = 1; n < 200 && !ok_seen; n++) {
-        hsdag_graph *g = NULL;
-        hsdag_alloc_fail_after(n);
-        int rc = hsdag_tarnawski_read(buf, len, "oom.json", &g, &e);
-        hsdag_alloc_fail_after(0);
-        if (rc == 0) ok_seen = 1;
-        else if (rc == HSDAG_ENOMEM) enomem_seen++;
-        else other++;
-        hsdag_graph_free(g);
-    }
-    CHECK(ok_seen);
-    CHECK(enomem_seen > 0);
-    CHECK_EQ_INT(other, 0);
+    oom_sweep s = oom_sweep_run(hsdag_tarnawski_read, buf, len, "oom.json", 200, 1);
+    CHECK(s.ok);
+    CHECK(s.oom > 0);
+    CHECK_EQ_INT(s.other, 0);
     hsdag_free(buf);
 }
 
