@@ -1,6 +1,7 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
-# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, demo-cluster, results, install, clean.
+# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, demo-cluster, results, install, format,
+# format-check, clean.
 
 CC      ?= cc
 BUILD   ?= build
@@ -33,7 +34,7 @@ LIB      := $(BUILD)/libhsdag.a
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: fuzzlib all test test-run asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
+.PHONY: format format-check fuzzlib all test test-run asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -118,6 +119,14 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hsdag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
 	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml
 	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
+
+# Every C file follows .clang-format; CI runs format-check and fails on any difference.
+FORMAT_SRCS = $(sort $(wildcard src/*/*.c src/*/*.h include/hsdag/*.h tools/*.c tools/*.h tests/*.c tests/*.h \
+                      bench/*.c bench/*.h fuzz/*.c))
+format:
+	clang-format -i $(FORMAT_SRCS)
+format-check:
+	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files clean"
 
 clean:
 	rm -rf build build-asan build-fuzz

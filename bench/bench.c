@@ -64,7 +64,10 @@ static void bench_file(const char *path)
     hsdag_free(buf);
 }
 
-static int path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int path_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void bench_dir(const char *dir, const char *ext)
 {
@@ -122,7 +125,8 @@ static Onnx__ValueInfoProto *vinfo(const char *name, int rank, const int64_t *di
 
 static uint8_t *make_big_onnx(int target_nodes, size_t *len)
 {
-    static const char *ops[] = {"MatMul", "Add", "ReduceMean", "Sub", "Mul", "Sqrt", "Div", "Softmax", "Transpose", "Reshape"};
+    static const char *ops[] = {"MatMul", "Add", "ReduceMean", "Sub",       "Mul",
+                                "Sqrt",   "Div", "Softmax",    "Transpose", "Reshape"};
     const int nops = (int)(sizeof ops / sizeof ops[0]);
     Onnx__ModelProto m;
     Onnx__GraphProto *grp = calloc(1, sizeof *grp), gr;
@@ -145,7 +149,9 @@ static uint8_t *make_big_onnx(int target_nodes, size_t *len)
         snprintf(out, sizeof out, "t%d", i);
         snprintf(in0, sizeof in0, i ? "t%d" : "x", i - 1);
         snprintf(in1, sizeof in1, "t%d", i >= 7 ? i - 7 : 0); /* residual-style skip edges */
-        int two = (strcmp(op, "Add") == 0 || strcmp(op, "Sub") == 0 || strcmp(op, "Mul") == 0 || strcmp(op, "Div") == 0) && i >= 7;
+        int two = (strcmp(op, "Add") == 0 || strcmp(op, "Sub") == 0 || strcmp(op, "Mul") == 0 ||
+                   strcmp(op, "Div") == 0) &&
+                  i >= 7;
         nd->n_input = two ? 2 : 1;
         nd->input = calloc(2, sizeof *nd->input);
         nd->input[0] = strdup(in0);
@@ -178,7 +184,8 @@ static void bench_imports(void)
 {
     printf("\n### Import time (median of 21 runs, thread CPU time, one core)\n\n");
     printf("| %-62s | %7s | %9s |\n", "file", "nodes", "ms");
-    printf("|%s|%s|%s|\n", "----------------------------------------------------------------", "---------", "-----------");
+    printf("|%s|%s|%s|\n", "----------------------------------------------------------------", "---------",
+           "-----------");
     bench_dir("tests/data/onnx", ".onnx");
     bench_dir("tests/data/onnx-light", ".onnx");
     bench_dir("tests/data/openvino", ".xml");
@@ -189,13 +196,14 @@ static void bench_imports(void)
     uint8_t *big = make_big_onnx(7000, &len);
     int32_t nodes = 0;
     double s = time_load((const char *)big, len, "generated 7,000-node Swin-T-class ONNX", 21, &nodes);
-    if (!isnan(s)) printf("| %-62s | %7d | %9.3f |\n", "(generated) 7,000-node Swin-T-class ONNX", (int)nodes, s * 1e3);
+    if (!isnan(s))
+        printf("| %-62s | %7d | %9.3f |\n", "(generated) 7,000-node Swin-T-class ONNX", (int)nodes, s * 1e3);
     free(big);
     printf("\nTargets: ResNet-50 ONNX < 5 ms; 7,000-node graph < 50 ms.\n");
 }
 
-void bench_sim(void);   /* bench_sim.c: simulator evaluations per second */
-void bench_place(void); /* bench_place.c: time to place per method */
+void bench_sim(void);     /* bench_sim.c: simulator evaluations per second */
+void bench_place(void);   /* bench_place.c: time to place per method */
 void bench_learn(void);   /* bench_learn.c: HSDAG training budget */
 void bench_cluster(void); /* bench_learn.c: PAC-ML episode */
 

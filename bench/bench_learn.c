@@ -22,8 +22,8 @@ static void learn_one(const char *path, const char *label)
     hsdag_devices *d = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
-    if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 || hsdag_devices_preset("cpu-gpu", g, &d, &e) < 0 ||
-        hsdag_place_problem_create(&p, g, d, NULL, &e) < 0)
+    if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 ||
+        hsdag_devices_preset("cpu-gpu", g, &d, &e) < 0 || hsdag_place_problem_create(&p, g, d, NULL, &e) < 0)
         goto fail;
     hsdag_learn_config cfg = hsdag_learn_config_default();
     double t0 = cpu_s();
@@ -50,7 +50,8 @@ done:
 void bench_learn(void)
 {
     hsdag_nn_set_threads(1);
-    printf("\n## HSDAG training: the paper's budget (25 episodes x 20 placements), cpu-gpu, thread CPU time\n\n");
+    printf("\n## HSDAG training: the paper's budget (25 episodes x 20 placements), cpu-gpu, thread CPU "
+           "time\n\n");
     printf("| %-12s | %6s | %10s | %9s | %9s | %10s | %10s |\n", "model", "nodes", "placements", "setup s",
            "train s", "ms / step", "best ms");
     printf("|--------------|--------|------------|-----------|-----------|------------|------------|\n");

@@ -26,8 +26,8 @@ static void one_model(const char *path, const char *label, const char *preset)
     static const struct {
         const char *m;
         int runs;
-    } methods[] = {{"gpu-only", 21}, {"heft", 21}, {"m-etf", 21}, {"m-topo", 21}, {"mincut", 21},
-                   {"metis", 11}, {"m-sct", 3}, {"local-search", 1}, {"ilp", 1}};
+    } methods[] = {{"gpu-only", 21}, {"heft", 21}, {"m-etf", 21},       {"m-topo", 21}, {"mincut", 21},
+                   {"metis", 11},    {"m-sct", 3}, {"local-search", 1}, {"ilp", 1}};
     hsdag_err e = {0};
     hsdag_graph *g = NULL;
     hsdag_devices *d = NULL;
@@ -49,7 +49,8 @@ static void one_model(const char *path, const char *label, const char *preset)
             t[k] = cpu_s() - t0;
         }
         if (!ok) {
-            printf("| %-12s | %-9s | %-13s | %12s | %10s | %8s |\n", label, preset, methods[i].m, "n/a", "", "");
+            printf("| %-12s | %-9s | %-13s | %12s | %10s | %8s |\n", label, preset, methods[i].m, "n/a", "",
+                   "");
             continue;
         }
         qsort(t, (size_t)runs, sizeof *t, cmp_d);
@@ -65,9 +66,10 @@ done:
 
 void bench_place(void)
 {
-    printf("\n## Placement: CPU time to place (median; includes one scoring run), latency and gap to the bound\n\n");
-    printf("| %-12s | %-9s | %-13s | %12s | %10s | %8s |\n", "model", "devices", "method", "place ms", "latency ms",
-           "gap");
+    printf("\n## Placement: CPU time to place (median; includes one scoring run), latency and gap to the "
+           "bound\n\n");
+    printf("| %-12s | %-9s | %-13s | %12s | %10s | %8s |\n", "model", "devices", "method", "place ms",
+           "latency ms", "gap");
     printf("|--------------|-----------|---------------|--------------|------------|----------|\n");
     one_model("tests/data/onnx/bert_base.onnx", "BERT-base", "cpu-gpu");
     one_model("tests/data/onnx/inception_v3.onnx", "Inception-V3", "cpu-gpu");

@@ -91,15 +91,17 @@ void bench_sim(void)
 {
     printf("\n## Simulator: evaluations per CPU second (median of %d batches, %d random placements)\n\n",
            SIM_BATCHES, SIM_PLACEMENTS);
-    printf("| %-28s | %-9s | %6s | %11s | %11s | %11s |\n", "model", "devices", "nodes", "sequential", "concurrent",
-           "tarnawski");
-    printf("|------------------------------|-----------|--------|-------------|-------------|-------------|\n");
+    printf("| %-28s | %-9s | %6s | %11s | %11s | %11s |\n", "model", "devices", "nodes", "sequential",
+           "concurrent", "tarnawski");
+    printf(
+        "|------------------------------|-----------|--------|-------------|-------------|-------------|\n");
     sim_model("tests/data/onnx/resnet50.onnx", "ResNet-50 (ONNX)", "cpu-gpu");
     sim_model("tests/data/onnx/inception_v3.onnx", "Inception-V3 (ONNX)", "cpu-gpu");
     sim_model("tests/data/onnx/bert_base.onnx", "BERT-base (ONNX)", "cpu-gpu");
     sim_model("tests/data/onnx/bert_base.onnx", "BERT-base (ONNX)", "cpu-4gpu");
-    sim_model("tests/data/tarnawski/latency-inputs/OperatorGraphs/bert_l-3_inference.json", "BERT-3 ops (Tarnawski)",
-              NULL);
-    printf("\nTargets (issue 3): >= 200,000/s on ResNet-50 and >= 50,000/s on BERT-base, one core; docs/simulator.md "
+    sim_model("tests/data/tarnawski/latency-inputs/OperatorGraphs/bert_l-3_inference.json",
+              "BERT-3 ops (Tarnawski)", NULL);
+    printf("\nTargets (issue 3): >= 200,000/s on ResNet-50 and >= 50,000/s on BERT-base, one core; "
+           "docs/simulator.md "
            "section 7 says which semantics meet them.\n");
 }

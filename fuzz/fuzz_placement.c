@@ -1,4 +1,5 @@
-/* fuzz_placement.c - libFuzzer target for placement files (hsdag placement JSON, affinity maps, Tarnawski splits)
+/* fuzz_placement.c - libFuzzer target for placement files (hsdag placement JSON, affinity maps, Tarnawski
+ * splits)
  * read against a fixed four-node graph on the cpu-gpu preset; whatever parses is written back and re-read.
  * Not here: checks of the mapping (tests/test_sim.c); this looks for crashes, leaks and UB.
  * Entry points: LLVMFuzzerTestOneInput. */

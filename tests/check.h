@@ -8,31 +8,46 @@
 #include <string.h>
 
 static int check_pass_, check_fail_;
-#define CHECK(c)                                                                      \
-    do {                                                                              \
-        if (c) check_pass_++;                                                         \
-        else { check_fail_++; fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); } \
+#define CHECK(c)                                                         \
+    do {                                                                 \
+        if (c)                                                           \
+            check_pass_++;                                               \
+        else {                                                           \
+            check_fail_++;                                               \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+        }                                                                \
     } while (0)
-#define CHECK_EQ_INT(a, b)                                                                   \
-    do {                                                                                     \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                  \
-        if (a_ == b_) check_pass_++;                                                         \
-        else { check_fail_++; fprintf(stderr, "FAIL %s:%d: %s == %s (%lld vs %lld)\n", __FILE__, \
-                                      __LINE__, #a, #b, a_, b_); }                           \
+#define CHECK_EQ_INT(a, b)                                                                                \
+    do {                                                                                                  \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                               \
+        if (a_ == b_)                                                                                     \
+            check_pass_++;                                                                                \
+        else {                                                                                            \
+            check_fail_++;                                                                                \
+            fprintf(stderr, "FAIL %s:%d: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__, #a, #b, a_, b_); \
+        }                                                                                                 \
     } while (0)
-#define CHECK_NEAR(a, b, tol)                                                                 \
-    do {                                                                                      \
-        double a_ = (double)(a), b_ = (double)(b);                                            \
-        if (fabs(a_ - b_) <= (tol)) check_pass_++;                                            \
-        else { check_fail_++; fprintf(stderr, "FAIL %s:%d: %s ~ %s (%.17g vs %.17g, tol %g)\n", \
-                                      __FILE__, __LINE__, #a, #b, a_, b_, (double)(tol)); }   \
+#define CHECK_NEAR(a, b, tol)                                                                             \
+    do {                                                                                                  \
+        double a_ = (double)(a), b_ = (double)(b);                                                        \
+        if (fabs(a_ - b_) <= (tol))                                                                       \
+            check_pass_++;                                                                                \
+        else {                                                                                            \
+            check_fail_++;                                                                                \
+            fprintf(stderr, "FAIL %s:%d: %s ~ %s (%.17g vs %.17g, tol %g)\n", __FILE__, __LINE__, #a, #b, \
+                    a_, b_, (double)(tol));                                                               \
+        }                                                                                                 \
     } while (0)
 #define CHECK_STR(a, b)                                                                        \
     do {                                                                                       \
         const char *a_ = (a), *b_ = (b);                                                       \
-        if (a_ && b_ && strcmp(a_, b_) == 0) check_pass_++;                                    \
-        else { check_fail_++; fprintf(stderr, "FAIL %s:%d: %s == \"%s\" (got \"%s\")\n", __FILE__, \
-                                      __LINE__, #a, b_ ? b_ : "(null)", a_ ? a_ : "(null)"); } \
+        if (a_ && b_ && strcmp(a_, b_) == 0)                                                   \
+            check_pass_++;                                                                     \
+        else {                                                                                 \
+            check_fail_++;                                                                     \
+            fprintf(stderr, "FAIL %s:%d: %s == \"%s\" (got \"%s\")\n", __FILE__, __LINE__, #a, \
+                    b_ ? b_ : "(null)", a_ ? a_ : "(null)");                                   \
+        }                                                                                      \
     } while (0)
 
 static int check_summary(const char *name)

@@ -70,8 +70,8 @@ static double gc_check(const char *what, double *t, size_t n, const float *ga, g
                 we = fabs(ga[i] - gn[i]);
                 worst = i;
             }
-        fprintf(stderr, "  gradcheck %s: rel err %.3g at [%zu]: analytic %.9g numeric %.9g\n", what, err, worst,
-                (double)ga[worst], gn[worst]);
+        fprintf(stderr, "  gradcheck %s: rel err %.3g at [%zu]: analytic %.9g numeric %.9g\n", what, err,
+                worst, (double)ga[worst], gn[worst]);
     }
     free(gn);
     return err;

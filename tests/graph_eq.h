@@ -9,31 +9,36 @@
 #include <stdio.h>
 #include <string.h>
 
-static int graph_eq_d_(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+static int graph_eq_d_(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
 
-#define GEQ_FAIL_(...)                                       \
-    do {                                                     \
-        fprintf(stderr, "graph_eq: " __VA_ARGS__);           \
-        fprintf(stderr, "\n");                               \
-        return 0;                                            \
+#define GEQ_FAIL_(...)                             \
+    do {                                           \
+        fprintf(stderr, "graph_eq: " __VA_ARGS__); \
+        fprintf(stderr, "\n");                     \
+        return 0;                                  \
     } while (0)
-#define GEQ_I32_(arr, n)                                                                                 \
-    for (int64_t i_ = 0; i_ < (int64_t)(n); i_++)                                                        \
-        if (a->arr[i_] != b->arr[i_])                                                                    \
-            GEQ_FAIL_(#arr "[%lld]: %lld vs %lld", (long long)i_, (long long)a->arr[i_], (long long)b->arr[i_])
-#define GEQ_DBL_(arr, n)                                                                                 \
-    for (int64_t i_ = 0; i_ < (int64_t)(n); i_++)                                                        \
-        if (!graph_eq_d_(a->arr[i_], b->arr[i_]))                                                        \
-            GEQ_FAIL_(#arr "[%lld]: %.17g vs %.17g", (long long)i_, a->arr[i_], b->arr[i_])
+#define GEQ_I32_(arr, n)                          \
+    for (int64_t i_ = 0; i_ < (int64_t)(n); i_++) \
+        if (a->arr[i_] != b->arr[i_])             \
+    GEQ_FAIL_(#arr "[%lld]: %lld vs %lld", (long long)i_, (long long)a->arr[i_], (long long)b->arr[i_])
+#define GEQ_DBL_(arr, n)                          \
+    for (int64_t i_ = 0; i_ < (int64_t)(n); i_++) \
+        if (!graph_eq_d_(a->arr[i_], b->arr[i_])) \
+    GEQ_FAIL_(#arr "[%lld]: %.17g vs %.17g", (long long)i_, a->arr[i_], b->arr[i_])
 
 static int graph_eq(const hsdag_graph *a, const hsdag_graph *b)
 {
     if (a->n_nodes != b->n_nodes) GEQ_FAIL_("n_nodes %d vs %d", a->n_nodes, b->n_nodes);
     if (a->n_edges != b->n_edges) GEQ_FAIL_("n_edges %d vs %d", a->n_edges, b->n_edges);
-    if (a->n_out_shapes != b->n_out_shapes) GEQ_FAIL_("n_out_shapes %d vs %d", a->n_out_shapes, b->n_out_shapes);
+    if (a->n_out_shapes != b->n_out_shapes)
+        GEQ_FAIL_("n_out_shapes %d vs %d", a->n_out_shapes, b->n_out_shapes);
     int32_t n = a->n_nodes, m = a->n_edges, s = a->n_out_shapes;
     for (int32_t v = 0; v < n; v++) {
-        if (strcmp(a->name[v], b->name[v]) != 0) GEQ_FAIL_("name[%d]: '%s' vs '%s'", v, a->name[v], b->name[v]);
+        if (strcmp(a->name[v], b->name[v]) != 0)
+            GEQ_FAIL_("name[%d]: '%s' vs '%s'", v, a->name[v], b->name[v]);
         if (strcmp(a->op[v], b->op[v]) != 0) GEQ_FAIL_("op[%d]: '%s' vs '%s'", v, a->op[v], b->op[v]);
     }
     GEQ_I32_(opclass, n);

@@ -35,7 +35,8 @@ static oom_sweep oom_sweep_run(oom_reader_fn rd, const void *buf, size_t len, co
             if (!s.ok++) s.first_ok = n;
         } else if (rc == HSDAG_ENOMEM) {
             s.oom++;
-            if (g || strncmp(e.msg, what, wl) != 0 || strncmp(e.msg + wl, ": ", 2) != 0 || strchr(e.msg, '\n'))
+            if (g || strncmp(e.msg, what, wl) != 0 || strncmp(e.msg + wl, ": ", 2) != 0 ||
+                strchr(e.msg, '\n'))
                 s.oom_bad_msg++;
         } else {
             if (!s.other++) fprintf(stderr, "  allocation %ld failed: got %d (%s)\n", n, rc, e.msg);

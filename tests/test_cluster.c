@@ -9,14 +9,22 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int idx(int c, int r, int s) { return (c * 4 + r) * 2 + s; }
+static int idx(int c, int r, int s)
+{
+    return (c * 4 + r) * 2 + s;
+}
 
 static void test_split_counts(void)
 {
     /* spec: forward ops not split (zero compute) and the split degrees at a = 16 */
-    static const struct { const char *name; int zero, n6, n8, n16; } T[] = {
-        {"alexnet", 4, 0, 0, 19}, {"vgg16", 4, 0, 0, 37}, {"resnet18", 10, 0, 0, 61},
-        {"squeezenet1_0", 11, 0, 0, 57}, {"gnmt", 31, 3, 5, 9}};
+    static const struct {
+        const char *name;
+        int zero, n6, n8, n16;
+    } T[] = {{"alexnet", 4, 0, 0, 19},
+             {"vgg16", 4, 0, 0, 37},
+             {"resnet18", 10, 0, 0, 61},
+             {"squeezenet1_0", 11, 0, 0, 57},
+             {"gnmt", 31, 3, 5, 9}};
     for (int i = 0; i < 5; i++) {
         const char *nm = NULL;
         hsdag_buf b = {0};
@@ -25,10 +33,15 @@ static void test_split_counts(void)
         CHECK_EQ_INT(hsdag_cluster_builtin_graph(i, &nm, &b), 0);
         CHECK_STR(nm, T[i].name);
         CHECK_EQ_INT(hsdag_pipedream_read(b.data, b.len, nm, &g, &e), 0);
-        if (!g) { hsdag_buf_free(&b); continue; }
+        if (!g) {
+            hsdag_buf_free(&b);
+            continue;
+        }
         int cnt[17][17] = {{0}}; /* [a][k] */
         for (int32_t v = 0; v < g->n_nodes; v++)
-            for (int a = 1; a <= 16; a++) cnt[a][hsdag_ramp_split(g->cost_ms[(size_t)v * HSDAG_COST_KINDS_ + HSDAG_COST_ACCEL], 0.01, a)]++;
+            for (int a = 1; a <= 16; a++)
+                cnt[a][hsdag_ramp_split(g->cost_ms[(size_t)v * HSDAG_COST_KINDS_ + HSDAG_COST_ACCEL], 0.01,
+                                        a)]++;
         CHECK_EQ_INT(cnt[16][1], T[i].zero);
         CHECK_EQ_INT(cnt[16][6], T[i].n6);
         CHECK_EQ_INT(cnt[16][8], T[i].n8);
@@ -38,8 +51,11 @@ static void test_split_counts(void)
         int nz = g->n_nodes - T[i].zero;
         CHECK_EQ_INT(cnt[2][2], nz);
         CHECK_EQ_INT(cnt[4][4], nz);
-        if (i == 4) { CHECK_EQ_INT(cnt[8][6], 3); CHECK_EQ_INT(cnt[8][8], 14); }
-        else CHECK_EQ_INT(cnt[8][8], nz);
+        if (i == 4) {
+            CHECK_EQ_INT(cnt[8][6], 3);
+            CHECK_EQ_INT(cnt[8][8], 14);
+        } else
+            CHECK_EQ_INT(cnt[8][8], nz);
         CHECK_EQ_INT(cnt[1][1], g->n_nodes);
         hsdag_graph_free(g);
         hsdag_buf_free(&b);
@@ -110,14 +126,17 @@ static void test_allreduce(void)
      * m = 5; comm = 50e-9 + 2*100e-9 + 5/4e11; comp = 1 * 5 / 2 / (2e12 / 6); total = 2 comm + comp */
     double want = 2 * (50e-9 + 200e-9 + 5 / 4e11) + 2.5 / (2e12 / 6.0);
     CHECK_NEAR(hsdag_ramp_allreduce_time(10, 1, 1, 2, 4, 4e11, 50e-9, 100e-9), want, 1e-20);
-    CHECK_NEAR(hsdag_ramp_allreduce_time(10, 1, 1, 1, 4, 4e11, 50e-9, 100e-9), 0.0, 0); /* one group, one server */
+    CHECK_NEAR(hsdag_ramp_allreduce_time(10, 1, 1, 1, 4, 4e11, 50e-9, 100e-9), 0.0,
+               0); /* one group, one server */
 }
 
 /* tiny job: node1 (fwd 1, bwd 2, act 10) -> node2 (fwd 3, bwd 4, act 20) */
 static void test_tiny_jct(void)
 {
-    const char *t = "node1 -- Input0 -- forward_compute_time=1.000, backward_compute_time=2.000, activation_size=10.0, parameter_size=0.000\n"
-                    "node2 -- Linear(2, 2) -- forward_compute_time=3.000, backward_compute_time=4.000, activation_size=20.0, parameter_size=0.000\n"
+    const char *t = "node1 -- Input0 -- forward_compute_time=1.000, backward_compute_time=2.000, "
+                    "activation_size=10.0, parameter_size=0.000\n"
+                    "node2 -- Linear(2, 2) -- forward_compute_time=3.000, backward_compute_time=4.000, "
+                    "activation_size=20.0, parameter_size=0.000\n"
                     "\tnode1 -- node2";
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
@@ -165,11 +184,13 @@ static int cmp_d(const void *a, const void *b)
 static void test_beta(void)
 {
     /* spec table: mean, q25, q50, q75, P(<0.25), P(<0.5) */
-    static const struct { char d; double mean, q25, q50, q75, p25, p50; } T[] = {
-        {'A', 0.55, 0.325, 0.55, 0.775, 15 / 91.0, 40 / 91.0},
-        {'B', 0.29, 0.20, 0.27, 0.36, 0.42, 0.93},
-        {'C', 0.50, 0.42, 0.50, 0.57, 0.01, 0.49},
-        {'D', 0.70, 0.62, 0.72, 0.79, 0.003, 0.08}};
+    static const struct {
+        char d;
+        double mean, q25, q50, q75, p25, p50;
+    } T[] = {{'A', 0.55, 0.325, 0.55, 0.775, 15 / 91.0, 40 / 91.0},
+             {'B', 0.29, 0.20, 0.27, 0.36, 0.42, 0.93},
+             {'C', 0.50, 0.42, 0.50, 0.57, 0.01, 0.49},
+             {'D', 0.70, 0.62, 0.72, 0.79, 0.003, 0.08}};
     enum { N = 100000 };
     double *x = malloc(N * sizeof(double));
     for (int i = 0; i < 4; i++) {
@@ -232,7 +253,7 @@ static void test_blocking_rules(void)
     CHECK_NEAR(r, 1, 0);
     o = hsdag_cluster_observe(env);
     CHECK_EQ_INT(o->free_workers, 24);
-    CHECK(o->mask[16]);                           /* 24 free >= 16 ... */
+    CHECK(o->mask[16]);                                 /* 24 free >= 16 ... */
     CHECK_EQ_INT(hsdag_cluster_try_place(env, 16), -1); /* ... but no (4,4,1) block */
     hsdag_cluster_force_next(env, 0, 0.05);
     hsdag_cluster_step(env, 16, &r); /* t=1000: vgg16: placement fails */
@@ -250,7 +271,7 @@ static void test_blocking_rules(void)
     CHECK_EQ_INT(hsdag_cluster_done(env), 0);
     o = hsdag_cluster_observe(env);
     CHECK_EQ_INT(o->free_workers, 32); /* the first job ended at 4508.5 */
-    hsdag_cluster_step(env, 2, &r); /* t=5000: squeezenet at 2: accepted, still running at the horizon */
+    hsdag_cluster_step(env, 2, &r);    /* t=5000: squeezenet at 2: accepted, still running at the horizon */
     ret += r;
     CHECK_NEAR(r, 1, 0);
     CHECK_EQ_INT(hsdag_cluster_done(env), 1);
@@ -276,9 +297,14 @@ static void test_blocking_rules(void)
 
 static void test_models_and_determinism(void)
 {
-    static const struct { int ops, deps, depth; double jct_seq; } T[] = {
-        {46, 47, 44, 36061.15}, {82, 83, 80, 34525.35}, {142, 159, 60, 36668.35}, {136, 153, 102, 38000.15},
-        {96, 117, 30, 4470.80}};
+    static const struct {
+        int ops, deps, depth;
+        double jct_seq;
+    } T[] = {{46, 47, 44, 36061.15},
+             {82, 83, 80, 34525.35},
+             {142, 159, 60, 36668.35},
+             {136, 153, 102, 38000.15},
+             {96, 117, 30, 4470.80}};
     hsdag_cluster_config c = hsdag_cluster_config_default();
     c.beta = 'C';
     hsdag_cluster *env = NULL;
@@ -300,7 +326,8 @@ static void test_models_and_determinism(void)
         int ok = 1, maxc = 0;
         for (int32_t v = 0; v < m->job->n_nodes * HSDAG_CLUSTER_NODE_FEATS; v++)
             ok &= m->node_feat[v] >= 0.f && m->node_feat[v] <= 1.f;
-        for (int32_t v = 0; v < m->job->n_nodes; v++) maxc += m->node_feat[v * HSDAG_CLUSTER_NODE_FEATS + 1] == 1.f;
+        for (int32_t v = 0; v < m->job->n_nodes; v++)
+            maxc += m->node_feat[v * HSDAG_CLUSTER_NODE_FEATS + 1] == 1.f;
         CHECK(ok);
         CHECK(maxc >= 1);
     }
@@ -308,7 +335,8 @@ static void test_models_and_determinism(void)
     hsdag_cluster_reset(env, 3);
     const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
     int ok = 1;
-    for (int a = 0; a < HSDAG_CLUSTER_N_ACTIONS; a++) ok &= o->graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + a] == o->mask[a];
+    for (int a = 0; a < HSDAG_CLUSTER_N_ACTIONS; a++)
+        ok &= o->graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + a] == o->mask[a];
     CHECK(ok);
     CHECK_NEAR(o->graph_feat[5], o->beta, 1e-6);
     CHECK_NEAR(o->graph_feat[15], 0.0, 0);
@@ -323,8 +351,8 @@ static void test_models_and_determinism(void)
     CHECK(m1.jobs_blocked != m3.jobs_blocked || m1.throughput != m3.throughput);
     CHECK_EQ_INT(m1.jobs_arrived, 1001);
     /* every built-in policy runs; para-max never misses a deadline (a = 16 gives JCT < 0.1 JCT_seq) */
-    const char *pols[] = {"para-max", "para-min", "random", "fixed:4", "acceptable-jct", "sequential", "lookahead",
-                          "lookahead:2:1"};
+    const char *pols[] = {"para-max",       "para-min",   "random",    "fixed:4",
+                          "acceptable-jct", "sequential", "lookahead", "lookahead:2:1"};
     for (int i = 0; i < 8; i++) {
         hsdag_cluster_metrics m;
         CHECK_EQ_INT(hsdag_cluster_policy_parse(pols[i], &p, &e), 0);

@@ -95,7 +95,8 @@ static void test_struct_measures(void)
     CHECK_NEAR(nfd[1], 0.0, 1e-12);
 
     /* star 0 -> {1,2,3,4}: leaf: N(1) = 2, N(2) = 5 -> log(2.5) / log 2; closeness of a leaf = 1 * (1/4) */
-    int32_t so[] = {0, 4, 4, 4, 4, 4}, sd[] = {1, 2, 3, 4}, si_off[] = {0, 0, 1, 2, 3, 4}, si[] = {0, 0, 0, 0};
+    int32_t so[] = {0, 4, 4, 4, 4, 4}, sd[] = {1, 2, 3, 4}, si_off[] = {0, 0, 1, 2, 3, 4},
+            si[] = {0, 0, 0, 0};
     double n5[5], c5[5];
     CHECK_EQ_INT(hsdag_struct_measures(n5, c5, 5, so, sd, si_off, si, &e), 0);
     CHECK_NEAR(n5[0], 0.0, 1e-12);
@@ -221,8 +222,10 @@ static void test_real(const char *path, int32_t want_nodes, int32_t want_groups)
     for (int32_t k = 0; k < c->n_groups; k++)
         for (int32_t j = c->off[k]; j < c->off[k + 1]; j++) {
             int32_t v = c->ops[j], indeg = g->in_off[v + 1] - g->in_off[v];
-            if (j == c->off[k]) bad += indeg == 1;
-            else bad += indeg != 1 || c->group_of[g->in_src[g->in_off[v]]] != k;
+            if (j == c->off[k])
+                bad += indeg == 1;
+            else
+                bad += indeg != 1 || c->group_of[g->in_src[g->in_off[v]]] != k;
         }
     CHECK_EQ_INT(bad, 0);
     for (int32_t k = 0; k < c->n_edges; k++) CHECK(c->edge_src[k] < c->out_dst[k]);

@@ -1,5 +1,6 @@
 /* test_devices.c - device presets (their datasheet-derived numbers), the device JSON schema (round trip, bad
- * input, allocation failures), the cost table (roofline by hand, file costs, AUTO, profile overrides) and bounds.
+ * input, allocation failures), the cost table (roofline by hand, file costs, AUTO, profile overrides) and
+ * bounds.
  * Not here: scheduling (test_sim.c).
  * Entry points: main.
  */
@@ -23,8 +24,8 @@ static void test_presets(void)
     CHECK_EQ_INT(d->n, 2);
     CHECK_STR(d->dev[0].name, "CPU");
     CHECK_STR(d->dev[1].name, "GPU");
-    CHECK_NEAR(d->dev[0].peak_flops, 819.2e9, 1);         /* 8 P-cores x 32 FLOP/cycle x 3.2 GHz */
-    CHECK_NEAR(d->dev[1].peak_flops, 17203.2e9, 1);       /* 4096 lanes x 2 x 2.1 GHz */
+    CHECK_NEAR(d->dev[0].peak_flops, 819.2e9, 1);   /* 8 P-cores x 32 FLOP/cycle x 3.2 GHz */
+    CHECK_NEAR(d->dev[1].peak_flops, 17203.2e9, 1); /* 4096 lanes x 2 x 2.1 GHz */
     CHECK_NEAR(d->dev[0].mem_bw, 76.8e9, 1);
     CHECK_NEAR(d->dev[1].mem_bw, 560e9, 1);
     CHECK_NEAR(d->link[1].bandwidth, 31.5076923e9, 1e3); /* PCIe 4.0 x16 */
@@ -57,8 +58,8 @@ static void test_presets(void)
     CHECK_NEAR(d->link[3 * 5 + 4].file_factor, 0, 0);
     CHECK_NEAR(d->link[3 * 5 + 4].bandwidth, 0, 0); /* CPUs share DRAM */
     hsdag_devices_free(d);
-    const char *bad[] = {"tarnawski:", "tarnawski:x", "tarnawski:3:", "tarnawski:3:0", "tarnawski:99", "gpu-cpu",
-                         "tarnawskix"};
+    const char *bad[] = {"tarnawski:",   "tarnawski:x", "tarnawski:3:", "tarnawski:3:0",
+                         "tarnawski:99", "gpu-cpu",     "tarnawskix"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         d = NULL;
         CHECK(hsdag_devices_preset(bad[i], NULL, &d, &e) < 0);
@@ -98,13 +99,15 @@ static void test_roundtrip(void)
         for (int32_t k = 0; k < d->n; k++) {
             CHECK_STR(d2->dev[k].name, d->dev[k].name);
             CHECK(d2->dev[k].kind == d->dev[k].kind && d2->dev[k].peak_flops == d->dev[k].peak_flops &&
-                  d2->dev[k].mem_bw == d->dev[k].mem_bw && d2->dev[k].mem_capacity == d->dev[k].mem_capacity &&
+                  d2->dev[k].mem_bw == d->dev[k].mem_bw &&
+                  d2->dev[k].mem_capacity == d->dev[k].mem_capacity &&
                   d2->dev[k].launch_s == d->dev[k].launch_s);
             CHECK(memcmp(d2->dev[k].eff, d->dev[k].eff, sizeof d->dev[k].eff) == 0);
         }
         for (int32_t k = 0; k < d->n * d->n; k++) {
             if (k / d->n == k % d->n) continue;
-            CHECK(d2->link[k].latency_s == d->link[k].latency_s && d2->link[k].bandwidth == d->link[k].bandwidth &&
+            CHECK(d2->link[k].latency_s == d->link[k].latency_s &&
+                  d2->link[k].bandwidth == d->link[k].bandwidth &&
                   d2->link[k].file_factor == d->link[k].file_factor);
             CHECK_STR(d2->resource_name[d2->link[k].resource], d->resource_name[d->link[k].resource]);
         }
@@ -129,8 +132,8 @@ static void test_bad_json(void)
         {"{}", "missing array 'devices'", HSDAG_EPARSE},
         {"{\"devices\": []}", "'devices' has 0 entries", HSDAG_ELIMIT},
         {"{\"devices\": [" DEV("a") "], \"colour\": 1}", "unknown key 'colour'", HSDAG_EPARSE},
-        {"{\"devices\": [{\"name\":\"a\",\"kind\":\"tpu\",\"peak_flops\":1e9,\"mem_bandwidth\":1}]}", "kind 'tpu'",
-         HSDAG_EPARSE},
+        {"{\"devices\": [{\"name\":\"a\",\"kind\":\"tpu\",\"peak_flops\":1e9,\"mem_bandwidth\":1}]}",
+         "kind 'tpu'", HSDAG_EPARSE},
         {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"mem_bandwidth\":1e9}]}", "missing 'peak_flops'",
          HSDAG_EPARSE},
         {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"peak_flops\":-1,\"mem_bandwidth\":1e9}]}",
@@ -145,12 +148,15 @@ static void test_bad_json(void)
          "'conv' = 1.5 out of range", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("a") "," DEV("a") "]}", "duplicate device name", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("a") "," DEV("b") "]}", "no link from 'a' to 'b'", HSDAG_EPARSE},
-        {"{\"devices\": [" DEV("a") "," DEV("b") "], \"links\": [{\"from\":\"a\",\"to\":\"c\",\"bandwidth\":1}]}",
+        {"{\"devices\": [" DEV("a") "," DEV(
+             "b") "], \"links\": [{\"from\":\"a\",\"to\":\"c\",\"bandwidth\":1}]}",
          "unknown device 'c'", HSDAG_EPARSE},
-        {"{\"devices\": [" DEV("a") "," DEV("b") "], \"links\": [{\"from\":\"a\",\"to\":\"a\",\"bandwidth\":1}]}",
+        {"{\"devices\": [" DEV("a") "," DEV(
+             "b") "], \"links\": [{\"from\":\"a\",\"to\":\"a\",\"bandwidth\":1}]}",
          "to itself", HSDAG_EPARSE},
-        {"{\"devices\": [" DEV("a") "," DEV("b") "], \"links\": [{\"from\":\"a\",\"to\":\"b\",\"bandwidth\":1},"
-         "{\"from\":\"b\",\"to\":\"a\",\"bandwidth\":1}]}",
+        {"{\"devices\": [" DEV("a") "," DEV(
+             "b") "], \"links\": [{\"from\":\"a\",\"to\":\"b\",\"bandwidth\":1},"
+                  "{\"from\":\"b\",\"to\":\"a\",\"bandwidth\":1}]}",
          "given twice", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("a") "," DEV("b") "], \"links\": [{\"from\":\"a\",\"to\":\"b\"}]}",
          "missing 'bandwidth'", HSDAG_EPARSE},
@@ -170,13 +176,16 @@ static void test_bad_json(void)
         CHECK(strchr(e.msg, '\n') == NULL);
     }
     /* a good file with every optional field, a shared bus and a default link */
-    const char *ok = "{\"name\":\"lab\",\"semantics\":\"concurrent\",\"devices\":["
-                     "{\"name\":\"c\",\"kind\":\"cpu\",\"peak_flops\":1e9,\"mem_bandwidth\":2e9,\"mem_capacity\":1e6,"
-                     "\"launch_overhead_s\":1e-6,\"openvino\":\"CPU\",\"efficiency\":{\"default\":0.5,\"conv\":0.25}},"
-                     DEV("g") "," DEV("h") "],"
-                     "\"links\":[{\"from\":\"c\",\"to\":\"g\",\"latency_s\":1e-5,\"bandwidth\":1e9,\"bus\":\"pcie\"},"
-                     "{\"from\":\"c\",\"to\":\"h\",\"latency_s\":1e-5,\"bandwidth\":1e9,\"bus\":\"pcie\",\"symmetric\":false}],"
-                     "\"default_link\":{\"bandwidth\":5e8}}";
+    const char *ok =
+        "{\"name\":\"lab\",\"semantics\":\"concurrent\",\"devices\":["
+        "{\"name\":\"c\",\"kind\":\"cpu\",\"peak_flops\":1e9,\"mem_bandwidth\":2e9,\"mem_capacity\":1e6,"
+        "\"launch_overhead_s\":1e-6,\"openvino\":\"CPU\",\"efficiency\":{\"default\":0.5,\"conv\":0.25}}"
+        "," DEV("g") "," DEV("h") "],"
+                                  "\"links\":[{\"from\":\"c\",\"to\":\"g\",\"latency_s\":1e-5,\"bandwidth\":"
+                                  "1e9,\"bus\":\"pcie\"},"
+                                  "{\"from\":\"c\",\"to\":\"h\",\"latency_s\":1e-5,\"bandwidth\":1e9,\"bus\":"
+                                  "\"pcie\",\"symmetric\":false}],"
+                                  "\"default_link\":{\"bandwidth\":5e8}}";
     hsdag_err e = {0};
     hsdag_devices *d = parse(ok, &e);
     CHECK(d != NULL);
@@ -190,7 +199,7 @@ static void test_bad_json(void)
     CHECK_NEAR(d->dev[1].eff[HSDAG_OP_MATMUL], 1.0, 0);
     CHECK_EQ_INT(d->link[0 * 3 + 1].resource, d->link[1 * 3 + 0].resource); /* both directions on "pcie" */
     CHECK_EQ_INT(d->link[0 * 3 + 2].resource, d->link[0 * 3 + 1].resource);
-    CHECK(d->link[2 * 3 + 0].resource != d->link[0 * 3 + 1].resource);    /* h -> c from the default link */
+    CHECK(d->link[2 * 3 + 0].resource != d->link[0 * 3 + 1].resource); /* h -> c from the default link */
     CHECK_NEAR(d->link[2 * 3 + 0].bandwidth, 5e8, 0);
     CHECK_EQ_INT(hsdag_devices_find(d, "G"), 1); /* case-insensitive fallback */
     CHECK_EQ_INT(hsdag_devices_find(d, "x"), -1);
@@ -202,8 +211,10 @@ static void test_bad_json(void)
         hsdag_alloc_fail_after(k);
         d = parse(ok, &e);
         hsdag_alloc_fail_after(0);
-        if (d) done = 1;
-        else CHECK(e.status == HSDAG_ENOMEM);
+        if (d)
+            done = 1;
+        else
+            CHECK(e.status == HSDAG_ENOMEM);
         hsdag_devices_free(d);
     }
     CHECK(done);
@@ -289,7 +300,8 @@ static void test_costs(void)
     hsdag_costs_free(c);
     hsdag_graph_free(g);
 
-    /* file costs: the CPU column on cpu devices, ACCEL on the others; y has no CPU column -> AUTO is roofline */
+    /* file costs: the CPU column on cpu devices, ACCEL on the others; y has no CPU column -> AUTO is
+     * roofline */
     g = conv_graph(1);
     CHECK(hsdag_costs_create(&c, g, d, &cfg, &e) == 0);
     CHECK(c->source == HSDAG_COSTSRC_ROOFLINE);
@@ -323,10 +335,8 @@ static void test_costs(void)
     struct {
         const char *csv, *want;
     } bad[] = {
-        {"x,A\n", "line 1: expected 'node,device,ms'"},
-        {"x,A,1\nx,A,fast\n", "line 2: 'fast' is not a time"},
-        {"x,A,-1\n", "line 1: '-1' is not a time"},
-        {"nosuch,A,1\n", "line 1: unknown node 'nosuch'"},
+        {"x,A\n", "line 1: expected 'node,device,ms'"}, {"x,A,1\nx,A,fast\n", "line 2: 'fast' is not a time"},
+        {"x,A,-1\n", "line 1: '-1' is not a time"},     {"nosuch,A,1\n", "line 1: unknown node 'nosuch'"},
         {"x,Z,1\n", "line 1: unknown device 'Z'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -294,7 +294,8 @@ static void ref_gnn(gctx *g, double *y, const double *x)
                     if (!(A[i * n + j] != 0 || i == j)) continue;
                     double s = 0;
                     for (int f = 0; f < F; f++)
-                        s += ad[hh * F + f] * z[i * out + hh * F + f] + as[hh * F + f] * z[j * out + hh * F + f];
+                        s += ad[hh * F + f] * z[i * out + hh * F + f] +
+                             as[hh * F + f] * z[j * out + hh * F + f];
                     ev[j] = s > 0 ? s : g->slope * s;
                     if (ev[j] > mx) mx = ev[j];
                 }
@@ -354,14 +355,16 @@ static size_t off_of(hsdag_nn_params *p, const char *name, int *found)
     return id >= 0 ? hsdag_nn_params_offset(p, id) : 0;
 }
 
-static void test_gnn_layer(hsdag_rng *r, hsdag_nn_gnn_kind kind, int32_t in, int32_t out, int32_t heads, int sym)
+static void test_gnn_layer(hsdag_rng *r, hsdag_nn_gnn_kind kind, int32_t in, int32_t out, int32_t heads,
+                           int sym)
 {
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
     hsdag_nn_gnn *g = NULL;
     hsdag_nn_adj *a = NULL;
     char label[64];
-    snprintf(label, sizeof label, "%s in=%d out=%d heads=%d sym=%d", hsdag_nn_gnn_kind_name(kind), in, out, heads, sym);
+    snprintf(label, sizeof label, "%s in=%d out=%d heads=%d sym=%d", hsdag_nn_gnn_kind_name(kind), in, out,
+             heads, sym);
     hsdag_nn_params_create(&p);
     hsdag_nn_gnn_config cfg = hsdag_nn_gnn_config_default();
     cfg.kind = kind;
@@ -378,7 +381,8 @@ static void test_gnn_layer(hsdag_rng *r, hsdag_nn_gnn_kind kind, int32_t in, int
     for (int32_t t = 0; t < hsdag_nn_params_n_tensors(p); t++) {
         const char *nm = hsdag_nn_params_name(p, t);
         if (strstr(nm, ".b") || strstr(nm, ".a_")) {
-            size_t o = hsdag_nn_params_offset(p, t), k = (size_t)hsdag_nn_params_rows(p, t) * hsdag_nn_params_cols(p, t);
+            size_t o = hsdag_nn_params_offset(p, t),
+                   k = (size_t)hsdag_nn_params_rows(p, t) * hsdag_nn_params_cols(p, t);
             gc_rand_f(pvf + o, k, r, -0.5, 0.5);
         }
     }
@@ -395,9 +399,24 @@ static void test_gnn_layer(hsdag_rng *r, hsdag_nn_gnn_kind kind, int32_t in, int
     gc_f2d(cd, cf, ny);
     gc_f2d(pv, pvf, cnt);
     int fe = 0;
-    gctx c = {.kind = kind, .n = GN, .in = in, .out = out, .heads = heads, .slope = 0.2, .eps_fixed = 0.3, .A = A,
-              .x = xd, .pv = pv, .c = cd, .y = yd, .ny = ny};
-    c.ow = off_of(p, kind == HSDAG_NN_GNN_GIN ? "L.w1" : kind == HSDAG_NN_GNN_SAGE ? "L.w_self" : "L.w", NULL);
+    gctx c = {.kind = kind,
+              .n = GN,
+              .in = in,
+              .out = out,
+              .heads = heads,
+              .slope = 0.2,
+              .eps_fixed = 0.3,
+              .A = A,
+              .x = xd,
+              .pv = pv,
+              .c = cd,
+              .y = yd,
+              .ny = ny};
+    c.ow = off_of(p,
+                  kind == HSDAG_NN_GNN_GIN    ? "L.w1"
+                  : kind == HSDAG_NN_GNN_SAGE ? "L.w_self"
+                                              : "L.w",
+                  NULL);
     c.ob = off_of(p, kind == HSDAG_NN_GNN_GIN ? "L.b1" : "L.b", NULL);
     c.oa_src = off_of(p, "L.a_src", NULL);
     c.oa_dst = off_of(p, "L.a_dst", NULL);
@@ -419,7 +438,8 @@ static void test_gnn_layer(hsdag_rng *r, hsdag_nn_gnn_kind kind, int32_t in, int
     for (int32_t t = 0; t < hsdag_nn_params_n_tensors(p); t++) {
         char what[128];
         snprintf(what, sizeof what, "%s %s", label, hsdag_nn_params_name(p, t));
-        size_t o = hsdag_nn_params_offset(p, t), k = (size_t)hsdag_nn_params_rows(p, t) * hsdag_nn_params_cols(p, t);
+        size_t o = hsdag_nn_params_offset(p, t),
+               k = (size_t)hsdag_nn_params_rows(p, t) * hsdag_nn_params_cols(p, t);
         CHECK(gc_check(what, pv + o, k, gr + o, gloss, &c) <= GC_TOL);
     }
     /* dx = NULL path gives the same parameter gradients */
@@ -487,7 +507,14 @@ static double closs(void *p)
     double h0[CN * CH], h1[CN * CH], pooled[CS * CH] = {0}, lg[CS * CK];
     ref_lin(h0, c->x, c->pv + c->ow1, c->pv + c->ob1, CN, CIN, CH);
     for (int i = 0; i < CN * CH; i++) h0[i] = h0[i] > 0 ? h0[i] : 0;
-    gctx g = {.kind = HSDAG_NN_GNN_GCN, .n = CN, .in = CH, .out = CH, .A = c->A, .pv = c->pv, .ow = c->owg, .ob = c->obg};
+    gctx g = {.kind = HSDAG_NN_GNN_GCN,
+              .n = CN,
+              .in = CH,
+              .out = CH,
+              .A = c->A,
+              .pv = c->pv,
+              .ow = c->owg,
+              .ob = c->obg};
     ref_gnn(&g, h1, h0);
     for (int i = 0; i < CN * CH; i++) h1[i] = (h1[i] > 0 ? h1[i] : 0) + h0[i];
     for (int i = 0; i < CN; i++) {
@@ -542,30 +569,34 @@ static void test_composed(hsdag_rng *r, uint64_t seed, float *grads_out, float *
     float x[CN * CIN], h0[CN * CH], h1[CN * CH], hs[CN * CH], h2[CN * CH], mean[CN], rstd[CN];
     float pooled[CS * CH], lg[CS * CK], lp[CS * CK];
     gc_rand_f(x, CN * CIN, &pr, -1, 1);
-    hsdag_nn_linear_forward(h0, x, hsdag_nn_params_value(p, l1.w), hsdag_nn_params_value(p, l1.b), CN, CIN, CH);
+    hsdag_nn_linear_forward(h0, x, hsdag_nn_params_value(p, l1.w), hsdag_nn_params_value(p, l1.b), CN, CIN,
+                            CH);
     hsdag_nn_relu_forward(h0, h0, CN * CH);
     hsdag_nn_gnn_forward(g, p, h1, NULL, h0, a, &e);
     hsdag_nn_relu_forward(h1, h1, CN * CH);
     hsdag_nn_add_forward(hs, h0, h1, CN * CH);
-    hsdag_nn_layernorm_forward(h2, mean, rstd, hs, hsdag_nn_params_value(p, ln.g), hsdag_nn_params_value(p, ln.b), CN,
-                               CH, 1e-5f);
+    hsdag_nn_layernorm_forward(h2, mean, rstd, hs, hsdag_nn_params_value(p, ln.g),
+                               hsdag_nn_params_value(p, ln.b), CN, CH, 1e-5f);
     hsdag_nn_segment_sum_forward(pooled, h2, c_seg, CN, CH, CS);
-    hsdag_nn_linear_forward(lg, pooled, hsdag_nn_params_value(p, l2.w), hsdag_nn_params_value(p, l2.b), CS, CH, CK);
+    hsdag_nn_linear_forward(lg, pooled, hsdag_nn_params_value(p, l2.w), hsdag_nn_params_value(p, l2.b), CS,
+                            CH, CK);
     hsdag_nn_log_softmax_forward(lp, lg, NULL, CS, CK);
     float L = 0;
     for (int s = 0; s < CS; s++) L -= lp[s * CK + c_tgt[s]];
 
     /* float backward */
-    float dlp[CS * CK] = {0}, dlg[CS * CK] = {0}, dpooled[CS * CH] = {0}, dh2[CN * CH] = {0}, dhs[CN * CH] = {0};
-    float dh1[CN * CH] = {0}, dh1p[CN * CH] = {0}, dh0[CN * CH] = {0}, dh0p[CN * CH] = {0}, dx[CN * CIN] = {0};
+    float dlp[CS * CK] = {0}, dlg[CS * CK] = {0}, dpooled[CS * CH] = {0}, dh2[CN * CH] = {0},
+                   dhs[CN * CH] = {0};
+    float dh1[CN * CH] = {0}, dh1p[CN * CH] = {0}, dh0[CN * CH] = {0}, dh0p[CN * CH] = {0},
+                   dx[CN * CIN] = {0};
     hsdag_nn_params_zero_grad(p);
     for (int s = 0; s < CS; s++) dlp[s * CK + c_tgt[s]] = -1.0f;
     hsdag_nn_log_softmax_backward(dlg, dlp, lp, CS, CK);
-    hsdag_nn_linear_backward(dpooled, hsdag_nn_params_grad(p, l2.w), hsdag_nn_params_grad(p, l2.b), dlg, pooled,
-                             hsdag_nn_params_value(p, l2.w), CS, CH, CK);
+    hsdag_nn_linear_backward(dpooled, hsdag_nn_params_grad(p, l2.w), hsdag_nn_params_grad(p, l2.b), dlg,
+                             pooled, hsdag_nn_params_value(p, l2.w), CS, CH, CK);
     hsdag_nn_segment_sum_backward(dh2, dpooled, c_seg, CN, CH);
-    hsdag_nn_layernorm_backward(dhs, hsdag_nn_params_grad(p, ln.g), hsdag_nn_params_grad(p, ln.b), dh2, hs, mean, rstd,
-                                hsdag_nn_params_value(p, ln.g), CN, CH);
+    hsdag_nn_layernorm_backward(dhs, hsdag_nn_params_grad(p, ln.g), hsdag_nn_params_grad(p, ln.b), dh2, hs,
+                                mean, rstd, hsdag_nn_params_value(p, ln.g), CN, CH);
     hsdag_nn_add_backward(dh0, dh1, dhs, CN * CH);
     hsdag_nn_relu_backward(dh1p, dh1, h1, CN * CH);
     hsdag_nn_gnn_backward(g, p, dh0, dh1p, NULL, h0, a, &e);
@@ -581,16 +612,25 @@ static void test_composed(hsdag_rng *r, uint64_t seed, float *grads_out, float *
         dense_adj(A, 1);
         gc_f2d(xd, x, CN * CIN);
         gc_f2d(pv, pvf, cnt);
-        cctx c = {.x = xd, .pv = pv, .A = A, .ow1 = off_of(p, "in.w", NULL), .ob1 = off_of(p, "in.b", NULL),
-                  .owg = off_of(p, "gcn.w", NULL), .obg = off_of(p, "gcn.b", NULL), .olg = off_of(p, "ln.g", NULL),
-                  .olb = off_of(p, "ln.b", NULL), .ow2 = off_of(p, "out.w", NULL), .ob2 = off_of(p, "out.b", NULL)};
+        cctx c = {.x = xd,
+                  .pv = pv,
+                  .A = A,
+                  .ow1 = off_of(p, "in.w", NULL),
+                  .ob1 = off_of(p, "in.b", NULL),
+                  .owg = off_of(p, "gcn.w", NULL),
+                  .obg = off_of(p, "gcn.b", NULL),
+                  .olg = off_of(p, "ln.g", NULL),
+                  .olb = off_of(p, "ln.b", NULL),
+                  .ow2 = off_of(p, "out.w", NULL),
+                  .ob2 = off_of(p, "out.b", NULL)};
         CHECK_NEAR(L, closs(&c), 1e-5 * (1 + fabs(closs(&c))));
         float *gr = hsdag_nn_params_grad(p, -1);
         CHECK(gc_check("composed dx", xd, CN * CIN, dx, closs, &c) <= GC_TOL);
         for (int32_t t = 0; t < hsdag_nn_params_n_tensors(p); t++) {
             char what[96];
             snprintf(what, sizeof what, "composed %s", hsdag_nn_params_name(p, t));
-            size_t o = hsdag_nn_params_offset(p, t), k = (size_t)hsdag_nn_params_rows(p, t) * hsdag_nn_params_cols(p, t);
+            size_t o = hsdag_nn_params_offset(p, t),
+                   k = (size_t)hsdag_nn_params_rows(p, t) * hsdag_nn_params_cols(p, t);
             CHECK(gc_check(what, pv + o, k, gr + o, closs, &c) <= GC_TOL);
         }
         /* the whole block at once (padding included: its gradient must be exactly 0) */
@@ -624,8 +664,8 @@ int main(void)
     test_simple_kernels(&r);
     test_gnn_config();
     for (int sym = 0; sym <= 1; sym++) {
-        test_gnn_layer(&r, HSDAG_NN_GNN_GCN, 5, 4, 1, sym);  /* transform, then aggregate */
-        test_gnn_layer(&r, HSDAG_NN_GNN_GCN, 3, 6, 1, sym);  /* aggregate, then transform */
+        test_gnn_layer(&r, HSDAG_NN_GNN_GCN, 5, 4, 1, sym); /* transform, then aggregate */
+        test_gnn_layer(&r, HSDAG_NN_GNN_GCN, 3, 6, 1, sym); /* aggregate, then transform */
         test_gnn_layer(&r, HSDAG_NN_GNN_GAT, 5, 4, 1, sym);
         test_gnn_layer(&r, HSDAG_NN_GNN_GAT, 4, 6, 3, sym);
         test_gnn_layer(&r, HSDAG_NN_GNN_GIN, 5, 4, 1, sym);

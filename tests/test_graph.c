@@ -72,9 +72,9 @@ static void test_names(void)
 {
     hsdag_gb *b = hsdag_gb_create();
     hsdag_gb_add_node(b, "x", "Relu");
-    hsdag_gb_add_node(b, "x", "Relu");     /* duplicate -> x_1 */
-    hsdag_gb_add_node(b, NULL, "Conv");    /* unnamed -> Conv_2 */
-    hsdag_gb_add_node(b, "x_1", "Relu");   /* given name wins over the generated one */
+    hsdag_gb_add_node(b, "x", "Relu");   /* duplicate -> x_1 */
+    hsdag_gb_add_node(b, NULL, "Conv");  /* unnamed -> Conv_2 */
+    hsdag_gb_add_node(b, "x_1", "Relu"); /* given name wins over the generated one */
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
     CHECK(hsdag_gb_finish(b, &g, &e) == 0);
@@ -139,9 +139,12 @@ static void test_many_duplicates(void)
     b = hsdag_gb_create();
     for (int v = 0; v < M; v++) {
         uint32_t c = hsdag_rng_below(&r, 14);
-        if (c < 10) snprintf(given[v], sizeof given[v], "%s", pool[c]);
-        else if (c < 12) snprintf(given[v], sizeof given[v], "Relu_%u", hsdag_rng_below(&r, M));
-        else snprintf(given[v], sizeof given[v], "%s", "");
+        if (c < 10)
+            snprintf(given[v], sizeof given[v], "%s", pool[c]);
+        else if (c < 12)
+            snprintf(given[v], sizeof given[v], "Relu_%u", hsdag_rng_below(&r, M));
+        else
+            snprintf(given[v], sizeof given[v], "%s", "");
         nm[v] = given[v];
         op[v] = ops[hsdag_rng_below(&r, 3)];
         hsdag_gb_add_node(b, nm[v], op[v]);

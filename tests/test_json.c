@@ -41,18 +41,30 @@ static hsdag_graph *roundtrip(const hsdag_graph *g, const char *label)
 }
 
 static const char *const tw_files[] = {
-    "latency-inputs/LayerGraphs/bert24_inference.json",       "latency-inputs/LayerGraphs/gnmt_inference.json",
-    "latency-inputs/LayerGraphs/inceptionv3_inference.json",  "latency-inputs/LayerGraphs/resnet50_inference.json",
-    "latency-inputs/OperatorGraphs/bert_l-12_inference.json", "latency-inputs/OperatorGraphs/bert_l-3_inference.json",
-    "latency-inputs/OperatorGraphs/bert_l-6_inference.json",  "latency-inputs/OperatorGraphs/resnet50_inference.json",
-    "throughput-inputs/LayerGraphs/bert24_inference.json",    "throughput-inputs/LayerGraphs/bert24_training.json",
-    "throughput-inputs/LayerGraphs/gnmt_inference.json",      "throughput-inputs/LayerGraphs/gnmt_training.json",
-    "throughput-inputs/LayerGraphs/inceptionv3_inference.json", "throughput-inputs/LayerGraphs/inceptionv3_training.json",
-    "throughput-inputs/LayerGraphs/resnet50_inference.json",  "throughput-inputs/LayerGraphs/resnet50_training.json",
-    "throughput-inputs/OperatorGraphs/bert_L-12_training.json", "throughput-inputs/OperatorGraphs/bert_l-12_inference.json",
-    "throughput-inputs/OperatorGraphs/bert_l-3_inference.json", "throughput-inputs/OperatorGraphs/bert_l-3_training.json",
-    "throughput-inputs/OperatorGraphs/bert_l-6_inference.json", "throughput-inputs/OperatorGraphs/bert_l-6_training.json",
-    "throughput-inputs/OperatorGraphs/resnet50_inference.json", "throughput-inputs/OperatorGraphs/resnet50_training.json",
+    "latency-inputs/LayerGraphs/bert24_inference.json",
+    "latency-inputs/LayerGraphs/gnmt_inference.json",
+    "latency-inputs/LayerGraphs/inceptionv3_inference.json",
+    "latency-inputs/LayerGraphs/resnet50_inference.json",
+    "latency-inputs/OperatorGraphs/bert_l-12_inference.json",
+    "latency-inputs/OperatorGraphs/bert_l-3_inference.json",
+    "latency-inputs/OperatorGraphs/bert_l-6_inference.json",
+    "latency-inputs/OperatorGraphs/resnet50_inference.json",
+    "throughput-inputs/LayerGraphs/bert24_inference.json",
+    "throughput-inputs/LayerGraphs/bert24_training.json",
+    "throughput-inputs/LayerGraphs/gnmt_inference.json",
+    "throughput-inputs/LayerGraphs/gnmt_training.json",
+    "throughput-inputs/LayerGraphs/inceptionv3_inference.json",
+    "throughput-inputs/LayerGraphs/inceptionv3_training.json",
+    "throughput-inputs/LayerGraphs/resnet50_inference.json",
+    "throughput-inputs/LayerGraphs/resnet50_training.json",
+    "throughput-inputs/OperatorGraphs/bert_L-12_training.json",
+    "throughput-inputs/OperatorGraphs/bert_l-12_inference.json",
+    "throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
+    "throughput-inputs/OperatorGraphs/bert_l-3_training.json",
+    "throughput-inputs/OperatorGraphs/bert_l-6_inference.json",
+    "throughput-inputs/OperatorGraphs/bert_l-6_training.json",
+    "throughput-inputs/OperatorGraphs/resnet50_inference.json",
+    "throughput-inputs/OperatorGraphs/resnet50_training.json",
 };
 
 static hsdag_graph *load_tw(const char *rel)
@@ -89,8 +101,16 @@ static void test_tarnawski_roundtrips(void)
 static hsdag_graph *build_odd(void)
 {
     hsdag_gb *b = hsdag_gb_create();
-    const char *names[] = {"in\"put\\", "conv 1\n\tx", "\xc3\xbcn\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 \xe2\x82\xac", "", "dup",
-                           "dup", "ctl\x01\x1f\xff", "tail\\"};
+    const char *names[] = {"in\"put\\",
+                           "conv 1\n\tx",
+                           "\xc3\xbcn\xc3\xaf"
+                           "c\xc3\xb6"
+                           "d\xc3\xa9 \xe2\x82\xac",
+                           "",
+                           "dup",
+                           "dup",
+                           "ctl\x01\x1f\xff",
+                           "tail\\"};
     const char *ops[] = {"Parameter", "Conv", "Relu", "", "MatMul", "Add", "WeirdOp", "Result"};
     int32_t v[8];
     for (int i = 0; i < 8; i++) v[i] = hsdag_gb_add_node(b, names[i], ops[i]);
@@ -117,10 +137,11 @@ static hsdag_graph *build_odd(void)
     hsdag_gb_add_output(b, v[0], HSDAG_DT_F32, 4, d4);
     hsdag_gb_add_output(b, v[1], HSDAG_DT_F16, 4, d4);
     hsdag_gb_add_output(b, v[1], HSDAG_DT_U1, 2, big);
-    hsdag_gb_add_output(b, v[2], HSDAG_DT_I4, 0, NULL); /* scalar */
+    hsdag_gb_add_output(b, v[2], HSDAG_DT_I4, 0, NULL);       /* scalar */
     hsdag_gb_add_output(b, v[3], HSDAG_DT_UNKNOWN, -1, NULL); /* unknown rank */
     hsdag_gb_add_output(b, v[4], HSDAG_DT_BF16, 3, dyn);
-    for (int t = HSDAG_DT_F64; t < HSDAG_DT_COUNT_; t++) hsdag_gb_add_output(b, v[5], (hsdag_dtype)t, 1, &d4[1]);
+    for (int t = HSDAG_DT_F64; t < HSDAG_DT_COUNT_; t++)
+        hsdag_gb_add_output(b, v[5], (hsdag_dtype)t, 1, &d4[1]);
     hsdag_gb_add_edge_ex(b, v[0], v[1], 602112, 0.25);
     hsdag_gb_add_edge(b, v[1], v[2], 1e12);
     hsdag_gb_add_edge(b, v[1], v[3], 0);
@@ -130,8 +151,15 @@ static hsdag_graph *build_odd(void)
     hsdag_gb_add_edge(b, v[0], v[6], 1);
     hsdag_gb_add_edge(b, v[6], v[7], 2);
     hsdag_gb_add_edge(b, v[5], v[7], 3);
-    hsdag_graph_meta m = {.format = HSDAG_FMT_ONNX, .file_nodes = 9, .file_edges = 12, .ir_version = 8, .opset = 17,
-                          .max_accels = 4, .max_cpus = 2, .max_size_per_accel = 16e9, .name = "odd \"model\""};
+    hsdag_graph_meta m = {.format = HSDAG_FMT_ONNX,
+                          .file_nodes = 9,
+                          .file_edges = 12,
+                          .ir_version = 8,
+                          .opset = 17,
+                          .max_accels = 4,
+                          .max_cpus = 2,
+                          .max_size_per_accel = 16e9,
+                          .name = "odd \"model\""};
     hsdag_gb_set_meta(b, &m);
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
@@ -143,7 +171,10 @@ static hsdag_graph *build_odd(void)
 /* ---- every other bundled importer's files round-trip too ---- */
 typedef int (*reader_fn)(const void *, size_t, const char *, hsdag_graph **, hsdag_err *);
 
-static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* Round-trips every file in dir ending in ext through reader (and, for PipeDream, its mirrored job
  * graph). Returns the number of files read; every file in these folders must be accepted. */
@@ -177,8 +208,10 @@ static int roundtrip_dir(const char *dir, const char *ext, reader_fn reader, int
             ok++;
             hsdag_graph_free(roundtrip(g, path));
             hsdag_graph *m = NULL;
-            if (mirror && hsdag_pipedream_mirror(g, &m, &e) == 0) hsdag_graph_free(roundtrip(m, path));
-            else if (mirror) CHECK(0);
+            if (mirror && hsdag_pipedream_mirror(g, &m, &e) == 0)
+                hsdag_graph_free(roundtrip(m, path));
+            else if (mirror)
+                CHECK(0);
             hsdag_graph_free(m);
             hsdag_graph_free(g);
         }
@@ -239,9 +272,12 @@ static void test_odd_graph(void)
 static double rand_double(hsdag_rng *r)
 {
     switch (hsdag_rng_below(r, 5)) {
-    case 0: return NAN;
-    case 1: return (double)hsdag_rng_below(r, 1000000);
-    case 2: return hsdag_rng_uniform(r);
+    case 0:
+        return NAN;
+    case 1:
+        return (double)hsdag_rng_below(r, 1000000);
+    case 2:
+        return hsdag_rng_uniform(r);
     default: {
         double x = ldexp(1.0 + hsdag_rng_uniform(r), (int)hsdag_rng_below(r, 2000) - 1000);
         return isfinite(x) ? x : 1.0;
@@ -261,11 +297,13 @@ static void test_random_graphs(void)
             snprintf(name, sizeof name, "n%u", (unsigned)hsdag_rng_below(&r, 40)); /* some duplicates */
             snprintf(op, sizeof op, "op%u", (unsigned)hsdag_rng_below(&r, 5));
             int32_t v = hsdag_gb_add_node(b, name, hsdag_rng_below(&r, 2) ? op : "Conv");
-            hsdag_gb_set_flops(b, v, hsdag_rng_below(&r, 2) ? (double)hsdag_rng_below(&r, 1u << 30) : rand_double(&r));
+            hsdag_gb_set_flops(
+                b, v, hsdag_rng_below(&r, 2) ? (double)hsdag_rng_below(&r, 1u << 30) : rand_double(&r));
             double pb = rand_double(&r), mb = rand_double(&r);
             hsdag_gb_set_param_bytes(b, v, isnan(pb) ? 0 : pb);
             hsdag_gb_set_mem_bytes(b, v, mb);
-            for (int k = 0; k < HSDAG_COST_KINDS_; k++) hsdag_gb_set_cost(b, v, (hsdag_costkind)k, rand_double(&r));
+            for (int k = 0; k < HSDAG_COST_KINDS_; k++)
+                hsdag_gb_set_cost(b, v, (hsdag_costkind)k, rand_double(&r));
             hsdag_gb_set_color(b, v, (int32_t)hsdag_rng_below(&r, 5) - 1);
             hsdag_gb_set_flags(b, v, hsdag_rng_below(&r, 128));
             int nout = (int)hsdag_rng_below(&r, 3);
@@ -278,9 +316,14 @@ static void test_random_graphs(void)
         }
         int m = (int)hsdag_rng_below(&r, (uint32_t)(3 * n + 1));
         for (int k = 0; k < m && n > 1; k++) {
-            int32_t u = (int32_t)hsdag_rng_below(&r, (uint32_t)n), w = (int32_t)hsdag_rng_below(&r, (uint32_t)n);
+            int32_t u = (int32_t)hsdag_rng_below(&r, (uint32_t)n),
+                    w = (int32_t)hsdag_rng_below(&r, (uint32_t)n);
             if (u == w) continue;
-            if (u > w) { int32_t t = u; u = w; w = t; } /* acyclic by construction */
+            if (u > w) {
+                int32_t t = u;
+                u = w;
+                w = t;
+            } /* acyclic by construction */
             double bytes = rand_double(&r);
             hsdag_gb_add_edge_ex(b, u, w, isnan(bytes) ? 0 : bytes, rand_double(&r));
         }
@@ -323,13 +366,14 @@ static void test_bad_inputs(void)
         const char *text, *msg;
         int rc;
     } bad[] = {
-        {"{\"format\":\"onnx\",\"version\":1,\"nodes\":[],\"edges\":[]}", "h.json: format is 'onnx', not 'hsdag-graph'",
-         HSDAG_EFORMAT},
+        {"{\"format\":\"onnx\",\"version\":1,\"nodes\":[],\"edges\":[]}",
+         "h.json: format is 'onnx', not 'hsdag-graph'", HSDAG_EFORMAT},
         {"{\"version\":1}", "h.json: format is missing", HSDAG_EPARSE},
-        {"{\"format\":\"hsdag-graph\",\"version\":2,\"nodes\":[],\"edges\":[]}", "h.json: version 2 is not supported",
-         HSDAG_EUNSUPPORTED},
+        {"{\"format\":\"hsdag-graph\",\"version\":2,\"nodes\":[],\"edges\":[]}",
+         "h.json: version 2 is not supported", HSDAG_EUNSUPPORTED},
         {HJ_HEAD "\"nodes\":[],\"edges\":[]", "h.json: JSON text ends early", HSDAG_EPARSE},
-        {HJ_HEAD "\"nodes\":[{\"op\":\"x\"}],\"edges\":[]}", "h.json: nodes[0]: name is missing", HSDAG_EPARSE},
+        {HJ_HEAD "\"nodes\":[{\"op\":\"x\"}],\"edges\":[]}", "h.json: nodes[0]: name is missing",
+         HSDAG_EPARSE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"flops\":-1}],\"edges\":[]}",
          "h.json: nodes[0] 'a': flops is negative", HSDAG_EPARSE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"flops\":NaN}],\"edges\":[]}",
@@ -340,11 +384,14 @@ static void test_bad_inputs(void)
          "h.json: nodes[0] 'a': opclass 'magic' is not a known class", HSDAG_EPARSE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"flags\":[\"fast\"]}],\"edges\":[]}",
          "h.json: nodes[0] 'a': flags[0] is not a known flag name", HSDAG_EPARSE},
-        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f99\",\"shape\":[1]}]}],\"edges\":[]}",
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f99\",\"shape\":[1]}]}],"
+                 "\"edges\":[]}",
          "h.json: nodes[0] 'a': outputs[0]: dtype 'f99' is not a known type", HSDAG_EPARSE},
-        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\",\"shape\":[1,-2]}]}],\"edges\":[]}",
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\",\"shape\":[1,-2]}]}"
+                 "],\"edges\":[]}",
          "h.json: nodes[0] 'a': outputs[0]: shape[1] is below -1", HSDAG_EPARSE},
-        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\",\"shape\":[1,2,3,4,5,6,7,8,9,1,2,3,4,5,6,7,8]}]}],\"edges\":[]}",
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\",\"shape\":[1,2,3,4,"
+                 "5,6,7,8,9,1,2,3,4,5,6,7,8]}]}],\"edges\":[]}",
          "h.json: nodes[0] 'a': outputs[0]: rank 17 exceeds 16", HSDAG_ELIMIT},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"outputs\":[{\"dtype\":\"f32\"}]}],\"edges\":[]}",
          "h.json: nodes[0] 'a': outputs[0]: shape is missing", HSDAG_EPARSE},
@@ -356,8 +403,10 @@ static void test_bad_inputs(void)
                  "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":0,\"dst\":1}]}",
          "h.json: edges[1] (0 -> 1): duplicate edge (also edges[0])", HSDAG_EPARSE},
         /* two duplicates: the first in file order is named (as the Tarnawski reader does) */
-        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"},{\"name\":\"c\",\"op\":\"x\"}],"
-                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":2},{\"src\":1,\"dst\":2},{\"src\":0,\"dst\":1}]}",
+        {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"},{\"name\":\"c\","
+                 "\"op\":\"x\"}],"
+                 "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":2},{\"src\":1,\"dst\":2},{\"src\":0,"
+                 "\"dst\":1}]}",
          "h.json: edges[2] (1 -> 2): duplicate edge (also edges[1])", HSDAG_EPARSE},
         {HJ_HEAD "\"nodes\":[{\"name\":\"a\",\"op\":\"x\"},{\"name\":\"b\",\"op\":\"x\"}],"
                  "\"edges\":[{\"src\":0,\"dst\":1},{\"src\":1,\"dst\":0}]}",
@@ -458,7 +507,8 @@ static void test_dot(void)
         hsdag_buf d = {0};
         CHECK(hsdag_dot_write(g, dev, names, na + nc, &d) == 0);
         CHECK(strstr(d.data, "legend6 [label=\"CPU\"") != NULL);
-        CHECK_EQ_INT(count_str(d.data, "fillcolor=\"#8dd3c7\""), 8 + 1); /* GPU0's 8 nodes + its legend entry */
+        CHECK_EQ_INT(count_str(d.data, "fillcolor=\"#8dd3c7\""),
+                     8 + 1); /* GPU0's 8 nodes + its legend entry */
         CHECK_EQ_INT(run_dot(&d, dir), g->n_nodes + na + nc);
         dev[0] = -1; /* an unplaced node adds a legend entry */
         hsdag_buf_free(&d);
@@ -499,9 +549,12 @@ static void test_alloc_failures(void)
         hsdag_alloc_fail_after(n);
         int rc = hsdag_json_write(g, &w);
         hsdag_alloc_fail_after(0);
-        if (rc == 0) ok = (w.len == text.len && memcmp(w.data, text.data, w.len) == 0), bad += !ok;
-        else if (rc == HSDAG_ENOMEM) oom++;
-        else bad++;
+        if (rc == 0)
+            ok = (w.len == text.len && memcmp(w.data, text.data, w.len) == 0), bad += !ok;
+        else if (rc == HSDAG_ENOMEM)
+            oom++;
+        else
+            bad++;
         hsdag_buf_free(&w);
     }
     CHECK(ok);
@@ -524,9 +577,12 @@ static void test_alloc_failures(void)
         int rc = hsdag_split_read(split, sizeof split - 1, "s.json", g, dev, &nc, &na, &e);
         if (rc == 0) rc = hsdag_split_write(g, dev, na, nc, &w, &e);
         hsdag_alloc_fail_after(0);
-        if (rc == 0) ok = 1;
-        else if (rc == HSDAG_ENOMEM && strstr(e.msg, "out of memory")) oom++;
-        else bad++;
+        if (rc == 0)
+            ok = 1;
+        else if (rc == HSDAG_ENOMEM && strstr(e.msg, "out of memory"))
+            oom++;
+        else
+            bad++;
         hsdag_buf_free(&w);
     }
     CHECK(ok);
@@ -547,9 +603,12 @@ static void test_alloc_failures(void)
             hsdag_alloc_fail_after(n);
             int rc = hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &r, &e);
             hsdag_alloc_fail_after(0);
-            if (rc == 0) ok = r && r->n_nodes == g->n_nodes;
-            else if (rc == HSDAG_ENOMEM && r == NULL && strstr(e.msg, path) == e.msg) oom++;
-            else bad++;
+            if (rc == 0)
+                ok = r && r->n_nodes == g->n_nodes;
+            else if (rc == HSDAG_ENOMEM && r == NULL && strstr(e.msg, path) == e.msg)
+                oom++;
+            else
+                bad++;
             hsdag_graph_free(r);
         }
         unlink(path);

@@ -143,8 +143,8 @@ static void test_gradcheck(hsdag_nn_gnn_kind kind)
             }
         }
     }
-    printf("gradcheck %s: %d params checked, %d off, worst rel err %.3g, loss %.4f\n", hsdag_nn_gnn_kind_name(kind),
-           checked, bad, worst, loss);
+    printf("gradcheck %s: %d params checked, %d off, worst rel err %.3g, loss %.4f\n",
+           hsdag_nn_gnn_kind_name(kind), checked, bad, worst, loss);
     CHECK(checked > 100);
     /* a handful may sit on a ReLU kink or flip a parse; the rest must match */
     CHECK(bad * 50 <= checked);
@@ -217,7 +217,8 @@ static void test_train_sim_optimum(void)
     double lat;
     int32_t ep;
     hsdag_learn_best(L, NULL, &lat, &ep);
-    printf("squeezenet cpu-gpu: min cut %.6f ms, HSDAG %.6f ms (episode %d)\n", opt * 1e3, lat * 1e3, (int)ep);
+    printf("squeezenet cpu-gpu: min cut %.6f ms, HSDAG %.6f ms (episode %d)\n", opt * 1e3, lat * 1e3,
+           (int)ep);
     CHECK(fabs(lat - opt) <= 1e-9 * opt);
 done:
     hsdag_learn_free(L);
@@ -231,8 +232,8 @@ static int same_row(const hsdag_learn_row *a, const hsdag_learn_row *b)
     /* field by field: bit equality of the doubles, padding ignored */
     return a->episode == b->episode && a->clusters == b->clusters &&
            memcmp(&a->mean_latency_s, &b->mean_latency_s, 8) == 0 &&
-           memcmp(&a->best_latency_s, &b->best_latency_s, 8) == 0 && memcmp(&a->entropy, &b->entropy, 8) == 0 &&
-           memcmp(&a->reward, &b->reward, 8) == 0;
+           memcmp(&a->best_latency_s, &b->best_latency_s, 8) == 0 &&
+           memcmp(&a->entropy, &b->entropy, 8) == 0 && memcmp(&a->reward, &b->reward, 8) == 0;
 }
 
 static int same_curve(const hsdag_learn *a, const hsdag_learn *b)

@@ -16,8 +16,8 @@
 typedef struct ctx {
     int32_t n, in, out, d, k;
     double *x, *w, *b, *g, *a2, *s;
-    const float *dmask;   /* dropout mask (constant of the function) */
-    const uint8_t *mask;  /* softmax mask */
+    const float *dmask;  /* dropout mask (constant of the function) */
+    const uint8_t *mask; /* softmax mask */
     double eps, slope;
     double *c, *y;
     size_t ny;
@@ -102,7 +102,8 @@ static void ref_layernorm(ctx *c)
         m /= c->d;
         for (int32_t j = 0; j < c->d; j++) v += (x[j] - m) * (x[j] - m);
         v /= c->d;
-        for (int32_t j = 0; j < c->d; j++) c->y[i * c->d + j] = (x[j] - m) / sqrt(v + c->eps) * c->g[j] + c->b[j];
+        for (int32_t j = 0; j < c->d; j++)
+            c->y[i * c->d + j] = (x[j] - m) / sqrt(v + c->eps) * c->g[j] + c->b[j];
     }
 }
 static void ref_dropout(ctx *c)
@@ -123,7 +124,8 @@ static void ref_lsm_rows(const ctx *c, double *out)
         for (int32_t j = 0; j < c->k; j++)
             if (ref_valid(c, (size_t)(i * c->k + j))) s += exp(c->x[i * c->k + j] - mx);
         for (int32_t j = 0; j < c->k; j++)
-            out[i * c->k + j] = ref_valid(c, (size_t)(i * c->k + j)) ? c->x[i * c->k + j] - mx - log(s) : -INFINITY;
+            out[i * c->k + j] =
+                ref_valid(c, (size_t)(i * c->k + j)) ? c->x[i * c->k + j] - mx - log(s) : -INFINITY;
     }
 }
 static void ref_log_softmax(ctx *c)
@@ -163,8 +165,16 @@ static void test_linear(hsdag_rng *r, int bias)
     gc_f2d(wd, w, OUT * IN);
     gc_f2d(bd, b, OUT);
     gc_f2d(cd, cf, N * OUT);
-    ctx c = {.n = N, .in = IN, .out = OUT, .x = xd, .w = wd, .b = bias ? bd : NULL, .c = cd, .y = yd,
-             .ny = N * OUT, .ref = ref_linear};
+    ctx c = {.n = N,
+             .in = IN,
+             .out = OUT,
+             .x = xd,
+             .w = wd,
+             .b = bias ? bd : NULL,
+             .c = cd,
+             .y = yd,
+             .ny = N * OUT,
+             .ref = ref_linear};
     hsdag_nn_linear_forward(y, x, w, bias ? b : NULL, N, IN, OUT);
     ref_linear(&c);
     CHECK(gc_maxrel(y, yd, N * OUT, 1) <= FWD_TOL);
@@ -294,7 +304,15 @@ static void test_layernorm(hsdag_rng *r)
     gc_f2d(gd, g, D);
     gc_f2d(bd, b, D);
     gc_f2d(cd, cf, N * D);
-    ctx c = {.n = N, .d = D, .x = xd, .g = gd, .b = bd, .eps = 1e-5, .c = cd, .y = yd, .ny = N * D,
+    ctx c = {.n = N,
+             .d = D,
+             .x = xd,
+             .g = gd,
+             .b = bd,
+             .eps = 1e-5,
+             .c = cd,
+             .y = yd,
+             .ny = N * D,
              .ref = ref_layernorm};
     hsdag_nn_layernorm_forward(y, mean, rstd, x, g, b, N, D, 1e-5f);
     ref_layernorm(&c);
@@ -323,8 +341,10 @@ static void test_dropout(hsdag_rng *r)
     CHECK(memcmp(y, y2, sizeof y) == 0 && memcmp(mask, mask2, sizeof mask) == 0);
     int zeros = 0, bad = 0;
     for (int i = 0; i < L; i++) {
-        if (mask[i] == 0.0f) zeros++;
-        else if (mask[i] != 1.0f / 0.8f) bad++;
+        if (mask[i] == 0.0f)
+            zeros++;
+        else if (mask[i] != 1.0f / 0.8f)
+            bad++;
     }
     CHECK_EQ_INT(bad, 0);
     CHECK(zeros > 720 && zeros < 880); /* 800 expected, sd ~25 */
@@ -376,8 +396,10 @@ static void test_softmax(hsdag_rng *r, int masked)
     ref_log_softmax(&c);
     int inf_ok = 1;
     for (int i = 0; i < N * K; i++) {
-        if (!mask[i]) inf_ok &= lp[i] == -INFINITY;
-        else inf_ok &= fabs(lp[i] - yd[i]) <= FWD_TOL * 10;
+        if (!mask[i])
+            inf_ok &= lp[i] == -INFINITY;
+        else
+            inf_ok &= fabs(lp[i] - yd[i]) <= FWD_TOL * 10;
     }
     CHECK(inf_ok);
     pre(dx, N * K);
@@ -627,8 +649,10 @@ static void test_adam(void)
         for (int i = 0; i < 22; i++) {
             float wi = i < 15 ? va[i] : vb[i - 15];
             float gi = 2.0f * (wi - (float)t[i]);
-            if (i < 15) ga[i] = gi;
-            else gb[i - 15] = gi;
+            if (i < 15)
+                ga[i] = gi;
+            else
+                gb[i - 15] = gi;
             g[i] = gi;
             ss += g[i] * g[i];
         }
@@ -776,7 +800,8 @@ static void test_checker_fails(hsdag_rng *r)
     gc_f2d(xd, x, N * IN);
     gc_f2d(wd, w, OUT * IN);
     gc_f2d(cd, cf, N * OUT);
-    ctx c = {.n = N, .in = IN, .out = OUT, .x = xd, .w = wd, .c = cd, .y = yd, .ny = N * OUT, .ref = ref_linear};
+    ctx c = {
+        .n = N, .in = IN, .out = OUT, .x = xd, .w = wd, .c = cd, .y = yd, .ny = N * OUT, .ref = ref_linear};
     hsdag_nn_linear_backward(NULL, dw, NULL, cf, x, w, N, IN, OUT);
     float mx = 0;
     for (int i = 0; i < OUT * IN; i++) mx = fmaxf(mx, fabsf(dw[i]));

@@ -1,5 +1,7 @@
-/* test_onnx.c - the ONNX importer on the bundled exports (exact counts and totals) and on hand-built protobufs.
- * Not here: op-cost rules on hand shapes (test_opcost.c), the CLI. Numbers come from tests/data/onnx/expect.py.
+/* test_onnx.c - the ONNX importer on the bundled exports (exact counts and totals) and on hand-built
+ * protobufs.
+ * Not here: op-cost rules on hand shapes (test_opcost.c), the CLI. Numbers come from
+ * tests/data/onnx/expect.py.
  * Entry points: main. */
 #include <math.h>
 #include <stdint.h>
@@ -9,7 +11,8 @@
 #include "oom_sweep.h"
 #include "hsdag/io.h"
 
-/* ---- expected values: /usr/bin/python3 tests/data/onnx/expect.py --infer (independent of the C code) ---- */
+/* ---- expected values: /usr/bin/python3 tests/data/onnx/expect.py --infer (independent of the C code)
+ * ---- */
 typedef struct expect {
     const char *path;
     int nodes, pairs;
@@ -21,21 +24,31 @@ typedef struct expect {
 
 static const expect files[] = {
     {"tests/data/onnx/alexnet.onnx", 20, 19, 244403360, 1429674240, 0, 0, 4372480, 1428376960, 7, 13},
-    {"tests/data/onnx/bert_base.onnx", 1563, 1828, 437928960, 22435744444, 0, 610, 1043330864, 22348431360, 7, 13},
+    {"tests/data/onnx/bert_base.onnx", 1563, 1828, 437928960, 22435744444, 0, 610, 1043330864, 22348431360, 7,
+     13},
     {"tests/data/onnx/googlenet.onnx", 179, 205, 26470496, 3012582128, 0, 40, 47624736, 2996752384, 7, 13},
-    {"tests/data/onnx/inception_v3.onnx", 316, 350, 95269408, 11459930112, 0, 92, 131371712, 11426432192, 7, 13},
+    {"tests/data/onnx/inception_v3.onnx", 316, 350, 95269408, 11459930112, 0, 92, 131371712, 11426432192, 7,
+     13},
     {"tests/data/onnx/mobilenet_v2.onnx", 209, 218, 13951264, 607933440, 0, 109, 52928440, 601548544, 7, 13},
     {"tests/data/onnx/resnet50.onnx", 169, 184, 102121888, 8195403264, 0, 47, 128356352, 8178368512, 7, 13},
     {"tests/data/onnx/squeezenet1_1.onnx", 83, 90, 4941984, 704033808, 0, 18, 28575584, 698303872, 7, 13},
     {"tests/data/onnx/vgg16.onnx", 48, 47, 553430176, 30960230912, 0, 10, 114797312, 30940528640, 7, 13},
-    {"tests/data/onnx/vit_b_16.onnx", 1523, 1792, 346270624, 35271667654, 0, 557, 973795587, 35127656448, 7, 13},
-    {"tests/data/onnx-light/light_bvlc_alexnet.onnx", 40, 39, 288, 1312998152, 0, 2, 251059520, 1309120768, 3, 9},
-    {"tests/data/onnx-light/light_densenet121.onnx", 1746, 1803, 12664, 5796221952, 0, 0, 389771936, 5668323328, 3, 9},
-    {"tests/data/onnx-light/light_inception_v1.onnx", 237, 263, 6456, 2881403160, 0, 1, 78521472, 2863112704, 3, 9},
-    {"tests/data/onnx-light/light_inception_v2.onnx", 916, 943, 24136, 4079658952, 0, 0, 143287744, 4037703680, 3, 9},
-    {"tests/data/onnx-light/light_resnet50.onnx", 415, 430, 10376, 8250978184, 0, 0, 275159616, 8178368512, 3, 9},
-    {"tests/data/onnx-light/light_shufflenet.onnx", 446, 461, 4776, 270819576, 0, 0, 66780896, 249329056, 3, 9},
-    {"tests/data/onnx-light/light_squeezenet.onnx", 105, 112, 3496, 704038808, 0, 1, 33852288, 698303872, 3, 9},
+    {"tests/data/onnx/vit_b_16.onnx", 1523, 1792, 346270624, 35271667654, 0, 557, 973795587, 35127656448, 7,
+     13},
+    {"tests/data/onnx-light/light_bvlc_alexnet.onnx", 40, 39, 288, 1312998152, 0, 2, 251059520, 1309120768, 3,
+     9},
+    {"tests/data/onnx-light/light_densenet121.onnx", 1746, 1803, 12664, 5796221952, 0, 0, 389771936,
+     5668323328, 3, 9},
+    {"tests/data/onnx-light/light_inception_v1.onnx", 237, 263, 6456, 2881403160, 0, 1, 78521472, 2863112704,
+     3, 9},
+    {"tests/data/onnx-light/light_inception_v2.onnx", 916, 943, 24136, 4079658952, 0, 0, 143287744,
+     4037703680, 3, 9},
+    {"tests/data/onnx-light/light_resnet50.onnx", 415, 430, 10376, 8250978184, 0, 0, 275159616, 8178368512, 3,
+     9},
+    {"tests/data/onnx-light/light_shufflenet.onnx", 446, 461, 4776, 270819576, 0, 0, 66780896, 249329056, 3,
+     9},
+    {"tests/data/onnx-light/light_squeezenet.onnx", 105, 112, 3496, 704038808, 0, 1, 33852288, 698303872, 3,
+     9},
     {"tests/data/onnx-light/light_vgg19.onnx", 82, 81, 1224, 39285111688, 0, 2, 699809344, 39264124928, 3, 9},
     {"tests/data/onnx-light/light_zfnet512.onnx", 38, 37, 288, 2974413704, 0, 0, 367838144, 2963454016, 3, 9},
 };
@@ -127,7 +140,8 @@ static void test_known_models(void)
         for (int32_t k = 0; k < g->n_edges; k++) CHECK(g->edge_src[k] < g->out_dst[k]);
         hsdag_graph_free(g);
     }
-    /* ViT-B/16, 197 tokens, d=768, 12 heads, MLP 3072: conv stem + 12 x (qkv, QK^T, AV, out proj, 2 MLP) + head */
+    /* ViT-B/16, 197 tokens, d=768, 12 heads, MLP 3072: conv stem + 12 x (qkv, QK^T, AV, out proj, 2 MLP) +
+     * head */
     g = load("tests/data/onnx/vit_b_16.onnx", &e);
     CHECK(g != NULL);
     if (g) {
@@ -156,7 +170,8 @@ static void test_known_models(void)
         CHECK_NEAR(mm, want, 0);
         /* the export shares identical cloned layers through Identity nodes; charging each reader restores the
          * per-layer weights: embeddings (30522+512+2)x768 + 12 layers x 7,087,872 + 2 LayerNorms + pooler */
-        double layer = 2304.0 * 768 + 2304 + 768.0 * 768 + 768 + 3072.0 * 768 + 3072 + 768.0 * 3072 + 768 + 4 * 768;
+        double layer =
+            2304.0 * 768 + 2304 + 768.0 * 768 + 768 + 3072.0 * 768 + 3072 + 768.0 * 3072 + 768 + 4 * 768;
         double want_p = (30522.0 + 512 + 2) * 768 + 12 * layer + 2 * 768 + 768.0 * 768 + 768;
         CHECK_NEAR(p, want_p * 4, 0);
         hsdag_graph_free(g);
@@ -202,7 +217,10 @@ static void pb_bytes(pb *b, int field, const void *p, size_t n)
     pb_raw(b, p, n);
 }
 
-static void pb_str(pb *b, int field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
+static void pb_str(pb *b, int field, const char *s)
+{
+    pb_bytes(b, field, s, strlen(s));
+}
 
 /* appends sub as a message field and frees it */
 static void pb_msg(pb *b, int field, pb *sub)
@@ -212,7 +230,8 @@ static void pb_msg(pb *b, int field, pb *sub)
     memset(sub, 0, sizeof *sub);
 }
 
-/* ValueInfoProto {name, type {tensor_type {elem_type, shape {dim...}}}}; rank -1 = no shape; dims -1 = dim_param */
+/* ValueInfoProto {name, type {tensor_type {elem_type, shape {dim...}}}}; rank -1 = no shape; dims -1 =
+ * dim_param */
 static void add_value(pb *g, int field, const char *name, int elem, int rank, const int64_t *dims)
 {
     pb vi = {0}, tp = {0}, tt = {0}, sh = {0};
@@ -221,8 +240,10 @@ static void add_value(pb *g, int field, const char *name, int elem, int rank, co
     if (rank >= 0) {
         for (int i = 0; i < rank; i++) {
             pb dim = {0};
-            if (dims[i] < 0) pb_str(&dim, 2, "batch");
-            else pb_int(&dim, 1, dims[i]);
+            if (dims[i] < 0)
+                pb_str(&dim, 2, "batch");
+            else
+                pb_int(&dim, 1, dims[i]);
             pb_msg(&sh, 1, &dim);
         }
         pb_msg(&tt, 2, &sh);
@@ -241,7 +262,8 @@ static void add_init(pb *g, const char *name, int elem, int rank, const int64_t 
     pb_msg(g, 5, &t);
 }
 
-/* node: ins/outs are NULL-terminated lists; attrs is a pre-built list of AttributeProto fields (may be NULL) */
+/* node: ins/outs are NULL-terminated lists; attrs is a pre-built list of AttributeProto fields (may be
+ * NULL) */
 static void add_node(pb *g, const char *name, const char *op, const char *const *ins, const char *const *outs,
                      pb *attrs)
 {
@@ -350,7 +372,8 @@ static void test_hand_basic(void)
     CHECK_NEAR(gr->flops[1], 256, 0);
     CHECK_NEAR(gr->flops[2], 256, 0);
     CHECK_NEAR(gr->param_bytes[0], 4 * 27 * 4, 0);
-    CHECK_NEAR(gr->edge_bytes[hsdag_graph_edge_id(gr, 1, 2)], 1024, 0); /* z read twice by Add: counted once */
+    CHECK_NEAR(gr->edge_bytes[hsdag_graph_edge_id(gr, 1, 2)], 1024,
+               0); /* z read twice by Add: counted once */
     CHECK(gr->flags[3] & HSDAG_NF_UNKNOWN_OP);
     CHECK_EQ_INT(gr->opclass[3], HSDAG_OP_UNKNOWN);
     CHECK_NEAR(gr->out_bytes[2], 1024, 0);
@@ -380,13 +403,14 @@ static void test_hand_weights(void)
         fprintf(stderr, "  %s\n", e.msg);
         return;
     }
-    int32_t mm1 = hsdag_graph_find(gr, "mm1"), mm2 = hsdag_graph_find(gr, "mm2"), addb = hsdag_graph_find(gr, "addb"),
-            emb = hsdag_graph_find(gr, "emb"), sum = hsdag_graph_find(gr, "sum");
+    int32_t mm1 = hsdag_graph_find(gr, "mm1"), mm2 = hsdag_graph_find(gr, "mm2"),
+            addb = hsdag_graph_find(gr, "addb"), emb = hsdag_graph_find(gr, "emb"),
+            sum = hsdag_graph_find(gr, "sum");
     CHECK(mm1 >= 0 && mm2 >= 0 && addb >= 0 && emb >= 0 && sum >= 0);
     if (mm1 >= 0 && mm2 >= 0 && addb >= 0 && emb >= 0 && sum >= 0) {
         CHECK_NEAR(gr->param_bytes[mm1], 16 * 8 * 4, 0); /* W charged to each reader */
         CHECK_NEAR(gr->param_bytes[mm2], 16 * 8 * 4, 0);
-        CHECK_NEAR(gr->param_bytes[addb], 8 * 4, 0);    /* bias: graph input in no activation slot */
+        CHECK_NEAR(gr->param_bytes[addb], 8 * 4, 0);      /* bias: graph input in no activation slot */
         CHECK_NEAR(gr->param_bytes[emb], 10 * 16 * 4, 0); /* Gather table; ids (int64) are data */
         CHECK_NEAR(gr->param_bytes[sum], 0, 0);
         CHECK_NEAR(gr->flops[mm1], 2.0 * 2 * 8 * 16, 0);
@@ -398,7 +422,8 @@ static void test_hand_weights(void)
 
 static void test_hand_shapes(void)
 {
-    /* Constant value_ints -> ConstantOfShape; Shape -> Gather -> Unsqueeze -> Concat -> Reshape; Einsum; Gemm transA;
+    /* Constant value_ints -> ConstantOfShape; Shape -> Gather -> Unsqueeze -> Concat -> Reshape; Einsum; Gemm
+     * transA;
      * MaxPool with kernel_shape; an If whose branch reads an outer tensor */
     pb g = {0}, at = {0}, br = {0};
     int64_t xd[] = {2, 3, 4}, yd[] = {2, 4, 5}, cd[] = {2, 6}, zero[] = {0}, two[] = {2}, k22[] = {2, 2};
@@ -409,7 +434,7 @@ static void test_hand_shapes(void)
     add_value(&g, 11, "p", 1, 4, pd);
     add_value(&g, 11, "cond", 9, 0, NULL);
     attr_ints(&at, "value_ints", two, 1);
-    add_node(&g, "k", "Constant", NULL, L("kshape"), &at); /* [2] */
+    add_node(&g, "k", "Constant", NULL, L("kshape"), &at);                   /* [2] */
     add_node(&g, "fill", "ConstantOfShape", L("kshape"), L("filled"), NULL); /* f32 [2] */
     attr_str(&at, "equation", "bij,bjk->bik");
     add_node(&g, "ein", "Einsum", L("x", "y"), L("xy"), &at); /* [2,3,5] */
@@ -441,8 +466,10 @@ static void test_hand_shapes(void)
         return;
     }
     CHECK_EQ_INT(gr->n_nodes, 13);
-    int32_t fill = hsdag_graph_find(gr, "fill"), ein = hsdag_graph_find(gr, "ein"), rs = hsdag_graph_find(gr, "rs");
-    int32_t pool = hsdag_graph_find(gr, "pool"), iff = hsdag_graph_find(gr, "if"), gemm = hsdag_graph_find(gr, "gemm");
+    int32_t fill = hsdag_graph_find(gr, "fill"), ein = hsdag_graph_find(gr, "ein"),
+            rs = hsdag_graph_find(gr, "rs");
+    int32_t pool = hsdag_graph_find(gr, "pool"), iff = hsdag_graph_find(gr, "if"),
+            gemm = hsdag_graph_find(gr, "gemm");
     CHECK(fill >= 0 && ein >= 0 && rs >= 0 && pool >= 0 && iff >= 0 && gemm >= 0);
     if (fill >= 0 && ein >= 0 && rs >= 0 && pool >= 0 && iff >= 0 && gemm >= 0) {
         CHECK_NEAR(gr->flops[gemm], 2.0 * 15 * 6 * 2, 0);
@@ -467,7 +494,8 @@ static int bad_graph(pb *g, int want, const char *needle)
     hsdag_err e = {0};
     int rc = read_model(g, &gr, &e);
     hsdag_graph_free(gr);
-    int ok = rc == want && strstr(e.msg, "hand.onnx") && (!needle || strstr(e.msg, needle)) && !strchr(e.msg, '\n');
+    int ok = rc == want && strstr(e.msg, "hand.onnx") && (!needle || strstr(e.msg, needle)) &&
+             !strchr(e.msg, '\n');
     if (!ok) fprintf(stderr, "  got %d (%s), want %d with '%s'\n", rc, e.msg, want, needle ? needle : "");
     return ok;
 }
@@ -584,7 +612,8 @@ static void test_alloc_failures(void)
 static void test_deterministic(void)
 {
     hsdag_err e = {0};
-    hsdag_graph *a = load("tests/data/onnx/vit_b_16.onnx", &e), *b = load("tests/data/onnx/vit_b_16.onnx", &e);
+    hsdag_graph *a = load("tests/data/onnx/vit_b_16.onnx", &e),
+                *b = load("tests/data/onnx/vit_b_16.onnx", &e);
     CHECK(a && b);
     if (a && b) {
         int same = a->n_nodes == b->n_nodes && a->n_edges == b->n_edges;

@@ -1,4 +1,5 @@
-/* test_opcost.c - op classification across spellings and every FLOP rule of hsdag_opcost_estimate on hand shapes.
+/* test_opcost.c - op classification across spellings and every FLOP rule of hsdag_opcost_estimate on hand
+ * shapes.
  * Not here: importers (test_onnx.c feeds real shapes through the same rules).
  * Entry points: main. */
 #include <string.h>
@@ -22,43 +23,88 @@ static void test_classes(void)
         hsdag_opclass c;
     } t[] = {
         /* ONNX */
-        {"Conv", HSDAG_OP_CONV}, {"ConvTranspose", HSDAG_OP_CONV}, {"MatMul", HSDAG_OP_MATMUL},
-        {"Gemm", HSDAG_OP_MATMUL}, {"Einsum", HSDAG_OP_MATMUL}, {"Relu", HSDAG_OP_ELEMWISE},
-        {"Add", HSDAG_OP_ELEMWISE}, {"Cast", HSDAG_OP_ELEMWISE}, {"Sum", HSDAG_OP_ELEMWISE},
-        {"MaxPool", HSDAG_OP_POOL}, {"GlobalAveragePool", HSDAG_OP_POOL},
-        {"BatchNormalization", HSDAG_OP_NORM}, {"LayerNormalization", HSDAG_OP_NORM}, {"LRN", HSDAG_OP_NORM},
-        {"Softmax", HSDAG_OP_SOFTMAX}, {"LogSoftmax", HSDAG_OP_SOFTMAX}, {"ReduceMean", HSDAG_OP_REDUCE},
-        {"Concat", HSDAG_OP_DATAMOVE}, {"Reshape", HSDAG_OP_DATAMOVE}, {"Transpose", HSDAG_OP_DATAMOVE},
-        {"Gather", HSDAG_OP_DATAMOVE}, {"Slice", HSDAG_OP_DATAMOVE}, {"Flatten", HSDAG_OP_DATAMOVE},
-        {"Constant", HSDAG_OP_BOOKKEEPING}, {"Identity", HSDAG_OP_BOOKKEEPING}, {"Shape", HSDAG_OP_BOOKKEEPING},
-        {"Dropout", HSDAG_OP_BOOKKEEPING}, {"If", HSDAG_OP_UNKNOWN}, {"FooBar", HSDAG_OP_UNKNOWN},
+        {"Conv", HSDAG_OP_CONV},
+        {"ConvTranspose", HSDAG_OP_CONV},
+        {"MatMul", HSDAG_OP_MATMUL},
+        {"Gemm", HSDAG_OP_MATMUL},
+        {"Einsum", HSDAG_OP_MATMUL},
+        {"Relu", HSDAG_OP_ELEMWISE},
+        {"Add", HSDAG_OP_ELEMWISE},
+        {"Cast", HSDAG_OP_ELEMWISE},
+        {"Sum", HSDAG_OP_ELEMWISE},
+        {"MaxPool", HSDAG_OP_POOL},
+        {"GlobalAveragePool", HSDAG_OP_POOL},
+        {"BatchNormalization", HSDAG_OP_NORM},
+        {"LayerNormalization", HSDAG_OP_NORM},
+        {"LRN", HSDAG_OP_NORM},
+        {"Softmax", HSDAG_OP_SOFTMAX},
+        {"LogSoftmax", HSDAG_OP_SOFTMAX},
+        {"ReduceMean", HSDAG_OP_REDUCE},
+        {"Concat", HSDAG_OP_DATAMOVE},
+        {"Reshape", HSDAG_OP_DATAMOVE},
+        {"Transpose", HSDAG_OP_DATAMOVE},
+        {"Gather", HSDAG_OP_DATAMOVE},
+        {"Slice", HSDAG_OP_DATAMOVE},
+        {"Flatten", HSDAG_OP_DATAMOVE},
+        {"Constant", HSDAG_OP_BOOKKEEPING},
+        {"Identity", HSDAG_OP_BOOKKEEPING},
+        {"Shape", HSDAG_OP_BOOKKEEPING},
+        {"Dropout", HSDAG_OP_BOOKKEEPING},
+        {"If", HSDAG_OP_UNKNOWN},
+        {"FooBar", HSDAG_OP_UNKNOWN},
         /* OpenVINO */
-        {"Convolution", HSDAG_OP_CONV}, {"GroupConvolution", HSDAG_OP_CONV}, {"Multiply", HSDAG_OP_ELEMWISE},
-        {"ReLU", HSDAG_OP_ELEMWISE}, {"AvgPool", HSDAG_OP_POOL}, {"SoftMax", HSDAG_OP_SOFTMAX},
-        {"MVN", HSDAG_OP_NORM}, {"Const", HSDAG_OP_BOOKKEEPING}, {"Parameter", HSDAG_OP_BOOKKEEPING},
-        {"Result", HSDAG_OP_BOOKKEEPING}, {"ShapeOf", HSDAG_OP_BOOKKEEPING}, {"StridedSlice", HSDAG_OP_DATAMOVE},
-        {"Interpolate", HSDAG_OP_DATAMOVE}, {"Squeeze", HSDAG_OP_DATAMOVE}, {"FakeQuantize", HSDAG_OP_ELEMWISE},
+        {"Convolution", HSDAG_OP_CONV},
+        {"GroupConvolution", HSDAG_OP_CONV},
+        {"Multiply", HSDAG_OP_ELEMWISE},
+        {"ReLU", HSDAG_OP_ELEMWISE},
+        {"AvgPool", HSDAG_OP_POOL},
+        {"SoftMax", HSDAG_OP_SOFTMAX},
+        {"MVN", HSDAG_OP_NORM},
+        {"Const", HSDAG_OP_BOOKKEEPING},
+        {"Parameter", HSDAG_OP_BOOKKEEPING},
+        {"Result", HSDAG_OP_BOOKKEEPING},
+        {"ShapeOf", HSDAG_OP_BOOKKEEPING},
+        {"StridedSlice", HSDAG_OP_DATAMOVE},
+        {"Interpolate", HSDAG_OP_DATAMOVE},
+        {"Squeeze", HSDAG_OP_DATAMOVE},
+        {"FakeQuantize", HSDAG_OP_ELEMWISE},
         /* PyTorch / PipeDream layer descriptions */
         {"Conv2d(3, 64, kernel_size=(11, 11), stride=(4, 4), padding=(2, 2))", HSDAG_OP_CONV},
-        {"ReLU(inplace)", HSDAG_OP_ELEMWISE}, {"MaxPool2d(kernel_size=3, stride=2)", HSDAG_OP_POOL},
+        {"ReLU(inplace)", HSDAG_OP_ELEMWISE},
+        {"MaxPool2d(kernel_size=3, stride=2)", HSDAG_OP_POOL},
         {"Linear(in_features=9216, out_features=4096, bias=True)", HSDAG_OP_MATMUL},
-        {"BatchNorm2d(512, eps=1e-05)", HSDAG_OP_NORM}, {"Dropout(p=0.5)", HSDAG_OP_BOOKKEEPING},
-        {"View(-1)", HSDAG_OP_DATAMOVE}, {"Input0", HSDAG_OP_BOOKKEEPING}, {"Input()", HSDAG_OP_BOOKKEEPING},
-        {"__getitem__", HSDAG_OP_DATAMOVE}, {"LSTM(1024, 1024)", HSDAG_OP_MATMUL},
+        {"BatchNorm2d(512, eps=1e-05)", HSDAG_OP_NORM},
+        {"Dropout(p=0.5)", HSDAG_OP_BOOKKEEPING},
+        {"View(-1)", HSDAG_OP_DATAMOVE},
+        {"Input0", HSDAG_OP_BOOKKEEPING},
+        {"Input()", HSDAG_OP_BOOKKEEPING},
+        {"__getitem__", HSDAG_OP_DATAMOVE},
+        {"LSTM(1024, 1024)", HSDAG_OP_MATMUL},
         {"RecurrentAttention", HSDAG_OP_UNKNOWN},
         /* NNCF / torch.fx */
-        {"conv2d", HSDAG_OP_CONV}, {"max_pool2d", HSDAG_OP_POOL}, {"batch_norm", HSDAG_OP_NORM},
-        {"layer_norm", HSDAG_OP_NORM}, {"__add__", HSDAG_OP_ELEMWISE}, {"relu_", HSDAG_OP_ELEMWISE},
-        {"sum", HSDAG_OP_REDUCE}, {"mean", HSDAG_OP_REDUCE}, {"nncf_model_input", HSDAG_OP_BOOKKEEPING},
-        {"get_attr", HSDAG_OP_BOOKKEEPING}, {"aten::linear", HSDAG_OP_MATMUL},
-        {"adaptive_avg_pool2d", HSDAG_OP_POOL}, {"scaled_dot_product_attention", HSDAG_OP_UNKNOWN},
+        {"conv2d", HSDAG_OP_CONV},
+        {"max_pool2d", HSDAG_OP_POOL},
+        {"batch_norm", HSDAG_OP_NORM},
+        {"layer_norm", HSDAG_OP_NORM},
+        {"__add__", HSDAG_OP_ELEMWISE},
+        {"relu_", HSDAG_OP_ELEMWISE},
+        {"sum", HSDAG_OP_REDUCE},
+        {"mean", HSDAG_OP_REDUCE},
+        {"nncf_model_input", HSDAG_OP_BOOKKEEPING},
+        {"get_attr", HSDAG_OP_BOOKKEEPING},
+        {"aten::linear", HSDAG_OP_MATMUL},
+        {"adaptive_avg_pool2d", HSDAG_OP_POOL},
+        {"scaled_dot_product_attention", HSDAG_OP_UNKNOWN},
         /* case-insensitive fallback */
-        {"CONV", HSDAG_OP_CONV}, {"batchnormalization", HSDAG_OP_NORM},
-        {"", HSDAG_OP_UNKNOWN}, {NULL, HSDAG_OP_UNKNOWN},
+        {"CONV", HSDAG_OP_CONV},
+        {"batchnormalization", HSDAG_OP_NORM},
+        {"", HSDAG_OP_UNKNOWN},
+        {NULL, HSDAG_OP_UNKNOWN},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         hsdag_opclass c = hsdag_opclass_of(t[i].op);
-        if (c != t[i].c) fprintf(stderr, "  '%s' -> %s\n", t[i].op ? t[i].op : "(null)", hsdag_opclass_name(c));
+        if (c != t[i].c)
+            fprintf(stderr, "  '%s' -> %s\n", t[i].op ? t[i].op : "(null)", hsdag_opclass_name(c));
         CHECK_EQ_INT(c, t[i].c);
     }
     CHECK_STR(hsdag_opclass_name(HSDAG_OP_CONV), "conv");
@@ -75,7 +121,8 @@ static void test_classes(void)
 static void test_conv(void)
 {
     /* x[1,3,224,224] * w[64,3,7,7] stride 2 -> [1,64,112,112] */
-    hsdag_shape_ref in[] = {R(4, 1, 3, 224, 224), R(4, 64, 3, 7, 7), R(1, 64)}, out[] = {R(4, 1, 64, 112, 112)};
+    hsdag_shape_ref in[] = {R(4, 1, 3, 224, 224), R(4, 64, 3, 7, 7), R(1, 64)},
+                    out[] = {R(4, 1, 64, 112, 112)};
     CHECK_NEAR(est("Conv", 3, in, 1, out), 2.0 * 64 * 112 * 112 * 3 * 49, 0);
     /* depthwise: w[32,1,3,3], group 32: no group factor needed */
     hsdag_shape_ref din[] = {R(4, 1, 32, 56, 56), R(4, 32, 1, 3, 3)}, dout[] = {R(4, 1, 32, 56, 56)};
@@ -90,7 +137,8 @@ static void test_conv(void)
     hsdag_shape_ref uout[] = {R(4, -1, 64, 112, 112)};
     CHECK_NEAR(est("Conv", 2, in, 1, uout), 0, 0);
     /* QLinearConv: weight at input 3 */
-    hsdag_shape_ref qin[] = {R(4, 1, 3, 8, 8), R(0, 0), R(0, 0), R(4, 4, 3, 3, 3)}, qout[] = {R(4, 1, 4, 6, 6)};
+    hsdag_shape_ref qin[] = {R(4, 1, 3, 8, 8), R(0, 0), R(0, 0), R(4, 4, 3, 3, 3)},
+                    qout[] = {R(4, 1, 4, 6, 6)};
     CHECK_NEAR(est("QLinearConv", 4, qin, 1, qout), 2.0 * 4 * 36 * 27, 0);
 }
 
@@ -149,7 +197,7 @@ static void test_elementwise_and_rest(void)
     CHECK_NEAR(est("Add", 2, x, 1, y), 24, 0);
     CHECK_NEAR(est("Add", 2, x, 0, NULL), 24, 0); /* largest input when the output is unknown */
     CHECK_NEAR(est("Relu", 1, x, 1, y), 24, 0);
-    CHECK_NEAR(est("Erf", 1, x, 1, y), 96, 0);     /* transcendental x4 */
+    CHECK_NEAR(est("Erf", 1, x, 1, y), 96, 0); /* transcendental x4 */
     CHECK_NEAR(est("Sigmoid", 1, x, 1, y), 96, 0);
     CHECK_NEAR(est("Softmax", 1, x, 1, y), 120, 0); /* 5 per element */
     CHECK_NEAR(est("LayerNormalization", 1, x, 1, y), 120, 0);

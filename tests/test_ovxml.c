@@ -1,6 +1,7 @@
 /* test_ovxml.c - tests of the OpenVINO IR reader on the real ResNet-50 IR, a hand-written v10 file with
  * the quirks of IR files in the wild, and the bad-input suite (entity bomb, XXE, dangling, cycle, ...).
- * Not here: format detection and the CLI (tests/cli/). Expected numbers come from tests/data/openvino/expect.py.
+ * Not here: format detection and the CLI (tests/cli/). Expected numbers come from
+ * tests/data/openvino/expect.py.
  * Entry points: main. */
 #include "check.h"
 #include "oom_sweep.h"
@@ -145,16 +146,16 @@ static void test_quirks(void)
     CHECK(conv > in && conv > w);
     CHECK_EQ_INT(g->file_id[w16], 1);
     CHECK_EQ_INT(g->shape_dtype[g->out_shape_off[w16]], HSDAG_DT_F16);
-    CHECK_NEAR(g->param_bytes[conv], 1152.0, 0);      /* 8x8x3x3 f16 through the Convert */
-    CHECK_NEAR(g->flops[conv], 2.0 * 2048 * 72, 0);   /* out 1x8x16x16, W[1:] = 8x3x3 */
-    CHECK_NEAR(g->param_bytes[dw], 288.0, 0);         /* 8x1x1x3x3 f32 */
-    CHECK_NEAR(g->flops[dw], 2.0 * 2048 * 9, 0);      /* GroupConvolution: W[2:] = 1x3x3 */
+    CHECK_NEAR(g->param_bytes[conv], 1152.0, 0);    /* 8x8x3x3 f16 through the Convert */
+    CHECK_NEAR(g->flops[conv], 2.0 * 2048 * 72, 0); /* out 1x8x16x16, W[1:] = 8x3x3 */
+    CHECK_NEAR(g->param_bytes[dw], 288.0, 0);       /* 8x1x1x3x3 f32 */
+    CHECK_NEAR(g->flops[dw], 2.0 * 2048 * 9, 0);    /* GroupConvolution: W[2:] = 1x3x3 */
     CHECK_NEAR(g->edge_bytes[hsdag_graph_edge_id(g, dw, sq)], 8192.0, 0); /* x*x: one tensor */
     CHECK_NEAR(g->flops[sq], 2048.0, 0);
-    CHECK_NEAR(g->param_bytes[flat], 16.0, 0);        /* the i64 shape constant */
+    CHECK_NEAR(g->param_bytes[flat], 16.0, 0); /* the i64 shape constant */
     CHECK_NEAR(g->param_bytes[fc], 81920.0, 0);
-    CHECK_NEAR(g->flops[fc], 2.0 * 10 * 2048, 0);     /* transpose_b */
-    CHECK_NEAR(g->param_bytes[split], 8.0, 0);        /* scalar i64 axis */
+    CHECK_NEAR(g->flops[fc], 2.0 * 10 * 2048, 0); /* transpose_b */
+    CHECK_NEAR(g->param_bytes[split], 8.0, 0);    /* scalar i64 axis */
     CHECK_EQ_INT(g->out_shape_off[split + 1] - g->out_shape_off[split], 2);
     CHECK_NEAR(g->edge_bytes[hsdag_graph_edge_id(g, split, cat)], 40.0, 0); /* two [1,5] f32 tensors */
     CHECK_NEAR(g->edge_bytes[hsdag_graph_edge_id(g, dyn, add)], 0.0, 0);    /* [-1,10]: unknown */

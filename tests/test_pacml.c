@@ -17,17 +17,22 @@
 #define GF (HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS)
 
 /* two tiny PipeDream graphs (diamond and chain) for the full-parameter gradient check */
-static const char *tiny_a =
-    "node1 -- Input -- forward_compute_time=0.500, backward_compute_time=0.000, activation_size=100.0, parameter_size=0.0\n"
-    "node2 -- Conv -- forward_compute_time=2.000, backward_compute_time=3.000, activation_size=50.0, parameter_size=20.0\n"
-    "node3 -- ReLU -- forward_compute_time=1.000, backward_compute_time=1.500, activation_size=60.0, parameter_size=0.0\n"
-    "node4 -- Linear -- forward_compute_time=0.200, backward_compute_time=0.300, activation_size=10.0, parameter_size=30.0\n"
-    "\tnode1 -- node2\n\tnode1 -- node3\n\tnode2 -- node4\n\tnode3 -- node4";
-static const char *tiny_b =
-    "node1 -- Input -- forward_compute_time=0.100, backward_compute_time=0.000, activation_size=40.0, parameter_size=0.0\n"
-    "node2 -- Conv -- forward_compute_time=4.000, backward_compute_time=5.000, activation_size=30.0, parameter_size=70.0\n"
-    "node3 -- Linear -- forward_compute_time=0.700, backward_compute_time=0.900, activation_size=5.0, parameter_size=90.0\n"
-    "\tnode1 -- node2\n\tnode2 -- node3";
+static const char *tiny_a = "node1 -- Input -- forward_compute_time=0.500, backward_compute_time=0.000, "
+                            "activation_size=100.0, parameter_size=0.0\n"
+                            "node2 -- Conv -- forward_compute_time=2.000, backward_compute_time=3.000, "
+                            "activation_size=50.0, parameter_size=20.0\n"
+                            "node3 -- ReLU -- forward_compute_time=1.000, backward_compute_time=1.500, "
+                            "activation_size=60.0, parameter_size=0.0\n"
+                            "node4 -- Linear -- forward_compute_time=0.200, backward_compute_time=0.300, "
+                            "activation_size=10.0, parameter_size=30.0\n"
+                            "\tnode1 -- node2\n\tnode1 -- node3\n\tnode2 -- node4\n\tnode3 -- node4";
+static const char *tiny_b = "node1 -- Input -- forward_compute_time=0.100, backward_compute_time=0.000, "
+                            "activation_size=40.0, parameter_size=0.0\n"
+                            "node2 -- Conv -- forward_compute_time=4.000, backward_compute_time=5.000, "
+                            "activation_size=30.0, parameter_size=70.0\n"
+                            "node3 -- Linear -- forward_compute_time=0.700, backward_compute_time=0.900, "
+                            "activation_size=5.0, parameter_size=90.0\n"
+                            "\tnode1 -- node2\n\tnode2 -- node3";
 
 static hsdag_cluster *tiny_env(void)
 {
@@ -67,7 +72,7 @@ typedef struct ref {
     hsdag_nn_params *p;
     const hsdag_cluster *env;
     hsdag_pacml_net_config c;
-    double *v;                     /* double copy of the whole value block (perturbed by the check) */
+    double *v; /* double copy of the whole value block (perturbed by the check) */
     const hsdag_pacml_sample *s;
     int32_t ns;
     hsdag_pacml_loss_config lc;
@@ -84,7 +89,8 @@ static const double *rp(const ref *r, const char *name)
 }
 
 /* y (n, out) = [ReLU] Lin(LN(x)) with the tensors of module `name` */
-static void ref_mod(const ref *r, const char *name, double *y, const double *x, int n, int in, int out, int relu)
+static void ref_mod(const ref *r, const char *name, double *y, const double *x, int n, int in, int out,
+                    int relu)
 {
     char b1[64], b2[64], b3[64], b4[64];
     snprintf(b1, sizeof b1, "%s_ln.g", name);
@@ -133,7 +139,8 @@ static void ref_gnn(const ref *r, int32_t mi, double *pool)
     int din[2] = {HSDAG_CLUSTER_NODE_FEATS, r->c.hidden1}, dout[2] = {r->c.hidden1, r->c.node_out};
     double *z = malloc(sizeof(double) * (size_t)n * 64), *xe = malloc(sizeof(double) * (size_t)ne * 2);
     double *a = malloc(sizeof(double) * (size_t)n * h), *b = malloc(sizeof(double) * (size_t)ne * h);
-    double *msg = malloc(sizeof(double) * (size_t)nm * 2 * h), *red = malloc(sizeof(double) * (size_t)nm * 64);
+    double *msg = malloc(sizeof(double) * (size_t)nm * 2 * h),
+           *red = malloc(sizeof(double) * (size_t)nm * 64);
     double *cnt = malloc(sizeof(double) * (size_t)n);
     for (int i = 0; i < n * HSDAG_CLUSTER_NODE_FEATS; i++) z[i] = m->node_feat[i];
     for (int i = 0; i < ne * 2; i++) xe[i] = m->edge_feat[i];
@@ -160,14 +167,21 @@ static void ref_gnn(const ref *r, int32_t mi, double *pool)
         for (int k = 0; k < ne; k++) cnt[g->out_dst[k]] += 1;
         for (int k = 0; k < nm; k++) {
             int v = k < ne ? g->out_dst[k] : k - ne;
-            for (int j = 0; j < dout[rd]; j++) z[(size_t)v * dout[rd] + j] += red[(size_t)k * dout[rd] + j] / cnt[v];
+            for (int j = 0; j < dout[rd]; j++)
+                z[(size_t)v * dout[rd] + j] += red[(size_t)k * dout[rd] + j] / cnt[v];
         }
     }
     for (int j = 0; j < r->c.node_out; j++) {
         pool[j] = 0;
         for (int v = 0; v < n; v++) pool[j] += z[(size_t)v * r->c.node_out + j] / n;
     }
-    free(z); free(xe); free(a); free(b); free(msg); free(red); free(cnt);
+    free(z);
+    free(xe);
+    free(a);
+    free(b);
+    free(msg);
+    free(red);
+    free(cnt);
 }
 
 /* lp (17) and value of one sample from the double parameters */
@@ -216,7 +230,8 @@ static double ref_loss(void *ctx)
 }
 
 /* Random samples whose ratios stay >= 0.03 away from the clip boundaries (the loss is smooth there). */
-static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_pacml_sample *s, int ns, hsdag_rng *rng)
+static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_pacml_sample *s, int ns,
+                         hsdag_rng *rng)
 {
     int32_t nmod = hsdag_cluster_n_models(env);
     for (int i = 0; i < ns; i++) {
@@ -243,7 +258,8 @@ static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_p
                 q[j] = x->mask[j] ? lp[j] + 0.6 * (hsdag_rng_uniform(rng) - 0.5) : -INFINITY;
                 if (q[j] > mx) mx = q[j];
             }
-            for (int j = 0; j < NA; j++) if (x->mask[j]) se += exp(q[j] - mx);
+            for (int j = 0; j < NA; j++)
+                if (x->mask[j]) se += exp(q[j] - mx);
             for (int j = 0; j < NA; j++) x->lp_old[j] = x->mask[j] ? (float)(q[j] - mx - log(se)) : -INFINITY;
             double ratio = exp((double)lp[x->action] - x->lp_old[x->action]);
             if (fabs(ratio - 0.82) > 0.03 && fabs(ratio - 1.18) > 0.03) break;
@@ -256,8 +272,8 @@ static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_p
 
 /* FD of the double reference vs the analytic float gradient for every tensor. per_tensor < 0: all
  * entries, else that many random entries per tensor. Returns the worst relative error. */
-static double check_loss_grad(const hsdag_cluster *env, const hsdag_pacml_net_config *nc, int ns, int per_tensor,
-                              double *loss_diff)
+static double check_loss_grad(const hsdag_cluster *env, const hsdag_pacml_net_config *nc, int ns,
+                              int per_tensor, double *loss_diff)
 {
     hsdag_err e = {0};
     hsdag_pacml_net *net = NULL;
@@ -275,7 +291,8 @@ static double check_loss_grad(const hsdag_cluster *env, const hsdag_pacml_net_co
     hsdag_pacml_net_touch(net);
     hsdag_pacml_sample s[12];
     make_samples(net, env, s, ns, &rng);
-    hsdag_pacml_loss_config lc = {0.18f, 0.5f, 0.05f, 0.3f}; /* larger weights than default: every term matters */
+    hsdag_pacml_loss_config lc = {0.18f, 0.5f, 0.05f,
+                                  0.3f}; /* larger weights than default: every term matters */
     hsdag_pacml_loss_stats st;
     if (hsdag_pacml_net_loss(net, &lc, s, NULL, ns, 1, &st, &e) < 0) return INFINITY;
     ref r = {p, env, *nc, NULL, s, ns, lc};
@@ -308,7 +325,8 @@ static double check_loss_grad(const hsdag_cluster *env, const hsdag_pacml_net_co
                 if (fabs(gn - ga[k]) > diff) diff = fabs(gn - ga[k]);
             }
             err = diff / gn_max;
-            if (err > GC_TOL) fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", hsdag_nn_params_name(p, t), err);
+            if (err > GC_TOL)
+                fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", hsdag_nn_params_name(p, t), err);
         }
         if (err > worst || err != err) worst = err != err ? INFINITY : err;
     }
@@ -325,7 +343,8 @@ static void test_gradcheck(void)
     hsdag_pacml_net_config small = {6, 4, 5, 3, 2, HSDAG_PACML_MASK_SPEC};
     double ld = 0;
     double err = check_loss_grad(env, &small, 8, -1, &ld);
-    printf("  PPO loss gradient, small net, all parameters: max rel err %.3g (loss float vs double %.2g)\n", err, ld);
+    printf("  PPO loss gradient, small net, all parameters: max rel err %.3g (loss float vs double %.2g)\n",
+           err, ld);
     CHECK(err < GC_TOL);
     CHECK(ld < 1e-5);
     hsdag_cluster_free(env);
@@ -335,8 +354,9 @@ static void test_gradcheck(void)
     if (!env) return;
     hsdag_pacml_net_config def = hsdag_pacml_net_config_default();
     err = check_loss_grad(env, &def, 10, 6, &ld);
-    printf("  PPO loss gradient, spec net on the 5 graphs (sampled entries): max rel err %.3g (loss diff %.2g)\n", err,
-           ld);
+    printf("  PPO loss gradient, spec net on the 5 graphs (sampled entries): max rel err %.3g (loss diff "
+           "%.2g)\n",
+           err, ld);
     CHECK(err < GC_TOL);
     CHECK(ld < 1e-4);
     hsdag_cluster_free(env);
@@ -437,8 +457,8 @@ static void test_determinism_and_checkpoint(void)
     for (int i = 0; i < 2; i++) {
         CHECK(hsdag_pacml_trainer_iterate(t1, &s1, &e) == 0);
         CHECK(hsdag_pacml_trainer_iterate(t2, &s2, &e) == 0);
-        CHECK(s1.train_blocking == s2.train_blocking && s1.entropy == s2.entropy && s1.value_loss == s2.value_loss &&
-              s1.eval_blocking == s2.eval_blocking && s1.steps == s2.steps);
+        CHECK(s1.train_blocking == s2.train_blocking && s1.entropy == s2.entropy &&
+              s1.value_loss == s2.value_loss && s1.eval_blocking == s2.eval_blocking && s1.steps == s2.steps);
     }
     CHECK(same_params(hsdag_pacml_trainer_net(t1), hsdag_pacml_trainer_net(t2)));
     /* another seed gives other weights */
@@ -547,7 +567,8 @@ static void test_tiny_training(void)
         CHECK(hsdag_cluster_run(env, &rp, seed, &m, &e) == 0);
         rnd += m.blocking_rate / 3;
     }
-    printf("  tiny training (beta D, 201 jobs, %d iterations): sampled blocking %.3f -> %.3f; greedy %.3f vs random %.3f\n",
+    printf("  tiny training (beta D, 201 jobs, %d iterations): sampled blocking %.3f -> %.3f; greedy %.3f vs "
+           "random %.3f\n",
            c.iterations, first.train_blocking, s.train_blocking, learned, rnd);
     CHECK(s.train_blocking < first.train_blocking);
     CHECK(learned < rnd);

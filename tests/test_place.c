@@ -1,4 +1,5 @@
-/* test_place.c - placers: exact methods against brute force, bounds never beaten, constraints kept, determinism.
+/* test_place.c - placers: exact methods against brute force, bounds never beaten, constraints kept,
+ * determinism.
  * Not here: the simulator's own semantics (tests/test_sim.c) or the CLI (tests/cli/place.sh).
  * Entry points: main. Graphs are built in code (random DAGs with a fixed seed and small hand-made cases). */
 #include "check.h"
@@ -8,7 +9,8 @@
 
 #include <stdlib.h>
 
-/* Two comparable devices so that mixed placements win on random graphs: a CPU with low launch cost and a GPU with
+/* Two comparable devices so that mixed placements win on random graphs: a CPU with low launch cost and a GPU
+ * with
  * 4x the compute but 50x the launch cost, linked at 10 GB/s + 10 us per copy. cap_gpu 0 = unlimited. */
 #define CPU_PEAK 1e12
 #define CPU_BW 1e11
@@ -44,8 +46,10 @@ static hsdag_devices *preset(const char *name, const hsdag_graph *g)
     return d;
 }
 
-/* Random DAG: n nodes, each with 1..3 predecessors among the previous 6 (a layered, branchy shape); log-uniform
- * FLOPs (1e5..1e9), weights (1e3..1e7 bytes) and tensors (1e3..10^tmax bytes). colors > 0: that many colour classes
+/* Random DAG: n nodes, each with 1..3 predecessors among the previous 6 (a layered, branchy shape);
+ * log-uniform
+ * FLOPs (1e5..1e9), weights (1e3..1e7 bytes) and tensors (1e3..10^tmax bytes). colors > 0: that many colour
+ * classes
  * of 2 nodes; no_accel: node 3 may not run on an accelerator. With tarnawski = 1 the file's costs are set. */
 static hsdag_graph *random_dag(uint64_t seed, int32_t n, int colors, int no_accel, int tarnawski, double tmax)
 {
@@ -70,8 +74,10 @@ static hsdag_graph *random_dag(uint64_t seed, int32_t n, int colors, int no_acce
                 int32_t lo = v > 6 ? v - 6 : 0;
                 int32_t u = lo + (int32_t)hsdag_rng_below(&r, (uint32_t)(v - lo));
                 double bytes = pow(10, 3 + (tmax - 3) * hsdag_rng_uniform(&r));
-                if (tarnawski) hsdag_gb_add_edge_ex(b, u, id, bytes, 0.05 + 0.3 * hsdag_rng_uniform(&r));
-                else hsdag_gb_add_edge(b, u, id, bytes);
+                if (tarnawski)
+                    hsdag_gb_add_edge_ex(b, u, id, bytes, 0.05 + 0.3 * hsdag_rng_uniform(&r));
+                else
+                    hsdag_gb_add_edge(b, u, id, bytes);
             }
         }
     }
@@ -82,8 +88,14 @@ static hsdag_graph *random_dag(uint64_t seed, int32_t n, int colors, int no_acce
     }
     if (no_accel && n > 3) hsdag_gb_set_flags(b, 3, HSDAG_NF_NO_ACCEL);
     if (tarnawski) {
-        hsdag_graph_meta m = {.format = HSDAG_FMT_TARNAWSKI, .file_nodes = n, .file_edges = -1, .ir_version = -1,
-                              .opset = -1, .max_accels = 2, .max_cpus = 1, .max_size_per_accel = 250.0 * n / 3,
+        hsdag_graph_meta m = {.format = HSDAG_FMT_TARNAWSKI,
+                              .file_nodes = n,
+                              .file_edges = -1,
+                              .ir_version = -1,
+                              .opset = -1,
+                              .max_accels = 2,
+                              .max_cpus = 1,
+                              .max_size_per_accel = 250.0 * n / 3,
                               .name = "rand"};
         hsdag_gb_set_meta(b, &m);
     }
@@ -140,7 +152,8 @@ static void test_exact_vs_brute(void)
         }
         (void)best_dev;
         nontrivial += ones_best > 0 && ones_best < n;
-        if (getenv("PLACE_DEBUG")) fprintf(stderr, "seed %d: %d on GPU, best %.6g ms\n", (int)seed, ones_best, best * 1e3);
+        if (getenv("PLACE_DEBUG"))
+            fprintf(stderr, "seed %d: %d on GPU, best %.6g ms\n", (int)seed, ones_best, best * 1e3);
         hsdag_err e = {0};
         hsdag_place_result r;
         hsdag_place_opts o = hsdag_place_opts_default();
@@ -163,7 +176,8 @@ static void test_exact_vs_brute(void)
     hsdag_devices_free(d);
 }
 
-/* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own ---- */
+/* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own
+ * ---- */
 static void test_ilp_concurrent(void)
 {
     hsdag_devices *d = two_devices("concurrent", 0);
@@ -190,8 +204,8 @@ static void test_ilp_concurrent(void)
             if (sr.feasible && sr.makespan_s < best) best = sr.makespan_s;
         }
         if (!(best >= r.rep.bound_s * (1 - 1e-9)))
-            fprintf(stderr, "seed %d: brute force %.9g below the concurrent ILP bound %.9g\n", (int)seed, best,
-                    r.rep.bound_s);
+            fprintf(stderr, "seed %d: brute force %.9g below the concurrent ILP bound %.9g\n", (int)seed,
+                    best, r.rep.bound_s);
         CHECK(best >= r.rep.bound_s * (1 - 1e-9));
         CHECK(r.latency_s >= best * (1 - 1e-12));
         hsdag_place_problem_free(p);
@@ -276,12 +290,13 @@ static void test_memory(void)
     CHECK_EQ_INT(hsdag_place_run(p, "gpu-only", &o, dev, &r, &e), 0);
     CHECK(!r.feasible);
     CHECK(r.sim.max_excess_bytes > 0);
-    static const char *const respecting[] = {"random", "round-robin", "m-topo", "m-etf", "m-sct", "heft",
-                                             "greedy-tarnawski", "ilp", "local-search"};
+    static const char *const respecting[] = {"random", "round-robin",      "m-topo", "m-etf",       "m-sct",
+                                             "heft",   "greedy-tarnawski", "ilp",    "local-search"};
     for (size_t i = 0; i < sizeof respecting / sizeof respecting[0]; i++) {
         int rc = hsdag_place_run(p, respecting[i], &o, dev, &r, &e);
         CHECK_EQ_INT(rc, 0);
-        if (!r.feasible) fprintf(stderr, "memory: %s infeasible (excess %.0f)\n", respecting[i], r.sim.max_excess_bytes);
+        if (!r.feasible)
+            fprintf(stderr, "memory: %s infeasible (excess %.0f)\n", respecting[i], r.sim.max_excess_bytes);
         CHECK(r.feasible);
         double used = 0;
         for (int32_t v = 0; v < g->n_nodes; v++) used += dev[v] == 1 ? g->param_bytes[v] : 0;
@@ -331,7 +346,8 @@ static void test_hand_made(void)
     hsdag_place_problem_free(p);
     hsdag_graph_free(g);
 
-    /* the same chain with y marked CPU-only: mincut pays both copies; every respecting method keeps y on the CPU */
+    /* the same chain with y marked CPU-only: mincut pays both copies; every respecting method keeps y on the
+     * CPU */
     b = hsdag_gb_create();
     x = hsdag_gb_add_node(b, "x", "MatMul"), y = hsdag_gb_add_node(b, "y", "MatMul"),
     z = hsdag_gb_add_node(b, "z", "MatMul");
@@ -402,7 +418,8 @@ static void test_determinism(void)
     hsdag_graph *g = random_dag(31, 60, 3, 0, 0, 6);
     hsdag_devices *d = preset("cpu-4gpu", NULL);
     hsdag_place_problem *p = problem(g, d, HSDAG_SEM_CONCURRENT);
-    int32_t n = g->n_nodes, *a = hsdag_malloc((size_t)n * sizeof *a), *b = hsdag_malloc((size_t)n * sizeof *b);
+    int32_t n = g->n_nodes, *a = hsdag_malloc((size_t)n * sizeof *a),
+            *b = hsdag_malloc((size_t)n * sizeof *b);
     static const char *const names[] = {"random", "metis", "local-search", "heft", "m-etf", "m-sct"};
     hsdag_place_opts o = hsdag_place_opts_default();
     o.seed = 7;
@@ -454,7 +471,8 @@ static void test_light_components(void)
     }
     hsdag_devices *d = preset("cpu-gpu", g);
     hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
-    int32_t *gpu = hsdag_malloc((size_t)g->n_nodes * sizeof *gpu), *dev = hsdag_malloc((size_t)g->n_nodes * sizeof *dev);
+    int32_t *gpu = hsdag_malloc((size_t)g->n_nodes * sizeof *gpu),
+            *dev = hsdag_malloc((size_t)g->n_nodes * sizeof *dev);
     hsdag_place_opts o = hsdag_place_opts_default();
     hsdag_place_result r, opt;
     CHECK(hsdag_place_run(p, "mincut", &o, dev, &opt, &e) == 0);

@@ -1,4 +1,5 @@
-/* test_sim.c - the simulator against hand-computed schedules (chain, diamond, fork, shared bus, memory overflow),
+/* test_sim.c - the simulator against hand-computed schedules (chain, diamond, fork, shared bus, memory
+ * overflow),
  * against a naive re-implementation of Tarnawski et al.'s written latency rules on random and expert splits,
  * plus determinism, no allocation per run, bounds below every simulated latency, and the trace.
  * Not here: device-file parsing and the cost table (test_devices.c); the CLI (tests/cli/simulate.sh).
@@ -181,7 +182,8 @@ static void test_fork(void)
     hsdag_devices_free(d);
     hsdag_graph_free(g);
 
-    /* a on C feeds b on G1 and c on G2: two copies; on a shared bus they queue, point to point they overlap */
+    /* a on C feeds b on G1 and c on G2: two copies; on a shared bus they queue, point to point they
+     * overlap */
     tnode n3[] = {{"a", 1, 1, 0, 0}, {"b", 1, 1, 0, 0}, {"c", 1, 1, 0, 0}};
     g = build(n3, 3, ed, 2);
     int32_t q[] = {0, 1, 2};
@@ -281,7 +283,8 @@ static void test_sequential_naive(void)
             int64_t el = 1 + hsdag_rng_below(&r, 500);
             hsdag_gb_add_output(b, v, HSDAG_DT_F32, 1, &el);
             for (int u = 0; u < i; u++)
-                if (hsdag_rng_uniform(&r) < 3.0 / i) hsdag_gb_add_edge(b, u, v, 4.0 * (double)(1 + hsdag_rng_below(&r, 500)));
+                if (hsdag_rng_uniform(&r) < 3.0 / i)
+                    hsdag_gb_add_edge(b, u, v, 4.0 * (double)(1 + hsdag_rng_below(&r, 500)));
         }
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
@@ -311,7 +314,8 @@ static void test_sequential_naive(void)
                 live[d] += c->xfer_bytes[v];
                 if (live[d] > peak[d]) peak[d] = live[d];
             }
-            /* free every tensor (own output or copy) whose last reader on its device is v, or that nobody local
+            /* free every tensor (own output or copy) whose last reader on its device is v, or that nobody
+             * local
              * reads once its copies are made */
             for (int32_t u = 0; u <= v; u++)
                 for (int32_t d = 0; d < 3; d++) {
@@ -319,8 +323,10 @@ static void test_sequential_naive(void)
                     for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++)
                         if (dev[g->out_dst[k]] == d) last = g->out_dst[k];
                     int own = d == dev[u];
-                    if (last == v) live[d] -= own ? c->act_bytes[u] : c->xfer_bytes[u];
-                    else if (own && u == v && last < 0 && has_out) live[d] -= c->act_bytes[u];
+                    if (last == v)
+                        live[d] -= own ? c->act_bytes[u] : c->xfer_bytes[u];
+                    else if (own && u == v && last < 0 && has_out)
+                        live[d] -= c->act_bytes[u];
                 }
         }
         CHECK_NEAR(res.makespan_s, t, 1e-12);
@@ -337,8 +343,8 @@ static void test_sequential_naive(void)
 
 /* ---- placement files ---- */
 
-static int parse_pl(const char *js, const hsdag_graph *g, const hsdag_devices *d, int32_t *dev, hsdag_placement_info *pi,
-                    hsdag_err *e)
+static int parse_pl(const char *js, const hsdag_graph *g, const hsdag_devices *d, int32_t *dev,
+                    hsdag_placement_info *pi, hsdag_err *e)
 {
     return hsdag_placement_parse(js, strlen(js), "p.json", g, d, dev, pi, e);
 }
@@ -361,7 +367,7 @@ static void test_placement_io(void)
     /* writers read back to the same placement */
     for (int w = 0; w < 3; w++) {
         hsdag_buf b = {0};
-        int rc = w == 0 ? hsdag_placement_write_json(g, d, dev, &b)
+        int rc = w == 0   ? hsdag_placement_write_json(g, d, dev, &b)
                  : w == 1 ? hsdag_placement_write_affinity(g, d, dev, &b)
                           : hsdag_placement_write_split(g, d, dev, &b);
         CHECK(rc == 0);
@@ -375,8 +381,8 @@ static void test_placement_io(void)
     CHECK(hsdag_placement_write_json(g, d, bad_dev, &b) == HSDAG_EINVAL);
     hsdag_buf_free(&b);
     /* a split: file ids are the builder's indices here; fpgas[0] -> G, cpus[0] -> C */
-    CHECK(parse_pl("{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [2, 1]}], \"maxLoad\": -1}", g, d, dev, &pi,
-                   &e) == 0);
+    CHECK(parse_pl("{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [2, 1]}], \"maxLoad\": -1}", g, d,
+                   dev, &pi, &e) == 0);
     CHECK(dev[0] == 0 && dev[1] == 1 && dev[2] == 1);
     CHECK(pi.split_cpus == 1 && pi.split_fpgas == 1);
     struct {
@@ -395,7 +401,8 @@ static void test_placement_io(void)
         {"{\"cpus\": [{\"nodes\": [0, 1]}], \"fpgas\": [{\"nodes\": [1, 2]}]}", "listed twice"},
         {"{\"cpus\": [{\"nodes\": [0, 9]}], \"fpgas\": [{\"nodes\": [1, 2]}]}", "unknown node id 9"},
         {"{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}]}", "node id 2 ('c') is in no group"},
-        {"{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}, {\"nodes\": [2]}]}", "2 accelerator groups"},
+        {"{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}, {\"nodes\": [2]}]}",
+         "2 accelerator groups"},
         {"{\"cpus\": [{\"nodes\": [\"a\"]}]}", "not an integer id"},
         {"{\"cpus\": [{\"ids\": [0]}]}", "has no \"nodes\" array"},
         {"{\"fpgas\": 3}", "\"fpgas\" is not an array"},
@@ -409,8 +416,8 @@ static void test_placement_io(void)
         CHECK(strncmp(e.msg, "p.json: ", 8) == 0 && !strchr(e.msg, '\n'));
     }
     CHECK(pi.split_fpgas == 0); /* the last case: info is reset per call */
-    CHECK(parse_pl("{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}, {\"nodes\": [2]}]}", g, d, dev, &pi,
-                   &e) < 0);
+    CHECK(parse_pl("{\"cpus\": [{\"nodes\": [0]}], \"fpgas\": [{\"nodes\": [1]}, {\"nodes\": [2]}]}", g, d,
+                   dev, &pi, &e) < 0);
     CHECK(pi.split_fpgas == 2 && pi.split_cpus == 1); /* set even on failure, so a caller can widen the set */
     /* shorthands */
     const char *spec[] = {"C", "G-only", "cpu-only", "gpu-only", "g"};
@@ -436,7 +443,7 @@ typedef struct tw {
     int *ok;                          /* supportedOnFpga */
     int *eu, *ev;                     /* edges by JSON index */
     hsdag_graph *g;
-    int32_t *idx_of_node;             /* graph node -> JSON index */
+    int32_t *idx_of_node; /* graph node -> JSON index */
 } tw;
 
 static int64_t jint(json_object *o, const char *k)
@@ -466,7 +473,8 @@ static int tw_find(const tw *t, int64_t id)
 
 static void tw_free(tw *t)
 {
-    free(t->id), free(t->cpu), free(t->fpga), free(t->size), free(t->cost), free(t->ok), free(t->eu), free(t->ev);
+    free(t->id), free(t->cpu), free(t->fpga), free(t->size), free(t->cost), free(t->ok), free(t->eu),
+        free(t->ev);
     free(t->idx_of_node);
     hsdag_graph_free(t->g);
 }
@@ -504,7 +512,8 @@ static int tw_load(const char *path, tw *t)
         hsdag_gb_set_cost(b, v, HSDAG_COST_ACCEL, t->fpga[i]);
         hsdag_gb_set_mem_bytes(b, v, t->size[i]);
         json_object *cc;
-        if (json_object_object_get_ex(o, "colorClass", &cc)) hsdag_gb_set_color(b, v, json_object_get_int(cc));
+        if (json_object_object_get_ex(o, "colorClass", &cc))
+            hsdag_gb_set_color(b, v, json_object_get_int(cc));
         if (!t->ok[i]) hsdag_gb_set_flags(b, v, HSDAG_NF_NO_ACCEL);
     }
     for (int j = 0; j < t->m; j++) {
@@ -515,8 +524,14 @@ static int tw_load(const char *path, tw *t)
         t->cost[t->eu[j]] = c;
         hsdag_gb_add_edge_ex(b, t->eu[j], t->ev[j], jdbl(o, "size"), c);
     }
-    hsdag_graph_meta meta = {.format = HSDAG_FMT_TARNAWSKI, .file_nodes = t->n, .file_edges = t->m, .ir_version = -1,
-                             .opset = -1, .max_accels = t->k, .max_cpus = t->l, .max_size_per_accel = t->cap,
+    hsdag_graph_meta meta = {.format = HSDAG_FMT_TARNAWSKI,
+                             .file_nodes = t->n,
+                             .file_edges = t->m,
+                             .ir_version = -1,
+                             .opset = -1,
+                             .max_accels = t->k,
+                             .max_cpus = t->l,
+                             .max_size_per_accel = t->cap,
                              .name = path};
     hsdag_gb_set_meta(b, &meta);
     hsdag_err e = {0};
@@ -544,7 +559,8 @@ static int naive_dp(const tw *t, const int *acc, int a, int v, int *memo)
 }
 
 /* acc[i] = accelerator of JSON node i, -1 for a CPU; order = JSON indices in topological order. Returns the
- * latency in ms; *cuts counts cycle cuts (the extension of docs/simulator.md, 0 when their tool accepts the split). */
+ * latency in ms; *cuts counts cycle cuts (the extension of docs/simulator.md, 0 when their tool accepts the
+ * split). */
 static double naive_latency(const tw *t, const int *acc, int k, const int *order, int *cuts)
 {
     int n = t->n;
@@ -615,7 +631,8 @@ static double naive_latency(const tw *t, const int *acc, int k, const int *order
             progress = 1;
         }
         if (progress) continue;
-        /* stalled: the blocks form a cycle. The documented extension: cut from the block of the first unfinished
+        /* stalled: the blocks form a cycle. The documented extension: cut from the block of the first
+         * unfinished
          * node (topological order) the members whose predecessors are all finished or in that part. */
         int x = -1;
         for (int o = 0; o < n && x < 0; o++)
@@ -691,12 +708,14 @@ static void test_tarnawski_file(const char *path, int n_random)
         for (int c = 0; c < ncut; c++) cut[c] = (int32_t)hsdag_rng_below(&r, (uint32_t)t.n);
         for (int32_t v = 0; v < t.g->n_nodes; v++) {
             int i = t.idx_of_node[v], a;
-            if (mode == 0) a = (int)hsdag_rng_below(&r, (uint32_t)t.k + 1) - 1; /* scattered: many pieces */
-            else if (mode == 1) { /* topological ranges, some on the CPU */
+            if (mode == 0)
+                a = (int)hsdag_rng_below(&r, (uint32_t)t.k + 1) - 1; /* scattered: many pieces */
+            else if (mode == 1) {                                    /* topological ranges, some on the CPU */
                 a = 0;
                 for (int c = 0; c < ncut; c++) a += v >= cut[c];
                 a = a % (t.k + 1) - 1;
-            } else a = hsdag_rng_uniform(&r) < 0.2 ? -1 : (int)hsdag_rng_below(&r, 2); /* two accelerators */
+            } else
+                a = hsdag_rng_uniform(&r) < 0.2 ? -1 : (int)hsdag_rng_below(&r, 2); /* two accelerators */
             acc[i] = (t.ok[i] || mode == 0) ? a : -1;
         }
         tw_compare(&t, s, d, acc, t.k, dev, &r);
@@ -810,7 +829,8 @@ static void test_properties(void)
             CHECK(hsdag_bound_compute(hsdag_sim_costs(s), sem, NULL, NULL, &bd, &e) == 0);
             hsdag_sim_set_semantics(s, sem);
             for (int it = 0; it < 30; it++) {
-                for (int32_t v = 0; v < t.g->n_nodes; v++) dev[v] = (int32_t)hsdag_rng_below(&r, (uint32_t)d->n);
+                for (int32_t v = 0; v < t.g->n_nodes; v++)
+                    dev[v] = (int32_t)hsdag_rng_below(&r, (uint32_t)d->n);
                 if (it == 0) memcpy(dev0, dev, t.n * sizeof *dev);
                 hsdag_sim_result a, b;
                 CHECK(hsdag_sim_run(s, dev, &a) == 0);
@@ -849,8 +869,10 @@ static void test_properties(void)
                     ops += strcmp(json_object_get_string(ph), "X") == 0;
                 }
                 size_t want = (size_t)t.g->n_nodes + (sem == HSDAG_SEM_TARNAWSKI ? 0 : (size_t)a.n_xfers);
-                if (sem == HSDAG_SEM_TARNAWSKI) CHECK(ops >= want);
-                else CHECK_EQ_INT(ops, want);
+                if (sem == HSDAG_SEM_TARNAWSKI)
+                    CHECK(ops >= want);
+                else
+                    CHECK_EQ_INT(ops, want);
             }
             json_object_put(tr);
             hsdag_buf_free(&tb);
@@ -883,8 +905,10 @@ static void test_create_oom(void)
         hsdag_alloc_fail_after(k);
         int rc = hsdag_sim_create(&s, g, d, &cfg, &e);
         hsdag_alloc_fail_after(0);
-        if (rc == 0) ok = 1;
-        else CHECK(rc == HSDAG_ENOMEM && s == NULL);
+        if (rc == 0)
+            ok = 1;
+        else
+            CHECK(rc == HSDAG_ENOMEM && s == NULL);
         hsdag_sim_free(s);
     }
     CHECK(ok);
@@ -925,7 +949,8 @@ static void test_feasibility_flags(void)
 }
 
 /* ---- golden results: bit-identical numbers across optimisations of the simulator ----
- * FNV-1a over the bytes of every result field (and of the trace JSON for a few runs, which pins each op's start
+ * FNV-1a over the bytes of every result field (and of the trace JSON for a few runs, which pins each op's
+ * start
  * and finish and every transfer) for a few hundred seeded placements per model, device set, semantics and
  * priority. The constants were recorded before the concurrent/tarnawski speed-up; any change to a makespan, a
  * busy time, a peak or a transfer total, even in the last bit, changes them. */
@@ -952,9 +977,11 @@ static uint64_t fnv_result(uint64_t h, const hsdag_sim_result *r)
     return fnv(h, ints, sizeof ints);
 }
 
-/* Returns the checksum of n_pl placements (half uniform per node, half contiguous topological runs) under each
+/* Returns the checksum of n_pl placements (half uniform per node, half contiguous topological runs) under
+ * each
  * semantics; with traces of the first few. */
-static uint64_t golden_one(const char *path, const char *devices, hsdag_priority prio, int n_pl, uint64_t seed)
+static uint64_t golden_one(const char *path, const char *devices, hsdag_priority prio, int n_pl,
+                           uint64_t seed)
 {
     hsdag_graph *g = NULL;
     hsdag_devices *d = NULL;
@@ -1023,14 +1050,14 @@ static void test_golden(void)
         {"tests/data/onnx/resnet50.onnx", "cpu-gpu", HSDAG_PRIO_TOPO, 100, 0x054bf3607fd2cbeeull},
         {"tests/data/tarnawski/latency-inputs/OperatorGraphs/bert_l-3_inference.json", "tarnawski",
          HSDAG_PRIO_UPWARD_RANK, 100, 0x10441bd2b4504d2cull},
-        {"tests/data/tarnawski/latency-inputs/LayerGraphs/gnmt_inference.json", "tarnawski", HSDAG_PRIO_UPWARD_RANK, 200,
-         0xc2b8dba2426efc4dull},
+        {"tests/data/tarnawski/latency-inputs/LayerGraphs/gnmt_inference.json", "tarnawski",
+         HSDAG_PRIO_UPWARD_RANK, 200, 0xc2b8dba2426efc4dull},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         uint64_t h = golden_one(cases[i].path, cases[i].devices, cases[i].prio, cases[i].n_pl, 1000 + i);
         if (h != cases[i].want)
-            fprintf(stderr, "golden %zu (%s, %s, prio %d): 0x%016llxull\n", i, cases[i].path, cases[i].devices,
-                    (int)cases[i].prio, (unsigned long long)h);
+            fprintf(stderr, "golden %zu (%s, %s, prio %d): 0x%016llxull\n", i, cases[i].path,
+                    cases[i].devices, (int)cases[i].prio, (unsigned long long)h);
         CHECK(h == cases[i].want);
     }
 }
@@ -1056,14 +1083,16 @@ int main(void)
     }
     const char *ex[] = {"bert24", "resnet50", "gnmt", "inceptionv3"};
     /* largest accelerator's Σ size minus maxSizePerFPGA (computed from the files independently) */
-    const double excess[] = {0, 7605136384.0 - 2147483648.0, 754940160.0 - 629145600.0, 6852132864.0 - 2147483648.0};
+    const double excess[] = {0, 7605136384.0 - 2147483648.0, 754940160.0 - 629145600.0,
+                             6852132864.0 - 2147483648.0};
     for (int i = 0; i < 4; i++) {
         char gpath[256], spath[256];
         snprintf(gpath, sizeof gpath, "%sLayerGraphs/%s_inference.json", dir, ex[i]);
         snprintf(spath, sizeof spath, "tests/data/tarnawski/human-experts/%s_inference_expert.json", ex[i]);
         test_expert(gpath, spath, excess[i]);
     }
-    printf("  tarnawski: %d random splits agree with the naive rules (%d needed cycle cuts)\n", n_compared, n_with_cuts);
+    printf("  tarnawski: %d random splits agree with the naive rules (%d needed cycle cuts)\n", n_compared,
+           n_with_cuts);
     test_properties();
     test_feasibility_flags();
     test_golden();

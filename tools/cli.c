@@ -25,8 +25,14 @@ int cli_fail(const char *cmd, int status, const hsdag_err *e)
     const char *msg = (e && e->msg[0]) ? e->msg : hsdag_status_str(status);
     fprintf(stderr, "hsdag %s: %s\n", cmd, msg);
     switch (status) {
-    case HSDAG_EIO: case HSDAG_EPARSE: case HSDAG_EINVAL: case HSDAG_ECYCLE:
-    case HSDAG_EDANGLING: case HSDAG_ELIMIT: case HSDAG_EFORMAT: case HSDAG_EUNSUPPORTED:
+    case HSDAG_EIO:
+    case HSDAG_EPARSE:
+    case HSDAG_EINVAL:
+    case HSDAG_ECYCLE:
+    case HSDAG_EDANGLING:
+    case HSDAG_ELIMIT:
+    case HSDAG_EFORMAT:
+    case HSDAG_EUNSUPPORTED:
         return CLI_BADINPUT;
     default:
         return CLI_FAIL;

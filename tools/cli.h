@@ -1,6 +1,7 @@
 /* cli.h - shared pieces of the hsdag command-line tool: subcommand table, option parsing,
  * progress bar and output helpers. Not here: any placement logic (that is the library's).
- * Entry points: cli_opt_* (getopt_long wrapper), cli_progress_*, cli_fail, one cmd_<name>() per subcommand. */
+ * Entry points: cli_opt_* (getopt_long wrapper), cli_progress_*, cli_fail, one cmd_<name>() per
+ * subcommand. */
 #ifndef HSDAG_TOOLS_CLI_H
 #define HSDAG_TOOLS_CLI_H
 

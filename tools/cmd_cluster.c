@@ -17,18 +17,22 @@
 
 static const char *cl_help =
     "usage: hsdag cluster run     --policy P [--beta A|B|C|D] [--seed S] [--json] [options]\n"
-    "       hsdag cluster compare [--seeds 0,1,2] [--policies P,P,...] [--betas ABCD] [--out FILE] [options]\n"
+    "       hsdag cluster compare [--seeds 0,1,2] [--policies P,P,...] [--betas ABCD] [--out FILE] "
+    "[options]\n"
     "       hsdag cluster info    [--json] [options]\n"
     "\n"
     "PAC-ML (Parsonson et al. 2023): jobs (DNN training graphs) arrive at a RAMP optical cluster every\n"
-    "--interarrival time units; a policy picks each job's maximum partition degree (0 = do not place, 1..16);\n"
-    "the job is split, placed first-fit, and its lookahead JCT (one simulated step x 50) must be <= beta x JCT_seq\n"
+    "--interarrival time units; a policy picks each job's maximum partition degree (0 = do not place, "
+    "1..16);\n"
+    "the job is split, placed first-fit, and its lookahead JCT (one simulated step x 50) must be <= beta x "
+    "JCT_seq\n"
     "or it is blocked. Jobs still running at the horizon are blocked too. See docs/pacml.md.\n"
     "\n"
     "run: one episode; prints blocking rate, acceptance rate, demand throughput, mean JCT, ...\n"
     "  --policy P         para-max | para-min | random | fixed:K | acceptable-jct | sequential | lookahead\n"
     "                     (lookahead: our heuristic; learned[:DIR] is reserved for the learned GNN policy)\n"
-    "  --beta X           JCT requirement distribution A (uniform), B (tight), C (medium), D (loose); default A\n"
+    "  --beta X           JCT requirement distribution A (uniform), B (tight), C (medium), D (loose); "
+    "default A\n"
     "  --seed S           episode seed (beta samples, job order, random policy); default 0\n"
     "  --json             print one JSON object: blocking_rate, acceptance_rate, throughput, mean_jct,\n"
     "                     jobs_arrived, jobs_blocked, wall_s and more\n"
@@ -42,9 +46,12 @@ static const char *cl_help =
     "info: the job models: ops, deps, JCT_seq, and lookahead JCT / servers per degree\n"
     "\n"
     "options (all subcommands):\n"
-    "  --graphs F,F,...   PipeDream graph.txt files for the job pool (default: the five built-in PAC-ML graphs)\n"
-    "  --time-unit-fix    the reference uses profile ms as its time unit but computes communication in seconds,\n"
-    "                     so communication weighs ~1000x too little; this converts communication to ms as well\n"
+    "  --graphs F,F,...   PipeDream graph.txt files for the job pool (default: the five built-in PAC-ML "
+    "graphs)\n"
+    "  --time-unit-fix    the reference uses profile ms as its time unit but computes communication in "
+    "seconds,\n"
+    "                     so communication weighs ~1000x too little; this converts communication to ms as "
+    "well\n"
     "                     (then interarrival and horizon are in ms)\n"
     "  --shape C,R,S      communication groups, racks per group, servers per rack; default 4,4,2\n"
     "  --bandwidth B      total node bandwidth in B/s (a channel gets B / C); default 1.6e12\n"
@@ -86,12 +93,25 @@ static int cl_split_list(const char *s, char out[][64], int cap, int *n)
 
 static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub)
 {
-    static const struct option lo[] = {
-        {"policy", 1, 0, 'p'}, {"beta", 1, 0, 'b'}, {"seed", 1, 0, 's'}, {"json", 0, 0, 'j'},
-        {"seeds", 1, 0, 'S'}, {"policies", 1, 0, 'P'}, {"betas", 1, 0, 'B'}, {"out", 1, 0, 'o'},
-        {"graphs", 1, 0, 'g'}, {"time-unit-fix", 0, 0, 'f'}, {"shape", 1, 0, 'x'}, {"bandwidth", 1, 0, 'w'},
-        {"interarrival", 1, 0, 'i'}, {"horizon", 1, 0, 'H'}, {"replication", 1, 0, 'r'}, {"quiet", 0, 0, 'q'}, {"repeat", 1, 0, 'R'},
-        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option lo[] = {{"policy", 1, 0, 'p'},
+                                       {"beta", 1, 0, 'b'},
+                                       {"seed", 1, 0, 's'},
+                                       {"json", 0, 0, 'j'},
+                                       {"seeds", 1, 0, 'S'},
+                                       {"policies", 1, 0, 'P'},
+                                       {"betas", 1, 0, 'B'},
+                                       {"out", 1, 0, 'o'},
+                                       {"graphs", 1, 0, 'g'},
+                                       {"time-unit-fix", 0, 0, 'f'},
+                                       {"shape", 1, 0, 'x'},
+                                       {"bandwidth", 1, 0, 'w'},
+                                       {"interarrival", 1, 0, 'i'},
+                                       {"horizon", 1, 0, 'H'},
+                                       {"replication", 1, 0, 'r'},
+                                       {"quiet", 0, 0, 'q'},
+                                       {"repeat", 1, 0, 'R'},
+                                       {"help", 0, 0, 'h'},
+                                       {0, 0, 0, 0}};
     optind = 0;
     opterr = 0;
     int ch;
@@ -99,7 +119,9 @@ static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub)
     double d;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (ch) {
-        case 'p': o->policy = optarg; break;
+        case 'p':
+            o->policy = optarg;
+            break;
         case 'b':
             if (strlen(optarg) != 1 || optarg[0] < 'A' || optarg[0] > 'D')
                 return cli_usage_error("cluster", "--beta '%s': must be A, B, C or D", optarg);
@@ -110,12 +132,16 @@ static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub)
                 return cli_usage_error("cluster", "--seed '%s': not a seed (0..2^31-1)", optarg);
             o->seed = (uint64_t)v;
             break;
-        case 'j': o->json = 1; break;
+        case 'j':
+            o->json = 1;
+            break;
         case 'S': {
             char tmp[CL_MAX_SEEDS][64];
             int n;
             if (cl_split_list(optarg, tmp, CL_MAX_SEEDS, &n) < 0)
-                return cli_usage_error("cluster", "--seeds '%s': expected a comma-separated list (at most %d)", optarg, CL_MAX_SEEDS);
+                return cli_usage_error("cluster",
+                                       "--seeds '%s': expected a comma-separated list (at most %d)", optarg,
+                                       CL_MAX_SEEDS);
             for (int i = 0; i < n; i++) {
                 if (cli_parse_int(tmp[i], 0, 2147483647L, &v) < 0)
                     return cli_usage_error("cluster", "--seeds: '%s' is not a seed", tmp[i]);
@@ -130,54 +156,72 @@ static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub)
             break;
         case 'B':
             for (const char *q = optarg; *q; q++)
-                if (*q < 'A' || *q > 'D') return cli_usage_error("cluster", "--betas '%s': letters A-D only", optarg);
+                if (*q < 'A' || *q > 'D')
+                    return cli_usage_error("cluster", "--betas '%s': letters A-D only", optarg);
             if (!*optarg) return cli_usage_error("cluster", "--betas: empty");
             o->betas = optarg;
             break;
-        case 'o': o->out = optarg; break;
+        case 'o':
+            o->out = optarg;
+            break;
         case 'g':
-            if (strlen(optarg) >= sizeof o->graphs_arg) return cli_usage_error("cluster", "--graphs: list too long");
+            if (strlen(optarg) >= sizeof o->graphs_arg)
+                return cli_usage_error("cluster", "--graphs: list too long");
             strcpy(o->graphs_arg, optarg);
             break;
-        case 'f': o->c.time_unit_fix = 1; break;
+        case 'f':
+            o->c.time_unit_fix = 1;
+            break;
         case 'x': {
             long a, b, c;
             char extra;
-            if (sscanf(optarg, "%ld,%ld,%ld%c", &a, &b, &c, &extra) != 3 || a < 1 || b < 1 || c < 1 || a * b * c > 512)
-                return cli_usage_error("cluster", "--shape '%s': expected C,R,S with 1..512 servers in all", optarg);
+            if (sscanf(optarg, "%ld,%ld,%ld%c", &a, &b, &c, &extra) != 3 || a < 1 || b < 1 || c < 1 ||
+                a * b * c > 512)
+                return cli_usage_error("cluster", "--shape '%s': expected C,R,S with 1..512 servers in all",
+                                       optarg);
             o->c.n_cgs = (int32_t)a;
             o->c.n_racks = (int32_t)b;
             o->c.n_servers = (int32_t)c;
             break;
         }
         case 'w':
-            if (cli_parse_double(optarg, 1e3, 1e18, &d) < 0) return cli_usage_error("cluster", "--bandwidth '%s': not in 1e3..1e18 B/s", optarg);
+            if (cli_parse_double(optarg, 1e3, 1e18, &d) < 0)
+                return cli_usage_error("cluster", "--bandwidth '%s': not in 1e3..1e18 B/s", optarg);
             o->c.node_bw = d;
             break;
         case 'i':
-            if (cli_parse_double(optarg, 1e-6, 1e12, &d) < 0) return cli_usage_error("cluster", "--interarrival '%s': not a positive time", optarg);
+            if (cli_parse_double(optarg, 1e-6, 1e12, &d) < 0)
+                return cli_usage_error("cluster", "--interarrival '%s': not a positive time", optarg);
             o->c.interarrival = d;
             break;
         case 'H':
-            if (cli_parse_double(optarg, 0, 1e15, &d) < 0) return cli_usage_error("cluster", "--horizon '%s': not a time >= 0", optarg);
+            if (cli_parse_double(optarg, 0, 1e15, &d) < 0)
+                return cli_usage_error("cluster", "--horizon '%s': not a time >= 0", optarg);
             o->c.horizon = d;
             break;
         case 'r':
-            if (cli_parse_int(optarg, 1, 100000, &v) < 0) return cli_usage_error("cluster", "--replication '%s': not in 1..100000", optarg);
+            if (cli_parse_int(optarg, 1, 100000, &v) < 0)
+                return cli_usage_error("cluster", "--replication '%s': not in 1..100000", optarg);
             o->c.replication = (int32_t)v;
             break;
-        case 'q': o->quiet = 1; break;
+        case 'q':
+            o->quiet = 1;
+            break;
         case 'R':
-            if (cli_parse_int(optarg, 1, 100000, &v) < 0) return cli_usage_error("cluster", "--repeat '%s': not in 1..100000", optarg);
+            if (cli_parse_int(optarg, 1, 100000, &v) < 0)
+                return cli_usage_error("cluster", "--repeat '%s': not in 1..100000", optarg);
             o->repeat = v;
             break;
-        case 'h': o->help = 1; break;
+        case 'h':
+            o->help = 1;
+            break;
         default:
             return cli_usage_error("cluster", "%s: unknown or incomplete option '%s'", sub, argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_usage_error("cluster", "%s: unexpected argument '%s'", sub, argv[optind]);
-    if (o->c.horizon / o->c.interarrival > 1e8) return cli_usage_error("cluster", "horizon / interarrival above 1e8 arrivals");
+    if (o->c.horizon / o->c.interarrival > 1e8)
+        return cli_usage_error("cluster", "horizon / interarrival above 1e8 arrivals");
     return 0;
 }
 
@@ -195,14 +239,23 @@ static int cl_make_env(const cl_opts *o, hsdag_cluster **env)
         strcpy(buf, o->graphs_arg);
         char *save = NULL;
         for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (n >= CL_MAX_GRAPHS) { rc = cli_usage_error("cluster", "--graphs: at most %d files", CL_MAX_GRAPHS); goto done; }
+            if (n >= CL_MAX_GRAPHS) {
+                rc = cli_usage_error("cluster", "--graphs: at most %d files", CL_MAX_GRAPHS);
+                goto done;
+            }
             char *data = NULL;
             size_t len = 0;
             int st = hsdag_read_file(t, &data, &len, 0, &e);
-            if (st < 0) { rc = cli_fail("cluster", st, &e); goto done; }
+            if (st < 0) {
+                rc = cli_fail("cluster", st, &e);
+                goto done;
+            }
             st = hsdag_pipedream_read(data, len, t, &gs[n], &e);
             hsdag_free(data);
-            if (st < 0) { rc = cli_fail("cluster", st, &e); goto done; }
+            if (st < 0) {
+                rc = cli_fail("cluster", st, &e);
+                goto done;
+            }
             const char *base = strrchr(t, '/');
             base = base ? base + 1 : t;
             snprintf(list[n], sizeof list[n], "%s", base);
@@ -228,11 +281,15 @@ static void cl_json_metrics(hsdag_buf *b, const hsdag_cluster_metrics *m, double
     hsdag_buf_printf(b, ", \"throughput\": ");
     hsdag_buf_double(b, m->throughput);
     hsdag_buf_printf(b, ", \"mean_jct\": ");
-    if (isfinite(m->mean_jct)) hsdag_buf_double(b, m->mean_jct);
-    else hsdag_buf_printf(b, "null");
+    if (isfinite(m->mean_jct))
+        hsdag_buf_double(b, m->mean_jct);
+    else
+        hsdag_buf_printf(b, "null");
     hsdag_buf_printf(b, ", \"mean_speedup\": ");
-    if (isfinite(m->mean_speedup)) hsdag_buf_double(b, m->mean_speedup);
-    else hsdag_buf_printf(b, "null");
+    if (isfinite(m->mean_speedup))
+        hsdag_buf_double(b, m->mean_speedup);
+    else
+        hsdag_buf_printf(b, "null");
     hsdag_buf_printf(b, ", \"utilisation\": ");
     hsdag_buf_double(b, m->utilisation);
     hsdag_buf_printf(b,
@@ -240,8 +297,8 @@ static void cl_json_metrics(hsdag_buf *b, const hsdag_cluster_metrics *m, double
                      "\"blocked_action0\": %lld, \"blocked_placement\": %lld, \"blocked_jct\": %lld, "
                      "\"blocked_horizon\": %lld, \"return\": ",
                      (long long)m->jobs_arrived, (long long)m->jobs_blocked, (long long)m->jobs_completed,
-                     (long long)m->blocked_action0, (long long)m->blocked_placement, (long long)m->blocked_jct,
-                     (long long)m->blocked_horizon);
+                     (long long)m->blocked_action0, (long long)m->blocked_placement,
+                     (long long)m->blocked_jct, (long long)m->blocked_horizon);
     hsdag_buf_double(b, m->return_);
     hsdag_buf_printf(b, ", \"wall_s\": ");
     hsdag_buf_double(b, wall);
@@ -294,25 +351,26 @@ static int cl_run(cl_opts *o)
         hsdag_buf_double(&b, cpu);
         hsdag_buf_printf(&b, ", \"repeat\": %ld}\n", reps);
     } else {
-        hsdag_buf_printf(&b,
-                         "policy %s, beta %c, seed %llu%s\n"
-                         "  jobs arrived     %lld\n"
-                         "  jobs blocked     %lld (action 0/invalid %lld, no block %lld, JCT > beta*JCT_seq %lld, "
-                         "running at horizon %lld)\n"
-                         "  jobs completed   %lld\n"
-                         "  blocking rate    %.4f\n"
-                         "  acceptance rate  %.4f\n"
-                         "  throughput       %.4g B per time unit (mean demand total throughput)\n"
-                         "  mean JCT         %.2f\n"
-                         "  mean speed-up    %.3f\n"
-                         "  utilisation      %.4f\n"
-                         "  wall time        %.2f ms per episode (CPU %.2f ms; median of %ld)\n",
-                         hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta, (unsigned long long)o->seed,
-                         o->c.time_unit_fix ? ", --time-unit-fix" : "", (long long)m.jobs_arrived,
-                         (long long)m.jobs_blocked, (long long)m.blocked_action0, (long long)m.blocked_placement,
-                         (long long)m.blocked_jct, (long long)m.blocked_horizon, (long long)m.jobs_completed,
-                         m.blocking_rate, m.acceptance_rate, m.throughput, m.mean_jct, m.mean_speedup, m.utilisation,
-                         wall * 1e3, cpu * 1e3, reps);
+        hsdag_buf_printf(
+            &b,
+            "policy %s, beta %c, seed %llu%s\n"
+            "  jobs arrived     %lld\n"
+            "  jobs blocked     %lld (action 0/invalid %lld, no block %lld, JCT > beta*JCT_seq %lld, "
+            "running at horizon %lld)\n"
+            "  jobs completed   %lld\n"
+            "  blocking rate    %.4f\n"
+            "  acceptance rate  %.4f\n"
+            "  throughput       %.4g B per time unit (mean demand total throughput)\n"
+            "  mean JCT         %.2f\n"
+            "  mean speed-up    %.3f\n"
+            "  utilisation      %.4f\n"
+            "  wall time        %.2f ms per episode (CPU %.2f ms; median of %ld)\n",
+            hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta, (unsigned long long)o->seed,
+            o->c.time_unit_fix ? ", --time-unit-fix" : "", (long long)m.jobs_arrived,
+            (long long)m.jobs_blocked, (long long)m.blocked_action0, (long long)m.blocked_placement,
+            (long long)m.blocked_jct, (long long)m.blocked_horizon, (long long)m.jobs_completed,
+            m.blocking_rate, m.acceptance_rate, m.throughput, m.mean_jct, m.mean_speedup, m.utilisation,
+            wall * 1e3, cpu * 1e3, reps);
     }
     rc = cli_write_out("cluster", "-", &b);
     hsdag_buf_free(&b);
@@ -330,8 +388,8 @@ static void cl_mean_std(const double *x, int n, double *mean, double *sd)
 
 static int cl_compare(cl_opts *o)
 {
-    static const char *defpol[] = {"para-max", "para-min", "random", "acceptable-jct", "sequential", "fixed:4",
-                                   "lookahead"};
+    static const char *defpol[] = {"para-max",   "para-min", "random",   "acceptable-jct",
+                                   "sequential", "fixed:4",  "lookahead"};
     if (!o->n_policies) {
         for (int i = 0; i < 7; i++) strcpy(o->policies[i], defpol[i]);
         o->n_policies = 7;
@@ -352,7 +410,9 @@ static int cl_compare(cl_opts *o)
     double *br = hsdag_calloc(cells, sizeof(double)), *tp = hsdag_calloc(cells, sizeof(double));
     double *wall = hsdag_calloc(cells, sizeof(double));
     if (!br || !tp || !wall) {
-        hsdag_free(br); hsdag_free(tp); hsdag_free(wall);
+        hsdag_free(br);
+        hsdag_free(tp);
+        hsdag_free(wall);
         return cli_fail("cluster", HSDAG_ENOMEM, NULL);
     }
     cli_progress pg;
@@ -368,7 +428,10 @@ static int cl_compare(cl_opts *o)
                 hsdag_cluster_metrics m;
                 double t0 = hsdag_now();
                 int st = hsdag_cluster_run(env, &pol[pi], o->seeds[si], &m, &e);
-                if (st < 0) { rc = cli_fail("cluster", st, &e); break; }
+                if (st < 0) {
+                    rc = cli_fail("cluster", st, &e);
+                    break;
+                }
                 size_t k = ((size_t)pi * nb + bi) * ns + si;
                 wall[k] = hsdag_now() - t0;
                 br[k] = m.blocking_rate;
@@ -378,12 +441,20 @@ static int cl_compare(cl_opts *o)
         hsdag_cluster_free(env);
     }
     cli_progress_end(&pg);
-    if (rc) { hsdag_free(br); hsdag_free(tp); hsdag_free(wall); return rc; }
+    if (rc) {
+        hsdag_free(br);
+        hsdag_free(tp);
+        hsdag_free(wall);
+        return rc;
+    }
     hsdag_buf b = {0};
-    hsdag_buf_printf(&b, "PAC-ML cluster: blocking rate and demand throughput (B per time unit), mean +- std over seeds");
-    for (int si = 0; si < ns; si++) hsdag_buf_printf(&b, "%s%llu", si ? "," : " ", (unsigned long long)o->seeds[si]);
+    hsdag_buf_printf(
+        &b, "PAC-ML cluster: blocking rate and demand throughput (B per time unit), mean +- std over seeds");
+    for (int si = 0; si < ns; si++)
+        hsdag_buf_printf(&b, "%s%llu", si ? "," : " ", (unsigned long long)o->seeds[si]);
     hsdag_buf_printf(&b, "%s\n\n| policy |", o->c.time_unit_fix ? "; --time-unit-fix" : "");
-    for (int bi = 0; bi < nb; bi++) hsdag_buf_printf(&b, " blocking %c | throughput %c |", betas[bi], betas[bi]);
+    for (int bi = 0; bi < nb; bi++)
+        hsdag_buf_printf(&b, " blocking %c | throughput %c |", betas[bi], betas[bi]);
     hsdag_buf_printf(&b, "\n|---|");
     for (int bi = 0; bi < nb; bi++) hsdag_buf_printf(&b, "---|---|");
     hsdag_buf_printf(&b, "\n");
@@ -400,7 +471,8 @@ static int cl_compare(cl_opts *o)
     }
     qsort(wall, cells, sizeof(double), cl_cmp_d);
     hsdag_buf_printf(&b, "\n%zu episodes of %lld arrivals; median wall time per episode %.2f ms\n", cells,
-                     (long long)(floor(o->c.horizon / o->c.interarrival * (1 + 1e-12)) + 1), wall[cells / 2] * 1e3);
+                     (long long)(floor(o->c.horizon / o->c.interarrival * (1 + 1e-12)) + 1),
+                     wall[cells / 2] * 1e3);
     rc = cli_write_out("cluster", "-", &b);
     if (rc == 0 && o->out) rc = cli_write_out("cluster", o->out, &b);
     hsdag_buf_free(&b);
@@ -439,12 +511,15 @@ static int cl_info(cl_opts *o)
             }
             hsdag_buf_printf(&b, "}}");
         } else {
-            hsdag_buf_printf(&b, "%s: %d ops, %d deps, JCT_seq %.2f, op memory %.4g B, dep size %.4g B, depth %d\n",
-                             m->name, m->job->n_nodes, m->job->n_edges, m->jct_seq, m->total_op_mem, m->total_dep_size,
-                             m->max_depth);
+            hsdag_buf_printf(
+                &b, "%s: %d ops, %d deps, JCT_seq %.2f, op memory %.4g B, dep size %.4g B, depth %d\n",
+                m->name, m->job->n_nodes, m->job->n_edges, m->jct_seq, m->total_op_mem, m->total_dep_size,
+                m->max_depth);
             for (int a = 1; a <= HSDAG_CLUSTER_MAX_DEGREE; a++)
                 if (isfinite(m->jct[a]))
-                    hsdag_buf_printf(&b, "  degree %2d: JCT %.2f (JCT_seq/a %.2f), %d servers, %d fwd ops split, %d ops, %d deps\n",
+                    hsdag_buf_printf(&b,
+                                     "  degree %2d: JCT %.2f (JCT_seq/a %.2f), %d servers, %d fwd ops split, "
+                                     "%d ops, %d deps\n",
                                      a, m->jct[a], m->jct_seq / a, m->n_servers_empty[a], m->n_split_ops[a],
                                      m->n_part_ops[a], m->n_part_deps[a]);
         }

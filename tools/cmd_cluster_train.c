@@ -1,6 +1,7 @@
 /* cmd_cluster_train.c - 'hsdag cluster train': trains the PAC-ML GNN policy with PPO for one beta
  *   distribution; writes DIR/curve.csv, DIR/checkpoint.bin (resumable) and DIR/policy.bin (best).
- * Not here: the network and PPO (src/cluster/pacml_*.c); evaluation is 'hsdag cluster run --policy learned:DIR'.
+ * Not here: the network and PPO (src/cluster/pacml_*.c); evaluation is 'hsdag cluster run --policy
+ * learned:DIR'.
  * Entry points: cmd_cluster_train (argv[0] = "train"; wired from cmd_cluster).
  */
 #include "cli.h"
@@ -26,12 +27,14 @@ static const char *ct_help =
     "Evaluate with: hsdag cluster run --policy learned:DIR --beta X --seed S\n"
     "\n"
     "  --beta X            JCT requirement distribution to train on (default A)\n"
-    "  --seed S            seed of the initial weights, sampling, minibatches and training episodes (default 0)\n"
+    "  --seed S            seed of the initial weights, sampling, minibatches and training episodes (default "
+    "0)\n"
     "  --out DIR           output directory (created); refuses to overwrite an existing DIR/checkpoint.bin\n"
     "  --resume DIR        continue the run in DIR (its options are restored; --iterations may extend it)\n"
     "  --iterations N      PPO iterations in total (default 60)\n"
     "  --episodes N        episodes collected per iteration (default 4, about 4000 decisions)\n"
-    "  --epochs N          SGD passes over each iteration's batch (default 8; the tuned RLlib config used 50)\n"
+    "  --epochs N          SGD passes over each iteration's batch (default 8; the tuned RLlib config used "
+    "50)\n"
     "  --minibatch N       samples per Adam step (default 128)\n"
     "  --lr X              Adam learning rate (default 2.785e-4, tuned config)\n"
     "  --clip X            PPO ratio clip (default 0.18, tuned config)\n"
@@ -44,7 +47,8 @@ static const char *ct_help =
     "  --grad-clip X       global gradient norm clip (default 1.5)\n"
     "  --hidden N          width of the policy and value hidden layers (default 256)\n"
     "  --mask M            the policy's action mask: spec (the environment's, default), place (also drop\n"
-    "                      degrees the first-fit placer cannot place now), place-jct (also drop degrees whose\n"
+    "                      degrees the first-fit placer cannot place now), place-jct (also drop degrees "
+    "whose\n"
     "                      cached JCT misses the job's deadline); stored in the policy file\n"
     "  --eval-episodes N   greedy evaluation episodes per iteration (default 3)\n"
     "  --time-unit-fix     train on the simulator with communication in ms (see 'hsdag cluster --help')\n"
@@ -54,7 +58,8 @@ static const char *ct_help =
     "  --json              print a JSON summary at the end\n"
     "  --help              this text\n"
     "\n"
-    "curve.csv columns: iteration, steps, train_blocking (mean blocking rate of the sampled training episodes),\n"
+    "curve.csv columns: iteration, steps, train_blocking (mean blocking rate of the sampled training "
+    "episodes),\n"
     "train_return, eval_blocking (greedy, seeds 1799..), entropy, value_loss (return units^2), policy_loss,\n"
     "kl, kl_coeff, clip_frac, grad_norm, wall_s\n";
 
@@ -82,14 +87,33 @@ static int ct_int(const char *opt, const char *s, long lo, long hi, long *v)
 
 static int ct_parse(int argc, char **argv, ct_opts *o)
 {
-    static const struct option lo[] = {
-        {"beta", 1, 0, 'b'},      {"seed", 1, 0, 's'},          {"out", 1, 0, 'o'},     {"resume", 1, 0, 'R'},
-        {"iterations", 1, 0, 'n'}, {"episodes", 1, 0, 'E'},     {"epochs", 1, 0, 'e'},  {"minibatch", 1, 0, 'm'},
-        {"lr", 1, 0, 'l'},        {"clip", 1, 0, 'c'},          {"gamma", 1, 0, 'g'},   {"lambda", 1, 0, 'L'},
-        {"entropy", 1, 0, 'H'},   {"vf", 1, 0, 'v'},            {"kl", 1, 0, 'k'},      {"kl-target", 1, 0, 'K'},
-        {"grad-clip", 1, 0, 'G'}, {"hidden", 1, 0, 'W'}, {"mask", 1, 0, 'M'},        {"eval-episodes", 1, 0, 'V'},
-        {"time-unit-fix", 0, 0, 'f'}, {"horizon", 1, 0, 'T'},  {"interarrival", 1, 0, 'i'},
-        {"quiet", 0, 0, 'q'},     {"json", 0, 0, 'j'},          {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
+    static const struct option lo[] = {{"beta", 1, 0, 'b'},
+                                       {"seed", 1, 0, 's'},
+                                       {"out", 1, 0, 'o'},
+                                       {"resume", 1, 0, 'R'},
+                                       {"iterations", 1, 0, 'n'},
+                                       {"episodes", 1, 0, 'E'},
+                                       {"epochs", 1, 0, 'e'},
+                                       {"minibatch", 1, 0, 'm'},
+                                       {"lr", 1, 0, 'l'},
+                                       {"clip", 1, 0, 'c'},
+                                       {"gamma", 1, 0, 'g'},
+                                       {"lambda", 1, 0, 'L'},
+                                       {"entropy", 1, 0, 'H'},
+                                       {"vf", 1, 0, 'v'},
+                                       {"kl", 1, 0, 'k'},
+                                       {"kl-target", 1, 0, 'K'},
+                                       {"grad-clip", 1, 0, 'G'},
+                                       {"hidden", 1, 0, 'W'},
+                                       {"mask", 1, 0, 'M'},
+                                       {"eval-episodes", 1, 0, 'V'},
+                                       {"time-unit-fix", 0, 0, 'f'},
+                                       {"horizon", 1, 0, 'T'},
+                                       {"interarrival", 1, 0, 'i'},
+                                       {"quiet", 0, 0, 'q'},
+                                       {"json", 0, 0, 'j'},
+                                       {"help", 0, 0, 'h'},
+                                       {0, 0, 0, 0}};
     optind = 0;
     opterr = 0;
     int ch, rc = 0;
@@ -102,41 +126,111 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
                 return cli_usage_error("cluster train", "--beta '%s': must be A, B, C or D", optarg);
             o->cc.beta = optarg[0];
             break;
-        case 's': if ((rc = ct_int("--seed", optarg, 0, 2147483647L, &v))) return rc; o->tc.seed = (uint64_t)v; break;
-        case 'o': o->out = optarg; break;
-        case 'R': o->resume = optarg; break;
-        case 'n': if ((rc = ct_int("--iterations", optarg, 0, 1000000, &v))) return rc; o->tc.iterations = (int32_t)v; o->iters_set = 1; break;
-        case 'E': if ((rc = ct_int("--episodes", optarg, 1, 10000, &v))) return rc; o->tc.episodes_per_iter = (int32_t)v; break;
-        case 'e': if ((rc = ct_int("--epochs", optarg, 1, 1000, &v))) return rc; o->tc.epochs = (int32_t)v; break;
-        case 'm': if ((rc = ct_int("--minibatch", optarg, 1, 1000000, &v))) return rc; o->tc.minibatch = (int32_t)v; break;
-        case 'l': if ((rc = ct_num("--lr", optarg, 1e-9, 1, &d))) return rc; o->tc.lr = (float)d; break;
-        case 'c': if ((rc = ct_num("--clip", optarg, 1e-3, 10, &d))) return rc; o->tc.loss.clip = (float)d; break;
-        case 'g': if ((rc = ct_num("--gamma", optarg, 1e-3, 0.999999, &d))) return rc; o->tc.gamma = d; break;
-        case 'L': if ((rc = ct_num("--lambda", optarg, 0, 1, &d))) return rc; o->tc.lambda = d; break;
-        case 'H': if ((rc = ct_num("--entropy", optarg, 0, 10, &d))) return rc; o->tc.loss.ent_coeff = (float)d; break;
-        case 'v': if ((rc = ct_num("--vf", optarg, 0, 100, &d))) return rc; o->tc.loss.vf_coeff = (float)d; break;
-        case 'k': if ((rc = ct_num("--kl", optarg, 0, 100, &d))) return rc; o->tc.loss.kl_coeff = (float)d; break;
-        case 'K': if ((rc = ct_num("--kl-target", optarg, 0, 100, &d))) return rc; o->tc.kl_target = (float)d; break;
-        case 'G': if ((rc = ct_num("--grad-clip", optarg, 0, 1e6, &d))) return rc; o->tc.grad_clip = (float)d; break;
-        case 'W': if ((rc = ct_int("--hidden", optarg, 1, 4096, &v))) return rc; o->tc.net.fc_hidden = (int32_t)v; break;
+        case 's':
+            if ((rc = ct_int("--seed", optarg, 0, 2147483647L, &v))) return rc;
+            o->tc.seed = (uint64_t)v;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'R':
+            o->resume = optarg;
+            break;
+        case 'n':
+            if ((rc = ct_int("--iterations", optarg, 0, 1000000, &v))) return rc;
+            o->tc.iterations = (int32_t)v;
+            o->iters_set = 1;
+            break;
+        case 'E':
+            if ((rc = ct_int("--episodes", optarg, 1, 10000, &v))) return rc;
+            o->tc.episodes_per_iter = (int32_t)v;
+            break;
+        case 'e':
+            if ((rc = ct_int("--epochs", optarg, 1, 1000, &v))) return rc;
+            o->tc.epochs = (int32_t)v;
+            break;
+        case 'm':
+            if ((rc = ct_int("--minibatch", optarg, 1, 1000000, &v))) return rc;
+            o->tc.minibatch = (int32_t)v;
+            break;
+        case 'l':
+            if ((rc = ct_num("--lr", optarg, 1e-9, 1, &d))) return rc;
+            o->tc.lr = (float)d;
+            break;
+        case 'c':
+            if ((rc = ct_num("--clip", optarg, 1e-3, 10, &d))) return rc;
+            o->tc.loss.clip = (float)d;
+            break;
+        case 'g':
+            if ((rc = ct_num("--gamma", optarg, 1e-3, 0.999999, &d))) return rc;
+            o->tc.gamma = d;
+            break;
+        case 'L':
+            if ((rc = ct_num("--lambda", optarg, 0, 1, &d))) return rc;
+            o->tc.lambda = d;
+            break;
+        case 'H':
+            if ((rc = ct_num("--entropy", optarg, 0, 10, &d))) return rc;
+            o->tc.loss.ent_coeff = (float)d;
+            break;
+        case 'v':
+            if ((rc = ct_num("--vf", optarg, 0, 100, &d))) return rc;
+            o->tc.loss.vf_coeff = (float)d;
+            break;
+        case 'k':
+            if ((rc = ct_num("--kl", optarg, 0, 100, &d))) return rc;
+            o->tc.loss.kl_coeff = (float)d;
+            break;
+        case 'K':
+            if ((rc = ct_num("--kl-target", optarg, 0, 100, &d))) return rc;
+            o->tc.kl_target = (float)d;
+            break;
+        case 'G':
+            if ((rc = ct_num("--grad-clip", optarg, 0, 1e6, &d))) return rc;
+            o->tc.grad_clip = (float)d;
+            break;
+        case 'W':
+            if ((rc = ct_int("--hidden", optarg, 1, 4096, &v))) return rc;
+            o->tc.net.fc_hidden = (int32_t)v;
+            break;
         case 'M':
             if (hsdag_pacml_mask_parse(optarg, &o->tc.net.mask_mode) < 0)
                 return cli_usage_error("cluster train", "--mask '%s': spec, place or place-jct", optarg);
             break;
-        case 'V': if ((rc = ct_int("--eval-episodes", optarg, 0, 1000, &v))) return rc; o->tc.eval_episodes = (int32_t)v; break;
-        case 'f': o->cc.time_unit_fix = 1; break;
-        case 'T': if ((rc = ct_num("--horizon", optarg, 0, 1e15, &d))) return rc; o->cc.horizon = d; break;
-        case 'i': if ((rc = ct_num("--interarrival", optarg, 1e-6, 1e12, &d))) return rc; o->cc.interarrival = d; break;
-        case 'q': o->quiet = 1; break;
-        case 'j': o->json = 1; break;
-        case 'h': o->help = 1; break;
-        default: return cli_usage_error("cluster train", "unknown or incomplete option '%s'", argv[optind - 1]);
+        case 'V':
+            if ((rc = ct_int("--eval-episodes", optarg, 0, 1000, &v))) return rc;
+            o->tc.eval_episodes = (int32_t)v;
+            break;
+        case 'f':
+            o->cc.time_unit_fix = 1;
+            break;
+        case 'T':
+            if ((rc = ct_num("--horizon", optarg, 0, 1e15, &d))) return rc;
+            o->cc.horizon = d;
+            break;
+        case 'i':
+            if ((rc = ct_num("--interarrival", optarg, 1e-6, 1e12, &d))) return rc;
+            o->cc.interarrival = d;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'j':
+            o->json = 1;
+            break;
+        case 'h':
+            o->help = 1;
+            break;
+        default:
+            return cli_usage_error("cluster train", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_usage_error("cluster train", "unexpected argument '%s'", argv[optind]);
     if (o->help) return 0;
-    if (!o->out && !o->resume) return cli_usage_error("cluster train", "--out DIR or --resume DIR is required");
-    if (o->out && o->resume) return cli_usage_error("cluster train", "give either --out or --resume, not both");
+    if (!o->out && !o->resume)
+        return cli_usage_error("cluster train", "--out DIR or --resume DIR is required");
+    if (o->out && o->resume)
+        return cli_usage_error("cluster train", "give either --out or --resume, not both");
     if (o->cc.horizon / o->cc.interarrival > 1e7)
         return cli_usage_error("cluster train", "horizon / interarrival above 1e7 arrivals");
     return 0;
@@ -159,7 +253,8 @@ static void ct_curve_row(hsdag_buf *b, const hsdag_pacml_iter_stats *s)
 {
     hsdag_buf_printf(b, "%d,%lld,%.6f,%.2f,%.6f,%.6f,%.6g,%.6g,%.6g,%.6g,%.4f,%.5g,%.2f\n", s->iteration,
                      (long long)s->steps, s->train_blocking, s->train_return, s->eval_blocking, s->entropy,
-                     s->value_loss, s->policy_loss, s->kl, s->kl_coeff, s->clip_frac, s->grad_norm, s->wall_s);
+                     s->value_loss, s->policy_loss, s->kl, s->kl_coeff, s->clip_frac, s->grad_norm,
+                     s->wall_s);
 }
 
 int cmd_cluster_train(int argc, char **argv)
@@ -185,22 +280,26 @@ int cmd_cluster_train(int argc, char **argv)
     if (ct_join(path, sizeof path, dir, "checkpoint.bin") < 0)
         return cli_usage_error("cluster train", "'%s': path too long", dir);
     if (o.resume) {
-        if ((rc = hsdag_read_file(path, &ck, &ck_len, (size_t)256 << 20, &e)) < 0) return cli_fail("cluster train", rc, &e);
+        if ((rc = hsdag_read_file(path, &ck, &ck_len, (size_t)256 << 20, &e)) < 0)
+            return cli_fail("cluster train", rc, &e);
         size_t hl = 8 + sizeof(uint32_t) + sizeof o.cc;
         uint32_t sz = 0;
         if (ck_len < hl || memcmp(ck, CT_RUN_MAGIC, 8) || (memcpy(&sz, ck + 8, 4), sz != sizeof o.cc)) {
             hsdag_free(ck);
-            hsdag_err_set(&e, HSDAG_EPARSE, "%s: not a checkpoint of 'hsdag cluster train' (or of another build)", path);
+            hsdag_err_set(&e, HSDAG_EPARSE,
+                          "%s: not a checkpoint of 'hsdag cluster train' (or of another build)", path);
             return cli_fail("cluster train", HSDAG_EPARSE, &e);
         }
         memcpy(&o.cc, ck + 12, sizeof o.cc);
         if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
-        if ((rc = hsdag_pacml_trainer_restore(&t, env, ck + hl, ck_len - hl, o.iters_set ? o.tc.iterations : -1, &e)) < 0) {
+        if ((rc = hsdag_pacml_trainer_restore(&t, env, ck + hl, ck_len - hl,
+                                              o.iters_set ? o.tc.iterations : -1, &e)) < 0) {
             hsdag_err_prefix(&e, path);
             goto fail;
         }
         char cp[4096];
-        if (ct_join(cp, sizeof cp, dir, "curve.csv") == 0 && hsdag_read_file(cp, &curve_old, &curve_len, 0, NULL) == 0) {
+        if (ct_join(cp, sizeof cp, dir, "curve.csv") == 0 &&
+            hsdag_read_file(cp, &curve_old, &curve_len, 0, NULL) == 0) {
             /* keep the header and the rows of the iterations the checkpoint covers */
             int32_t done = hsdag_pacml_trainer_iteration(t), lines = 0;
             size_t keep = 0;
@@ -225,8 +324,9 @@ int cmd_cluster_train(int argc, char **argv)
         if ((rc = hsdag_pacml_trainer_create(&t, env, &o.tc, &e)) < 0) goto fail;
     }
     if (!curve.len)
-        hsdag_buf_printf(&curve, "iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss,"
-                                 "policy_loss,kl,kl_coeff,clip_frac,grad_norm,wall_s\n");
+        hsdag_buf_printf(&curve,
+                         "iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss,"
+                         "policy_loss,kl,kl_coeff,clip_frac,grad_norm,wall_s\n");
     int32_t total = hsdag_pacml_trainer_total(t);
     cli_progress pg;
     cli_progress_start(&pg, "train", total, o.quiet);
@@ -251,7 +351,8 @@ int cmd_cluster_train(int argc, char **argv)
         char extra[96];
         int32_t bi;
         double best = hsdag_pacml_trainer_best(t, &bi);
-        snprintf(extra, sizeof extra, "train %.3f eval %.3f best %.3f", s.train_blocking, s.eval_blocking, best);
+        snprintf(extra, sizeof extra, "train %.3f eval %.3f best %.3f", s.train_blocking, s.eval_blocking,
+                 best);
         cli_progress_update(&pg, hsdag_pacml_trainer_iteration(t), extra);
     }
     cli_progress_end(&pg);
@@ -261,21 +362,28 @@ int cmd_cluster_train(int argc, char **argv)
         double best = hsdag_pacml_trainer_best(t, &bi);
         hsdag_buf b = {0};
         if (o.json) {
-            hsdag_buf_printf(&b, "{\"beta\": \"%c\", \"seed\": %llu, \"iterations\": %d, \"steps\": %lld, \"best_iteration\": %d, "
-                                 "\"best_eval_blocking\": ",
+            hsdag_buf_printf(&b,
+                             "{\"beta\": \"%c\", \"seed\": %llu, \"iterations\": %d, \"steps\": %lld, "
+                             "\"best_iteration\": %d, "
+                             "\"best_eval_blocking\": ",
                              o.cc.beta, (unsigned long long)o.tc.seed, hsdag_pacml_trainer_iteration(t),
                              (long long)s.steps, bi);
-            if (isfinite(best)) hsdag_buf_double(&b, best);
-            else hsdag_buf_printf(&b, "null");
+            if (isfinite(best))
+                hsdag_buf_double(&b, best);
+            else
+                hsdag_buf_printf(&b, "null");
             hsdag_buf_printf(&b, ", \"wall_s\": ");
             hsdag_buf_double(&b, s.wall_s);
             hsdag_buf_printf(&b, ", \"dir\": ");
             hsdag_buf_json_str(&b, dir);
             hsdag_buf_printf(&b, "}\n");
         } else {
-            hsdag_buf_printf(&b, "trained %d iterations (%lld decisions, %.1f s); best greedy eval blocking %.4f at iteration %d\n"
-                                 "policy: %s/policy.bin  curve: %s/curve.csv  checkpoint: %s/checkpoint.bin\n",
-                             hsdag_pacml_trainer_iteration(t), (long long)s.steps, s.wall_s, best, bi, dir, dir, dir);
+            hsdag_buf_printf(&b,
+                             "trained %d iterations (%lld decisions, %.1f s); best greedy eval blocking %.4f "
+                             "at iteration %d\n"
+                             "policy: %s/policy.bin  curve: %s/curve.csv  checkpoint: %s/checkpoint.bin\n",
+                             hsdag_pacml_trainer_iteration(t), (long long)s.steps, s.wall_s, best, bi, dir,
+                             dir, dir);
         }
         rc = cli_write_out("cluster train", "-", &b);
         hsdag_buf_free(&b);

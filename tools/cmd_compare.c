@@ -20,15 +20,18 @@ static void compare_help(FILE *f)
             "Runs every placement method on MODEL and prints one table: simulated latency, gap to the lower\n"
             "bound, feasibility (memory, unsupported ops, colour classes) and the time each method took.\n\n"
             "options:\n"
-            "  --devices D       device preset or device JSON file (default: tarnawski for Tarnawski JSON, else cpu-gpu)\n"
-            "  --methods LIST    comma-separated methods (default: cpu-only / gpu-only / accel-only for each kind of\n"
+            "  --devices D       device preset or device JSON file (default: tarnawski for Tarnawski JSON, "
+            "else cpu-gpu)\n"
+            "  --methods LIST    comma-separated methods (default: cpu-only / gpu-only / accel-only for each "
+            "kind of\n"
             "                    device in the set, then every registered method; see hsdag place --list)\n"
             "  --semantics S     sequential | concurrent | tarnawski | auto (default auto)\n"
             "  --costs SRC       auto | roofline | file (default auto)\n"
             "  --seed S          seed for the stochastic methods (default 1)\n"
             "  --time-limit s    seconds for ilp and local-search each (default 10)\n"
             "  --max-evals N     local-search simulator evaluations (default 20000)\n"
-            "  --json            print {\"lower_bound_ms\": x, \"methods\": [{\"method\", \"latency_ms\", \"feasible\",\n"
+            "  --json            print {\"lower_bound_ms\": x, \"methods\": [{\"method\", \"latency_ms\", "
+            "\"feasible\",\n"
             "                    \"gap\", \"place_s\", ...}, ...]}\n"
             "  -h, --help        this help\n\n"
             "gap = (latency - bound) / bound. Exit status: 0 ok, 1 failure, 2 bad input or options.\n");
@@ -50,7 +53,8 @@ static int split_methods(const char *list, const hsdag_devices *devs, cmp_row *r
         size_t len = c ? (size_t)(c - s) : strlen(s);
         if (len == 0 || len >= sizeof rows[0].name)
             return cli_usage_error("compare", "--methods: empty or overlong name in '%s'", list);
-        if (*n >= CMP_MAX_METHODS) return cli_usage_error("compare", "--methods: more than %d", CMP_MAX_METHODS);
+        if (*n >= CMP_MAX_METHODS)
+            return cli_usage_error("compare", "--methods: more than %d", CMP_MAX_METHODS);
         memcpy(rows[*n].name, s, len);
         rows[*n].name[len] = 0;
         if (!hsdag_place_method_find(rows[*n].name) && hsdag_place_single_device(devs, rows[*n].name) < 0)
@@ -65,10 +69,12 @@ static int split_methods(const char *list, const hsdag_devices *devs, cmp_row *r
 static void default_methods(const hsdag_devices *devs, cmp_row *rows, int *n)
 {
     *n = 0;
-    /* one single-device row per device kind (identical GPUs or Tarnawski accelerators would repeat the row) */
+    /* one single-device row per device kind (identical GPUs or Tarnawski accelerators would repeat the
+     * row) */
     for (int kind = 0; kind < HSDAG_DEV_KIND_COUNT_; kind++)
         if (hsdag_devices_first_of(devs, (hsdag_devkind)kind) >= 0)
-            snprintf(rows[(*n)++].name, sizeof rows[0].name, "%s-only", hsdag_devkind_name((hsdag_devkind)kind));
+            snprintf(rows[(*n)++].name, sizeof rows[0].name, "%s-only",
+                     hsdag_devkind_name((hsdag_devkind)kind));
     int32_t cnt;
     const hsdag_place_method *m = hsdag_place_methods(&cnt);
     for (int32_t i = 0; i < cnt && *n < CMP_MAX_METHODS; i++)
@@ -100,8 +106,10 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
         hsdag_buf_printf(&o, ", \"latency_ms\": ");
         hsdag_buf_double(&o, r->latency_s * 1e3);
         hsdag_buf_printf(&o, ", \"feasible\": %s, \"gap\": ", r->feasible ? "true" : "false");
-        if (isnan(r->gap)) hsdag_buf_printf(&o, "null");
-        else hsdag_buf_double(&o, r->gap);
+        if (isnan(r->gap))
+            hsdag_buf_printf(&o, "null");
+        else
+            hsdag_buf_double(&o, r->gap);
         hsdag_buf_printf(&o, ", \"place_s\": ");
         hsdag_buf_double(&o, r->place_s);
         hsdag_buf_printf(&o, ", \"optimal\": %s, \"note\": ", r->rep.optimal ? "true" : "false");
@@ -115,8 +123,9 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
 
 static void print_table(const hsdag_place_problem *p, const hsdag_bound *b, const cmp_row *rows, int n)
 {
-    printf("devices %s, %s semantics, %d ops; lower bound %.6g ms (%s)\n\n", p->devs->name ? p->devs->name : "",
-           hsdag_semantics_name(p->sem), (int)p->n, b->lower_s * 1e3, b->rule ? b->rule : "");
+    printf("devices %s, %s semantics, %d ops; lower bound %.6g ms (%s)\n\n",
+           p->devs->name ? p->devs->name : "", hsdag_semantics_name(p->sem), (int)p->n, b->lower_s * 1e3,
+           b->rule ? b->rule : "");
     printf("%-18s %12s %9s %-10s %11s  %s\n", "method", "latency_ms", "gap", "feasible", "place_ms", "note");
     for (int i = 0; i < n; i++) {
         const hsdag_place_result *r = &rows[i].r;
@@ -126,8 +135,10 @@ static void print_table(const hsdag_place_problem *p, const hsdag_bound *b, cons
             continue;
         }
         char gap[32];
-        if (isnan(r->gap)) snprintf(gap, sizeof gap, "n/a");
-        else snprintf(gap, sizeof gap, "%.2f%%", 100 * r->gap);
+        if (isnan(r->gap))
+            snprintf(gap, sizeof gap, "n/a");
+        else
+            snprintf(gap, sizeof gap, "%.2f%%", 100 * r->gap);
         printf("%-18s %12.6g %9s %-10s %11.3f  %s\n", rows[i].name, r->latency_s * 1e3, gap,
                r->feasible ? "yes" : "NO", r->place_s * 1e3, r->rep.note);
     }
@@ -152,9 +163,15 @@ int cmd_compare(int argc, char **argv)
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) != -1;) {
         switch (c) {
-        case O_DEV: devspec = optarg; break;
-        case O_METH: methods = optarg; break;
-        case O_JSON: json = 1; break;
+        case O_DEV:
+            devspec = optarg;
+            break;
+        case O_METH:
+            methods = optarg;
+            break;
+        case O_JSON:
+            json = 1;
+            break;
         case O_SEED:
             if (cli_parse_int(optarg, 0, 0x7fffffffL, &lv) < 0)
                 return cli_usage_error("compare", "--seed: '%s' is not an integer in [0, 2^31)", optarg);
@@ -162,8 +179,8 @@ int cmd_compare(int argc, char **argv)
             break;
         case O_TL:
             if (cli_parse_double(optarg, 1e-3, 1e6, &dv) < 0)
-                return cli_usage_error("compare", "--time-limit: '%s' is not a number of seconds in [0.001, 1e6]",
-                                       optarg);
+                return cli_usage_error(
+                    "compare", "--time-limit: '%s' is not a number of seconds in [0.001, 1e6]", optarg);
             po.time_limit_s = dv;
             break;
         case O_EVALS:
@@ -173,18 +190,27 @@ int cmd_compare(int argc, char **argv)
             break;
         case O_SEM:
             if (hsdag_semantics_parse(optarg, &sc.semantics) < 0)
-                return cli_usage_error("compare", "--semantics: '%s' is not sequential, concurrent, tarnawski or "
-                                                  "auto", optarg);
+                return cli_usage_error("compare",
+                                       "--semantics: '%s' is not sequential, concurrent, tarnawski or "
+                                       "auto",
+                                       optarg);
             break;
         case O_COSTS:
-            if (strcmp(optarg, "auto") == 0) sc.costs.source = HSDAG_COSTSRC_AUTO;
-            else if (strcmp(optarg, "roofline") == 0) sc.costs.source = HSDAG_COSTSRC_ROOFLINE;
-            else if (strcmp(optarg, "file") == 0) sc.costs.source = HSDAG_COSTSRC_FILE;
-            else return cli_usage_error("compare", "--costs: '%s' is not auto, roofline or file", optarg);
+            if (strcmp(optarg, "auto") == 0)
+                sc.costs.source = HSDAG_COSTSRC_AUTO;
+            else if (strcmp(optarg, "roofline") == 0)
+                sc.costs.source = HSDAG_COSTSRC_ROOFLINE;
+            else if (strcmp(optarg, "file") == 0)
+                sc.costs.source = HSDAG_COSTSRC_FILE;
+            else
+                return cli_usage_error("compare", "--costs: '%s' is not auto, roofline or file", optarg);
             break;
         case 'h':
-        case O_HELP: compare_help(stdout); return CLI_OK;
-        default: return cli_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);
+        case O_HELP:
+            compare_help(stdout);
+            return CLI_OK;
+        default:
+            return cli_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc) return cli_usage_error("compare", "missing MODEL");
@@ -228,12 +254,15 @@ int cmd_compare(int argc, char **argv)
             cli_progress_end(&pr);
             goto fail;
         }
-        if (mr < 0) snprintf(rows[i].err, sizeof rows[i].err, "%.250s", me.msg[0] ? me.msg : hsdag_status_str(mr));
+        if (mr < 0)
+            snprintf(rows[i].err, sizeof rows[i].err, "%.250s", me.msg[0] ? me.msg : hsdag_status_str(mr));
     }
     cli_progress_update(&pr, n, "");
     cli_progress_end(&pr);
-    if (json) print_json(p, &b, rows, n);
-    else print_table(p, &b, rows, n);
+    if (json)
+        print_json(p, &b, rows, n);
+    else
+        print_table(p, &b, rows, n);
     goto done;
 fail:
     rc = cli_fail("compare", st, &e);

@@ -16,40 +16,47 @@ static void place_help(FILE *f)
     int32_t cnt;
     const hsdag_place_method *m = hsdag_place_methods(&cnt);
     static const char *const resp[] = {"ignores", "respects", "partial"};
-    fprintf(f,
-            "usage: hsdag place MODEL --method M [--devices D] [--out P.json] [--json] [options]\n\n"
-            "Places every operator of MODEL on a device with method M, scores the placement with the simulator\n"
-            "and prints its latency, the lower bound and the gap to it.\n\n"
-            "options:\n"
-            "  --method M        placement method (below), or a single device: cpu-only, gpu-only, accel-only,\n"
-            "                    a device name (CPU, GPU, gpu0, acc1, ...) or <device>-only\n"
-            "  --devices D       device preset (cpu-gpu, cpu-4gpu, tarnawski, tarnawski:K:L) or a device JSON file;\n"
-            "                    default: tarnawski for Tarnawski JSON models, cpu-gpu otherwise\n"
-            "  --semantics S     sequential | concurrent | tarnawski | auto (default auto: the device set's own)\n"
-            "  --costs SRC       op costs: auto | roofline | file (default auto)\n"
-            "  --profile CSV     per-op per-device costs (lines node,device,ms) overriding the cost model\n"
-            "  --seed S          seed of random, metis and local-search (default 1)\n"
-            "  --time-limit s    seconds for ilp (default 10) and local-search (default 10; a safety stop)\n"
-            "  --max-evals N     local-search simulator evaluations (default 20000; the reproducible stop)\n"
-            "  --init P.json     local-search start: placement JSON, affinity map or Tarnawski split\n"
-            "                    (default: the best of every single device, heft, greedy-tarnawski, mincut)\n"
-            "  --out P.json      write the placement as hsdag placement JSON ('-' = stdout)\n"
-            "  --affinity OUT    write an OpenVINO affinity map (layer -> CPU/GPU) for HETERO\n"
-            "  --split OUT       write a Tarnawski split {\"cpus\":[...],\"fpgas\":[...]}\n"
-            "  --dot OUT         write Graphviz DOT with nodes coloured by device\n"
-            "  --json            print the result as JSON (latency_ms, feasible, lower_bound_ms, gap, place_s, ...)\n"
-            "  --list            list the methods and exit\n"
-            "  -h, --help        this help\n\n"
-            "methods (memory caps / colour classes: respects, ignores or partial):\n");
+    fprintf(
+        f,
+        "usage: hsdag place MODEL --method M [--devices D] [--out P.json] [--json] [options]\n\n"
+        "Places every operator of MODEL on a device with method M, scores the placement with the simulator\n"
+        "and prints its latency, the lower bound and the gap to it.\n\n"
+        "options:\n"
+        "  --method M        placement method (below), or a single device: cpu-only, gpu-only, accel-only,\n"
+        "                    a device name (CPU, GPU, gpu0, acc1, ...) or <device>-only\n"
+        "  --devices D       device preset (cpu-gpu, cpu-4gpu, tarnawski, tarnawski:K:L) or a device JSON "
+        "file;\n"
+        "                    default: tarnawski for Tarnawski JSON models, cpu-gpu otherwise\n"
+        "  --semantics S     sequential | concurrent | tarnawski | auto (default auto: the device set's "
+        "own)\n"
+        "  --costs SRC       op costs: auto | roofline | file (default auto)\n"
+        "  --profile CSV     per-op per-device costs (lines node,device,ms) overriding the cost model\n"
+        "  --seed S          seed of random, metis and local-search (default 1)\n"
+        "  --time-limit s    seconds for ilp (default 10) and local-search (default 10; a safety stop)\n"
+        "  --max-evals N     local-search simulator evaluations (default 20000; the reproducible stop)\n"
+        "  --init P.json     local-search start: placement JSON, affinity map or Tarnawski split\n"
+        "                    (default: the best of every single device, heft, greedy-tarnawski, mincut)\n"
+        "  --out P.json      write the placement as hsdag placement JSON ('-' = stdout)\n"
+        "  --affinity OUT    write an OpenVINO affinity map (layer -> CPU/GPU) for HETERO\n"
+        "  --split OUT       write a Tarnawski split {\"cpus\":[...],\"fpgas\":[...]}\n"
+        "  --dot OUT         write Graphviz DOT with nodes coloured by device\n"
+        "  --json            print the result as JSON (latency_ms, feasible, lower_bound_ms, gap, place_s, "
+        "...)\n"
+        "  --list            list the methods and exit\n"
+        "  -h, --help        this help\n\n"
+        "methods (memory caps / colour classes: respects, ignores or partial):\n");
     for (int32_t i = 0; i < cnt; i++)
         fprintf(f, "  %-17s [mem %s, colour %s]\n      %s\n", m[i].name, resp[m[i].memory], resp[m[i].color],
                 m[i].summary);
-    fprintf(f, "  %-17s [mem ignores, colour respects]\n      every op on that device, even ops it may not run\n"
-               "      (then reported infeasible)\n\n"
-               "Memory: an op charges its weights and output to its device; the heuristics do not reserve room for\n"
-               "received copies (the sequential ilp does), so the simulator's verdict (\"feasible\") is the one to trust.\n"
-               "The placers decide; the simulator scores. Exit status: 0 ok, 1 failure, 2 bad input or options.\n",
-            "cpu-only, ...");
+    fprintf(
+        f,
+        "  %-17s [mem ignores, colour respects]\n      every op on that device, even ops it may not run\n"
+        "      (then reported infeasible)\n\n"
+        "Memory: an op charges its weights and output to its device; the heuristics do not reserve room for\n"
+        "received copies (the sequential ilp does), so the simulator's verdict (\"feasible\") is the one to "
+        "trust.\n"
+        "The placers decide; the simulator scores. Exit status: 0 ok, 1 failure, 2 bad input or options.\n",
+        "cpu-only, ...");
 }
 
 typedef struct place_args {
@@ -61,33 +68,74 @@ typedef struct place_args {
 
 static int place_parse(int argc, char **argv, place_args *a)
 {
-    enum { O_DEV = 256, O_METH, O_OUT, O_JSON, O_SEED, O_TL, O_INIT, O_AFF, O_SPLIT, O_DOT, O_SEM, O_COSTS,
-           O_PROF, O_EVALS, O_LIST, O_HELP };
-    static const struct option opts[] = {
-        {"devices", required_argument, 0, O_DEV},  {"method", required_argument, 0, O_METH},
-        {"out", required_argument, 0, O_OUT},      {"json", no_argument, 0, O_JSON},
-        {"seed", required_argument, 0, O_SEED},    {"time-limit", required_argument, 0, O_TL},
-        {"init", required_argument, 0, O_INIT},    {"affinity", required_argument, 0, O_AFF},
-        {"split", required_argument, 0, O_SPLIT},  {"dot", required_argument, 0, O_DOT},
-        {"semantics", required_argument, 0, O_SEM}, {"costs", required_argument, 0, O_COSTS},
-        {"profile", required_argument, 0, O_PROF}, {"max-evals", required_argument, 0, O_EVALS},
-        {"list", no_argument, 0, O_LIST},          {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
+    enum {
+        O_DEV = 256,
+        O_METH,
+        O_OUT,
+        O_JSON,
+        O_SEED,
+        O_TL,
+        O_INIT,
+        O_AFF,
+        O_SPLIT,
+        O_DOT,
+        O_SEM,
+        O_COSTS,
+        O_PROF,
+        O_EVALS,
+        O_LIST,
+        O_HELP
+    };
+    static const struct option opts[] = {{"devices", required_argument, 0, O_DEV},
+                                         {"method", required_argument, 0, O_METH},
+                                         {"out", required_argument, 0, O_OUT},
+                                         {"json", no_argument, 0, O_JSON},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"time-limit", required_argument, 0, O_TL},
+                                         {"init", required_argument, 0, O_INIT},
+                                         {"affinity", required_argument, 0, O_AFF},
+                                         {"split", required_argument, 0, O_SPLIT},
+                                         {"dot", required_argument, 0, O_DOT},
+                                         {"semantics", required_argument, 0, O_SEM},
+                                         {"costs", required_argument, 0, O_COSTS},
+                                         {"profile", required_argument, 0, O_PROF},
+                                         {"max-evals", required_argument, 0, O_EVALS},
+                                         {"list", no_argument, 0, O_LIST},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     long lv;
     double dv;
     optind = 1;
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, "h", opts, NULL)) != -1;) {
         switch (c) {
-        case O_DEV: a->devices = optarg; break;
-        case O_METH: a->method = optarg; break;
-        case O_OUT: a->out = optarg; break;
-        case O_JSON: a->json = 1; break;
-        case O_INIT: a->init = optarg; break;
-        case O_AFF: a->affinity = optarg; break;
-        case O_SPLIT: a->split = optarg; break;
-        case O_DOT: a->dot = optarg; break;
-        case O_PROF: a->profile = optarg; break;
+        case O_DEV:
+            a->devices = optarg;
+            break;
+        case O_METH:
+            a->method = optarg;
+            break;
+        case O_OUT:
+            a->out = optarg;
+            break;
+        case O_JSON:
+            a->json = 1;
+            break;
+        case O_INIT:
+            a->init = optarg;
+            break;
+        case O_AFF:
+            a->affinity = optarg;
+            break;
+        case O_SPLIT:
+            a->split = optarg;
+            break;
+        case O_DOT:
+            a->dot = optarg;
+            break;
+        case O_PROF:
+            a->profile = optarg;
+            break;
         case O_SEED:
             if (cli_parse_int(optarg, 0, 0x7fffffffL, &lv) < 0)
                 return cli_usage_error("place", "--seed: '%s' is not an integer in [0, 2^31)", optarg);
@@ -95,8 +143,8 @@ static int place_parse(int argc, char **argv, place_args *a)
             break;
         case O_TL:
             if (cli_parse_double(optarg, 1e-3, 1e6, &dv) < 0)
-                return cli_usage_error("place", "--time-limit: '%s' is not a number of seconds in [0.001, 1e6]",
-                                       optarg);
+                return cli_usage_error(
+                    "place", "--time-limit: '%s' is not a number of seconds in [0.001, 1e6]", optarg);
             a->po.time_limit_s = dv;
             break;
         case O_EVALS:
@@ -106,14 +154,18 @@ static int place_parse(int argc, char **argv, place_args *a)
             break;
         case O_SEM:
             if (hsdag_semantics_parse(optarg, &a->sc.semantics) < 0)
-                return cli_usage_error("place", "--semantics: '%s' is not sequential, concurrent, tarnawski or auto",
-                                       optarg);
+                return cli_usage_error(
+                    "place", "--semantics: '%s' is not sequential, concurrent, tarnawski or auto", optarg);
             break;
         case O_COSTS:
-            if (strcmp(optarg, "auto") == 0) a->sc.costs.source = HSDAG_COSTSRC_AUTO;
-            else if (strcmp(optarg, "roofline") == 0) a->sc.costs.source = HSDAG_COSTSRC_ROOFLINE;
-            else if (strcmp(optarg, "file") == 0) a->sc.costs.source = HSDAG_COSTSRC_FILE;
-            else return cli_usage_error("place", "--costs: '%s' is not auto, roofline or file", optarg);
+            if (strcmp(optarg, "auto") == 0)
+                a->sc.costs.source = HSDAG_COSTSRC_AUTO;
+            else if (strcmp(optarg, "roofline") == 0)
+                a->sc.costs.source = HSDAG_COSTSRC_ROOFLINE;
+            else if (strcmp(optarg, "file") == 0)
+                a->sc.costs.source = HSDAG_COSTSRC_FILE;
+            else
+                return cli_usage_error("place", "--costs: '%s' is not auto, roofline or file", optarg);
             break;
         case O_LIST: {
             int32_t cnt;
@@ -122,7 +174,9 @@ static int place_parse(int argc, char **argv, place_args *a)
             return -1;
         }
         case 'h':
-        case O_HELP: place_help(stdout); return -1;
+        case O_HELP:
+            place_help(stdout);
+            return -1;
         default:
             return cli_usage_error("place", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -164,13 +218,17 @@ static void print_result(const place_args *a, const hsdag_place_problem *p, cons
         hsdag_buf_printf(&b, ", \"feasible\": %s, \"lower_bound_ms\": ", r->feasible ? "true" : "false");
         hsdag_buf_double(&b, r->lower_bound_s * 1e3);
         hsdag_buf_printf(&b, ", \"gap\": ");
-        if (isnan(r->gap)) hsdag_buf_printf(&b, "null");
-        else hsdag_buf_double(&b, r->gap);
+        if (isnan(r->gap))
+            hsdag_buf_printf(&b, "null");
+        else
+            hsdag_buf_double(&b, r->gap);
         hsdag_buf_printf(&b, ", \"place_s\": ");
         hsdag_buf_double(&b, r->place_s);
         hsdag_buf_printf(&b, ", \"optimal\": %s, \"method_bound_ms\": ", r->rep.optimal ? "true" : "false");
-        if (isnan(r->rep.bound_s)) hsdag_buf_printf(&b, "null");
-        else hsdag_buf_double(&b, r->rep.bound_s * 1e3);
+        if (isnan(r->rep.bound_s))
+            hsdag_buf_printf(&b, "null");
+        else
+            hsdag_buf_double(&b, r->rep.bound_s * 1e3);
         hsdag_buf_printf(&b, ", \"evals\": %lld, \"note\": ", (long long)r->rep.evals);
         hsdag_buf_json_str(&b, r->rep.note);
         hsdag_buf_printf(&b, ", \"ops_per_device\": {");
@@ -194,12 +252,14 @@ static void print_result(const place_args *a, const hsdag_place_problem *p, cons
         return;
     }
     printf("method      %s\n", r->method);
-    printf("devices     %s (%s semantics)\n", p->devs->name ? p->devs->name : "", hsdag_semantics_name(p->sem));
+    printf("devices     %s (%s semantics)\n", p->devs->name ? p->devs->name : "",
+           hsdag_semantics_name(p->sem));
     printf("latency     %.6g ms%s\n", r->latency_s * 1e3, r->feasible ? "" : "  INFEASIBLE");
     printf("lower bound %.6g ms  (gap %s", r->lower_bound_s * 1e3, isnan(r->gap) ? "n/a" : "");
     if (!isnan(r->gap)) printf("%.2f%%", 100 * r->gap);
     printf(")\n");
-    printf("placed in   %.3f ms%s\n", r->place_s * 1e3, r->rep.optimal ? "  (proven optimal for its model)" : "");
+    printf("placed in   %.3f ms%s\n", r->place_s * 1e3,
+           r->rep.optimal ? "  (proven optimal for its model)" : "");
     printf("ops         ");
     for (int32_t d = 0; d < k; d++) printf("%s%s %d", d ? ", " : "", p->devs->dev[d].name, (int)per[d]);
     printf("\n");
@@ -245,7 +305,8 @@ int cmd_place(int argc, char **argv)
     rc = CLI_OK;
     hsdag_buf b = {0};
     if (a.out && rc == CLI_OK) rc = write_one(a.out, hsdag_placement_write_json(g, devs, dev, &b), &b);
-    if (a.affinity && rc == CLI_OK) rc = write_one(a.affinity, hsdag_placement_write_affinity(g, devs, dev, &b), &b);
+    if (a.affinity && rc == CLI_OK)
+        rc = write_one(a.affinity, hsdag_placement_write_affinity(g, devs, dev, &b), &b);
     if (a.split && rc == CLI_OK) rc = write_one(a.split, hsdag_placement_write_split(g, devs, dev, &b), &b);
     if (a.dot && rc == CLI_OK) {
         const char *names[HSDAG_MAX_DEVICES];

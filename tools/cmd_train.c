@@ -26,53 +26,95 @@ typedef struct train_args {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hsdag train MODEL [options]\n\n"
-            "Trains the HSDAG placer (features -> GCN -> graph-parsing pooling -> per-cluster device policy,\n"
-            "REINFORCE) and keeps the best placement seen. Reward: 1 / latency from the simulator, or from\n"
-            "--measure-cmd. Every episode writes DIR/curve.csv and DIR/checkpoint.bin (atomically).\n\n"
-            "options:\n"
-            "  --devices D        device preset or JSON file (default: cpu-gpu, or tarnawski for Tarnawski graphs)\n"
-            "  --semantics S      sequential | concurrent | tarnawski | auto (default: the device set's)\n"
-            "  --episodes N       episodes (default 25; with --resume: the new total)\n"
-            "  --steps N          placements per episode (default 20)\n"
-            "  --seed S           random seed (default 42)\n"
-            "  --lr X             Adam learning rate (default 1e-3)\n"
-            "  --levels L         graph-parsing levels (default 1)\n"
-            "  --min-clusters K   apply a parsing level only if it leaves >= K clusters (default 2 x devices)\n"
-            "  --baseline         option: per-step advantage against a moving-average baseline\n"
-            "  --entropy X        option: entropy bonus weight (default 0)\n"
-            "  --polish           option: local-search polish of the best placement at the end (simulator)\n"
-            "  --gnn KIND         gcn | gat | gin | sage (default gcn)\n"
-            "  --no-shape         ablation: drop the output-shape features\n"
-            "  --no-id            ablation: drop the node-id feature\n"
-            "  --no-struct        ablation: drop degree, fractal dimension and closeness\n"
-            "  --no-coarsen       ablation: no co-location coarsening (one group per op)\n"
-            "  --penalty X        infeasible placements are rewarded as X times slower (default 10)\n"
-            "  --measure-cmd CMD  reward from an external program: CMD with {placement} replaced by the path of\n"
-            "                     a placement JSON; the last number it prints on stdout is the latency in seconds\n"
-            "  --measure-timeout S  seconds per measurement (default 600)\n"
-            "  --measure-retries N  retries of a failed measurement (default 2)\n"
-            "  --out DIR          output directory (default hsdag-train)\n"
-            "  --resume DIR       continue from DIR/checkpoint.bin (bit-identical to an uninterrupted run)\n"
-            "  --json             print a JSON summary\n"
-            "  --help             this text\n");
+    fprintf(
+        f,
+        "usage: hsdag train MODEL [options]\n\n"
+        "Trains the HSDAG placer (features -> GCN -> graph-parsing pooling -> per-cluster device policy,\n"
+        "REINFORCE) and keeps the best placement seen. Reward: 1 / latency from the simulator, or from\n"
+        "--measure-cmd. Every episode writes DIR/curve.csv and DIR/checkpoint.bin (atomically).\n\n"
+        "options:\n"
+        "  --devices D        device preset or JSON file (default: cpu-gpu, or tarnawski for Tarnawski "
+        "graphs)\n"
+        "  --semantics S      sequential | concurrent | tarnawski | auto (default: the device set's)\n"
+        "  --episodes N       episodes (default 25; with --resume: the new total)\n"
+        "  --steps N          placements per episode (default 20)\n"
+        "  --seed S           random seed (default 42)\n"
+        "  --lr X             Adam learning rate (default 1e-3)\n"
+        "  --levels L         graph-parsing levels (default 1)\n"
+        "  --min-clusters K   apply a parsing level only if it leaves >= K clusters (default 2 x devices)\n"
+        "  --baseline         option: per-step advantage against a moving-average baseline\n"
+        "  --entropy X        option: entropy bonus weight (default 0)\n"
+        "  --polish           option: local-search polish of the best placement at the end (simulator)\n"
+        "  --gnn KIND         gcn | gat | gin | sage (default gcn)\n"
+        "  --no-shape         ablation: drop the output-shape features\n"
+        "  --no-id            ablation: drop the node-id feature\n"
+        "  --no-struct        ablation: drop degree, fractal dimension and closeness\n"
+        "  --no-coarsen       ablation: no co-location coarsening (one group per op)\n"
+        "  --penalty X        infeasible placements are rewarded as X times slower (default 10)\n"
+        "  --measure-cmd CMD  reward from an external program: CMD with {placement} replaced by the path of\n"
+        "                     a placement JSON; the last number it prints on stdout is the latency in "
+        "seconds\n"
+        "  --measure-timeout S  seconds per measurement (default 600)\n"
+        "  --measure-retries N  retries of a failed measurement (default 2)\n"
+        "  --out DIR          output directory (default hsdag-train)\n"
+        "  --resume DIR       continue from DIR/checkpoint.bin (bit-identical to an uninterrupted run)\n"
+        "  --json             print a JSON summary\n"
+        "  --help             this text\n");
 }
 
 static int parse_args(int argc, char **argv, train_args *a)
 {
-    enum { O_DEV = 1000, O_SEM, O_EP, O_STEPS, O_SEED, O_LR, O_LEV, O_MINC, O_BASE, O_ENT, O_POL, O_GNN, O_NOSHAPE,
-           O_NOID, O_NOSTRUCT, O_NOCOARSEN, O_PEN, O_MCMD, O_MTIME, O_MRET, O_OUT, O_RESUME, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"devices", 1, 0, O_DEV},       {"semantics", 1, 0, O_SEM},   {"episodes", 1, 0, O_EP},
-        {"steps", 1, 0, O_STEPS},       {"seed", 1, 0, O_SEED},       {"lr", 1, 0, O_LR},
-        {"levels", 1, 0, O_LEV},        {"min-clusters", 1, 0, O_MINC}, {"baseline", 0, 0, O_BASE},
-        {"entropy", 1, 0, O_ENT},       {"polish", 0, 0, O_POL},      {"gnn", 1, 0, O_GNN},
-        {"no-shape", 0, 0, O_NOSHAPE},  {"no-id", 0, 0, O_NOID},      {"no-struct", 0, 0, O_NOSTRUCT},
-        {"no-coarsen", 0, 0, O_NOCOARSEN}, {"penalty", 1, 0, O_PEN},  {"measure-cmd", 1, 0, O_MCMD},
-        {"measure-timeout", 1, 0, O_MTIME}, {"measure-retries", 1, 0, O_MRET}, {"out", 1, 0, O_OUT},
-        {"resume", 1, 0, O_RESUME},     {"json", 0, 0, O_JSON},       {"help", 0, 0, O_HELP},
-        {0, 0, 0, 0}};
+    enum {
+        O_DEV = 1000,
+        O_SEM,
+        O_EP,
+        O_STEPS,
+        O_SEED,
+        O_LR,
+        O_LEV,
+        O_MINC,
+        O_BASE,
+        O_ENT,
+        O_POL,
+        O_GNN,
+        O_NOSHAPE,
+        O_NOID,
+        O_NOSTRUCT,
+        O_NOCOARSEN,
+        O_PEN,
+        O_MCMD,
+        O_MTIME,
+        O_MRET,
+        O_OUT,
+        O_RESUME,
+        O_JSON,
+        O_HELP
+    };
+    static const struct option opts[] = {{"devices", 1, 0, O_DEV},
+                                         {"semantics", 1, 0, O_SEM},
+                                         {"episodes", 1, 0, O_EP},
+                                         {"steps", 1, 0, O_STEPS},
+                                         {"seed", 1, 0, O_SEED},
+                                         {"lr", 1, 0, O_LR},
+                                         {"levels", 1, 0, O_LEV},
+                                         {"min-clusters", 1, 0, O_MINC},
+                                         {"baseline", 0, 0, O_BASE},
+                                         {"entropy", 1, 0, O_ENT},
+                                         {"polish", 0, 0, O_POL},
+                                         {"gnn", 1, 0, O_GNN},
+                                         {"no-shape", 0, 0, O_NOSHAPE},
+                                         {"no-id", 0, 0, O_NOID},
+                                         {"no-struct", 0, 0, O_NOSTRUCT},
+                                         {"no-coarsen", 0, 0, O_NOCOARSEN},
+                                         {"penalty", 1, 0, O_PEN},
+                                         {"measure-cmd", 1, 0, O_MCMD},
+                                         {"measure-timeout", 1, 0, O_MTIME},
+                                         {"measure-retries", 1, 0, O_MRET},
+                                         {"out", 1, 0, O_OUT},
+                                         {"resume", 1, 0, O_RESUME},
+                                         {"json", 0, 0, O_JSON},
+                                         {"help", 0, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     long l;
     double d;
     optind = 1;
@@ -80,65 +122,102 @@ static int parse_args(int argc, char **argv, train_args *a)
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case O_DEV: a->devices = optarg; break;
-        case O_SEM: a->semantics = optarg; break;
+        case O_DEV:
+            a->devices = optarg;
+            break;
+        case O_SEM:
+            a->semantics = optarg;
+            break;
         case O_EP:
-            if (cli_parse_int(optarg, 0, 10000000, &l)) return cli_usage_error("train", "bad --episodes '%s'", optarg);
+            if (cli_parse_int(optarg, 0, 10000000, &l))
+                return cli_usage_error("train", "bad --episodes '%s'", optarg);
             a->cfg.episodes = (int32_t)l;
             a->episodes_set = 1;
             break;
         case O_STEPS:
-            if (cli_parse_int(optarg, 1, 100000, &l)) return cli_usage_error("train", "bad --steps '%s'", optarg);
+            if (cli_parse_int(optarg, 1, 100000, &l))
+                return cli_usage_error("train", "bad --steps '%s'", optarg);
             a->cfg.steps = (int32_t)l;
             break;
         case O_SEED:
-            if (cli_parse_int(optarg, 0, 0x7fffffffffffffffL, &l)) return cli_usage_error("train", "bad --seed '%s'", optarg);
+            if (cli_parse_int(optarg, 0, 0x7fffffffffffffffL, &l))
+                return cli_usage_error("train", "bad --seed '%s'", optarg);
             a->cfg.seed = (uint64_t)l;
             break;
         case O_LR:
-            if (cli_parse_double(optarg, 1e-9, 10, &d)) return cli_usage_error("train", "bad --lr '%s'", optarg);
+            if (cli_parse_double(optarg, 1e-9, 10, &d))
+                return cli_usage_error("train", "bad --lr '%s'", optarg);
             a->cfg.lr = (float)d;
             break;
         case O_LEV:
-            if (cli_parse_int(optarg, 1, 16, &l)) return cli_usage_error("train", "bad --levels '%s' (1..16)", optarg);
+            if (cli_parse_int(optarg, 1, 16, &l))
+                return cli_usage_error("train", "bad --levels '%s' (1..16)", optarg);
             a->cfg.levels = (int32_t)l;
             break;
         case O_MINC:
-            if (cli_parse_int(optarg, 1, 1000000000, &l)) return cli_usage_error("train", "bad --min-clusters '%s'", optarg);
+            if (cli_parse_int(optarg, 1, 1000000000, &l))
+                return cli_usage_error("train", "bad --min-clusters '%s'", optarg);
             a->cfg.min_clusters = (int32_t)l;
             break;
-        case O_BASE: a->cfg.baseline = 1; break;
+        case O_BASE:
+            a->cfg.baseline = 1;
+            break;
         case O_ENT:
-            if (cli_parse_double(optarg, 0, 1e6, &d)) return cli_usage_error("train", "bad --entropy '%s'", optarg);
+            if (cli_parse_double(optarg, 0, 1e6, &d))
+                return cli_usage_error("train", "bad --entropy '%s'", optarg);
             a->cfg.entropy = d;
             break;
-        case O_POL: a->polish = 1; break;
+        case O_POL:
+            a->polish = 1;
+            break;
         case O_GNN:
             if (hsdag_nn_gnn_kind_parse(optarg, &a->cfg.gnn) < 0)
                 return cli_usage_error("train", "bad --gnn '%s' (gcn, gat, gin, sage)", optarg);
             break;
-        case O_NOSHAPE: a->cfg.features &= ~(1u << HSDAG_FEAT_SHAPE); break;
-        case O_NOID: a->cfg.features &= ~(1u << HSDAG_FEAT_ID); break;
-        case O_NOSTRUCT: a->cfg.features &= ~HSDAG_FEAT_STRUCT; break;
-        case O_NOCOARSEN: a->cfg.no_coarsen = 1; break;
+        case O_NOSHAPE:
+            a->cfg.features &= ~(1u << HSDAG_FEAT_SHAPE);
+            break;
+        case O_NOID:
+            a->cfg.features &= ~(1u << HSDAG_FEAT_ID);
+            break;
+        case O_NOSTRUCT:
+            a->cfg.features &= ~HSDAG_FEAT_STRUCT;
+            break;
+        case O_NOCOARSEN:
+            a->cfg.no_coarsen = 1;
+            break;
         case O_PEN:
-            if (cli_parse_double(optarg, 1, 1e12, &d)) return cli_usage_error("train", "bad --penalty '%s' (>= 1)", optarg);
+            if (cli_parse_double(optarg, 1, 1e12, &d))
+                return cli_usage_error("train", "bad --penalty '%s' (>= 1)", optarg);
             a->cfg.infeasible_penalty = d;
             break;
-        case O_MCMD: a->measure_cmd = optarg; break;
+        case O_MCMD:
+            a->measure_cmd = optarg;
+            break;
         case O_MTIME:
-            if (cli_parse_double(optarg, 0.001, 1e6, &d)) return cli_usage_error("train", "bad --measure-timeout '%s'", optarg);
+            if (cli_parse_double(optarg, 0.001, 1e6, &d))
+                return cli_usage_error("train", "bad --measure-timeout '%s'", optarg);
             a->measure_timeout = d;
             break;
         case O_MRET:
-            if (cli_parse_int(optarg, 0, 100, &l)) return cli_usage_error("train", "bad --measure-retries '%s'", optarg);
+            if (cli_parse_int(optarg, 0, 100, &l))
+                return cli_usage_error("train", "bad --measure-retries '%s'", optarg);
             a->measure_retries = l;
             break;
-        case O_OUT: a->out = optarg; break;
-        case O_RESUME: a->resume = optarg; break;
-        case O_JSON: a->json = 1; break;
-        case O_HELP: usage(stdout); return -1;
-        default: return cli_usage_error("train", "unknown or incomplete option '%s'", argv[optind - 1]);
+        case O_OUT:
+            a->out = optarg;
+            break;
+        case O_RESUME:
+            a->resume = optarg;
+            break;
+        case O_JSON:
+            a->json = 1;
+            break;
+        case O_HELP:
+            usage(stdout);
+            return -1;
+        default:
+            return cli_usage_error("train", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind + 1 != argc) return cli_usage_error("train", "expected exactly one MODEL");
@@ -208,9 +287,9 @@ static int measure_once(measure_ctx *m, const char *cmd, double *lat, hsdag_err 
     close(fd[0]);
     if (timed_out) kill(-pid, SIGKILL);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (timed_out) return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' timed out after %g s", m->cmd, m->timeout);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (timed_out)
+        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' timed out after %g s", m->cmd, m->timeout);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' failed (exit status %d)", m->cmd,
                              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -224,7 +303,8 @@ static int measure_once(measure_ctx *m, const char *cmd, double *lat, hsdag_err 
         if (*end == 0 && end != t) val = v;
     }
     if (!(val > 0) || !isfinite(val))
-        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' printed no positive latency (seconds) on stdout", m->cmd);
+        return hsdag_err_set(e, HSDAG_EEXTERNAL,
+                             "measure: '%s' printed no positive latency (seconds) on stdout", m->cmd);
     *lat = val;
     return 0;
 }
@@ -284,7 +364,8 @@ static int write_curve(const char *dir, const hsdag_learn *L, hsdag_err *e)
                          r[i].best_latency_s * 1e3, r[i].entropy, r[i].reward, (int)r[i].clusters);
     char path[4096];
     snprintf(path, sizeof path, "%s/curve.csv", dir);
-    int rc = b.oom ? hsdag_err_set(e, HSDAG_ENOMEM, "out of memory") : hsdag_write_file_atomic(path, b.data, b.len, e);
+    int rc = b.oom ? hsdag_err_set(e, HSDAG_ENOMEM, "out of memory")
+                   : hsdag_write_file_atomic(path, b.data, b.len, e);
     hsdag_buf_free(&b);
     return rc;
 }
@@ -351,7 +432,11 @@ int cmd_train(int argc, char **argv)
             goto fail;
         }
     }
-    measure_ctx mc = {.cmd = a.measure_cmd, .dir = a.out, .g = g, .devs = devs, .timeout = a.measure_timeout,
+    measure_ctx mc = {.cmd = a.measure_cmd,
+                      .dir = a.out,
+                      .g = g,
+                      .devs = devs,
+                      .timeout = a.measure_timeout,
                       .retries = a.measure_retries};
     snprintf(mc.path, sizeof mc.path, "%s/measure_placement.json", a.out);
     prog_ctx pc = {.L = L, .dir = a.out};
@@ -359,8 +444,10 @@ int cmd_train(int argc, char **argv)
     hsdag_learn_curve(L, &done_eps);
     cli_progress_start(&pc.bar, "train", a.cfg.episodes, a.json);
     cli_progress_update(&pc.bar, done_eps, "");
-    if (a.measure_cmd) st = hsdag_learn_train(L, measure_eval, &mc, on_episode, &pc, &e);
-    else st = hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, on_episode, &pc, &e);
+    if (a.measure_cmd)
+        st = hsdag_learn_train(L, measure_eval, &mc, on_episode, &pc, &e);
+    else
+        st = hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, on_episode, &pc, &e);
     cli_progress_end(&pc.bar);
     if (pc.failed) {
         e = pc.e;
@@ -390,7 +477,8 @@ int cmd_train(int argc, char **argv)
     hsdag_buf b = {0};
     char path[4096];
     snprintf(path, sizeof path, "%s/best_placement.json", a.out);
-    if ((st = hsdag_placement_write_json(g, devs, best, &b)) < 0 || (st = hsdag_write_file_atomic(path, b.data, b.len, &e)) < 0) {
+    if ((st = hsdag_placement_write_json(g, devs, best, &b)) < 0 ||
+        (st = hsdag_write_file_atomic(path, b.data, b.len, &e)) < 0) {
         hsdag_buf_free(&b);
         goto fail;
     }
@@ -410,14 +498,18 @@ int cmd_train(int argc, char **argv)
         hsdag_buf_printf(&b, ", \"learned_ms\": ");
         hsdag_buf_double(&b, before * 1e3);
         hsdag_buf_printf(&b, ", \"polished_ms\": ");
-        if (isnan(polished)) hsdag_buf_printf(&b, "null");
-        else hsdag_buf_double(&b, polished * 1e3);
+        if (isnan(polished))
+            hsdag_buf_printf(&b, "null");
+        else
+            hsdag_buf_double(&b, polished * 1e3);
         hsdag_buf_printf(&b, ", \"lower_bound_ms\": ");
         hsdag_buf_double(&b, pr.lower_bound_s * 1e3);
-        hsdag_buf_printf(&b, ", \"feasible\": %s, \"best_episode\": %d, \"placements_evaluated\": %lld, \"episodes\": %d, "
-                             "\"steps\": %d, \"groups\": %d, \"params\": %zu, \"train_s\": ",
-                         pr.feasible ? "true" : "false", (int)best_ep, (long long)hsdag_learn_evals(L),
-                         (int)a.cfg.episodes, (int)a.cfg.steps, (int)hsdag_learn_groups(L), hsdag_learn_param_count(L));
+        hsdag_buf_printf(
+            &b,
+            ", \"feasible\": %s, \"best_episode\": %d, \"placements_evaluated\": %lld, \"episodes\": %d, "
+            "\"steps\": %d, \"groups\": %d, \"params\": %zu, \"train_s\": ",
+            pr.feasible ? "true" : "false", (int)best_ep, (long long)hsdag_learn_evals(L),
+            (int)a.cfg.episodes, (int)a.cfg.steps, (int)hsdag_learn_groups(L), hsdag_learn_param_count(L));
         hsdag_buf_double(&b, train_s);
         hsdag_buf_printf(&b, ", \"wall_s\": ");
         hsdag_buf_double(&b, wall);
@@ -427,8 +519,8 @@ int cmd_train(int argc, char **argv)
         rc = cli_write_out("train", "-", &b);
         hsdag_buf_free(&b);
     } else {
-        printf("method      hsdag (%d episodes x %d steps, %d groups)\n", (int)a.cfg.episodes, (int)a.cfg.steps,
-               (int)hsdag_learn_groups(L));
+        printf("method      hsdag (%d episodes x %d steps, %d groups)\n", (int)a.cfg.episodes,
+               (int)a.cfg.steps, (int)hsdag_learn_groups(L));
         printf("devices     %s (%s semantics)\n", devs->name ? devs->name : "", hsdag_semantics_name(p->sem));
         printf("latency     %.6g ms (best at episode %d)%s\n", lat * 1e3, (int)best_ep,
                isnan(polished) ? "" : " after polish");
@@ -436,7 +528,8 @@ int cmd_train(int argc, char **argv)
         printf("lower bound %.6g ms\n", pr.lower_bound_s * 1e3);
         printf("evaluated   %lld placements in %.3f s\n", (long long)hsdag_learn_evals(L), wall);
         printf("ops         ");
-        for (int32_t d = 0; d < devs->n; d++) printf("%s%s %d", d ? ", " : "", devs->dev[d].name, (int)per[d]);
+        for (int32_t d = 0; d < devs->n; d++)
+            printf("%s%s %d", d ? ", " : "", devs->dev[d].name, (int)per[d]);
         printf("\nwrote       %s/best_placement.json, curve.csv, checkpoint.bin\n", a.out);
         rc = CLI_OK;
     }

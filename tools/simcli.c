@@ -12,7 +12,8 @@ int simcli_load(const char *cmd, simcli *s)
     hsdag_err e = {0};
     int rc = hsdag_load_file(s->model, HSDAG_FMT_UNKNOWN, &s->g, &e);
     if (rc < 0) return cli_fail(cmd, rc, &e);
-    if (s->profile && (rc = hsdag_profile_read_file(s->profile, &s->prof, &e)) < 0) return cli_fail(cmd, rc, &e);
+    if (s->profile && (rc = hsdag_profile_read_file(s->profile, &s->prof, &e)) < 0)
+        return cli_fail(cmd, rc, &e);
     s->devices_defaulted = s->devices == NULL;
     return simcli_set_devices(cmd, s, s->devices);
 }
@@ -38,10 +39,14 @@ void simcli_free(simcli *s)
 
 int simcli_parse_costs(const char *s, hsdag_costsrc *out)
 {
-    if (strcmp(s, "auto") == 0) *out = HSDAG_COSTSRC_AUTO;
-    else if (strcmp(s, "roofline") == 0) *out = HSDAG_COSTSRC_ROOFLINE;
-    else if (strcmp(s, "file") == 0) *out = HSDAG_COSTSRC_FILE;
-    else return -1;
+    if (strcmp(s, "auto") == 0)
+        *out = HSDAG_COSTSRC_AUTO;
+    else if (strcmp(s, "roofline") == 0)
+        *out = HSDAG_COSTSRC_ROOFLINE;
+    else if (strcmp(s, "file") == 0)
+        *out = HSDAG_COSTSRC_FILE;
+    else
+        return -1;
     return 0;
 }
 
@@ -52,15 +57,17 @@ const char *simcli_costs_name(hsdag_costsrc c)
 
 void simcli_help_common(FILE *f)
 {
-    fprintf(f, "  --devices D       a preset or a device JSON file (docs/devices.md). Presets:\n"
-               "                      cpu-gpu   Intel Core i9-12900K + Intel Arc A770 16 GB, PCIe 4.0, sequential\n"
-               "                      cpu-igpu  i9-12900K + its UHD Graphics 770 (shared DDR5), sequential\n"
-               "                      cpu-4gpu  i9-12900K + four Arc A770 behind one PCIe switch, concurrent\n"
-               "                      tarnawski[:K[:L]]  a Tarnawski JSON model's own K accelerators and L CPUs\n"
-               "                    default: tarnawski for Tarnawski JSON models, cpu-gpu otherwise\n"
-               "  --semantics S     sequential | concurrent | tarnawski (default: the device set's own)\n"
-               "  --costs C         auto | roofline | file: op costs from FLOPs and bytes, or the model file's\n"
-               "                    measured times (default auto: file when every op has them)\n"
-               "  --profile CSV     per-op per-device times 'node,device,ms' overriding both\n"
-               "  --json            print the result as one JSON object\n");
+    fprintf(
+        f,
+        "  --devices D       a preset or a device JSON file (docs/devices.md). Presets:\n"
+        "                      cpu-gpu   Intel Core i9-12900K + Intel Arc A770 16 GB, PCIe 4.0, sequential\n"
+        "                      cpu-igpu  i9-12900K + its UHD Graphics 770 (shared DDR5), sequential\n"
+        "                      cpu-4gpu  i9-12900K + four Arc A770 behind one PCIe switch, concurrent\n"
+        "                      tarnawski[:K[:L]]  a Tarnawski JSON model's own K accelerators and L CPUs\n"
+        "                    default: tarnawski for Tarnawski JSON models, cpu-gpu otherwise\n"
+        "  --semantics S     sequential | concurrent | tarnawski (default: the device set's own)\n"
+        "  --costs C         auto | roofline | file: op costs from FLOPs and bytes, or the model file's\n"
+        "                    measured times (default auto: file when every op has them)\n"
+        "  --profile CSV     per-op per-device times 'node,device,ms' overriding both\n"
+        "  --json            print the result as one JSON object\n");
 }

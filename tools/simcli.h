@@ -12,9 +12,9 @@
 #include "hsdag/sim.h"
 
 typedef struct simcli {
-    const char *model;     /* path */
-    const char *devices;   /* preset name or file, NULL = the model's default */
-    const char *profile;   /* CSV path or NULL */
+    const char *model;   /* path */
+    const char *devices; /* preset name or file, NULL = the model's default */
+    const char *profile; /* CSV path or NULL */
     hsdag_graph *g;
     hsdag_devices *devs;
     hsdag_profile *prof;
@@ -29,7 +29,8 @@ void simcli_free(simcli *s);
 /* "auto" | "roofline" | "file" -> *out; returns 0 or -1. */
 int simcli_parse_costs(const char *s, hsdag_costsrc *out);
 const char *simcli_costs_name(hsdag_costsrc c);
-/* Prints the preset list and the --devices / --costs / --profile / --semantics help shared by both commands. */
+/* Prints the preset list and the --devices / --costs / --profile / --semantics help shared by both
+ * commands. */
 void simcli_help_common(FILE *f);
 
 #endif

@@ -26,29 +26,30 @@
 extern "C" {
 #endif
 
-#define HSDAG_CLUSTER_MAX_DEGREE 16                      /* max_partitions_per_op */
+#define HSDAG_CLUSTER_MAX_DEGREE 16                            /* max_partitions_per_op */
 #define HSDAG_CLUSTER_N_ACTIONS (HSDAG_CLUSTER_MAX_DEGREE + 1) /* 0 = do not place */
 #define HSDAG_CLUSTER_NODE_FEATS 5
 #define HSDAG_CLUSTER_EDGE_FEATS 2
 #define HSDAG_CLUSTER_GRAPH_FEATS 17 /* followed by the 17-value action mask: 34 values */
 
 typedef struct hsdag_cluster_config {
-    int32_t n_cgs, n_racks, n_servers; /* RAMP shape: communication groups x racks x servers per rack (4,4,2) */
-    double worker_mem;                 /* bytes per worker (80e9) */
-    double node_bw;                    /* total node bandwidth, B/s (1.6e12); a channel has node_bw / n_cgs */
-    double prop_latency;               /* s (50e-9) */
-    double io_latency;                 /* s (100e-9) */
-    double interarrival;               /* time units between arrivals (1000) */
-    double horizon;                    /* max simulated time (1e6): horizon/interarrival + 1 arrivals */
-    double quantum;                    /* min op run time quantum (0.01) */
-    int32_t n_steps;                   /* training steps per job (50) */
-    int32_t replication;               /* job pool = graphs x replication (1000) */
-    char beta;                         /* 'A', 'B', 'C' or 'D' */
+    int32_t n_cgs, n_racks,
+        n_servers;       /* RAMP shape: communication groups x racks x servers per rack (4,4,2) */
+    double worker_mem;   /* bytes per worker (80e9) */
+    double node_bw;      /* total node bandwidth, B/s (1.6e12); a channel has node_bw / n_cgs */
+    double prop_latency; /* s (50e-9) */
+    double io_latency;   /* s (100e-9) */
+    double interarrival; /* time units between arrivals (1000) */
+    double horizon;      /* max simulated time (1e6): horizon/interarrival + 1 arrivals */
+    double quantum;      /* min op run time quantum (0.01) */
+    int32_t n_steps;     /* training steps per job (50) */
+    int32_t replication; /* job pool = graphs x replication (1000) */
+    char beta;           /* 'A', 'B', 'C' or 'D' */
     /* 0 (reference): profile ms are used as the time unit but communication is computed in s, so it weighs
      * ~1000x too little. 1: communication times are converted to ms too (x1e3), so the whole simulator runs
      * in ms (interarrival and horizon are then ms) and communication weighs realistically. */
     int time_unit_fix;
-    uint64_t beta_table_seed;          /* seed of the 50,000 skew-normal draws that build the beta PMFs (19) */
+    uint64_t beta_table_seed; /* seed of the 50,000 skew-normal draws that build the beta PMFs (19) */
 } hsdag_cluster_config;
 
 hsdag_cluster_config hsdag_cluster_config_default(void);
@@ -56,59 +57,60 @@ hsdag_cluster_config hsdag_cluster_config_default(void);
 /* One job model (a graph of the pool) as the env sees it; read-only. */
 typedef struct hsdag_cluster_model {
     const char *name;
-    const hsdag_graph *job;  /* the unpartitioned mirrored job graph: 2n nodes, 2E+1 edges */
-    int32_t n_fwd;           /* n */
-    double jct_seq;          /* n_steps * sum of all 2n compute costs */
-    double total_op_mem;     /* bytes, sum of memory over 2n nodes */
-    double total_dep_size;   /* bytes, sum of edge sizes over 2E+1 edges */
-    int32_t max_depth;       /* nodes on the longest shortest path from the first source (ddls max_depth) */
-    double jct[HSDAG_CLUSTER_N_ACTIONS];   /* lookahead JCT per max degree (NAN where not placeable / a=0) */
+    const hsdag_graph *job; /* the unpartitioned mirrored job graph: 2n nodes, 2E+1 edges */
+    int32_t n_fwd;          /* n */
+    double jct_seq;         /* n_steps * sum of all 2n compute costs */
+    double total_op_mem;    /* bytes, sum of memory over 2n nodes */
+    double total_dep_size;  /* bytes, sum of edge sizes over 2E+1 edges */
+    int32_t max_depth;      /* nodes on the longest shortest path from the first source (ddls max_depth) */
+    double jct[HSDAG_CLUSTER_N_ACTIONS]; /* lookahead JCT per max degree (NAN where not placeable / a=0) */
     int32_t n_servers_empty[HSDAG_CLUSTER_N_ACTIONS]; /* servers used when placed on an empty cluster */
     int32_t n_split_ops[HSDAG_CLUSTER_N_ACTIONS];     /* ops (of 2n) split more than once */
     int32_t n_part_ops[HSDAG_CLUSTER_N_ACTIONS];      /* ops of the partitioned graph */
     int32_t n_part_deps[HSDAG_CLUSTER_N_ACTIONS];     /* deps of the partitioned graph */
-    float *node_feat;        /* [2n * 5] */
-    float *edge_feat;        /* [(2E+1) * 2], in the job graph's edge-id order */
+    float *node_feat;                                 /* [2n * 5] */
+    float *edge_feat;                                 /* [(2E+1) * 2], in the job graph's edge-id order */
 } hsdag_cluster_model;
 
 /* What a policy sees at a decision. */
 typedef struct hsdag_cluster_obs {
-    int32_t model;           /* index into the env's models */
+    int32_t model; /* index into the env's models */
     const hsdag_cluster_model *m;
-    double beta;             /* the job's JCT requirement factor */
-    double max_jct;          /* beta * jct_seq */
-    double now;              /* arrival time */
+    double beta;    /* the job's JCT requirement factor */
+    double max_jct; /* beta * jct_seq */
+    double now;     /* arrival time */
     int32_t free_workers;
     int32_t jobs_running;
-    uint8_t mask[HSDAG_CLUSTER_N_ACTIONS];                          /* valid actions (mask[0] = 1) */
+    uint8_t mask[HSDAG_CLUSTER_N_ACTIONS];                                 /* valid actions (mask[0] = 1) */
     float graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS]; /* 17 features + mask */
 } hsdag_cluster_obs;
 
 typedef struct hsdag_cluster_metrics {
     int64_t jobs_arrived, jobs_blocked, jobs_completed, jobs_accepted_at_decision;
     int64_t blocked_action0, blocked_placement, blocked_jct, blocked_horizon; /* by rule */
-    double blocking_rate;    /* blocked / arrived */
-    double acceptance_rate;  /* completed / arrived */
-    double throughput;       /* mean demand total throughput, B per time unit */
-    double mean_jct;         /* over completed jobs */
-    double mean_speedup;     /* JCT_seq / JCT over completed jobs */
-    double utilisation;      /* mean fraction of workers mounted */
-    double return_;          /* sum of rewards */
+    double blocking_rate;                                                     /* blocked / arrived */
+    double acceptance_rate;                                                   /* completed / arrived */
+    double throughput;   /* mean demand total throughput, B per time unit */
+    double mean_jct;     /* over completed jobs */
+    double mean_speedup; /* JCT_seq / JCT over completed jobs */
+    double utilisation;  /* mean fraction of workers mounted */
+    double return_;      /* sum of rewards */
 } hsdag_cluster_metrics;
 
 typedef struct hsdag_cluster hsdag_cluster;
 
 /* Builds the env from PipeDream forward graphs (names[i] labels graphs[i]); graphs == NULL uses the five
  * built-in PAC-ML graphs. Precomputes every (model, degree) lookahead JCT. */
-int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs, const char *const *names,
-                         int32_t n_graphs, hsdag_cluster **out, hsdag_err *e);
+int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
+                         const char *const *names, int32_t n_graphs, hsdag_cluster **out, hsdag_err *e);
 void hsdag_cluster_free(hsdag_cluster *env);
 int32_t hsdag_cluster_n_models(const hsdag_cluster *env);
 const hsdag_cluster_model *hsdag_cluster_model_get(const hsdag_cluster *env, int32_t i);
 const hsdag_cluster_config *hsdag_cluster_config_get(const hsdag_cluster *env);
 
 /* ---- RL-facing step API ---- */
-void hsdag_cluster_reset(hsdag_cluster *env, uint64_t seed); /* samples betas, shuffles the pool, first arrival */
+void hsdag_cluster_reset(hsdag_cluster *env,
+                         uint64_t seed); /* samples betas, shuffles the pool, first arrival */
 int hsdag_cluster_done(const hsdag_cluster *env);
 const hsdag_cluster_obs *hsdag_cluster_observe(const hsdag_cluster *env); /* valid while !done */
 /* Applies action (0..16; invalid -> 0) to the waiting job, returns +1 (placed, meets its JCT) or -1 in
@@ -122,28 +124,38 @@ int32_t hsdag_cluster_try_place(const hsdag_cluster *env, int a);
 
 /* ---- built-in policies ---- */
 typedef enum hsdag_cluster_policy_kind {
-    HSDAG_POL_PARA_MAX, HSDAG_POL_PARA_MIN, HSDAG_POL_RANDOM, HSDAG_POL_FIXED, HSDAG_POL_ACCEPTABLE_JCT,
-    HSDAG_POL_SEQUENTIAL, HSDAG_POL_LOOKAHEAD, HSDAG_POL_LEARNED
+    HSDAG_POL_PARA_MAX,
+    HSDAG_POL_PARA_MIN,
+    HSDAG_POL_RANDOM,
+    HSDAG_POL_FIXED,
+    HSDAG_POL_ACCEPTABLE_JCT,
+    HSDAG_POL_SEQUENTIAL,
+    HSDAG_POL_LOOKAHEAD,
+    HSDAG_POL_LEARNED
 } hsdag_cluster_policy_kind;
 typedef struct hsdag_cluster_policy {
     hsdag_cluster_policy_kind kind;
-    int fixed;               /* K of fixed:K; H (arrivals looked ahead) of lookahead:H:F */
-    int floor_;              /* F (preferred minimum degree) of lookahead:H:F */
-    char dir[256];           /* DIR of learned:DIR */
+    int fixed;     /* K of fixed:K; H (arrivals looked ahead) of lookahead:H:F */
+    int floor_;    /* F (preferred minimum degree) of lookahead:H:F */
+    char dir[256]; /* DIR of learned:DIR */
 } hsdag_cluster_policy;
-/* "para-max", "para-min", "random", "fixed:K", "acceptable-jct", "sequential", "lookahead[:H:F]" (default 3:4),
- * "learned[:DIR]". lookahead: among degrees >= F (else any) that meet the job's deadline by the cached JCT, place
- * now and end by the horizon, the one maximising the chance that the next H arrivals can be accepted (given the
- * known end times of running jobs, block availability and the beta distribution); ties to least worker-time. */
+/* "para-max", "para-min", "random", "fixed:K", "acceptable-jct", "sequential", "lookahead[:H:F]" (default
+ * 3:4),
+ * "learned[:DIR]". lookahead: among degrees >= F (else any) that meet the job's deadline by the cached JCT,
+ * place
+ * now and end by the horizon, the one maximising the chance that the next H arrivals can be accepted (given
+ * the
+ * known end times of running jobs, block availability and the beta distribution); ties to least
+ * worker-time. */
 int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e);
 const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
 /* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED: it acts inside
  * hsdag_cluster_run (hsdag_pacml_run, pacml.h), which batches the GNN per job model. */
-int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng, int *action,
-                             hsdag_err *e);
+int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng,
+                             int *action, hsdag_err *e);
 /* reset(seed) + policy until done; metrics out. */
-int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed, hsdag_cluster_metrics *m,
-                      hsdag_err *e);
+int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
+                      hsdag_cluster_metrics *m, hsdag_err *e);
 
 /* ---- pieces exposed for tests ---- */
 /* Per-op split degree: max(1, min(2*ceil(ceil(c/q)/2), a)). */
@@ -154,14 +166,15 @@ int32_t hsdag_ramp_split(double compute, double quantum, int32_t a);
 int hsdag_ramp_find_block(int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a, int32_t *out);
 /* RAMP all-reduce time (s) of a collective of total size M bytes over servers spanning cgs groups, racks
  * rack indices and node_ids server indices (x = groups in the network). */
-double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x, double data_rate,
-                                 double latency, double io_latency);
+double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x,
+                                 double data_rate, double latency, double io_latency);
 /* Beta sampler for distribution 'A'..'D' (PMF built from 50,000 skew-normal draws seeded by table_seed). */
 typedef struct hsdag_beta_dist hsdag_beta_dist;
 hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed);
 double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r);
 void hsdag_beta_free(hsdag_beta_dist *d);
-/* The built-in graphs (i = 0..4): writes the name and appends the PipeDream text (byte-identical to the file). */
+/* The built-in graphs (i = 0..4): writes the name and appends the PipeDream text (byte-identical to the
+ * file). */
 int hsdag_cluster_builtin_graph(int32_t i, const char **name, hsdag_buf *text);
 
 #ifdef __cplusplus

@@ -46,8 +46,8 @@ const char *hsdag_status_str(int status);
 
 /* Error details live in a caller-owned buffer. msg is always NUL-terminated. */
 typedef struct hsdag_err {
-    int status;     /* last status written, 0 if none */
-    char msg[512];  /* one line, no trailing newline */
+    int status;    /* last status written, 0 if none */
+    char msg[512]; /* one line, no trailing newline */
 } hsdag_err;
 
 /* Writes "fmt..." into e (if e != NULL) and returns status, so callers can
@@ -91,9 +91,9 @@ typedef struct hsdag_rng {
 } hsdag_rng;
 void hsdag_rng_seed(hsdag_rng *r, uint64_t seed);
 uint64_t hsdag_rng_u64(hsdag_rng *r);
-double hsdag_rng_uniform(hsdag_rng *r);            /* [0, 1) with 53 random bits */
+double hsdag_rng_uniform(hsdag_rng *r);             /* [0, 1) with 53 random bits */
 uint32_t hsdag_rng_below(hsdag_rng *r, uint32_t n); /* uniform in [0, n), n > 0, unbiased */
-double hsdag_rng_normal(hsdag_rng *r);             /* standard normal (Box-Muller, no cached state) */
+double hsdag_rng_normal(hsdag_rng *r);              /* standard normal (Box-Muller, no cached state) */
 
 /* ---- string -> int32 map (open addressing, FNV-1a); keys are copied into the map's arena ---- */
 typedef struct hsdag_strmap hsdag_strmap;
@@ -114,10 +114,10 @@ int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag
 
 /* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */
 typedef struct hsdag_buf {
-    char *data;  /* NUL-terminated when len > 0 */
+    char *data; /* NUL-terminated when len > 0 */
     size_t len;
     size_t cap;
-    int oom;     /* set once an append failed; later appends are no-ops */
+    int oom; /* set once an append failed; later appends are no-ops */
 } hsdag_buf;
 void hsdag_buf_printf(hsdag_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -1,6 +1,7 @@
 /* devices.h - the device model (devices, links, default semantics) and the cost of every op on every device.
  * Not here: scheduling (sim.h), placement files (placement.h), placers (place.h).
- * Entry points: hsdag_devices_load/parse/preset/free/find/write_json, hsdag_profile_*, hsdag_costs_create/free,
+ * Entry points: hsdag_devices_load/parse/preset/free/find/write_json, hsdag_profile_*,
+ * hsdag_costs_create/free,
  *               hsdag_costs_xfer_s, hsdag_semantics_parse/name.
  *
  * Usage:
@@ -27,10 +28,12 @@ extern "C" {
 
 /* Execution semantics of one inference request (docs/simulator.md). */
 typedef enum hsdag_semantics {
-    HSDAG_SEM_AUTO = -1,    /* the device set's default */
-    HSDAG_SEM_SEQUENTIAL = 0, /* OpenVINO HETERO: ops one after another in topological order, copies at boundaries */
-    HSDAG_SEM_CONCURRENT,   /* each device runs its ready ops by priority; transfers on link resources overlap */
-    HSDAG_SEM_TARNAWSKI,    /* Tarnawski et al.'s computeLatency (accelerator blocks, CPU unbounded) */
+    HSDAG_SEM_AUTO = -1, /* the device set's default */
+    /* OpenVINO HETERO: ops one after another in topological order, copies at boundaries */
+    HSDAG_SEM_SEQUENTIAL = 0,
+    /* each device runs its ready ops by priority; transfers on link resources overlap */
+    HSDAG_SEM_CONCURRENT,
+    HSDAG_SEM_TARNAWSKI, /* Tarnawski et al.'s computeLatency (accelerator blocks, CPU unbounded) */
     HSDAG_SEM_COUNT_
 } hsdag_semantics;
 const char *hsdag_semantics_name(hsdag_semantics s); /* "sequential", "concurrent", "tarnawski", "auto" */
@@ -48,13 +51,14 @@ const char *hsdag_devkind_name(hsdag_devkind k); /* "cpu", "gpu", "accel" */
 /* One device. Invariants: name unique within its set and non-empty; peak_flops > 0; mem_bw > 0;
  * 0 < eff[c] <= 1 for every class; launch_s >= 0; mem_capacity >= 0 (0 = unlimited). */
 typedef struct hsdag_device {
-    const char *name;      /* "CPU", "GPU", "gpu0", "acc3", ... */
-    const char *ov_name;   /* OpenVINO device string for affinity maps ("CPU", "GPU", "GPU.1"); defaults to name */
+    const char *name; /* "CPU", "GPU", "gpu0", "acc3", ... */
+    const char
+        *ov_name; /* OpenVINO device string for affinity maps ("CPU", "GPU", "GPU.1"); defaults to name */
     hsdag_devkind kind;
-    double peak_flops;     /* FLOP/s, FP32 datasheet peak */
-    double mem_bw;         /* bytes/s, device memory bandwidth */
-    double mem_capacity;   /* bytes usable by one request, 0 = unlimited */
-    double launch_s;       /* seconds of fixed overhead per non-bookkeeping op (kernel launch / dispatch) */
+    double peak_flops;   /* FLOP/s, FP32 datasheet peak */
+    double mem_bw;       /* bytes/s, device memory bandwidth */
+    double mem_capacity; /* bytes usable by one request, 0 = unlimited */
+    double launch_s;     /* seconds of fixed overhead per non-bookkeeping op (kernel launch / dispatch) */
     double eff[HSDAG_OP_CLASS_COUNT_]; /* fraction of peak_flops reached by each op class */
 } hsdag_device;
 
@@ -62,10 +66,10 @@ typedef struct hsdag_device {
  * simulator (a shared bus); point-to-point links each get their own id. Invariants: latency_s >= 0,
  * bandwidth > 0, 0 <= resource < n_resources. The diagonal (a == a) is unused. */
 typedef struct hsdag_link {
-    double latency_s;      /* seconds per transfer (setup, driver, synchronisation) */
-    double bandwidth;      /* bytes/s */
-    int32_t resource;      /* channel id (shared bus = same id) */
-    double file_factor;    /* multiplier on a file-given transfer time (Tarnawski edge cost, which is one
+    double latency_s;   /* seconds per transfer (setup, driver, synchronisation) */
+    double bandwidth;   /* bytes/s */
+    int32_t resource;   /* channel id (shared bus = same id) */
+    double file_factor; /* multiplier on a file-given transfer time (Tarnawski edge cost, which is one
                             * accelerator<->host-DRAM copy): 1 between an accelerator and a CPU, 2 between two
                             * accelerators (through host DRAM), 0 between two CPUs (shared DRAM) */
 } hsdag_link;
@@ -73,22 +77,25 @@ typedef struct hsdag_link {
 /* A device set. All memory lives in `arena`. Invariants: 1 <= n <= HSDAG_MAX_DEVICES; link has n*n
  * entries (row = source); resource_name has n_resources entries. */
 typedef struct hsdag_devices {
-    const char *name;          /* preset name or the file's "name" */
+    const char *name; /* preset name or the file's "name" */
     int32_t n;
-    hsdag_device *dev;         /* [n] */
-    hsdag_link *link;          /* [n * n], link[a * n + b] */
+    hsdag_device *dev; /* [n] */
+    hsdag_link *link;  /* [n * n], link[a * n + b] */
     int32_t n_resources;
-    const char **resource_name;/* [n_resources] e.g. "pcie", "CPU->GPU" */
-    hsdag_semantics semantics; /* default semantics of this set (never AUTO) */
-    int32_t max_accels_used;   /* at most this many non-CPU devices may hold ops (Tarnawski maxFPGAs), -1 = no limit */
+    const char **resource_name; /* [n_resources] e.g. "pcie", "CPU->GPU" */
+    hsdag_semantics semantics;  /* default semantics of this set (never AUTO) */
+    /* at most this many non-CPU devices may hold ops (Tarnawski maxFPGAs), -1 = no limit */
+    int32_t max_accels_used;
     hsdag_arena *arena;
 } hsdag_devices;
 
 /* Built-in presets (numbers and sources: docs/devices.md):
- *   "cpu-gpu"    Intel Core i9-12900K (P-cores, AVX2 FP32) + Intel Arc A770 16 GB over PCIe 4.0 x16, sequential;
+ *   "cpu-gpu"    Intel Core i9-12900K (P-cores, AVX2 FP32) + Intel Arc A770 16 GB over PCIe 4.0 x16,
+ * sequential;
  *   "cpu-4gpu"   the same CPU + four Arc A770 on a shared PCIe root complex, concurrent;
  *   "tarnawski"  from a Tarnawski JSON graph's own fields: maxFPGAs accelerators "acc0".. (device indices
- *                0..k-1, capacity maxSizePerFPGA) then maxCPUs CPUs "cpu0".. (indices k..k+l-1, the numbering of
+ *                0..k-1, capacity maxSizePerFPGA) then maxCPUs CPUs "cpu0".. (indices k..k+l-1, the numbering
+ * of
  *                hsdag_split_read), file costs, semantics tarnawski (needs g with
  *                g->meta.format == HSDAG_FMT_TARNAWSKI, or explicit counts "tarnawski:K" / "tarnawski:K:L").
  * g may be NULL except for "tarnawski". */
@@ -118,7 +125,8 @@ void hsdag_profile_free(hsdag_profile *p);
 
 /* ---- the cost table ---- */
 typedef enum hsdag_costsrc {
-    HSDAG_COSTSRC_AUTO = 0, /* FILE if every non-bookkeeping node has the needed measured column, else ROOFLINE */
+    HSDAG_COSTSRC_AUTO =
+        0, /* FILE if every non-bookkeeping node has the needed measured column, else ROOFLINE */
     HSDAG_COSTSRC_ROOFLINE, /* max(flops / (peak * eff), bytes / mem_bw) + launch_s */
     HSDAG_COSTSRC_FILE      /* graph->cost_ms: CPU column on cpu devices, ACCEL column on gpu/accel devices;
                              * a node without the needed column falls back to the roofline */
@@ -137,22 +145,23 @@ hsdag_costs_config hsdag_costs_config_default(void);
  * can be simulated, and the simulator reports it as infeasible.
  * Memory model (docs/simulator.md): a node's static_bytes are resident on its device for the whole request;
  * its act_bytes are live from its start until its last consumer on that device finishes; a copy of
- * xfer_bytes lives on each receiving device from the transfer's start until its last consumer there finishes. */
+ * xfer_bytes lives on each receiving device from the transfer's start until its last consumer there
+ * finishes. */
 typedef struct hsdag_costs {
     int32_t n_nodes, n_devices;
-    const hsdag_graph *g;         /* borrowed; must outlive the table */
-    const hsdag_devices *devs;    /* borrowed; must outlive the table */
-    hsdag_costsrc source;         /* what AUTO resolved to */
-    int32_t n_profiled;           /* (node, device) entries taken from the profile */
-    double *node_s;               /* [n_nodes * n_devices] seconds, node v on device d at v*n_devices + d */
-    uint8_t *allowed;             /* [n_nodes * n_devices] */
-    double *xfer_bytes;           /* [n_nodes] bytes sent once per receiving device: max over out-edges of edge_bytes */
-    double *file_xfer_s;          /* [n_nodes] file-given transfer time (Tarnawski edge cost, ms/1000), NAN if none */
-    double *static_bytes;         /* [n_nodes] mem_bytes when the file gives it, else param_bytes */
-    double *act_bytes;            /* [n_nodes] 0 when the file gives mem_bytes (already included), else out_bytes */
-    double *link_lat_s;           /* [n_devices^2] copies of the link table for locality */
-    double *link_inv_bw;          /* [n_devices^2] seconds per byte */
-    double *link_file_factor;     /* [n_devices^2] */
+    const hsdag_graph *g;      /* borrowed; must outlive the table */
+    const hsdag_devices *devs; /* borrowed; must outlive the table */
+    hsdag_costsrc source;      /* what AUTO resolved to */
+    int32_t n_profiled;        /* (node, device) entries taken from the profile */
+    double *node_s;            /* [n_nodes * n_devices] seconds, node v on device d at v*n_devices + d */
+    uint8_t *allowed;          /* [n_nodes * n_devices] */
+    double *xfer_bytes; /* [n_nodes] bytes sent once per receiving device: max over out-edges of edge_bytes */
+    double *file_xfer_s;  /* [n_nodes] file-given transfer time (Tarnawski edge cost, ms/1000), NAN if none */
+    double *static_bytes; /* [n_nodes] mem_bytes when the file gives it, else param_bytes */
+    double *act_bytes;    /* [n_nodes] 0 when the file gives mem_bytes (already included), else out_bytes */
+    double *link_lat_s;   /* [n_devices^2] copies of the link table for locality */
+    double *link_inv_bw;  /* [n_devices^2] seconds per byte */
+    double *link_file_factor; /* [n_devices^2] */
     hsdag_arena *arena;
 } hsdag_costs;
 

@@ -53,7 +53,8 @@ void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t 
 
 /* ---- features per group ----
  * Kinds (each switchable; the learner embeds each present kind to the same width, then concatenates):
- *   OPTYPE    mean over members of [one-hot opclass (11) | one-hot op name over a fixed vocabulary (+ other)];
+ *   OPTYPE    mean over members of [one-hot opclass (11) | one-hot op name over a fixed vocabulary (+
+ * other)];
  *   SHAPE     first output's first 4 dims, log(1 + d) (unknown or missing dims 0), mean over members;
  *   ID        group index / (n_groups - 1) (the reference feeds the raw integer);
  *   DEGREE    log(1 + in-degree), log(1 + out-degree) in the group graph;
@@ -70,7 +71,8 @@ typedef enum hsdag_feat_kind {
 } hsdag_feat_kind;
 #define HSDAG_FEAT_ALL ((1u << HSDAG_FEAT_KINDS_) - 1u)
 #define HSDAG_FEAT_STRUCT ((1u << HSDAG_FEAT_DEGREE) | (1u << HSDAG_FEAT_NFD) | (1u << HSDAG_FEAT_CLOSENESS))
-const char *hsdag_feat_kind_name(hsdag_feat_kind k); /* "optype", "shape", "id", "degree", "nfd", "closeness" */
+const char *
+hsdag_feat_kind_name(hsdag_feat_kind k); /* "optype", "shape", "id", "degree", "nfd", "closeness" */
 
 typedef struct hsdag_features_config {
     unsigned kinds; /* bit set of 1u << hsdag_feat_kind (default HSDAG_FEAT_ALL) */
@@ -116,7 +118,7 @@ typedef struct hsdag_gpn_parse_result {
     uint8_t *intra;       /* [m] edge k inside one cluster */
     int32_t *intra_count; /* [n_clusters] edges inside each cluster */
     int32_t m_pooled;
-    int32_t *pu, *pv;     /* [m_pooled] pooled undirected edges, pu < pv */
+    int32_t *pu, *pv; /* [m_pooled] pooled undirected edges, pu < pv */
 } hsdag_gpn_parse_result;
 
 int hsdag_gpn_parse(hsdag_gpn_parse_result *r, int32_t n, int32_t m, const int32_t *u, const int32_t *v,

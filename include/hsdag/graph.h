@@ -30,15 +30,28 @@ extern "C" {
 
 typedef enum hsdag_dtype {
     HSDAG_DT_UNKNOWN = 0,
-    HSDAG_DT_F32, HSDAG_DT_F16, HSDAG_DT_BF16, HSDAG_DT_F64,
-    HSDAG_DT_I8, HSDAG_DT_U8, HSDAG_DT_I16, HSDAG_DT_U16,
-    HSDAG_DT_I32, HSDAG_DT_U32, HSDAG_DT_I64, HSDAG_DT_U64,
-    HSDAG_DT_BOOL, HSDAG_DT_I4, HSDAG_DT_U4, HSDAG_DT_U1,
+    HSDAG_DT_F32,
+    HSDAG_DT_F16,
+    HSDAG_DT_BF16,
+    HSDAG_DT_F64,
+    HSDAG_DT_I8,
+    HSDAG_DT_U8,
+    HSDAG_DT_I16,
+    HSDAG_DT_U16,
+    HSDAG_DT_I32,
+    HSDAG_DT_U32,
+    HSDAG_DT_I64,
+    HSDAG_DT_U64,
+    HSDAG_DT_BOOL,
+    HSDAG_DT_I4,
+    HSDAG_DT_U4,
+    HSDAG_DT_U1,
     HSDAG_DT_COUNT_
 } hsdag_dtype;
-double hsdag_dtype_bytes(hsdag_dtype t);   /* bytes per element (0.5 for 4-bit, 0.125 for u1); 4 if unknown */
+double hsdag_dtype_bytes(hsdag_dtype t); /* bytes per element (0.5 for 4-bit, 0.125 for u1); 4 if unknown */
 const char *hsdag_dtype_name(hsdag_dtype t); /* "f32", "i64", ... */
-hsdag_dtype hsdag_dtype_parse(const char *s); /* accepts "f32", "FP32", "float32", "float", ...; UNKNOWN otherwise */
+hsdag_dtype
+hsdag_dtype_parse(const char *s); /* accepts "f32", "FP32", "float32", "float", ...; UNKNOWN otherwise */
 
 /* Coarse op classes used by cost models and features. */
 typedef enum hsdag_opclass {
@@ -77,7 +90,8 @@ typedef enum hsdag_format {
     HSDAG_FMT_DOT,       /* NNCF Graphviz DOT */
     HSDAG_FMT_BUILT      /* built in code */
 } hsdag_format;
-const char *hsdag_format_name(hsdag_format f); /* "onnx", "openvino-ir", "pipedream", "tarnawski", "hsdag-json", "dot", ... */
+const char *hsdag_format_name(
+    hsdag_format f); /* "onnx", "openvino-ir", "pipedream", "tarnawski", "hsdag-json", "dot", ... */
 
 /* Measured cost kinds (columns of hsdag_graph.cost_ms). */
 typedef enum hsdag_costkind {
@@ -90,10 +104,10 @@ typedef enum hsdag_costkind {
 /* Graph-level metadata from the file. Unknown values are -1 (ints) or NAN (doubles). */
 typedef struct hsdag_graph_meta {
     hsdag_format format;
-    int64_t file_nodes;        /* node count as in the file (ONNX graph.node, IR <layer>s, ...) */
-    int64_t file_edges;        /* edge count as in the file (IR <edge> elements, ...) */
-    int32_t ir_version;        /* ONNX ir_version or OpenVINO IR version, -1 if none */
-    int32_t opset;             /* ONNX default-domain opset, -1 if none */
+    int64_t file_nodes; /* node count as in the file (ONNX graph.node, IR <layer>s, ...) */
+    int64_t file_edges; /* edge count as in the file (IR <edge> elements, ...) */
+    int32_t ir_version; /* ONNX ir_version or OpenVINO IR version, -1 if none */
+    int32_t opset;      /* ONNX default-domain opset, -1 if none */
     /* Tarnawski fields */
     int32_t max_accels;        /* maxFPGAs (k) */
     int32_t max_cpus;          /* maxCPUs (l) */
@@ -115,32 +129,33 @@ typedef struct hsdag_graph {
     /* per node */
     const char **name;
     const char **op;
-    uint8_t *opclass;      /* hsdag_opclass */
-    uint32_t *flags;       /* HSDAG_NF_* */
-    double *flops;         /* estimated floating-point operations (multiply-add = 2) */
-    double *param_bytes;   /* weights read by the op */
-    double *out_bytes;     /* sum of output tensor bytes (known shapes only) */
-    double *mem_bytes;     /* memory footprint if given by the file (Tarnawski size, PipeDream act+param), else NAN */
-    int32_t *color;        /* co-location class, -1 if none (Tarnawski colorClass) */
-    int32_t *file_id;      /* the node's id in the file (IR layer id, PipeDream nodeN, Tarnawski id), else index */
-    double *cost_ms;       /* [n_nodes * HSDAG_COST_KINDS_], NAN where not measured */
+    uint8_t *opclass;    /* hsdag_opclass */
+    uint32_t *flags;     /* HSDAG_NF_* */
+    double *flops;       /* estimated floating-point operations (multiply-add = 2) */
+    double *param_bytes; /* weights read by the op */
+    double *out_bytes;   /* sum of output tensor bytes (known shapes only) */
+    double *
+        mem_bytes; /* memory footprint if given by the file (Tarnawski size, PipeDream act+param), else NAN */
+    int32_t *color;   /* co-location class, -1 if none (Tarnawski colorClass) */
+    int32_t *file_id; /* the node's id in the file (IR layer id, PipeDream nodeN, Tarnawski id), else index */
+    double *cost_ms;  /* [n_nodes * HSDAG_COST_KINDS_], NAN where not measured */
 
     /* output tensors */
-    int32_t *out_shape_off;  /* [n_nodes + 1] */
+    int32_t *out_shape_off; /* [n_nodes + 1] */
     int32_t n_out_shapes;
-    int8_t *shape_rank;      /* [n_out_shapes], -1 = unknown rank */
-    uint8_t *shape_dtype;    /* [n_out_shapes] hsdag_dtype */
-    int32_t *shape_dim_off;  /* [n_out_shapes + 1] into shape_dims */
-    int64_t *shape_dims;     /* -1 = dynamic/unknown dim */
+    int8_t *shape_rank;     /* [n_out_shapes], -1 = unknown rank */
+    uint8_t *shape_dtype;   /* [n_out_shapes] hsdag_dtype */
+    int32_t *shape_dim_off; /* [n_out_shapes + 1] into shape_dims */
+    int64_t *shape_dims;    /* -1 = dynamic/unknown dim */
 
     /* edges */
-    int32_t *out_off;   /* [n_nodes + 1] */
-    int32_t *out_dst;   /* [n_edges] */
-    int32_t *in_off;    /* [n_nodes + 1] */
-    int32_t *in_src;    /* [n_edges] */
-    int32_t *in_eid;    /* [n_edges] */
-    int32_t *edge_src;  /* [n_edges] */
-    double *edge_bytes; /* [n_edges] tensor bytes carried (sum over distinct tensors) */
+    int32_t *out_off;     /* [n_nodes + 1] */
+    int32_t *out_dst;     /* [n_edges] */
+    int32_t *in_off;      /* [n_nodes + 1] */
+    int32_t *in_src;      /* [n_edges] */
+    int32_t *in_eid;      /* [n_edges] */
+    int32_t *edge_src;    /* [n_edges] */
+    double *edge_bytes;   /* [n_edges] tensor bytes carried (sum over distinct tensors) */
     double *edge_cost_ms; /* [n_edges] transfer time given by the file (Tarnawski cost), NAN otherwise */
 
     hsdag_graph_meta meta;
@@ -201,7 +216,7 @@ typedef struct hsdag_shape_ref {
 typedef struct hsdag_opcost_in {
     const char *op;
     int n_in;
-    const hsdag_shape_ref *in;  /* input shapes, in op-input order (data, weight, bias, ...) */
+    const hsdag_shape_ref *in; /* input shapes, in op-input order (data, weight, bias, ...) */
     int n_out;
     const hsdag_shape_ref *out; /* output shapes */
     int64_t group;              /* conv groups (0 = unknown/1) */
@@ -210,9 +225,9 @@ typedef struct hsdag_opcost_in {
 } hsdag_opcost_in;
 
 typedef struct hsdag_opcost {
-    double flops;          /* estimate, 0 when unknown or bookkeeping */
+    double flops; /* estimate, 0 when unknown or bookkeeping */
     hsdag_opclass opclass;
-    int known;             /* 1 if the op is in the cost table */
+    int known; /* 1 if the op is in the cost table */
 } hsdag_opcost;
 
 /* Estimates FLOPs from shapes. Rules (multiply-add = 2 FLOPs):
@@ -239,7 +254,7 @@ typedef struct hsdag_graph_stats {
     int32_t bookkeeping_ops;
     int32_t sources, sinks;
     int32_t n_op_types;
-    hsdag_op_count *ops;     /* sorted by count desc, then name; hsdag_malloc'd */
+    hsdag_op_count *ops; /* sorted by count desc, then name; hsdag_malloc'd */
 } hsdag_graph_stats;
 int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_err *e);
 void hsdag_graph_stats_free(hsdag_graph_stats *s);

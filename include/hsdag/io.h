@@ -1,6 +1,7 @@
 /* io.h - importers and exporters of computation graphs, each on a (buffer, length) entry point.
  * Not here: placement files (place.h) and device files (devices.h).
- * Entry points: hsdag_load, hsdag_load_file, hsdag_detect, hsdag_<format>_read, hsdag_json_write, hsdag_dot_write.
+ * Entry points: hsdag_load, hsdag_load_file, hsdag_detect, hsdag_<format>_read, hsdag_json_write,
+ * hsdag_dot_write.
  *
  * Usage:
  *   hsdag_graph *g; hsdag_err e = {0};

@@ -89,7 +89,7 @@ int32_t hsdag_nn_params_add(hsdag_nn_params *p, const char *name, int32_t rows, 
 int hsdag_nn_params_alloc(hsdag_nn_params *p, hsdag_rng *rng, hsdag_err *e);
 
 int32_t hsdag_nn_params_n_tensors(const hsdag_nn_params *p);
-size_t hsdag_nn_params_count(const hsdag_nn_params *p); /* total floats in one block */
+size_t hsdag_nn_params_count(const hsdag_nn_params *p);                   /* total floats in one block */
 int32_t hsdag_nn_params_find(const hsdag_nn_params *p, const char *name); /* id or -1 */
 const char *hsdag_nn_params_name(const hsdag_nn_params *p, int32_t id);
 int32_t hsdag_nn_params_rows(const hsdag_nn_params *p, int32_t id);
@@ -143,8 +143,8 @@ typedef struct hsdag_nn_linear {
     int32_t in, out;
 } hsdag_nn_linear;
 /* W: HSDAG_NN_INIT_LINEAR, b: U(-1/sqrt(in), 1/sqrt(in)) as PyTorch. Returns 0 or a status. */
-int hsdag_nn_linear_add(hsdag_nn_params *p, hsdag_nn_linear *l, const char *name, int32_t in,
-                        int32_t out, int bias, hsdag_err *e);
+int hsdag_nn_linear_add(hsdag_nn_params *p, hsdag_nn_linear *l, const char *name, int32_t in, int32_t out,
+                        int bias, hsdag_err *e);
 typedef struct hsdag_nn_layernorm {
     int32_t g, b; /* gain (1, d) initialised to 1, bias (1, d) initialised to 0 */
     int32_t d;
@@ -157,8 +157,8 @@ int hsdag_nn_layernorm_add(hsdag_nn_params *p, hsdag_nn_layernorm *l, const char
  * ====================================================================================== */
 
 /* y (n, out) = x (n, in) W^T + b; w (out, in), b (out) or NULL. y must not alias x. */
-void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const float *b, int32_t n,
-                             int32_t in, int32_t out);
+void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const float *b, int32_t n, int32_t in,
+                             int32_t out);
 /* dx (n, in) += dy W; dw (out, in) += dy^T x; db (out) += sum_rows dy. Any of dx, dw, db may be NULL. */
 void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
                               const float *w, int32_t n, int32_t in, int32_t out);
@@ -186,8 +186,7 @@ void hsdag_nn_add_backward(float *da, float *db, const float *dy, size_t len);
 /* Elementwise product (e.g. h_u ⊙ h_v). y (len) = a * b. */
 void hsdag_nn_mul_forward(float *y, const float *a, const float *b, size_t len);
 /* da += dy * b; db += dy * a (either may be NULL). */
-void hsdag_nn_mul_backward(float *da, float *db, const float *dy, const float *a, const float *b,
-                           size_t len);
+void hsdag_nn_mul_backward(float *da, float *db, const float *dy, const float *a, const float *b, size_t len);
 
 /* Row scaling. y (n, d) = x (n, d) * s (n) row-wise. */
 void hsdag_nn_rowscale_forward(float *y, const float *x, const float *s, int32_t n, int32_t d);
@@ -207,15 +206,15 @@ void hsdag_nn_layernorm_forward(float *y, float *mean, float *rstd, const float 
                                 const float *b, int32_t n, int32_t d, float eps);
 /* dx (n, d) += ..., dg (d) += ..., db (d) += ... (any may be NULL); x, mean, rstd from forward. */
 void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
-                                 const float *mean, const float *rstd, const float *g, int32_t n,
-                                 int32_t d);
+                                 const float *mean, const float *rstd, const float *g, int32_t n, int32_t d);
 
 /* Inverted dropout. train: mask[i] = (u_i >= p) / (1 - p), y = x * mask, where u_i are 32-bit uniforms
  * u_i = w / 2^32 taken in index order from hsdag_rng_u64 draws, the low half of each draw first (so
- * ceil(len / 2) draws; an element is kept with probability 1 - ceil(p 2^32) / 2^32, within 2^-32 of 1 - p). Eval (train = 0): y = x, mask = 1, rng untouched. 0 <= p < 1.
+ * ceil(len / 2) draws; an element is kept with probability 1 - ceil(p 2^32) / 2^32, within 2^-32 of 1 - p).
+ * Eval (train = 0): y = x, mask = 1, rng untouched. 0 <= p < 1.
  * y (len), mask (len) outputs; y may equal x. */
-void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train,
-                              hsdag_rng *rng, size_t len);
+void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train, hsdag_rng *rng,
+                              size_t len);
 /* dx (len) += dy * mask. */
 void hsdag_nn_dropout_backward(float *dx, const float *dy, const float *mask, size_t len);
 
@@ -236,11 +235,11 @@ void hsdag_nn_log_softmax_backward(float *dx, const float *dlp, const float *lp,
 /* Samples from softmax(logits) restricted to mask (NULL = all valid; logits of -inf are invalid
  * too). One hsdag_rng_uniform draw; the CDF is accumulated in double in index order. *idx gets the
  * index, *logp (optional) its log-probability. Returns 0 or HSDAG_EINVAL if no entry is valid. */
-int hsdag_nn_categorical_sample_logits(int32_t *idx, float *logp, const float *logits,
-                                       const uint8_t *mask, int32_t k, hsdag_rng *rng);
+int hsdag_nn_categorical_sample_logits(int32_t *idx, float *logp, const float *logits, const uint8_t *mask,
+                                       int32_t k, hsdag_rng *rng);
 /* Same from probabilities (need not be normalised; entries <= 0 or masked are never drawn). */
-int hsdag_nn_categorical_sample_probs(int32_t *idx, float *logp, const float *probs,
-                                      const uint8_t *mask, int32_t k, hsdag_rng *rng);
+int hsdag_nn_categorical_sample_probs(int32_t *idx, float *logp, const float *probs, const uint8_t *mask,
+                                      int32_t k, hsdag_rng *rng);
 /* Greedy choice (evaluation): the valid index of largest logit, lowest index on ties. EINVAL if none. */
 int hsdag_nn_categorical_argmax(int32_t *idx, const float *logits, const uint8_t *mask, int32_t k);
 
@@ -266,21 +265,21 @@ enum {
  *   w_sum  = 1 for neighbours, 0 for the self entry (GIN's sum);
  *   w_mean = 1 / (row length - 1) for neighbours, 0 for self (SAGE's mean; 0 for isolated nodes). */
 typedef struct hsdag_nn_adj {
-    int32_t n;      /* nodes */
-    int32_t nnz;    /* entries incl. n self-loops */
-    int32_t *off;   /* [n + 1] */
-    int32_t *idx;   /* [nnz] senders */
-    int32_t *self;  /* [n] CSR slot of the self entry of row i */
-    float *w_gcn;   /* [nnz] */
-    float *w_sum;   /* [nnz] */
-    float *w_mean;  /* [nnz] */
+    int32_t n;     /* nodes */
+    int32_t nnz;   /* entries incl. n self-loops */
+    int32_t *off;  /* [n + 1] */
+    int32_t *idx;  /* [nnz] senders */
+    int32_t *self; /* [n] CSR slot of the self entry of row i */
+    float *w_gcn;  /* [nnz] */
+    float *w_sum;  /* [nnz] */
+    float *w_mean; /* [nnz] */
 } hsdag_nn_adj;
 
 /* Builds the adjacency of n nodes from m directed edges src[k] -> dst[k] (receiver dst). Self-edges
  * and duplicates in the input are ignored. flags: HSDAG_NN_ADJ_SYMMETRIC. Returns 0, EINVAL
  * (n <= 0 or an id out of range, named in e) or ENOMEM. One allocation. */
-int hsdag_nn_adj_create(hsdag_nn_adj **out, int32_t n, int32_t m, const int32_t *src,
-                        const int32_t *dst, unsigned flags, hsdag_err *e);
+int hsdag_nn_adj_create(hsdag_nn_adj **out, int32_t n, int32_t m, const int32_t *src, const int32_t *dst,
+                        unsigned flags, hsdag_err *e);
 /* Same from a CSR of out-edges (off [n+1], dst [off[n]]), e.g. hsdag_graph's out_off/out_dst. */
 int hsdag_nn_adj_create_csr(hsdag_nn_adj **out, int32_t n, const int32_t *off, const int32_t *dst,
                             unsigned flags, hsdag_err *e);
@@ -305,17 +304,18 @@ void hsdag_nn_segment_sum_forward(float *y, const float *x, const int32_t *seg, 
 void hsdag_nn_segment_sum_backward(float *dx, const float *dy, const int32_t *seg, int32_t n, int32_t d);
 /* Segment-mean pooling: y = segment sum / count; inv_count (nseg) is an output (cache for backward,
  * 0 for empty segments). seg = NULL pools all rows into one (nseg must then be 1). */
-void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, const int32_t *seg,
-                                   int32_t n, int32_t d, int32_t nseg);
+void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, const int32_t *seg, int32_t n,
+                                   int32_t d, int32_t nseg);
 /* dx[i] += dy[seg[i]] * inv_count[seg[i]]. */
-void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv_count,
-                                    const int32_t *seg, int32_t n, int32_t d);
+void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv_count, const int32_t *seg,
+                                    int32_t n, int32_t d);
 
 /* ---- GNN layers: GCN / GAT / GIN / GraphSAGE behind one handle (the paper's ablation switch) ----
  * GCN : y = Â x W^T + b,  Â = adj->w_gcn (D^-1/2 (A+I) D^-1/2).           params W (out,in), b
  * GAT : per head h: z = x W_h^T; e_ij = LeakyReLU(a_dst_h·z_i + a_src_h·z_j) over j in row i
  *       (self included); alpha = softmax_j(e_ij); y_i,h = sum_j alpha_ij z_j + b_h. Heads are
- *       concatenated: out = heads * (out / heads).       params W (out,in), a_src, a_dst (heads, out/heads), b
+ *       concatenated: out = heads * (out / heads).       params W (out,in), a_src, a_dst (heads, out/heads),
+ * b
  * GIN : y = W2 ReLU(W1 ((1 + eps) x_i + sum_{j in N(i)} x_j) + b1) + b2 (hidden width = out);
  *       eps is a trained scalar when gin_train_eps, else fixed at gin_eps.
  *                                         params W1 (out,in), b1, W2 (out,out), b2 [, eps (1,1)]
@@ -357,8 +357,8 @@ int hsdag_nn_gnn_forward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *y, float *c
                          const hsdag_nn_adj *a, hsdag_err *e);
 /* dx (n, in) += ... (may be NULL); parameter gradients += into p's grad block. x and cache exactly
  * as given to / written by the matching forward. Returns 0 or ENOMEM. */
-int hsdag_nn_gnn_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const float *dy,
-                          const float *cache, const float *x, const hsdag_nn_adj *a, hsdag_err *e);
+int hsdag_nn_gnn_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const float *dy, const float *cache,
+                          const float *x, const hsdag_nn_adj *a, hsdag_err *e);
 /* Pre-sizes the scratch for graphs up to n nodes / nnz entries so forward/backward never allocate. */
 int hsdag_nn_gnn_reserve(hsdag_nn_gnn *g, int32_t n, int32_t nnz, hsdag_err *e);
 

@@ -31,12 +31,12 @@ extern "C" {
 
 /* ---- network ---- */
 typedef struct hsdag_pacml_net_config {
-    int32_t fc_hidden;    /* width of the policy and value hidden layers (256, the spec's fcnet_hiddens) */
-    int32_t msg_half;     /* width of the node and edge modules (16 = out_features_msg / 2) */
-    int32_t hidden1;      /* reduce output of round 1 (64) */
-    int32_t node_out;     /* reduce output of round 2 = pooled node embedding (16) */
-    int32_t graph_out;    /* graph module output (8) */
-    int32_t mask_mode;    /* hsdag_pacml_mask_mode: which actions the policy may take (0 = the spec's mask) */
+    int32_t fc_hidden; /* width of the policy and value hidden layers (256, the spec's fcnet_hiddens) */
+    int32_t msg_half;  /* width of the node and edge modules (16 = out_features_msg / 2) */
+    int32_t hidden1;   /* reduce output of round 1 (64) */
+    int32_t node_out;  /* reduce output of round 2 = pooled node embedding (16) */
+    int32_t graph_out; /* graph module output (8) */
+    int32_t mask_mode; /* hsdag_pacml_mask_mode: which actions the policy may take (0 = the spec's mask) */
 } hsdag_pacml_net_config;
 
 /* The policy's action mask (its log(mask) is added to the logits; the same 17 values replace the mask part
@@ -45,8 +45,13 @@ typedef struct hsdag_pacml_net_config {
  *  PLACE     - SPEC and the RAMP first-fit placer finds a block now (hsdag_cluster_try_place), so no
  *              "no block" failures are chosen blindly: the spec's observation cannot show fragmentation;
  *  PLACE_JCT - PLACE and the cached lookahead JCT meets the job's deadline (jct[a] <= beta JCT_seq).
- * Action 0 (do not place) is always allowed. PLACE and PLACE_JCT are our additions (docs/pacml-learning.md). */
-typedef enum { HSDAG_PACML_MASK_SPEC = 0, HSDAG_PACML_MASK_PLACE = 1, HSDAG_PACML_MASK_PLACE_JCT = 2 } hsdag_pacml_mask_mode;
+ * Action 0 (do not place) is always allowed. PLACE and PLACE_JCT are our additions
+ * (docs/pacml-learning.md). */
+typedef enum {
+    HSDAG_PACML_MASK_SPEC = 0,
+    HSDAG_PACML_MASK_PLACE = 1,
+    HSDAG_PACML_MASK_PLACE_JCT = 2
+} hsdag_pacml_mask_mode;
 /* Copies the current observation of env into o with the mask (and the graph features' mask part) of mode. */
 void hsdag_pacml_observe(const hsdag_cluster *env, int mode, hsdag_cluster_obs *o);
 /* Parses "spec", "place", "place-jct"; returns 0 or EINVAL. */
@@ -77,22 +82,22 @@ int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster *env, int greedy
 
 /* ---- PPO loss on a batch of samples (exposed for the gradient test) ---- */
 typedef struct hsdag_pacml_sample {
-    int32_t model;                                            /* job model index */
-    int32_t action;                                           /* taken action (valid under mask) */
+    int32_t model;                                                    /* job model index */
+    int32_t action;                                                   /* taken action (valid under mask) */
     float gfeat[HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS]; /* 17 graph features ++ mask */
     uint8_t mask[HSDAG_CLUSTER_N_ACTIONS];
-    float lp_old[HSDAG_CLUSTER_N_ACTIONS];                    /* behaviour log-probs (-inf masked) */
-    float v_old;                                              /* behaviour value (raw head units) */
-    float adv;                                                /* advantage (already standardised) */
-    float ret;                                                /* value target (raw head units) */
-    float reward;                                             /* +1 / -1 */
+    float lp_old[HSDAG_CLUSTER_N_ACTIONS]; /* behaviour log-probs (-inf masked) */
+    float v_old;                           /* behaviour value (raw head units) */
+    float adv;                             /* advantage (already standardised) */
+    float ret;                             /* value target (raw head units) */
+    float reward;                          /* +1 / -1 */
 } hsdag_pacml_sample;
 
 typedef struct hsdag_pacml_loss_config {
-    float clip;          /* PPO ratio clip epsilon (0.18, tuned config) */
-    float vf_coeff;      /* value loss weight (0.5) */
-    float ent_coeff;     /* entropy bonus weight (0.003) */
-    float kl_coeff;      /* weight of KL(old || new) (0.01; adapted by the trainer) */
+    float clip;      /* PPO ratio clip epsilon (0.18, tuned config) */
+    float vf_coeff;  /* value loss weight (0.5) */
+    float ent_coeff; /* entropy bonus weight (0.003) */
+    float kl_coeff;  /* weight of KL(old || new) (0.01; adapted by the trainer) */
 } hsdag_pacml_loss_config;
 
 typedef struct hsdag_pacml_loss_stats {
@@ -108,49 +113,50 @@ int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c, c
 
 /* Generalised advantage estimation over one episode of len steps (terminal at the end, V = 0 after it):
  * delta_t = r_t + gamma v_{t+1} - v_t, A_t = delta_t + gamma lambda A_{t+1}, ret_t = A_t + v_t. */
-void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda, float *adv,
-                     float *ret);
+void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda,
+                     float *adv, float *ret);
 
 /* ---- PPO trainer ---- */
 typedef struct hsdag_pacml_train_config {
-    uint64_t seed;          /* network init, sampling, minibatch order and training episodes */
-    int32_t iterations;     /* PPO iterations (default 60) */
+    uint64_t seed;             /* network init, sampling, minibatch order and training episodes */
+    int32_t iterations;        /* PPO iterations (default 60) */
     int32_t episodes_per_iter; /* full 1001-job episodes collected per iteration (default 4: ~4000 steps) */
-    int32_t epochs;         /* SGD passes over the iteration's batch (default 8; tuned RLlib config: 50) */
-    int32_t minibatch;      /* samples per Adam step (128) */
-    double gamma;           /* 0.997 */
-    double lambda;          /* GAE lambda (0.95) */
-    float lr;               /* Adam learning rate (2.785e-4) */
-    float grad_clip;        /* global gradient norm clip (1.5) */
-    float kl_target;        /* adaptive KL target (0.001, tuned); <= 0 keeps kl_coeff fixed */
+    int32_t epochs;            /* SGD passes over the iteration's batch (default 8; tuned RLlib config: 50) */
+    int32_t minibatch;         /* samples per Adam step (128) */
+    double gamma;              /* 0.997 */
+    double lambda;             /* GAE lambda (0.95) */
+    float lr;                  /* Adam learning rate (2.785e-4) */
+    float grad_clip;           /* global gradient norm clip (1.5) */
+    float kl_target;           /* adaptive KL target (0.001, tuned); <= 0 keeps kl_coeff fixed */
     hsdag_pacml_loss_config loss;
-    int32_t eval_episodes;  /* greedy evaluation episodes per iteration on seeds 1799, 1800, ... (3) */
+    int32_t eval_episodes; /* greedy evaluation episodes per iteration on seeds 1799, 1800, ... (3) */
     hsdag_pacml_net_config net;
 } hsdag_pacml_train_config;
 hsdag_pacml_train_config hsdag_pacml_train_config_default(void);
 
 /* One row of the learning curve. */
 typedef struct hsdag_pacml_iter_stats {
-    int32_t iteration;      /* 1-based */
-    int64_t steps;          /* decisions collected so far */
-    double train_blocking;  /* mean blocking rate of the iteration's (sampled) training episodes */
-    double train_return;    /* mean episode return (accepted - rejected at decision) */
-    double eval_blocking;   /* mean greedy blocking rate on the evaluation seeds */
+    int32_t iteration;     /* 1-based */
+    int64_t steps;         /* decisions collected so far */
+    double train_blocking; /* mean blocking rate of the iteration's (sampled) training episodes */
+    double train_return;   /* mean episode return (accepted - rejected at decision) */
+    double eval_blocking;  /* mean greedy blocking rate on the evaluation seeds */
     double entropy, value_loss, policy_loss, kl, kl_coeff, clip_frac, grad_norm;
-    double wall_s;          /* since the trainer was created (includes resumed time) */
+    double wall_s; /* since the trainer was created (includes resumed time) */
 } hsdag_pacml_iter_stats;
 
 typedef struct hsdag_pacml_trainer hsdag_pacml_trainer;
 /* The env is borrowed (not freed) and must outlive the trainer; its config (beta, time unit) is the
  * training distribution. */
-int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env, const hsdag_pacml_train_config *c,
-                               hsdag_err *e);
+int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env,
+                               const hsdag_pacml_train_config *c, hsdag_err *e);
 void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t);
 /* Runs one PPO iteration (collect, GAE, epochs of minibatch Adam, adapt KL, greedy evaluation). */
 int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e);
 int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t); /* iterations done */
 hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t);
-/* Best evaluation blocking rate so far and a policy image of that network (hsdag_pacml_policy_save format). */
+/* Best evaluation blocking rate so far and a policy image of that network (hsdag_pacml_policy_save
+ * format). */
 double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter);
 int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
 /* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, config). */
@@ -181,10 +187,11 @@ int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap
 
 /* One greedy episode of the learned policy (dir: a file or DIR; NULL or "" = the shipped policy for the
  * env's beta). This is what `hsdag cluster run --policy learned[:DIR]` calls. */
-int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m, hsdag_err *e);
+int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m,
+                    hsdag_err *e);
 /* Episode with an already loaded network (greedy = 0 samples with rng seeded by seed). */
-int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed, hsdag_cluster_metrics *m,
-                        hsdag_err *e);
+int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                        hsdag_cluster_metrics *m, hsdag_err *e);
 
 #ifdef __cplusplus
 }

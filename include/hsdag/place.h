@@ -1,5 +1,6 @@
 /* place.h - placers: every classic method (single device, random, Baechi m-TOPO/m-ETF/m-SCT, HEFT, METIS,
- *           Tarnawski's greedy, local search) and the exact ones (two-device min cut, MILP), behind one registry.
+ *           Tarnawski's greedy, local search) and the exact ones (two-device min cut, MILP), behind one
+ * registry.
  * Not here: scoring (sim.h), placement files (placement.h), the learned HSDAG placer (learn module; it plugs
  *           into the registry in src/place/registry.c with the same hsdag_place_fn signature).
  * Entry points: hsdag_place_problem_create/free, hsdag_place_methods/method_find, hsdag_place_run,
@@ -12,8 +13,10 @@
  *   int32_t *dev = hsdag_malloc(g->n_nodes * sizeof *dev);
  *   hsdag_place_opts o = hsdag_place_opts_default();             // seed 1, method default time limits
  *   hsdag_place_result r;
- *   if (hsdag_place_run(p, "heft", &o, dev, &r, &e) < 0) ...      // or "mincut", "ilp", "cpu-only", "GPU", ...
- *   printf("%s %.3f ms (bound %.3f, gap %.1f%%)\n", r.method, r.latency_s * 1e3, r.lower_bound_s * 1e3, 100 * r.gap);
+ *   if (hsdag_place_run(p, "heft", &o, dev, &r, &e) < 0) ...      // or "mincut", "ilp", "cpu-only", "GPU",
+ * ...
+ *   printf("%s %.3f ms (bound %.3f, gap %.1f%%)\n", r.method, r.latency_s * 1e3, r.lower_bound_s * 1e3, 100 *
+ * r.gap);
  *   hsdag_free(dev); hsdag_place_problem_free(p);
  */
 #ifndef HSDAG_PLACE_H
@@ -34,23 +37,24 @@ extern "C" {
 typedef struct hsdag_place_problem {
     const hsdag_graph *g;
     const hsdag_devices *devs;
-    const hsdag_costs *c;      /* the simulator's cost table (seconds) */
-    hsdag_sim *sim;            /* owned; the evaluator of every placement */
-    hsdag_semantics sem;       /* what sim runs (never AUTO) */
+    const hsdag_costs *c; /* the simulator's cost table (seconds) */
+    hsdag_sim *sim;       /* owned; the evaluator of every placement */
+    hsdag_semantics sem;  /* what sim runs (never AUTO) */
     int32_t n, k;
-    int32_t cpu;               /* first CPU device, -1 if none */
-    double *mem;               /* [n] bytes a node keeps on its device for capacity checks: static + activation */
-    double *cap;               /* [k] bytes */
+    int32_t cpu; /* first CPU device, -1 if none */
+    double *mem; /* [n] bytes a node keeps on its device for capacity checks: static + activation */
+    double *cap; /* [k] bytes */
     int32_t n_groups;
-    int32_t *group;            /* [n] group of each node */
-    int32_t *grp_off;          /* [n_groups + 1] CSR into grp_node */
-    int32_t *grp_node;         /* [n] */
-    double *grp_mem;           /* [n_groups] sum of mem over members */
-    uint64_t *group_allowed;   /* [n_groups] device bit mask */
-    double *mean_cost;         /* [n] mean node_s over allowed devices (HEFT's w-bar) */
-    double *mean_xfer;         /* [n] mean transfer time of the node's output over ordered device pairs */
-    int32_t dev_rank[HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
-    int bound_ready;           /* hsdag_place_lower_bound's cache */
+    int32_t *group;          /* [n] group of each node */
+    int32_t *grp_off;        /* [n_groups + 1] CSR into grp_node */
+    int32_t *grp_node;       /* [n] */
+    double *grp_mem;         /* [n_groups] sum of mem over members */
+    uint64_t *group_allowed; /* [n_groups] device bit mask */
+    double *mean_cost;       /* [n] mean node_s over allowed devices (HEFT's w-bar) */
+    double *mean_xfer;       /* [n] mean transfer time of the node's output over ordered device pairs */
+    int32_t dev_rank
+        [HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
+    int bound_ready;         /* hsdag_place_lower_bound's cache */
     hsdag_bound bound;
     hsdag_arena *arena;
 } hsdag_place_problem;
@@ -62,20 +66,21 @@ void hsdag_place_problem_free(hsdag_place_problem *p); /* NULL is a no-op */
 
 /* ---- options and what a placer reports ---- */
 typedef struct hsdag_place_opts {
-    uint64_t seed;          /* random, metis, local-search (and anything else stochastic) */
-    double time_limit_s;    /* ilp (default 10 s) and local-search (default 10 s, a safety stop); <= 0 = default */
-    int64_t max_evals;      /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
-    const int32_t *init;    /* local-search start [n] (NULL = the best of the cheap placers) */
-    int32_t device;         /* single-device methods: the device (set by hsdag_place_run from the name) */
+    uint64_t seed; /* random, metis, local-search (and anything else stochastic) */
+    double
+        time_limit_s;  /* ilp (default 10 s) and local-search (default 10 s, a safety stop); <= 0 = default */
+    int64_t max_evals; /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
+    const int32_t *init; /* local-search start [n] (NULL = the best of the cheap placers) */
+    int32_t device;      /* single-device methods: the device (set by hsdag_place_run from the name) */
 } hsdag_place_opts;
 hsdag_place_opts hsdag_place_opts_default(void);
 
 typedef struct hsdag_place_report {
-    double bound_s;         /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
-    double objective_s;     /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
-    int optimal;            /* 1 if the method proved optimality for the problem it solved */
-    int64_t evals;          /* simulator evaluations used (local-search) */
-    char note[256];         /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
+    double bound_s;     /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
+    double objective_s; /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
+    int optimal;        /* 1 if the method proved optimality for the problem it solved */
+    int64_t evals;      /* simulator evaluations used (local-search) */
+    char note[256];     /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
 } hsdag_place_report;
 
 /* A placer: writes device[p->n] (indices into p->devs). Return 0 or a negative status with e set
@@ -95,10 +100,10 @@ typedef enum hsdag_place_respect {
 typedef struct hsdag_place_method {
     const char *name;
     hsdag_place_fn fn;
-    const char *summary;       /* one line for --help */
-    hsdag_place_respect memory;/* device memory capacities */
-    hsdag_place_respect color; /* colour classes (co-location) and ops a device may not run */
-    int in_compare;            /* run by `hsdag compare` when no --methods is given */
+    const char *summary;        /* one line for --help */
+    hsdag_place_respect memory; /* device memory capacities */
+    hsdag_place_respect color;  /* colour classes (co-location) and ops a device may not run */
+    int in_compare;             /* run by `hsdag compare` when no --methods is given */
 } hsdag_place_method;
 
 /* The registry, in display order. */
@@ -108,9 +113,9 @@ const hsdag_place_method *hsdag_place_method_find(const char *name);
 
 /* ---- running a method and scoring it ---- */
 typedef struct hsdag_place_result {
-    const char *method;     /* the name asked for */
-    double latency_s;       /* simulated makespan of the placement */
-    int feasible;           /* simulator's verdict (memory, unsupported ops, colour classes, accelerator count) */
+    const char *method; /* the name asked for */
+    double latency_s;   /* simulated makespan of the placement */
+    int feasible;       /* simulator's verdict (memory, unsupported ops, colour classes, accelerator count) */
     double lower_bound_s;   /* hsdag_place_lower_bound */
     double gap;             /* (latency - bound) / bound; 0 when both are 0; NAN when bound is 0 < latency */
     double place_s;         /* wall seconds spent in the placer (not counting the scoring run) */
@@ -120,7 +125,8 @@ typedef struct hsdag_place_result {
 
 /* Runs `method` (a registry name; or a single-device spec: "cpu-only", "gpu-only", "<kind>-only", a device
  * name, "<device>-only"), scores it with p->sim and the lower bound. device[p->n] receives the placement.
- * Errors: HSDAG_EINVAL for an unknown method name (the message lists what is accepted), or the placer's own. */
+ * Errors: HSDAG_EINVAL for an unknown method name (the message lists what is accepted), or the placer's
+ * own. */
 int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o, int32_t *device,
                     hsdag_place_result *r, hsdag_err *e);
 /* Scores an existing placement the same way (place_s = 0). */
@@ -136,7 +142,8 @@ int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err 
  * sequential semantics on exactly two devices -> the min-cut optimum in seconds, with colour classes and
  * allowed devices enforced and memory capacities ignored (a relaxation, so a valid bound). Anything else
  * -> HSDAG_EUNSUPPORTED. */
-int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e, void *ctx);
+int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e,
+                            void *ctx);
 
 /* ---- the exact two-device sequential optimum (exposed for tests and the bound) ----
  * Minimises sum_v node_s[v, dev v] + sum over (tensor u, other device b holding a consumer) xfer(u, dev u, b)

@@ -1,4 +1,5 @@
-/* placement.h - reading and writing placements: hsdag placement JSON, Tarnawski splits, OpenVINO affinity maps.
+/* placement.h - reading and writing placements: hsdag placement JSON, Tarnawski splits, OpenVINO affinity
+ * maps.
  * Not here: computing placements (place.h) or scoring them (sim.h).
  * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split.
  *
@@ -30,30 +31,33 @@ extern "C" {
 
 typedef enum hsdag_placement_format {
     HSDAG_PLF_UNKNOWN = 0,
-    HSDAG_PLF_HSDAG,      /* {"placement": {...}} */
-    HSDAG_PLF_AFFINITY,   /* flat {"layer": "CPU"} */
-    HSDAG_PLF_SPLIT,      /* Tarnawski split */
-    HSDAG_PLF_SPEC        /* "cpu-only" / a device name, from hsdag_placement_from_spec */
+    HSDAG_PLF_HSDAG,    /* {"placement": {...}} */
+    HSDAG_PLF_AFFINITY, /* flat {"layer": "CPU"} */
+    HSDAG_PLF_SPLIT,    /* Tarnawski split */
+    HSDAG_PLF_SPEC      /* "cpu-only" / a device name, from hsdag_placement_from_spec */
 } hsdag_placement_format;
 
 typedef struct hsdag_placement_info {
     hsdag_placement_format format;
-    int32_t split_cpus;   /* Tarnawski split: entries of "cpus" / "fpgas" (set even when the set is too small, */
-    int32_t split_fpgas;  /* so a caller can widen the device set, e.g. "tarnawski:K:L", and retry) */
-    int32_t n_listed;     /* nodes the file named explicitly */
+    /* Tarnawski split: entries of "cpus" / "fpgas" (set even when the set is too small,
+     * so a caller can widen the device set, e.g. "tarnawski:K:L", and retry) */
+    int32_t split_cpus, split_fpgas;
+    int32_t n_listed; /* nodes the file named explicitly */
 } hsdag_placement_info;
 
 /* Parses any of the three formats (detected from the content) into device[g->n_nodes]. info may be NULL.
  * Errors (HSDAG_EPARSE / HSDAG_EINVAL, one line, `what` first): bad JSON, unknown node name or id, unknown
  * device, node listed twice (split), node missing without "default", more split groups than devices. */
 int hsdag_placement_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info, hsdag_err *e);
-int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs, int32_t *device,
-                              hsdag_placement_info *info, hsdag_err *e);
-/* spec: "<device>-only" or "<device>" (every op on that device, e.g. "cpu-only", "GPU", "gpu0"), "<kind>-only"
+                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info,
+                          hsdag_err *e);
+int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs,
+                              int32_t *device, hsdag_placement_info *info, hsdag_err *e);
+/* spec: "<device>-only" or "<device>" (every op on that device, e.g. "cpu-only", "GPU", "gpu0"),
+ * "<kind>-only"
  * (first device of that kind: "cpu-only", "gpu-only", "accel-only"), else a file path. */
-int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs, int32_t *device,
-                              hsdag_placement_info *info, hsdag_err *e);
+int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs,
+                              int32_t *device, hsdag_placement_info *info, hsdag_err *e);
 
 /* ---- writers (append to out; return 0 or HSDAG_ENOMEM / HSDAG_EINVAL for an out-of-range index) ---- */
 /* hsdag placement JSON with "devices": devs->name; nodes in index order. */

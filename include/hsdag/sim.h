@@ -28,10 +28,10 @@ typedef enum hsdag_priority {
 } hsdag_priority;
 
 typedef struct hsdag_sim_config {
-    hsdag_semantics semantics;   /* HSDAG_SEM_AUTO = devs->semantics */
-    hsdag_priority priority;     /* concurrent only */
-    hsdag_costs_config costs;    /* how op costs are obtained */
-    int record_trace;            /* 1: keep each op's and transfer's start/end for hsdag_sim_trace_write */
+    hsdag_semantics semantics; /* HSDAG_SEM_AUTO = devs->semantics */
+    hsdag_priority priority;   /* concurrent only */
+    hsdag_costs_config costs;  /* how op costs are obtained */
+    int record_trace;          /* 1: keep each op's and transfer's start/end for hsdag_sim_trace_write */
 } hsdag_sim_config;
 hsdag_sim_config hsdag_sim_config_default(void);
 
@@ -39,28 +39,30 @@ hsdag_sim_config hsdag_sim_config_default(void);
  * Invariants: makespan_s >= 0; feasible == 0 iff max_excess_bytes > 0 or n_unsupported > 0 or
  * n_color_violations > 0 or accels_used > devs->max_accels_used (when that limit is >= 0). */
 typedef struct hsdag_sim_result {
-    hsdag_semantics semantics;   /* what actually ran */
-    double makespan_s;           /* latency of one request, seconds */
+    hsdag_semantics semantics; /* what actually ran */
+    double makespan_s;         /* latency of one request, seconds */
     int feasible;
     int32_t n_devices;
-    const double *busy_s;        /* [n_devices] seconds of op execution on each device */
-    const double *peak_mem_bytes;/* [n_devices] peak of static + live bytes (memory model: devices.h) */
-    const double *excess_bytes;  /* [n_devices] max(0, peak - capacity); 0 where capacity is unlimited */
-    double max_excess_bytes;     /* max over devices */
-    double xfer_bytes;           /* total bytes moved between devices */
-    double xfer_s;               /* total seconds of transfers (sum, overlapping or not) */
-    int64_t n_xfers;             /* number of tensor copies (one per tensor per receiving device) */
-    int32_t n_unsupported;       /* ops on a device that may not run them (costs->allowed == 0) */
-    int32_t n_color_violations;  /* colour classes split over more than one device (counted once per class) */
-    int32_t accels_used;         /* non-CPU devices holding at least one op */
-    int32_t n_blocks;            /* tarnawski: contiguous accelerator blocks after the longest-path cut; else 0 */
-    int32_t n_cycle_cuts;        /* tarnawski: extra cuts because the blocks formed a cycle (Tarnawski et al.'s
-                                  * tool rejects such splits; docs/simulator.md gives our extension); else 0 */
+    const double *busy_s;         /* [n_devices] seconds of op execution on each device */
+    const double *peak_mem_bytes; /* [n_devices] peak of static + live bytes (memory model: devices.h) */
+    const double *excess_bytes;   /* [n_devices] max(0, peak - capacity); 0 where capacity is unlimited */
+    double max_excess_bytes;      /* max over devices */
+    double xfer_bytes;            /* total bytes moved between devices */
+    double xfer_s;                /* total seconds of transfers (sum, overlapping or not) */
+    int64_t n_xfers;              /* number of tensor copies (one per tensor per receiving device) */
+    int32_t n_unsupported;        /* ops on a device that may not run them (costs->allowed == 0) */
+    int32_t n_color_violations; /* colour classes split over more than one device (counted once per class) */
+    int32_t accels_used;        /* non-CPU devices holding at least one op */
+    int32_t n_blocks;     /* tarnawski: contiguous accelerator blocks after the longest-path cut; else 0 */
+    int32_t n_cycle_cuts; /* tarnawski: extra cuts because the blocks formed a cycle (Tarnawski et al.'s
+                                  * tool rejects such splits; docs/simulator.md gives our extension); else
+                                  * 0 */
 } hsdag_sim_result;
 
 typedef struct hsdag_sim hsdag_sim;
 
-/* Builds the cost table, priorities and every buffer a run needs. g and devs are borrowed and must outlive s. */
+/* Builds the cost table, priorities and every buffer a run needs. g and devs are borrowed and must outlive
+ * s. */
 int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
                      const hsdag_sim_config *cfg, hsdag_err *e);
 /* Simulates one request with device[v] in [0, n_devices) for every node v. O((V+E) log V), no allocation,
@@ -89,19 +91,20 @@ typedef int (*hsdag_bound_exact_fn)(const hsdag_costs *c, hsdag_semantics sem, d
 
 typedef struct hsdag_bound {
     hsdag_semantics semantics;
-    double lower_s;          /* the bound: the largest valid term below */
-    double critical_path_s;  /* longest path with each op on its fastest allowed device, no communication */
-    double work_s;           /* sum over ops of their cheapest allowed cost */
-    double work_per_device_s;/* work_s / n_devices (concurrent only, else NAN) */
-    double exact_s;          /* from the exact hook, NAN if none or not applicable */
-    const char *rule;        /* "critical-path", "work/devices", "sum-min-cost", "exact", ... */
+    double lower_s;           /* the bound: the largest valid term below */
+    double critical_path_s;   /* longest path with each op on its fastest allowed device, no communication */
+    double work_s;            /* sum over ops of their cheapest allowed cost */
+    double work_per_device_s; /* work_s / n_devices (concurrent only, else NAN) */
+    double exact_s;           /* from the exact hook, NAN if none or not applicable */
+    const char *rule;         /* "critical-path", "work/devices", "sum-min-cost", "exact", ... */
 } hsdag_bound;
 
 /* Valid terms per semantics:
  *   sequential: sum-min-cost (every op runs, one at a time), or the exact optimum from the hook;
  *   concurrent: max(critical-path, work/devices);
  *   tarnawski:  critical path with each node at min(cpuLatency, fpgaLatency if allowed) - every path's nodes
- *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its inputs).
+ *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its
+ * inputs).
  * sem AUTO = the device set's default. exact may be NULL. */
 int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact, void *ctx,
                         hsdag_bound *out, hsdag_err *e);

@@ -1,7 +1,9 @@
-/* env.c - the PAC-ML cluster environment: job models, job pool with beta requirements, deterministic arrivals,
+/* env.c - the PAC-ML cluster environment: job models, job pool with beta requirements, deterministic
+ * arrivals,
  *   the blocking rules, the RL step API (observe / step) and the episode metrics.
  * Not here: RAMP placement and the lookahead simulation (ramp.c), built-in policies (policy.c).
- * Entry points: hsdag_cluster_config_default, hsdag_cluster_create/free, hsdag_cluster_reset/observe/step/done,
+ * Entry points: hsdag_cluster_config_default, hsdag_cluster_create/free,
+ * hsdag_cluster_reset/observe/step/done,
  *   hsdag_cluster_metrics_get, hsdag_cluster_try_place, hsdag_cluster_force_next. */
 #include "cluster_internal.h"
 #include "hsdag/io.h"
@@ -93,8 +95,15 @@ static void cl_mean_median(const float *v, int32_t n, int32_t stride, double *me
 {
     double *t = hsdag_malloc(((size_t)n + 1) * sizeof(double));
     double s = 0;
-    if (!t || n == 0) { hsdag_free(t); *mean = *median = 0; return; }
-    for (int32_t i = 0; i < n; i++) { t[i] = v[(size_t)i * stride]; s += t[i]; }
+    if (!t || n == 0) {
+        hsdag_free(t);
+        *mean = *median = 0;
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        t[i] = v[(size_t)i * stride];
+        s += t[i];
+    }
     qsort(t, (size_t)n, sizeof(double), cl_cmp_double);
     *mean = s / n;
     *median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
@@ -102,8 +111,8 @@ static void cl_mean_median(const float *v, int32_t n, int32_t stride, double *me
 }
 
 /* Builds one model from a PipeDream forward graph. */
-static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsdag_graph *fwd, const char *name,
-                          hsdag_err *e)
+static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsdag_graph *fwd,
+                          const char *name, hsdag_err *e)
 {
     int rc = hsdag_pipedream_mirror(fwd, &m->job, e);
     if (rc < 0) return rc;
@@ -150,7 +159,10 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
     {
         /* parents in increasing id (edges are sorted by source index = id order for these graphs) */
         int32_t *fill = hsdag_calloc((size_t)n + 2, sizeof(int32_t));
-        if (!fill) { rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory"); goto done; }
+        if (!fill) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
+            goto done;
+        }
         for (int32_t k = 0; k < g->n_edges; k++)
             if (m->eu[k] <= n && m->ev[k] <= n) m->par[m->par_off[m->ev[k]] + fill[m->ev[k]]++] = m->eu[k];
         hsdag_free(fill);
@@ -179,7 +191,8 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
     m->pub.jct_seq = c->n_steps * tot_comp;
     m->pub.total_op_mem = tot_mem;
     m->pub.total_dep_size = tot_dep;
-    /* node features: compute, is-max, memory, is-max, depth (nodes on the shortest path from the first source) */
+    /* node features: compute, is-max, memory, is-max, depth (nodes on the shortest path from the first
+     * source) */
     {
         double mc = 0, mm = 0;
         for (int32_t v = 0; v < N; v++) {
@@ -199,7 +212,10 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
             int32_t u = queue[qh++];
             if (depth[u] > maxd) maxd = depth[u];
             for (int32_t t = g->out_off[u]; t < g->out_off[u + 1]; t++)
-                if (!depth[g->out_dst[t]]) { depth[g->out_dst[t]] = depth[u] + 1; queue[qt++] = g->out_dst[t]; }
+                if (!depth[g->out_dst[t]]) {
+                    depth[g->out_dst[t]] = depth[u] + 1;
+                    queue[qt++] = g->out_dst[t];
+                }
         }
         m->pub.max_depth = maxd;
         for (int32_t v = 0; v < N; v++) {
@@ -240,7 +256,8 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
             m->pub.n_servers_empty[a] = -1;
             m->pub.n_split_ops[a] = m->pub.n_part_ops[a] = m->pub.n_part_deps[a] = -1;
             m->need[a] = a ? cl_job_need_mask(m, c, a) : -1;
-            if (a == 0 || a > W || (a > 1 && a % 2) || !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a))
+            if (a == 0 || a > W || (a > 1 && a % 2) ||
+                !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a))
                 continue;
             if (cl_job_place(m, c, busy, a, &p) < 0) continue;
             cl_lookahead la;
@@ -267,12 +284,18 @@ done:
     return rc;
 }
 
-int32_t hsdag_cluster_n_models(const hsdag_cluster *env) { return env->K; }
+int32_t hsdag_cluster_n_models(const hsdag_cluster *env)
+{
+    return env->K;
+}
 const hsdag_cluster_model *hsdag_cluster_model_get(const hsdag_cluster *env, int32_t i)
 {
     return i >= 0 && i < env->K ? &env->models[i].pub : NULL;
 }
-const hsdag_cluster_config *hsdag_cluster_config_get(const hsdag_cluster *env) { return &env->c; }
+const hsdag_cluster_config *hsdag_cluster_config_get(const hsdag_cluster *env)
+{
+    return &env->c;
+}
 
 void hsdag_cluster_free(hsdag_cluster *env)
 {
@@ -295,23 +318,25 @@ static int cl_config_check(const hsdag_cluster_config *c, hsdag_err *e)
 {
     int64_t W = (int64_t)c->n_cgs * c->n_racks * c->n_servers;
     if (c->n_cgs < 1 || c->n_racks < 1 || c->n_servers < 1 || W > HSDAG_CLUSTER_MAX_SERVERS)
-        return hsdag_err_set(e, HSDAG_EINVAL, "cluster: shape %dx%dx%d: need 1..%d servers", c->n_cgs, c->n_racks,
-                             c->n_servers, HSDAG_CLUSTER_MAX_SERVERS);
+        return hsdag_err_set(e, HSDAG_EINVAL, "cluster: shape %dx%dx%d: need 1..%d servers", c->n_cgs,
+                             c->n_racks, c->n_servers, HSDAG_CLUSTER_MAX_SERVERS);
     if (!(c->worker_mem > 0) || !(c->node_bw > 0) || !(c->prop_latency >= 0) || !(c->io_latency >= 0) ||
-        !(c->interarrival > 0) || !(c->horizon >= 0) || !(c->quantum > 0) || c->n_steps < 1 || c->replication < 1 ||
-        !isfinite(c->horizon) || c->horizon / c->interarrival > 1e8)
+        !(c->interarrival > 0) || !(c->horizon >= 0) || !(c->quantum > 0) || c->n_steps < 1 ||
+        c->replication < 1 || !isfinite(c->horizon) || c->horizon / c->interarrival > 1e8)
         return hsdag_err_set(e, HSDAG_EINVAL, "cluster: configuration value out of range");
-    if (c->beta < 'A' || c->beta > 'D') return hsdag_err_set(e, HSDAG_EINVAL, "cluster: beta must be A, B, C or D");
+    if (c->beta < 'A' || c->beta > 'D')
+        return hsdag_err_set(e, HSDAG_EINVAL, "cluster: beta must be A, B, C or D");
     return 0;
 }
 
-int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs, const char *const *names,
-                         int32_t n_graphs, hsdag_cluster **out, hsdag_err *e)
+int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
+                         const char *const *names, int32_t n_graphs, hsdag_cluster **out, hsdag_err *e)
 {
     *out = NULL;
     int rc = cl_config_check(c, e);
     if (rc < 0) return rc;
-    if (graphs && (n_graphs < 1 || n_graphs > 64)) return hsdag_err_set(e, HSDAG_EINVAL, "cluster: need 1..64 graphs");
+    if (graphs && (n_graphs < 1 || n_graphs > 64))
+        return hsdag_err_set(e, HSDAG_EINVAL, "cluster: need 1..64 graphs");
     hsdag_cluster *env = hsdag_calloc(1, sizeof *env);
     if (!env) return hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
     env->c = *c;
@@ -321,10 +346,16 @@ int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const
     env->models = hsdag_calloc((size_t)env->K, sizeof(cl_model));
     env->beta = hsdag_beta_create(c->beta, c->beta_table_seed);
     env->run = hsdag_calloc((size_t)env->W, sizeof(cl_run));
-    if (!env->models || !env->beta || !env->run) { rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory"); goto fail; }
+    if (!env->models || !env->beta || !env->run) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
+        goto fail;
+    }
     for (int32_t i = 0; i < env->W; i++) {
         env->run[i].srv = hsdag_malloc((size_t)env->W * sizeof(int32_t));
-        if (!env->run[i].srv) { rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory"); goto fail; }
+        if (!env->run[i].srv) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
+            goto fail;
+        }
     }
     int32_t maxn = 1;
     for (int32_t i = 0; i < env->K; i++) {
@@ -337,8 +368,10 @@ int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const
             hsdag_buf b = {0};
             hsdag_graph *fwd = NULL;
             rc = hsdag_cluster_builtin_graph(i, &nm, &b);
-            if (rc == 0) rc = hsdag_pipedream_read(b.data, b.len, nm, &fwd, e);
-            else hsdag_err_set(e, rc, "cluster: out of memory");
+            if (rc == 0)
+                rc = hsdag_pipedream_read(b.data, b.len, nm, &fwd, e);
+            else
+                hsdag_err_set(e, rc, "cluster: out of memory");
             if (rc == 0) rc = cl_model_build(&env->models[i], c, fwd, nm, e);
             hsdag_graph_free(fwd);
             hsdag_buf_free(&b);
@@ -357,19 +390,25 @@ int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const
         goto fail;
     }
     /* min-max over the pool's models: ops, deps, jct_seq, max acceptable jct, op memory, dep size */
-    for (int q = 0; q < 8; q++) { env->lo[q] = INFINITY; env->hi[q] = -INFINITY; }
+    for (int q = 0; q < 8; q++) {
+        env->lo[q] = INFINITY;
+        env->hi[q] = -INFINITY;
+    }
     for (int32_t i = 0; i < env->K; i++) {
         const hsdag_cluster_model *m = &env->models[i].pub;
-        double v[8] = {m->job->n_nodes, m->job->n_edges, m->jct_seq, 0.1 * m->jct_seq, m->total_op_mem,
-                       m->total_dep_size, c->n_steps, m->jct_seq};
+        double v[8] = {m->job->n_nodes, m->job->n_edges,   m->jct_seq, 0.1 * m->jct_seq,
+                       m->total_op_mem, m->total_dep_size, c->n_steps, m->jct_seq};
         for (int q = 0; q < 8; q++) {
             if (v[q] < env->lo[q]) env->lo[q] = v[q];
             if (v[q] > env->hi[q]) env->hi[q] = v[q];
         }
         const hsdag_graph *g = m->job;
-        cl_mean_median(m->node_feat + 0, g->n_nodes, HSDAG_CLUSTER_NODE_FEATS, &env->mstat[i][0], &env->mstat[i][1]);
-        cl_mean_median(m->node_feat + 2, g->n_nodes, HSDAG_CLUSTER_NODE_FEATS, &env->mstat[i][2], &env->mstat[i][3]);
-        cl_mean_median(m->edge_feat + 0, g->n_edges, HSDAG_CLUSTER_EDGE_FEATS, &env->mstat[i][4], &env->mstat[i][5]);
+        cl_mean_median(m->node_feat + 0, g->n_nodes, HSDAG_CLUSTER_NODE_FEATS, &env->mstat[i][0],
+                       &env->mstat[i][1]);
+        cl_mean_median(m->node_feat + 2, g->n_nodes, HSDAG_CLUSTER_NODE_FEATS, &env->mstat[i][2],
+                       &env->mstat[i][3]);
+        cl_mean_median(m->edge_feat + 0, g->n_edges, HSDAG_CLUSTER_EDGE_FEATS, &env->mstat[i][4],
+                       &env->mstat[i][5]);
     }
     env->hi[3] = env->hi[7]; /* max acceptable JCT spans [0.1 min jct_seq, 1.0 max jct_seq] */
     env->done = 1;
@@ -480,7 +519,8 @@ void hsdag_cluster_reset(hsdag_cluster *env, uint64_t seed)
     memset(&env->met, 0, sizeof env->met);
     env->sum_jct = env->sum_speedup = env->demand_acc = env->util_acc = 0;
     env->k_arr = 0;
-    /* arrivals at k * interarrival for every k with k * interarrival <= horizon; those before the horizon are decided */
+    /* arrivals at k * interarrival for every k with k * interarrival <= horizon; those before the horizon are
+     * decided */
     env->n_arrivals_total = (int64_t)floor(env->c.horizon / env->c.interarrival * (1 + 1e-12)) + 1;
     env->n_decisions = 0;
     while ((double)env->n_decisions * env->c.interarrival < env->c.horizon) env->n_decisions++;
@@ -492,8 +532,14 @@ void hsdag_cluster_reset(hsdag_cluster *env, uint64_t seed)
     cl_next_job(env);
 }
 
-int hsdag_cluster_done(const hsdag_cluster *env) { return env->done; }
-const hsdag_cluster_obs *hsdag_cluster_observe(const hsdag_cluster *env) { return env->done ? NULL : &env->obs; }
+int hsdag_cluster_done(const hsdag_cluster *env)
+{
+    return env->done;
+}
+const hsdag_cluster_obs *hsdag_cluster_observe(const hsdag_cluster *env)
+{
+    return env->done ? NULL : &env->obs;
+}
 
 void hsdag_cluster_force_next(hsdag_cluster *env, int32_t model, double beta)
 {
@@ -580,9 +626,11 @@ void hsdag_cluster_metrics_get(const hsdag_cluster *env, hsdag_cluster_metrics *
 }
 
 /* ---- the lookahead heuristic (policy "lookahead") ----
- * For each degree the waiting job could take now (valid, meets beta * JCT_seq by its cached JCT, placeable now,
+ * For each degree the waiting job could take now (valid, meets beta * JCT_seq by its cached JCT, placeable
+ * now,
  * finishes by the horizon), look at the next horizon_steps arrival times: which servers would still be busy
- * (running jobs by their known end times, plus this job), which block sizes first fit could still find, and so
+ * (running jobs by their known end times, plus this job), which block sizes first fit could still find, and
+ * so
  * the probability that an arriving job (uniform over the pool's models, beta from the env's distribution)
  * could be accepted at its best degree. Take the degree with the highest summed probability; ties go to the
  * least worker-time (servers x JCT), then the smaller degree. No candidate: action 0. */
@@ -601,43 +649,44 @@ int cl_env_lookahead_action(const hsdag_cluster *env, int horizon_steps, int flo
     double best_score = -1.0, best_cost = INFINITY;
     cl_place *p = (cl_place *)&env->place;
     for (int pass = 0; pass < 2 && best == 0; pass++)
-    for (int a = 1; a < HSDAG_CLUSTER_N_ACTIONS; a++) {
-        double jct = cm->pub.jct[a];
-        if (!o->mask[a] || !(jct <= o->max_jct) || o->now + jct > c->horizon) continue;
-        if (pass == 0 && a < floor_degree) continue;
-        if (cl_job_place(cm, c, env->busy, a, p) < 0) continue;
-        double cost = p->n_used * jct, score = 0.0;
-        for (int h = 1; h <= horizon_steps; h++) {
-            double t = o->now + h * c->interarrival;
-            if (t >= c->horizon) break;
-            int32_t nfree = 0;
-            for (int32_t s = 0; s < env->W; s++) {
-                fut[s] = until[s] > t || (p->used[s] && o->now + jct > t);
-                nfree += !fut[s];
-            }
-            int32_t avail = 0;
-            for (int32_t k = 1; k <= HSDAG_CLUSTER_MAX_DEGREE; k++)
-                if ((k == 1 || k % 2 == 0) && k <= nfree &&
-                    hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, fut, k, blk) == 1)
-                    avail |= 1 << k;
-            double acc = 0.0;
-            for (int32_t mi = 0; mi < env->K; mi++) {
-                const cl_model *mm = &env->models[mi];
-                double rmin = INFINITY;
-                for (int32_t k = 1; k <= HSDAG_CLUSTER_MAX_DEGREE; k++) {
-                    if (!(avail >> k & 1) || mm->need[k] < 0 || (mm->need[k] & ~avail)) continue;
-                    double r = mm->pub.jct[k] / mm->pub.jct_seq;
-                    if (r < rmin) rmin = r;
+        for (int a = 1; a < HSDAG_CLUSTER_N_ACTIONS; a++) {
+            double jct = cm->pub.jct[a];
+            if (!o->mask[a] || !(jct <= o->max_jct) || o->now + jct > c->horizon) continue;
+            if (pass == 0 && a < floor_degree) continue;
+            if (cl_job_place(cm, c, env->busy, a, p) < 0) continue;
+            double cost = p->n_used * jct, score = 0.0;
+            for (int h = 1; h <= horizon_steps; h++) {
+                double t = o->now + h * c->interarrival;
+                if (t >= c->horizon) break;
+                int32_t nfree = 0;
+                for (int32_t s = 0; s < env->W; s++) {
+                    fut[s] = until[s] > t || (p->used[s] && o->now + jct > t);
+                    nfree += !fut[s];
                 }
-                if (isfinite(rmin)) acc += 1.0 - cl_beta_below(env->beta, rmin);
+                int32_t avail = 0;
+                for (int32_t k = 1; k <= HSDAG_CLUSTER_MAX_DEGREE; k++)
+                    if ((k == 1 || k % 2 == 0) && k <= nfree &&
+                        hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, fut, k, blk) == 1)
+                        avail |= 1 << k;
+                double acc = 0.0;
+                for (int32_t mi = 0; mi < env->K; mi++) {
+                    const cl_model *mm = &env->models[mi];
+                    double rmin = INFINITY;
+                    for (int32_t k = 1; k <= HSDAG_CLUSTER_MAX_DEGREE; k++) {
+                        if (!(avail >> k & 1) || mm->need[k] < 0 || (mm->need[k] & ~avail)) continue;
+                        double r = mm->pub.jct[k] / mm->pub.jct_seq;
+                        if (r < rmin) rmin = r;
+                    }
+                    if (isfinite(rmin)) acc += 1.0 - cl_beta_below(env->beta, rmin);
+                }
+                score += acc / env->K;
             }
-            score += acc / env->K;
+            if (score > best_score + 1e-12 ||
+                (fabs(score - best_score) <= 1e-12 && cost < best_cost * (1 - 1e-9))) {
+                best = a;
+                best_score = score;
+                best_cost = cost;
+            }
         }
-        if (score > best_score + 1e-12 || (fabs(score - best_score) <= 1e-12 && cost < best_cost * (1 - 1e-9))) {
-            best = a;
-            best_score = score;
-            best_cost = cost;
-        }
-    }
     return best;
 }

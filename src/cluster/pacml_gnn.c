@@ -29,15 +29,15 @@ typedef struct pm_round {
 
 typedef struct pm_model {
     int32_t n, ne;
-    int32_t *src;      /* [ne] edge sources */
-    int32_t *seg;      /* [ne + n] receiver of each message: edge destinations, then 0..n-1 */
-    float *x0;         /* [n * 5] node features */
-    float *xe;         /* [ne * 2] edge features */
+    int32_t *src; /* [ne] edge sources */
+    int32_t *seg; /* [ne + n] receiver of each message: edge destinations, then 0..n-1 */
+    float *x0;    /* [n * 5] node features */
+    float *xe;    /* [ne * 2] edge features */
     pm_round rd[2];
-    float pool[64];    /* mean of the round-2 outputs (node_out) */
+    float pool[64]; /* mean of the round-2 outputs (node_out) */
     float pool_inv;
-    uint64_t version;  /* parameter version of the cache; 0 = never */
-    void *block;       /* one allocation for all of the above */
+    uint64_t version; /* parameter version of the cache; 0 = never */
+    void *block;      /* one allocation for all of the above */
 } pm_model;
 
 typedef struct pm_mod { /* LayerNorm -> Linear */
@@ -54,12 +54,12 @@ struct hsdag_pacml_net {
     pm_model *m;
     uint64_t version;
     int32_t max_n, max_ne;
-    float *gs;          /* GNN scratch: 13 slots of gs_slot floats */
+    float *gs; /* GNN scratch: 13 slots of gs_slot floats */
     size_t gs_slot;
-    float *bs;          /* batch scratch */
-    int32_t bs_cap;     /* batch rows it holds */
-    float *dpool;       /* [n_models * node_out] */
-    uint8_t *used;      /* [n_models] */
+    float *bs;      /* batch scratch */
+    int32_t bs_cap; /* batch rows it holds */
+    float *dpool;   /* [n_models * node_out] */
+    uint8_t *used;  /* [n_models] */
 };
 
 hsdag_pacml_net_config hsdag_pacml_net_config_default(void)
@@ -89,7 +89,8 @@ static void pm_mod_forward(hsdag_pacml_net *n, const pm_mod *m, float *y, float 
     if (relu) hsdag_nn_relu_forward(y, y, (size_t)rows * m->lin.out);
 }
 
-/* Backward of pm_mod_forward: dy is dL/dy (post-ReLU if relu), dypre and dxn are zeroed scratch; dx += (or NULL). */
+/* Backward of pm_mod_forward: dy is dL/dy (post-ReLU if relu), dypre and dxn are zeroed scratch; dx += (or
+ * NULL). */
 static void pm_mod_backward(hsdag_pacml_net *n, const pm_mod *m, float *dx, const float *dy, float *dypre,
                             float *dxn, const float *y, const float *xn, const float *mean, const float *rstd,
                             const float *x, int32_t rows, int relu)
@@ -118,8 +119,8 @@ static int pm_model_init(hsdag_pacml_net *net, pm_model *pm, const hsdag_cluster
     size_t fl = (size_t)n * PM_NF + (size_t)ne * PM_EF;
     for (int r = 0; r < 2; r++)
         fl += (size_t)n * din[r] + 2 * (size_t)n + (size_t)n * h + (size_t)ne * PM_EF + 2 * (size_t)ne +
-              (size_t)ne * h + 2 * (size_t)nm * 2 * h + 2 * (size_t)nm + (size_t)nm * dout[r] + (size_t)n * dout[r] +
-              (size_t)n;
+              (size_t)ne * h + 2 * (size_t)nm * 2 * h + 2 * (size_t)nm + (size_t)nm * dout[r] +
+              (size_t)n * dout[r] + (size_t)n;
     size_t bytes = fl * sizeof(float) + (size_t)(ne + nm) * sizeof(int32_t);
     pm->block = hsdag_calloc(1, bytes);
     if (!pm->block) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: model '%s': out of memory", cm->name);
@@ -238,9 +239,18 @@ void hsdag_pacml_net_free(hsdag_pacml_net *n)
     hsdag_free(n);
 }
 
-hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n) { return n->p; }
-const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n) { return &n->c; }
-void hsdag_pacml_net_touch(hsdag_pacml_net *n) { n->version++; }
+hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n)
+{
+    return n->p;
+}
+const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n)
+{
+    return &n->c;
+}
+void hsdag_pacml_net_touch(hsdag_pacml_net *n)
+{
+    n->version++;
+}
 
 /* ---- GNN over one model ---- */
 
@@ -283,14 +293,16 @@ static void pm_gnn_backward(hsdag_pacml_net *n, pm_model *pm, const float *dpool
         memset(dR, 0, (size_t)NM * dout * sizeof(float));
         hsdag_nn_segment_mean_backward(dR, dz, R->inv, pm->seg, NM, dout);
         memset(dMsg, 0, (size_t)NM * 2 * h * sizeof(float));
-        pm_mod_backward(n, &n->red[r], dMsg, dR, dRpre, dMn, R->r, R->mn, R->mn_mean, R->mn_rstd, R->msg, NM, 1);
+        pm_mod_backward(n, &n->red[r], dMsg, dR, dRpre, dMn, R->r, R->mn, R->mn_mean, R->mn_rstd, R->msg, NM,
+                        1);
         memset(dAg, 0, (size_t)NE * h * sizeof(float));
         memset(dB, 0, (size_t)NE * h * sizeof(float));
         memset(dA, 0, (size_t)N * h * sizeof(float));
         hsdag_nn_concat_backward(dAg, dB, dMsg, NE, h, h);
         hsdag_nn_concat_backward(dA, NULL, dMsg + (size_t)NE * 2 * h, N, h, h);
         hsdag_nn_gather_backward(dA, dAg, pm->src, NE, h);
-        pm_mod_backward(n, &n->edge[r], NULL, dB, dBpre, dEn, R->b, R->en, R->en_mean, R->en_rstd, pm->xe, NE, 1);
+        pm_mod_backward(n, &n->edge[r], NULL, dB, dBpre, dEn, R->b, R->en, R->en_mean, R->en_rstd, pm->xe, NE,
+                        1);
         float *dx = NULL;
         if (r == 1) {
             dx = dzin;
@@ -316,8 +328,8 @@ typedef struct pm_batch { /* views into n->bs for B rows */
 static int pm_batch_get(hsdag_pacml_net *n, int32_t B, pm_batch *b, hsdag_err *e)
 {
     int32_t H = n->c.fc_hidden, E = n->c.node_out + n->c.graph_out, go = n->c.graph_out, no = n->c.node_out;
-    size_t per = 2 * PM_GF + 2 + go + E + H + PM_NA + PM_NA + H + 1 /* forward */ + PM_NA + PM_NA + 2 * H + E +
-                 2 * H + 1 + go + PM_GF + no;
+    size_t per = 2 * PM_GF + 2 + go + E + H + PM_NA + PM_NA + H + 1 /* forward */ + PM_NA + PM_NA + 2 * H +
+                 E + 2 * H + 1 + go + PM_GF + no;
     if (B > n->bs_cap) {
         int32_t cap = B < 256 ? 256 : B;
         float *nb = hsdag_realloc(n->bs, (size_t)cap * per * sizeof(float));
@@ -327,16 +339,35 @@ static int pm_batch_get(hsdag_pacml_net *n, int32_t B, pm_batch *b, hsdag_err *e
     }
     float *f = n->bs;
 #define TK(p, w) (b->p = f, f += (size_t)B * (w))
-    TK(g0, PM_GF); TK(gn, PM_GF); TK(gmean, 1); TK(grstd, 1); TK(g, go); TK(emb, E); TK(h1, H); TK(logit, PM_NA);
-    TK(lp, PM_NA); TK(v1, H); TK(v, 1);
-    TK(dlp, PM_NA); TK(dlogit, PM_NA); TK(dh1, H); TK(dh1pre, H); TK(demb, E); TK(dv1, H); TK(dv1pre, H);
-    TK(dv, 1); TK(dg, go); TK(dgn, PM_GF); TK(dp, no);
+    TK(g0, PM_GF);
+    TK(gn, PM_GF);
+    TK(gmean, 1);
+    TK(grstd, 1);
+    TK(g, go);
+    TK(emb, E);
+    TK(h1, H);
+    TK(logit, PM_NA);
+    TK(lp, PM_NA);
+    TK(v1, H);
+    TK(v, 1);
+    TK(dlp, PM_NA);
+    TK(dlogit, PM_NA);
+    TK(dh1, H);
+    TK(dh1pre, H);
+    TK(demb, E);
+    TK(dv1, H);
+    TK(dv1pre, H);
+    TK(dv, 1);
+    TK(dg, go);
+    TK(dgn, PM_GF);
+    TK(dp, no);
 #undef TK
     return 0;
 }
 
 /* Forward of B rows: gfeat rows (B, 34), models (B), masks (B, 17) -> lp, v in b. */
-static void pm_heads_forward(hsdag_pacml_net *n, pm_batch *b, int32_t B, const int32_t *model, const uint8_t *mask)
+static void pm_heads_forward(hsdag_pacml_net *n, pm_batch *b, int32_t B, const int32_t *model,
+                             const uint8_t *mask)
 {
     int32_t H = n->c.fc_hidden, no = n->c.node_out, go = n->c.graph_out, E = no + go;
     pm_mod_forward(n, &n->graph, b->g, b->gn, b->gmean, b->grstd, b->g0, B, 0);
@@ -375,24 +406,32 @@ void hsdag_pacml_observe(const hsdag_cluster *env, int mode, hsdag_cluster_obs *
     if (mode == HSDAG_PACML_MASK_SPEC) return;
     for (int a = 1; a < PM_NA; a++) {
         if (!o->mask[a]) continue;
-        if (mode == HSDAG_PACML_MASK_PLACE_JCT && !(o->m->jct[a] <= o->max_jct)) o->mask[a] = 0;
-        else if (hsdag_cluster_try_place(env, a) < 0) o->mask[a] = 0;
+        if (mode == HSDAG_PACML_MASK_PLACE_JCT && !(o->m->jct[a] <= o->max_jct))
+            o->mask[a] = 0;
+        else if (hsdag_cluster_try_place(env, a) < 0)
+            o->mask[a] = 0;
     }
     for (int a = 0; a < PM_NA; a++) o->graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + a] = o->mask[a];
 }
 
 int hsdag_pacml_mask_parse(const char *s, int *mode)
 {
-    if (!strcmp(s, "spec")) *mode = HSDAG_PACML_MASK_SPEC;
-    else if (!strcmp(s, "place")) *mode = HSDAG_PACML_MASK_PLACE;
-    else if (!strcmp(s, "place-jct")) *mode = HSDAG_PACML_MASK_PLACE_JCT;
-    else return HSDAG_EINVAL;
+    if (!strcmp(s, "spec"))
+        *mode = HSDAG_PACML_MASK_SPEC;
+    else if (!strcmp(s, "place"))
+        *mode = HSDAG_PACML_MASK_PLACE;
+    else if (!strcmp(s, "place-jct"))
+        *mode = HSDAG_PACML_MASK_PLACE_JCT;
+    else
+        return HSDAG_EINVAL;
     return 0;
 }
 
 const char *hsdag_pacml_mask_name(int mode)
 {
-    return mode == HSDAG_PACML_MASK_PLACE ? "place" : mode == HSDAG_PACML_MASK_PLACE_JCT ? "place-jct" : "spec";
+    return mode == HSDAG_PACML_MASK_PLACE       ? "place"
+           : mode == HSDAG_PACML_MASK_PLACE_JCT ? "place-jct"
+                                                : "spec";
 }
 
 int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster *env, int greedy, hsdag_rng *rng)
@@ -480,17 +519,18 @@ int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c, c
         hsdag_nn_log_softmax_backward(b.dlogit, b.dlp, b.lp, B, PM_NA);
         memset(b.dh1, 0, (size_t)B * H * sizeof(float));
         memset(b.demb, 0, (size_t)B * E * sizeof(float));
-        hsdag_nn_linear_backward(b.dh1, PG(n, n->pi2.w), PG(n, n->pi2.b), b.dlogit, b.h1, PV(n, n->pi2.w), B, H,
-                                 PM_NA);
+        hsdag_nn_linear_backward(b.dh1, PG(n, n->pi2.w), PG(n, n->pi2.b), b.dlogit, b.h1, PV(n, n->pi2.w), B,
+                                 H, PM_NA);
         memset(b.dh1pre, 0, (size_t)B * H * sizeof(float));
         hsdag_nn_relu_backward(b.dh1pre, b.dh1, b.h1, (size_t)B * H);
-        hsdag_nn_linear_backward(b.demb, PG(n, n->pi1.w), PG(n, n->pi1.b), b.dh1pre, b.emb, PV(n, n->pi1.w), B, E,
-                                 H);
+        hsdag_nn_linear_backward(b.demb, PG(n, n->pi1.w), PG(n, n->pi1.b), b.dh1pre, b.emb, PV(n, n->pi1.w),
+                                 B, E, H);
         memset(b.dv1, 0, (size_t)B * H * sizeof(float));
         hsdag_nn_linear_backward(b.dv1, PG(n, n->v2.w), PG(n, n->v2.b), b.dv, b.v1, PV(n, n->v2.w), B, H, 1);
         memset(b.dv1pre, 0, (size_t)B * H * sizeof(float));
         hsdag_nn_relu_backward(b.dv1pre, b.dv1, b.v1, (size_t)B * H);
-        hsdag_nn_linear_backward(b.demb, PG(n, n->v1.w), PG(n, n->v1.b), b.dv1pre, b.emb, PV(n, n->v1.w), B, E, H);
+        hsdag_nn_linear_backward(b.demb, PG(n, n->v1.w), PG(n, n->v1.b), b.dv1pre, b.emb, PV(n, n->v1.w), B,
+                                 E, H);
         memset(b.dp, 0, (size_t)B * no * sizeof(float));
         memset(b.dg, 0, (size_t)B * go * sizeof(float));
         hsdag_nn_concat_backward(b.dp, b.dg, b.demb, B, no, go);

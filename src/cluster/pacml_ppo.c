@@ -18,8 +18,8 @@
 #define PP_NA HSDAG_CLUSTER_N_ACTIONS
 #define PP_EVAL_SEED 1799 /* the reference's test seed; evaluation episodes use 1799, 1800, ... */
 
-void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda, float *adv,
-                     float *ret)
+void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda,
+                     float *adv, float *ret)
 {
     double a = 0;
     for (int32_t t = len - 1; t >= 0; t--) {
@@ -72,13 +72,13 @@ struct hsdag_pacml_trainer {
     int32_t *perm;
 };
 
-int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env, const hsdag_pacml_train_config *c,
-                               hsdag_err *e)
+int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env,
+                               const hsdag_pacml_train_config *c, hsdag_err *e)
 {
     *out = NULL;
-    if (c->iterations < 0 || c->episodes_per_iter < 1 || c->epochs < 1 || c->minibatch < 1 || !(c->gamma > 0) ||
-        !(c->gamma < 1) || !(c->lambda >= 0) || !(c->lambda <= 1) || !(c->lr > 0) || c->eval_episodes < 0 ||
-        !(c->loss.clip > 0))
+    if (c->iterations < 0 || c->episodes_per_iter < 1 || c->epochs < 1 || c->minibatch < 1 ||
+        !(c->gamma > 0) || !(c->gamma < 1) || !(c->lambda >= 0) || !(c->lambda <= 1) || !(c->lr > 0) ||
+        c->eval_episodes < 0 || !(c->loss.clip > 0))
         return hsdag_err_set(e, HSDAG_EINVAL, "pacml train: configuration out of range");
     hsdag_nn_set_threads(1);
     hsdag_pacml_trainer *t = hsdag_calloc(1, sizeof *t);
@@ -109,9 +109,18 @@ void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t)
     hsdag_free(t);
 }
 
-int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t) { return t->iter; }
-int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t) { return t->c.iterations; }
-hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t) { return t->net; }
+int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t)
+{
+    return t->iter;
+}
+int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t)
+{
+    return t->c.iterations;
+}
+hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t)
+{
+    return t->net;
+}
 double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter)
 {
     if (best_iter) *best_iter = t->best_iter;
@@ -144,8 +153,8 @@ static uint64_t pp_episode_seed(uint64_t seed, int64_t k)
     return z | (1ULL << 40);
 }
 
-int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed, hsdag_cluster_metrics *m,
-                        hsdag_err *e)
+int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                        hsdag_cluster_metrics *m, hsdag_err *e)
 {
     hsdag_rng rng;
     hsdag_rng_seed(&rng, seed ^ 0xac7ULL);
@@ -188,7 +197,8 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
             s->action = a;
             s->v_old = v;
             double r;
-            if ((rc = hsdag_cluster_step(t->env, a, &r)) < 0) return hsdag_err_set(e, rc, "pacml train: step failed");
+            if ((rc = hsdag_cluster_step(t->env, a, &r)) < 0)
+                return hsdag_err_set(e, rc, "pacml train: step failed");
             s->reward = (float)r;
             t->rew[N] = (float)(r * rscale);
             N++;
@@ -260,8 +270,10 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
     st->grad_norm = nmb ? sum_gn / nmb : 0;
     st->kl_coeff = t->kl_coeff;
     if (c->kl_target > 0) { /* RLlib's adaptive KL coefficient */
-        if (st->kl > 2.0 * c->kl_target) t->kl_coeff *= 1.5f;
-        else if (st->kl < 0.5 * c->kl_target) t->kl_coeff *= 0.5f;
+        if (st->kl > 2.0 * c->kl_target)
+            t->kl_coeff *= 1.5f;
+        else if (st->kl < 0.5 * c->kl_target)
+            t->kl_coeff *= 0.5f;
     }
     t->iter++;
     /* ---- greedy evaluation ---- */
@@ -280,7 +292,8 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
             t->best_iter = t->iter;
             const hsdag_cluster_config *cc = hsdag_cluster_config_get(t->env);
             t->best_img.len = 0;
-            int rc = hsdag_pacml_policy_save(t->net, cc->beta, cc->time_unit_fix, (float)vscale, &t->best_img, e);
+            int rc =
+                hsdag_pacml_policy_save(t->net, cc->beta, cc->time_unit_fix, (float)vscale, &t->best_img, e);
             if (rc < 0) return rc;
         }
     }
@@ -297,7 +310,8 @@ int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, 
         return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
     }
     const hsdag_cluster_config *cc = hsdag_cluster_config_get(t->env);
-    return hsdag_pacml_policy_save(t->net, cc->beta, cc->time_unit_fix, (float)(1.0 / (1.0 - t->c.gamma)), out, e);
+    return hsdag_pacml_policy_save(t->net, cc->beta, cc->time_unit_fix, (float)(1.0 / (1.0 - t->c.gamma)),
+                                   out, e);
 }
 
 /* ---- little-endian serialisation helpers ---- */
@@ -382,7 +396,8 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, cons
     float vs;
     if (pp_get(&r, magic, 8) < 0 || memcmp(magic, PP_POLICY_MAGIC, 8))
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: not a PAC-ML policy file (bad magic)", what);
-    if (pp_get(&r, &ver, 4) < 0 || pp_get(&r, hdr, 4) < 0 || pp_get(&r, cf, sizeof cf) < 0 || pp_get(&r, &vs, 4) < 0)
+    if (pp_get(&r, &ver, 4) < 0 || pp_get(&r, hdr, 4) < 0 || pp_get(&r, cf, sizeof cf) < 0 ||
+        pp_get(&r, &vs, 4) < 0)
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated header", what);
     if (ver != 1) return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version %u", what, ver);
     if (hdr[0] < 'A' || hdr[0] > 'D' || hdr[1] > 1)
@@ -401,25 +416,28 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, cons
     if (pp_get(&r, &nt, 4) < 0 || pp_get(&r, &cnt, 8) < 0)
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
     else if (nt != (uint32_t)hsdag_nn_params_n_tensors(p) || cnt != hsdag_nn_params_count(p))
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what, nt,
-                           (unsigned long long)cnt, hsdag_nn_params_n_tensors(p), hsdag_nn_params_count(p));
+        rc =
+            hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what, nt,
+                          (unsigned long long)cnt, hsdag_nn_params_n_tensors(p), hsdag_nn_params_count(p));
     for (uint32_t t = 0; rc == 0 && t < nt; t++) {
         int32_t rc2[2];
         uint32_t nlen;
         char name[64];
         const char *want = hsdag_nn_params_name(p, (int32_t)t);
-        if (pp_get(&r, rc2, 8) < 0 || pp_get(&r, &nlen, 4) < 0 || nlen >= sizeof name || pp_get(&r, name, nlen) < 0) {
+        if (pp_get(&r, rc2, 8) < 0 || pp_get(&r, &nlen, 4) < 0 || nlen >= sizeof name ||
+            pp_get(&r, name, nlen) < 0) {
             rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
             break;
         }
         name[nlen] = 0;
         if (strcmp(name, want) || rc2[0] != hsdag_nn_params_rows(p, (int32_t)t) ||
             rc2[1] != hsdag_nn_params_cols(p, (int32_t)t))
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, t, name,
-                               rc2[0], rc2[1], want);
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, t,
+                               name, rc2[0], rc2[1], want);
     }
     size_t vbytes = (size_t)cnt * sizeof(float);
-    if (rc == 0 && r.len - r.pos < vbytes + 8) rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated values", what);
+    if (rc == 0 && r.len - r.pos < vbytes + 8)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated values", what);
     if (rc == 0) {
         uint64_t h, want = pp_fnv(r.p, r.pos + vbytes);
         memcpy(&h, r.p + r.pos + vbytes, 8);
@@ -451,8 +469,10 @@ int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_cluster *env, con
     *out = NULL;
     char file[4096];
     struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) snprintf(file, sizeof file, "%s/policy.bin", path);
-    else snprintf(file, sizeof file, "%s", path);
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        snprintf(file, sizeof file, "%s/policy.bin", path);
+    else
+        snprintf(file, sizeof file, "%s", path);
     char *data = NULL;
     size_t len = 0;
     int rc = hsdag_read_file(file, &data, &len, (size_t)64 << 20, e);
@@ -500,11 +520,12 @@ int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap
         size_t tl = strlen(tried);
         snprintf(tried + tl, sizeof tried - tl, "%s%s", i ? ", " : "", cand[i]);
     }
-    return hsdag_err_set(e, HSDAG_EIO, "no shipped PAC-ML policy for beta %c%s (tried %s; set HSDAG_DATA)", beta,
-                         time_unit_fix ? " with --time-unit-fix" : "", tried);
+    return hsdag_err_set(e, HSDAG_EIO, "no shipped PAC-ML policy for beta %c%s (tried %s; set HSDAG_DATA)",
+                         beta, time_unit_fix ? " with --time-unit-fix" : "", tried);
 }
 
-int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m, hsdag_err *e)
+int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m,
+                    hsdag_err *e)
 {
     const hsdag_cluster_config *cc = hsdag_cluster_config_get(env);
     char path[4096];
@@ -564,10 +585,11 @@ int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, hsdag_cluster *env, c
     uint64_t bl;
     if (pp_get(&r, magic, 8) < 0 || memcmp(magic, PP_STATE_MAGIC, 8))
         return hsdag_err_set(e, HSDAG_EPARSE, "not a PAC-ML trainer checkpoint (bad magic)");
-    if (pp_get(&r, &ver, 4) < 0 || ver != 1 || pp_get(&r, &c, sizeof c) < 0 || pp_get(&r, &rng, sizeof rng) < 0 ||
-        pp_get(&r, &iter, 4) < 0 || pp_get(&r, &steps, 8) < 0 || pp_get(&r, &episodes, 8) < 0 ||
-        pp_get(&r, &kl, 4) < 0 || pp_get(&r, &best, 8) < 0 || pp_get(&r, &best_iter, 4) < 0 ||
-        pp_get(&r, &wall, 8) < 0 || pp_get(&r, &bl, 8) < 0 || bl > r.len - r.pos)
+    if (pp_get(&r, &ver, 4) < 0 || ver != 1 || pp_get(&r, &c, sizeof c) < 0 ||
+        pp_get(&r, &rng, sizeof rng) < 0 || pp_get(&r, &iter, 4) < 0 || pp_get(&r, &steps, 8) < 0 ||
+        pp_get(&r, &episodes, 8) < 0 || pp_get(&r, &kl, 4) < 0 || pp_get(&r, &best, 8) < 0 ||
+        pp_get(&r, &best_iter, 4) < 0 || pp_get(&r, &wall, 8) < 0 || pp_get(&r, &bl, 8) < 0 ||
+        bl > r.len - r.pos)
         return hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: truncated or unsupported version");
     if (iterations >= 0) c.iterations = iterations;
     hsdag_pacml_trainer *t = NULL;
@@ -577,7 +599,8 @@ int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, hsdag_cluster *env, c
     r.pos += bl;
     size_t used = 0;
     rc = hsdag_nn_params_load(hsdag_pacml_net_params(t->net), r.p + r.pos, r.len - r.pos, &used, e);
-    if (rc == 0 && r.pos + used != len) rc = hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: trailing bytes");
+    if (rc == 0 && r.pos + used != len)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: trailing bytes");
     if (rc == 0 && bl) {
         hsdag_buf_append(&t->best_img, (const char *)img, bl);
         if (t->best_img.oom) rc = hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");

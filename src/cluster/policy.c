@@ -1,6 +1,7 @@
 /* policy.c - the built-in partitioning policies of `hsdag cluster` and the one-episode runner.
  * Not here: the learned GNN policy (a later module; "learned[:DIR]" parses but acting reports unsupported).
- * Entry points: hsdag_cluster_policy_parse, hsdag_cluster_policy_name, hsdag_cluster_policy_act, hsdag_cluster_run. */
+ * Entry points: hsdag_cluster_policy_parse, hsdag_cluster_policy_name, hsdag_cluster_policy_act,
+ * hsdag_cluster_run. */
 #include "cluster_internal.h"
 #include "hsdag/pacml.h"
 
@@ -11,60 +12,72 @@ int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err
 {
     memset(p, 0, sizeof *p);
     if (!s) return hsdag_err_set(e, HSDAG_EINVAL, "policy: missing");
-    if (!strcmp(s, "para-max")) p->kind = HSDAG_POL_PARA_MAX;
-    else if (!strcmp(s, "para-min")) p->kind = HSDAG_POL_PARA_MIN;
-    else if (!strcmp(s, "random")) p->kind = HSDAG_POL_RANDOM;
-    else if (!strcmp(s, "acceptable-jct")) p->kind = HSDAG_POL_ACCEPTABLE_JCT;
-    else if (!strcmp(s, "sequential")) p->kind = HSDAG_POL_SEQUENTIAL;
+    if (!strcmp(s, "para-max"))
+        p->kind = HSDAG_POL_PARA_MAX;
+    else if (!strcmp(s, "para-min"))
+        p->kind = HSDAG_POL_PARA_MIN;
+    else if (!strcmp(s, "random"))
+        p->kind = HSDAG_POL_RANDOM;
+    else if (!strcmp(s, "acceptable-jct"))
+        p->kind = HSDAG_POL_ACCEPTABLE_JCT;
+    else if (!strcmp(s, "sequential"))
+        p->kind = HSDAG_POL_SEQUENTIAL;
     else if (!strcmp(s, "lookahead")) {
         p->kind = HSDAG_POL_LOOKAHEAD;
-        p->fixed = 3;    /* arrivals looked ahead */
-        p->floor_ = 4;   /* preferred minimum degree */
+        p->fixed = 3;  /* arrivals looked ahead */
+        p->floor_ = 4; /* preferred minimum degree */
     } else if (!strncmp(s, "lookahead:", 10)) {
         int h = 0, f = 0, used = 0;
         if (sscanf(s + 10, "%d:%d%n", &h, &f, &used) != 2 || s[10 + used] || h < 1 || h > 100 || f < 1 ||
             f > HSDAG_CLUSTER_MAX_DEGREE)
-            return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': expected lookahead:H:F (H 1..100 arrivals, F 1..%d)", s,
+            return hsdag_err_set(e, HSDAG_EINVAL,
+                                 "policy '%s': expected lookahead:H:F (H 1..100 arrivals, F 1..%d)", s,
                                  HSDAG_CLUSTER_MAX_DEGREE);
         p->kind = HSDAG_POL_LOOKAHEAD;
         p->fixed = h;
         p->floor_ = f;
-    }
-    else if (!strncmp(s, "fixed:", 6)) {
+    } else if (!strncmp(s, "fixed:", 6)) {
         char *end = NULL;
         long k = strtol(s + 6, &end, 10);
         if (!s[6] || *end || k < 0 || k > HSDAG_CLUSTER_MAX_DEGREE)
-            return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': K of fixed:K must be 0..%d", s, HSDAG_CLUSTER_MAX_DEGREE);
+            return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': K of fixed:K must be 0..%d", s,
+                                 HSDAG_CLUSTER_MAX_DEGREE);
         p->kind = HSDAG_POL_FIXED;
         p->fixed = (int)k;
     } else if (!strcmp(s, "learned") || !strncmp(s, "learned:", 8)) {
         p->kind = HSDAG_POL_LEARNED;
         if (s[7] == ':') {
-            if (strlen(s + 8) >= sizeof p->dir) return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': directory too long", s);
+            if (strlen(s + 8) >= sizeof p->dir)
+                return hsdag_err_set(e, HSDAG_EINVAL, "policy '%s': directory too long", s);
             strcpy(p->dir, s + 8);
         }
     } else {
-        return hsdag_err_set(e, HSDAG_EINVAL,
-                             "policy '%s': unknown (para-max, para-min, random, fixed:K, acceptable-jct, sequential, "
-                             "lookahead[:H:F], learned[:DIR])", s);
+        return hsdag_err_set(
+            e, HSDAG_EINVAL,
+            "policy '%s': unknown (para-max, para-min, random, fixed:K, acceptable-jct, sequential, "
+            "lookahead[:H:F], learned[:DIR])",
+            s);
     }
     return 0;
 }
 
 const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap)
 {
-    static const char *names[] = {"para-max", "para-min", "random", "fixed", "acceptable-jct", "sequential",
-                                  "lookahead", "learned"};
-    if (p->kind == HSDAG_POL_FIXED) snprintf(buf, cap, "fixed:%d", p->fixed);
+    static const char *names[] = {"para-max",       "para-min",   "random",    "fixed",
+                                  "acceptable-jct", "sequential", "lookahead", "learned"};
+    if (p->kind == HSDAG_POL_FIXED)
+        snprintf(buf, cap, "fixed:%d", p->fixed);
     else if (p->kind == HSDAG_POL_LOOKAHEAD && (p->fixed != 3 || p->floor_ != 4))
         snprintf(buf, cap, "lookahead:%d:%d", p->fixed, p->floor_);
-    else if (p->kind == HSDAG_POL_LEARNED && p->dir[0]) snprintf(buf, cap, "learned:%s", p->dir);
-    else snprintf(buf, cap, "%s", names[p->kind]);
+    else if (p->kind == HSDAG_POL_LEARNED && p->dir[0])
+        snprintf(buf, cap, "learned:%s", p->dir);
+    else
+        snprintf(buf, cap, "%s", names[p->kind]);
     return buf;
 }
 
-int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng, int *action,
-                             hsdag_err *e)
+int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng,
+                             int *action, hsdag_err *e)
 {
     const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
     if (!o) return hsdag_err_set(e, HSDAG_EINVAL, "cluster: episode is done");
@@ -99,16 +112,17 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
         a = cl_env_lookahead_action(env, p->fixed, p->floor_);
         break;
     case HSDAG_POL_LEARNED:
-        return hsdag_err_set(e, HSDAG_EUNSUPPORTED,
-                             "policy 'learned%s%s': the learned policy runs whole episodes (hsdag_cluster_run)", p->dir[0] ? ":" : "",
-                             p->dir);
+        return hsdag_err_set(
+            e, HSDAG_EUNSUPPORTED,
+            "policy 'learned%s%s': the learned policy runs whole episodes (hsdag_cluster_run)",
+            p->dir[0] ? ":" : "", p->dir);
     }
     *action = a;
     return 0;
 }
 
-int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed, hsdag_cluster_metrics *m,
-                      hsdag_err *e)
+int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
+                      hsdag_cluster_metrics *m, hsdag_err *e)
 {
     if (p->kind == HSDAG_POL_LEARNED) return hsdag_pacml_run(env, p->dir, seed, m, e);
     hsdag_rng rng;

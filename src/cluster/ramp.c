@@ -36,13 +36,32 @@ static int32_t cl_shapes(int32_t nc, int32_t nr, int32_t ns, int32_t a, cl_shape
         const cl_shape *t = NULL;
         int32_t m = 0;
         switch (a) {
-        case 1: t = s1; m = 1; break;
-        case 2: t = s2; m = 4; break;
-        case 4: t = s4; m = 5; break;
-        case 6: t = s6; m = 2; break;
-        case 8: t = s8; m = 3; break;
-        case 16: t = s16; m = 1; break;
-        default: break;
+        case 1:
+            t = s1;
+            m = 1;
+            break;
+        case 2:
+            t = s2;
+            m = 4;
+            break;
+        case 4:
+            t = s4;
+            m = 5;
+            break;
+        case 6:
+            t = s6;
+            m = 2;
+            break;
+        case 8:
+            t = s8;
+            m = 3;
+            break;
+        case 16:
+            t = s16;
+            m = 1;
+            break;
+        default:
+            break;
         }
         for (int32_t i = 0; i < m && n < cap; i++) out[n++] = t[i];
         return n;
@@ -101,12 +120,13 @@ int cl_degree_has_shape(int32_t nc, int32_t nr, int32_t ns, int32_t a)
 }
 
 /* ---- communication times ---- */
-double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x, double data_rate,
-                                 double latency, double io_latency)
+double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x,
+                                 double data_rate, double latency, double io_latency)
 {
     const double mem_frq = 2e12, peak = 130e12, bytes_per_comp = 2.0;
     const int32_t cont_racks = 1; /* ddls counts (group, server) clashes per distinct server: always 1 */
-    double sub[4] = {(double)cgs, (double)(cgs < node_ids ? cgs : node_ids), (double)racks, ceil((double)node_ids / x)};
+    double sub[4] = {(double)cgs, (double)(cgs < node_ids ? cgs : node_ids), (double)racks,
+                     ceil((double)node_ids / x)};
     double msg = ceil(M / sub[0]);
     double comm = 0.0, comp = 0.0;
     for (int st = 0; st < 4; st++) {
@@ -142,11 +162,20 @@ hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed)
 {
     double skew;
     switch (which) {
-    case 'A': skew = 0; break;
-    case 'B': skew = 5; break;
-    case 'C': skew = 0; break;
-    case 'D': skew = -5; break;
-    default: return NULL;
+    case 'A':
+        skew = 0;
+        break;
+    case 'B':
+        skew = 5;
+        break;
+    case 'C':
+        skew = 0;
+        break;
+    case 'D':
+        skew = -5;
+        break;
+    default:
+        return NULL;
     }
     hsdag_beta_dist *d = hsdag_calloc(1, sizeof *d);
     if (!d) return NULL;
@@ -155,7 +184,10 @@ hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed)
         d->n = 91;
         d->val = hsdag_malloc(91 * sizeof(double));
         d->cdf = hsdag_malloc(91 * sizeof(double));
-        if (!d->val || !d->cdf) { hsdag_beta_free(d); return NULL; }
+        if (!d->val || !d->cdf) {
+            hsdag_beta_free(d);
+            return NULL;
+        }
         for (int32_t i = 0; i < 91; i++) {
             d->val[i] = cl_round2(0.10 + 0.01 * i);
             d->cdf[i] = (i + 1) / 91.0;
@@ -167,7 +199,11 @@ hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed)
     d->n = NB;
     d->val = hsdag_malloc(NB * sizeof(double));
     d->cdf = hsdag_calloc(NB, sizeof(double));
-    if (!x || !d->val || !d->cdf) { hsdag_free(x); hsdag_beta_free(d); return NULL; }
+    if (!x || !d->val || !d->cdf) {
+        hsdag_free(x);
+        hsdag_beta_free(d);
+        return NULL;
+    }
     hsdag_rng r;
     hsdag_rng_seed(&r, table_seed ^ (uint64_t)(unsigned char)which * 0x9E3779B97F4A7C15ull);
     /* skew-normal(a, loc=1, scale=1) by the delta method: z = delta*|u0| + sqrt(1-delta^2)*u1 */
@@ -185,7 +221,7 @@ hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed)
     lo = INFINITY;
     double top = -INFINITY;
     for (int i = 0; i < NS; i++) {
-        x[i] = x[i] / hi * 1.0; /* max_val = 1 */
+        x[i] = x[i] / hi * 1.0;      /* max_val = 1 */
         if (x[i] <= 0.1) x[i] = 0.1; /* "resample" mode: uniform(0.1, 0.1) */
         if (x[i] < lo) lo = x[i];
         if (x[i] > top) top = x[i];
@@ -214,20 +250,25 @@ double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r)
     int32_t lo = 0, hi = d->n - 1;
     while (lo < hi) {
         int32_t mid = (lo + hi) / 2;
-        if (d->cdf[mid] > u) hi = mid;
-        else lo = mid + 1;
+        if (d->cdf[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return d->val[lo];
 }
 
 double cl_beta_below(const hsdag_beta_dist *d, double x)
 {
-    /* support values are nondecreasing: binary search the first value >= x; the mass before it is P(beta < x) */
+    /* support values are nondecreasing: binary search the first value >= x; the mass before it is P(beta <
+     * x) */
     int32_t lo = 0, hi = d->n;
     while (lo < hi) {
         int32_t mid = (lo + hi) / 2;
-        if (d->val[mid] < x) lo = mid + 1;
-        else hi = mid;
+        if (d->val[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo > 0 ? d->cdf[lo - 1] : 0.0;
 }
@@ -241,7 +282,8 @@ void hsdag_beta_free(hsdag_beta_dist *d)
 }
 
 /* ---- placement ---- */
-int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t *busy, int32_t a, cl_place *p)
+int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t *busy, int32_t a,
+                 cl_place *p)
 {
     int32_t n = m->n, W = c->n_cgs * c->n_racks * c->n_servers;
     int32_t blocks[HSDAG_CLUSTER_MAX_DEGREE + 1][HSDAG_CLUSTER_MAX_DEGREE];
@@ -258,18 +300,24 @@ int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t
         int reused = 0;
         for (int32_t t = m->par_off[id]; t < m->par_off[id + 1] && !reused; t++) {
             int32_t par = m->par[t];
-            if (p->k[par] == k) { /* the parent's server set has exactly k servers (distinct by construction) */
+            if (p->k[par] ==
+                k) { /* the parent's server set has exactly k servers (distinct by construction) */
                 memcpy(dst, &p->srv[(size_t)par * HSDAG_CLUSTER_MAX_DEGREE], (size_t)k * sizeof(int32_t));
                 reused = 1;
             }
         }
         if (!reused) {
-            if (have[k] < 0) have[k] = (int8_t)(hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, busy, k, blocks[k]) == 1);
+            if (have[k] < 0)
+                have[k] = (int8_t)(hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, busy, k,
+                                                         blocks[k]) == 1);
             if (!have[k]) return -1;
             memcpy(dst, blocks[k], (size_t)k * sizeof(int32_t));
         }
         for (int32_t i = 0; i < k; i++)
-            if (!p->used[dst[i]]) { p->used[dst[i]] = 1; p->n_used++; }
+            if (!p->used[dst[i]]) {
+                p->used[dst[i]] = 1;
+                p->n_used++;
+            }
     }
     (void)W;
     return 0;
@@ -333,10 +381,20 @@ static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt,
             if (seen[s]) continue;
             seen[s] = 1;
             n_srv++;
-            int32_t si = s % c->n_servers, ri = (s / c->n_servers) % c->n_racks, ci = s / (c->n_servers * c->n_racks);
-            if (!cg[ci]) { cg[ci] = 1; n_cg++; }
-            if (!rk[ri]) { rk[ri] = 1; n_rk++; }
-            if (!sv[si]) { sv[si] = 1; n_sv++; }
+            int32_t si = s % c->n_servers, ri = (s / c->n_servers) % c->n_racks,
+                    ci = s / (c->n_servers * c->n_racks);
+            if (!cg[ci]) {
+                cg[ci] = 1;
+                n_cg++;
+            }
+            if (!rk[ri]) {
+                rk[ri] = 1;
+                n_rk++;
+            }
+            if (!sv[si]) {
+                sv[si] = 1;
+                n_sv++;
+            }
         }
     }
     if (n_srv <= 1) return 0.0;
@@ -389,8 +447,14 @@ static cl_ev cl_heap_pop(cl_ev *h, int32_t *n)
     for (;;) {
         int32_t l = 2 * i + 1, r = l + 1, m = i;
         cl_ev best = x;
-        if (l < *n && (h[l].t < best.t || (h[l].t == best.t && h[l].dep < best.dep))) { m = l; best = h[l]; }
-        if (r < *n && (h[r].t < best.t || (h[r].t == best.t && h[r].dep < best.dep))) { m = r; best = h[r]; }
+        if (l < *n && (h[l].t < best.t || (h[l].t == best.t && h[l].dep < best.dep))) {
+            m = l;
+            best = h[l];
+        }
+        if (r < *n && (h[r].t < best.t || (h[r].t == best.t && h[r].dep < best.dep))) {
+            m = r;
+            best = h[r];
+        }
         if (m == i) break;
         h[i] = h[m];
         i = m;
@@ -436,20 +500,25 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
         int32_t X = m->eu[t], Y = m->ev[t];
         int32_t kx = p->k[cl_fwd_of(X, n)], ky = p->k[cl_fwd_of(Y, n)];
         double size;
-        if (kx == 1 && ky == 1) size = m->mem[X];
-        else if (ky == 1) size = m->mem[Y] / kx;
-        else if (kx == 1) size = m->mem[X] / ky;
-        else size = (cl_ord(X, n) < cl_ord(Y, n) ? m->mem[X] : m->mem[Y]) / ((double)kx * ky);
-        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)kx * ky, sizeof(cl_dep)) < 0) goto done;
+        if (kx == 1 && ky == 1)
+            size = m->mem[X];
+        else if (ky == 1)
+            size = m->mem[Y] / kx;
+        else if (kx == 1)
+            size = m->mem[X] / ky;
+        else
+            size = (cl_ord(X, n) < cl_ord(Y, n) ? m->mem[X] : m->mem[Y]) / ((double)kx * ky);
+        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)kx * ky, sizeof(cl_dep)) < 0)
+            goto done;
         for (int32_t i = 0; i < kx; i++)
-            for (int32_t j = 0; j < ky; j++)
-                deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size, 0.0, 1};
+            for (int32_t j = 0; j < ky; j++) deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size, 0.0, 1};
     }
     int32_t n_graph_deps = nd;
     for (int32_t id = n + 1; id <= N; id++) { /* backward sync pairs, both directions of a pair adjacent */
         int32_t k = p->k[cl_fwd_of(id, n)];
         if (k < 2) continue;
-        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)k * (k - 1), sizeof(cl_dep)) < 0) goto done;
+        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)k * (k - 1), sizeof(cl_dep)) < 0)
+            goto done;
         for (int32_t l = 0; l < k; l++)
             for (int32_t q = l + 1; q < k; q++) {
                 deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k, 0.0, 0};
@@ -462,24 +531,35 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
      * (ddls sets collectives first and one-to-one last; a dep is in at most one group but the join edge) */
     for (int32_t t = 0; t < nd; t++) deps[t].time = cl_one_to_one(&deps[t], s.server, c);
     {
-        /* group g = X (1..n): forward out-deps of split forward op X; g = Y (n+1..2n): backward in-deps of split
+        /* group g = X (1..n): forward out-deps of split forward op X; g = Y (n+1..2n): backward in-deps of
+         * split
          * backward op Y. Only the join edge n -> n+1 can be in two groups (both then hold the same deps). */
         int32_t *op_id = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t));
         int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
         grp = hsdag_malloc(((size_t)2 * n_graph_deps + 1) * sizeof(int32_t));
-        if (!op_id || !goff || !grp) { hsdag_free(op_id); hsdag_free(goff); goto done; }
+        if (!op_id || !goff || !grp) {
+            hsdag_free(op_id);
+            hsdag_free(goff);
+            goto done;
+        }
         for (int32_t id = 1; id <= N; id++)
             for (int32_t o = base[id]; o < base[id + 1]; o++) op_id[o] = id;
         for (int pass = 0; pass < 2; pass++) {
             int32_t *fill = pass ? hsdag_calloc((size_t)N + 2, sizeof(int32_t)) : NULL;
-            if (pass && !fill) { hsdag_free(op_id); hsdag_free(goff); goto done; }
+            if (pass && !fill) {
+                hsdag_free(op_id);
+                hsdag_free(goff);
+                goto done;
+            }
             for (int32_t t = 0; t < n_graph_deps; t++) {
                 int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
                 int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
                 for (int q = 0; q < 2; q++) {
                     if (!g[q]) continue;
-                    if (!pass) goff[g[q] + 1]++;
-                    else grp[goff[g[q]] + fill[g[q]]++] = t;
+                    if (!pass)
+                        goff[g[q] + 1]++;
+                    else
+                        grp[goff[g[q]] + fill[g[q]]++] = t;
                 }
             }
             if (!pass)
@@ -504,7 +584,8 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
     }
     double tscale = c->time_unit_fix ? 1e3 : 1.0;
     for (int32_t t = 0; t < nd; t++) {
-        if (s.server[deps[t].src] == s.server[deps[t].dst] || deps[t].size == 0) deps[t].time = 0.0; /* not a flow */
+        if (s.server[deps[t].src] == s.server[deps[t].dst] || deps[t].size == 0)
+            deps[t].time = 0.0; /* not a flow */
         deps[t].time *= tscale;
         if (deps[t].parent) s.npar[deps[t].dst]++;
     }
@@ -520,7 +601,8 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
         for (int32_t t = 0; t < nd; t++) s.out_dep[s.out_off[deps[t].src] + fill[deps[t].src]++] = t;
         hsdag_free(fill);
     }
-    /* event loop: per server, the ready op with the smallest compute cost runs (ties: the later op), preemptive;
+    /* event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
+     * preemptive;
      * every ready flow runs at full rate from its source op's completion (no sharing under RAMP rules) */
     int32_t W = c->n_cgs * c->n_racks * c->n_servers;
     heap = hsdag_malloc(((size_t)nd + 1) * sizeof(cl_ev));
@@ -528,7 +610,11 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
     nready = hsdag_calloc((size_t)W, sizeof(int32_t));
     int32_t *roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
     int32_t *stack = hsdag_malloc(((size_t)s.n_ops + (size_t)nd + 1) * sizeof(int32_t));
-    if (!heap || !ready || !nready || !roff || !stack) { hsdag_free(roff); hsdag_free(stack); goto done; }
+    if (!heap || !ready || !nready || !roff || !stack) {
+        hsdag_free(roff);
+        hsdag_free(stack);
+        goto done;
+    }
     for (int32_t o = 0; o < s.n_ops; o++) roff[s.server[o] + 1]++;
     for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
     int32_t nheap = 0, ops_done = 0, deps_done = 0;
@@ -582,8 +668,10 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             if (x >= 0) {
                 for (int32_t t = s.out_off[x]; t < s.out_off[x + 1]; t++) {
                     int32_t d = s.out_dep[t];
-                    if (deps[d].time > 0) cl_heap_push(heap, &nheap, (cl_ev){now + deps[d].time, d});
-                    else stack[sp++] = -1 - d;
+                    if (deps[d].time > 0)
+                        cl_heap_push(heap, &nheap, (cl_ev){now + deps[d].time, d});
+                    else
+                        stack[sp++] = -1 - d;
                 }
             } else {
                 const cl_dep *d = &deps[-1 - x];

@@ -16,10 +16,12 @@
 const char *hsdag_status_str(int status)
 {
 #define HSDAG_STATUS_CASE_(name, val, msg) \
-    case val: return msg;
+    case val:                              \
+        return msg;
     switch (status) {
         HSDAG_STATUS_LIST(HSDAG_STATUS_CASE_)
-    default: return "unknown status";
+    default:
+        return "unknown status";
     }
 #undef HSDAG_STATUS_CASE_
 }
@@ -85,7 +87,10 @@ static int alloc_should_fail(void)
     return --alloc_fail_countdown == 0;
 }
 
-void hsdag_alloc_fail_after(long n) { alloc_fail_countdown = n > 0 ? n : 0; }
+void hsdag_alloc_fail_after(long n)
+{
+    alloc_fail_countdown = n > 0 ? n : 0;
+}
 
 void *hsdag_malloc(size_t n)
 {
@@ -106,7 +111,10 @@ void *hsdag_realloc(void *p, size_t n)
     return realloc(p, n ? n : 1);
 }
 
-void hsdag_free(void *p) { free(p); }
+void hsdag_free(void *p)
+{
+    free(p);
+}
 
 int hsdag_grow(void **pp, size_t *cap, size_t need, size_t elem)
 {
@@ -182,9 +190,15 @@ char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n)
     return d;
 }
 
-char *hsdag_arena_strdup(hsdag_arena *a, const char *s) { return hsdag_arena_strndup(a, s, strlen(s)); }
+char *hsdag_arena_strdup(hsdag_arena *a, const char *s)
+{
+    return hsdag_arena_strndup(a, s, strlen(s));
+}
 
-size_t hsdag_arena_used(const hsdag_arena *a) { return a ? a->total : 0; }
+size_t hsdag_arena_used(const hsdag_arena *a)
+{
+    return a ? a->total : 0;
+}
 
 void hsdag_arena_free(hsdag_arena *a)
 {
@@ -213,7 +227,10 @@ void hsdag_rng_seed(hsdag_rng *r, uint64_t seed)
     for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t hsdag_rng_u64(hsdag_rng *r)
 {
@@ -229,7 +246,10 @@ uint64_t hsdag_rng_u64(hsdag_rng *r)
     return result;
 }
 
-double hsdag_rng_uniform(hsdag_rng *r) { return (double)(hsdag_rng_u64(r) >> 11) * 0x1.0p-53; }
+double hsdag_rng_uniform(hsdag_rng *r)
+{
+    return (double)(hsdag_rng_u64(r) >> 11) * 0x1.0p-53;
+}
 
 uint32_t hsdag_rng_below(hsdag_rng *r, uint32_t n)
 {
@@ -335,7 +355,10 @@ int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t va
     return 0;
 }
 
-int32_t hsdag_strmap_count(const hsdag_strmap *m) { return m->count; }
+int32_t hsdag_strmap_count(const hsdag_strmap *m)
+{
+    return m->count;
+}
 
 /* ---- files ---- */
 int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e)
@@ -452,14 +475,26 @@ void hsdag_buf_json_str(hsdag_buf *b, const char *s)
     hsdag_buf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': hsdag_buf_append(b, "\\\"", 2); break;
-        case '\\': hsdag_buf_append(b, "\\\\", 2); break;
-        case '\n': hsdag_buf_append(b, "\\n", 2); break;
-        case '\r': hsdag_buf_append(b, "\\r", 2); break;
-        case '\t': hsdag_buf_append(b, "\\t", 2); break;
+        case '"':
+            hsdag_buf_append(b, "\\\"", 2);
+            break;
+        case '\\':
+            hsdag_buf_append(b, "\\\\", 2);
+            break;
+        case '\n':
+            hsdag_buf_append(b, "\\n", 2);
+            break;
+        case '\r':
+            hsdag_buf_append(b, "\\r", 2);
+            break;
+        case '\t':
+            hsdag_buf_append(b, "\\t", 2);
+            break;
         default:
-            if (*p < 0x20) hsdag_buf_printf(b, "\\u%04x", *p);
-            else hsdag_buf_append(b, (const char *)p, 1);
+            if (*p < 0x20)
+                hsdag_buf_printf(b, "\\u%04x", *p);
+            else
+                hsdag_buf_append(b, (const char *)p, 1);
         }
     }
     hsdag_buf_append(b, "\"", 1);

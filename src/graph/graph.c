@@ -12,15 +12,18 @@ static const struct {
     const char *name;
     double bytes;
 } dtype_info[HSDAG_DT_COUNT_] = {
-    [HSDAG_DT_UNKNOWN] = {"unknown", 4}, [HSDAG_DT_F32] = {"f32", 4},   [HSDAG_DT_F16] = {"f16", 2},
-    [HSDAG_DT_BF16] = {"bf16", 2},       [HSDAG_DT_F64] = {"f64", 8},   [HSDAG_DT_I8] = {"i8", 1},
-    [HSDAG_DT_U8] = {"u8", 1},           [HSDAG_DT_I16] = {"i16", 2},   [HSDAG_DT_U16] = {"u16", 2},
-    [HSDAG_DT_I32] = {"i32", 4},         [HSDAG_DT_U32] = {"u32", 4},   [HSDAG_DT_I64] = {"i64", 8},
+    [HSDAG_DT_UNKNOWN] = {"unknown", 4}, [HSDAG_DT_F32] = {"f32", 4},      [HSDAG_DT_F16] = {"f16", 2},
+    [HSDAG_DT_BF16] = {"bf16", 2},       [HSDAG_DT_F64] = {"f64", 8},      [HSDAG_DT_I8] = {"i8", 1},
+    [HSDAG_DT_U8] = {"u8", 1},           [HSDAG_DT_I16] = {"i16", 2},      [HSDAG_DT_U16] = {"u16", 2},
+    [HSDAG_DT_I32] = {"i32", 4},         [HSDAG_DT_U32] = {"u32", 4},      [HSDAG_DT_I64] = {"i64", 8},
     [HSDAG_DT_U64] = {"u64", 8},         [HSDAG_DT_BOOL] = {"boolean", 1}, [HSDAG_DT_I4] = {"i4", 0.5},
     [HSDAG_DT_U4] = {"u4", 0.5},         [HSDAG_DT_U1] = {"u1", 0.125},
 };
 
-double hsdag_dtype_bytes(hsdag_dtype t) { return (t > 0 && t < HSDAG_DT_COUNT_) ? dtype_info[t].bytes : 4; }
+double hsdag_dtype_bytes(hsdag_dtype t)
+{
+    return (t > 0 && t < HSDAG_DT_COUNT_) ? dtype_info[t].bytes : 4;
+}
 
 const char *hsdag_dtype_name(hsdag_dtype t)
 {
@@ -44,12 +47,14 @@ hsdag_dtype hsdag_dtype_parse(const char *s)
         const char *alias;
         hsdag_dtype t;
     } aliases[] = {
-        {"fp32", HSDAG_DT_F32},   {"float32", HSDAG_DT_F32}, {"float", HSDAG_DT_F32},  {"fp16", HSDAG_DT_F16},
-        {"float16", HSDAG_DT_F16}, {"half", HSDAG_DT_F16},   {"bfloat16", HSDAG_DT_BF16}, {"fp64", HSDAG_DT_F64},
-        {"float64", HSDAG_DT_F64}, {"double", HSDAG_DT_F64}, {"int8", HSDAG_DT_I8},    {"uint8", HSDAG_DT_U8},
-        {"int16", HSDAG_DT_I16},  {"uint16", HSDAG_DT_U16},  {"int32", HSDAG_DT_I32},  {"uint32", HSDAG_DT_U32},
-        {"int64", HSDAG_DT_I64},  {"uint64", HSDAG_DT_U64},  {"bool", HSDAG_DT_BOOL},  {"int4", HSDAG_DT_I4},
-        {"uint4", HSDAG_DT_U4},   {"bin", HSDAG_DT_U1},
+        {"fp32", HSDAG_DT_F32},      {"float32", HSDAG_DT_F32}, {"float", HSDAG_DT_F32},
+        {"fp16", HSDAG_DT_F16},      {"float16", HSDAG_DT_F16}, {"half", HSDAG_DT_F16},
+        {"bfloat16", HSDAG_DT_BF16}, {"fp64", HSDAG_DT_F64},    {"float64", HSDAG_DT_F64},
+        {"double", HSDAG_DT_F64},    {"int8", HSDAG_DT_I8},     {"uint8", HSDAG_DT_U8},
+        {"int16", HSDAG_DT_I16},     {"uint16", HSDAG_DT_U16},  {"int32", HSDAG_DT_I32},
+        {"uint32", HSDAG_DT_U32},    {"int64", HSDAG_DT_I64},   {"uint64", HSDAG_DT_U64},
+        {"bool", HSDAG_DT_BOOL},     {"int4", HSDAG_DT_I4},     {"uint4", HSDAG_DT_U4},
+        {"bin", HSDAG_DT_U1},
     };
     if (!s) return HSDAG_DT_UNKNOWN;
     for (int t = 1; t < HSDAG_DT_COUNT_; t++)
@@ -62,14 +67,22 @@ hsdag_dtype hsdag_dtype_parse(const char *s)
 const char *hsdag_format_name(hsdag_format f)
 {
     switch (f) {
-    case HSDAG_FMT_ONNX: return "onnx";
-    case HSDAG_FMT_OVXML: return "openvino-ir";
-    case HSDAG_FMT_PIPEDREAM: return "pipedream";
-    case HSDAG_FMT_TARNAWSKI: return "tarnawski";
-    case HSDAG_FMT_JSON: return "hsdag-json";
-    case HSDAG_FMT_DOT: return "dot";
-    case HSDAG_FMT_BUILT: return "built";
-    default: return "unknown";
+    case HSDAG_FMT_ONNX:
+        return "onnx";
+    case HSDAG_FMT_OVXML:
+        return "openvino-ir";
+    case HSDAG_FMT_PIPEDREAM:
+        return "pipedream";
+    case HSDAG_FMT_TARNAWSKI:
+        return "tarnawski";
+    case HSDAG_FMT_JSON:
+        return "hsdag-json";
+    case HSDAG_FMT_DOT:
+        return "dot";
+    case HSDAG_FMT_BUILT:
+        return "built";
+    default:
+        return "unknown";
     }
 }
 
@@ -136,7 +149,10 @@ void hsdag_gb_free(hsdag_gb *b)
     hsdag_free(b);
 }
 
-int32_t hsdag_gb_node_count(const hsdag_gb *b) { return (int32_t)b->n_nodes; }
+int32_t hsdag_gb_node_count(const hsdag_gb *b)
+{
+    return (int32_t)b->n_nodes;
+}
 
 static int32_t gb_str(hsdag_gb *b, const char *s)
 {
@@ -177,13 +193,34 @@ static gb_node *gb_node_at(hsdag_gb *b, int32_t v)
     return &b->nodes[v];
 }
 
-void hsdag_gb_set_flops(hsdag_gb *b, int32_t v, double flops) { gb_node_at(b, v)->flops = flops; }
-void hsdag_gb_set_param_bytes(hsdag_gb *b, int32_t v, double bytes) { gb_node_at(b, v)->param = bytes; }
-void hsdag_gb_set_mem_bytes(hsdag_gb *b, int32_t v, double bytes) { gb_node_at(b, v)->mem = bytes; }
-void hsdag_gb_set_color(hsdag_gb *b, int32_t v, int32_t color) { gb_node_at(b, v)->color = color; }
-void hsdag_gb_set_file_id(hsdag_gb *b, int32_t v, int32_t id) { gb_node_at(b, v)->file_id = id; }
-void hsdag_gb_set_flags(hsdag_gb *b, int32_t v, uint32_t flags) { gb_node_at(b, v)->flags |= flags; }
-void hsdag_gb_set_opclass(hsdag_gb *b, int32_t v, hsdag_opclass c) { gb_node_at(b, v)->opclass = (int32_t)c; }
+void hsdag_gb_set_flops(hsdag_gb *b, int32_t v, double flops)
+{
+    gb_node_at(b, v)->flops = flops;
+}
+void hsdag_gb_set_param_bytes(hsdag_gb *b, int32_t v, double bytes)
+{
+    gb_node_at(b, v)->param = bytes;
+}
+void hsdag_gb_set_mem_bytes(hsdag_gb *b, int32_t v, double bytes)
+{
+    gb_node_at(b, v)->mem = bytes;
+}
+void hsdag_gb_set_color(hsdag_gb *b, int32_t v, int32_t color)
+{
+    gb_node_at(b, v)->color = color;
+}
+void hsdag_gb_set_file_id(hsdag_gb *b, int32_t v, int32_t id)
+{
+    gb_node_at(b, v)->file_id = id;
+}
+void hsdag_gb_set_flags(hsdag_gb *b, int32_t v, uint32_t flags)
+{
+    gb_node_at(b, v)->flags |= flags;
+}
+void hsdag_gb_set_opclass(hsdag_gb *b, int32_t v, hsdag_opclass c)
+{
+    gb_node_at(b, v)->opclass = (int32_t)c;
+}
 
 void hsdag_gb_set_cost(hsdag_gb *b, int32_t v, hsdag_costkind k, double ms)
 {
@@ -234,7 +271,10 @@ int hsdag_gb_add_edge(hsdag_gb *b, int32_t u, int32_t v, double bytes)
     return hsdag_gb_add_edge_ex(b, u, v, bytes, NAN);
 }
 
-void hsdag_gb_set_meta(hsdag_gb *b, const hsdag_graph_meta *m) { b->meta = *m; }
+void hsdag_gb_set_meta(hsdag_gb *b, const hsdag_graph_meta *m)
+{
+    b->meta = *m;
+}
 
 /* ---- finish: validate, order, merge, copy into the arena ---- */
 static const char *gb_name(const hsdag_gb *b, int32_t v)
@@ -313,7 +353,8 @@ static int gb_toposort(const hsdag_gb *b, const int32_t *off, const int32_t *adj
         bad = pred[bad];
     }
     const char *nm = gb_name(b, bad);
-    return hsdag_err_set(e, HSDAG_ECYCLE, "%sgraph has a cycle through node '%s' (%d of %d nodes are on or behind cycles)",
+    return hsdag_err_set(e, HSDAG_ECYCLE,
+                         "%sgraph has a cycle through node '%s' (%d of %d nodes are on or behind cycles)",
                          what, *nm ? nm : b->strs + b->nodes[bad].op_off, (int)(n - tail), (int)n);
 }
 
@@ -389,12 +430,13 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         const gb_edge *ed = &b->edges[k];
         if (ed->u < 0 || ed->u >= n || ed->v < 0 || ed->v >= n) {
             int32_t ok = (ed->u >= 0 && ed->u < n) ? ed->u : ((ed->v >= 0 && ed->v < n) ? ed->v : -1);
-            return hsdag_err_set(e, HSDAG_EDANGLING, "%sedge %zu refers to a missing node (%d -> %d)%s%s%s", what, k,
-                                 (int)ed->u, (int)ed->v, ok >= 0 ? " next to node '" : "",
+            return hsdag_err_set(e, HSDAG_EDANGLING, "%sedge %zu refers to a missing node (%d -> %d)%s%s%s",
+                                 what, k, (int)ed->u, (int)ed->v, ok >= 0 ? " next to node '" : "",
                                  ok >= 0 ? gb_name(b, ok) : "", ok >= 0 ? "'" : "");
         }
         if (ed->u == ed->v)
-            return hsdag_err_set(e, HSDAG_ECYCLE, "%snode '%s' has an edge to itself", what, gb_name(b, ed->u));
+            return hsdag_err_set(e, HSDAG_ECYCLE, "%snode '%s' has an edge to itself", what,
+                                 gb_name(b, ed->u));
     }
 
     off = hsdag_calloc((size_t)n + 1, sizeof *off);
@@ -426,7 +468,8 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     for (size_t k = 0; k < ne; k++) {
         if (m > 0 && edges[m - 1].u == edges[k].u && edges[m - 1].v == edges[k].v) {
             edges[m - 1].bytes += edges[k].bytes;
-            if (isnan(edges[m - 1].cost) || edges[k].cost > edges[m - 1].cost) edges[m - 1].cost = edges[k].cost;
+            if (isnan(edges[m - 1].cost) || edges[k].cost > edges[m - 1].cost)
+                edges[m - 1].cost = edges[k].cost;
         } else {
             edges[m++] = edges[k];
         }
@@ -526,7 +569,8 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         g->mem_bytes[i] = s->mem;
         g->color[i] = s->color;
         g->file_id[i] = s->file_id;
-        for (int k = 0; k < HSDAG_COST_KINDS_; k++) g->cost_ms[(size_t)i * HSDAG_COST_KINDS_ + k] = s->cost[k];
+        for (int k = 0; k < HSDAG_COST_KINDS_; k++)
+            g->cost_ms[(size_t)i * HSDAG_COST_KINDS_ + k] = s->cost[k];
     }
 
     /* output shapes, grouped by new node index (stable within a node) */
@@ -617,8 +661,10 @@ int32_t hsdag_graph_edge_id(const hsdag_graph *g, int32_t u, int32_t v)
     int32_t lo = g->out_off[u], hi = g->out_off[u + 1];
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
-        if (g->out_dst[mid] < v) lo = mid + 1;
-        else hi = mid;
+        if (g->out_dst[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return (lo < g->out_off[u + 1] && g->out_dst[lo] == v) ? lo : -1;
 }

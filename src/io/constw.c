@@ -7,8 +7,7 @@
 #include <string.h>
 
 int hsdag_constw_attribute(int32_t n, int32_t m, const int32_t *src, const int32_t *dst,
-                           const uint8_t *is_const, const double *bytes, uint8_t *const_valued,
-                           double *param)
+                           const uint8_t *is_const, const double *bytes, uint8_t *const_valued, double *param)
 {
     int rc = HSDAG_ENOMEM;
     int32_t *in_off = NULL, *in_src = NULL, *out_off = NULL, *out_dst = NULL, *fill = NULL;

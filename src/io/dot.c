@@ -151,8 +151,10 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
         rank++;
         s = end;
         while (*s == ' ') s++;
-        if (*s == ',') s++;
-        else if (*s != close) goto notshape;
+        if (*s == ',')
+            s++;
+        else if (*s != close)
+            goto notshape;
     }
     s++;
     while (*s == ' ') s++;
@@ -160,8 +162,8 @@ static int dot_shape_parse(dot_ctx *c, const char *s, const char *where)
     double elems = rank ? hsdag_ioutil_shape_elems(c->dims + start, rank) : 1.0;
     if (elems > HSDAG_MAX_ELEMS) {
         c->n_dims = start;
-        hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %s: shape has %.3g elements (limit %.3g)", c->what, where, elems,
-                      (double)HSDAG_MAX_ELEMS);
+        hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %s: shape has %.3g elements (limit %.3g)", c->what, where,
+                      elems, (double)HSDAG_MAX_ELEMS);
         return -2;
     }
     return rank;
@@ -177,7 +179,10 @@ static int dot_is_const_op(const char *op)
 }
 
 /* ---- comparators (qsort has no context: keys are precomputed into the records) ---- */
-static int dot_cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+static int dot_cmp_i64(int64_t a, int64_t b)
+{
+    return a < b ? -1 : a > b;
+}
 
 /* by source, out_port, shape text, file order: groups the edges of one tensor */
 static int dot_edge_tensor_cmp(const void *a, const void *b)
@@ -255,8 +260,10 @@ static int dot_collect(dot_ctx *c)
             int32_t lo = 0, hi = n;
             while (lo < hi) {
                 int32_t mid = lo + (hi - lo) / 2;
-                if (AGSEQ(c->nodes[mid]) < AGSEQ(h)) lo = mid + 1;
-                else hi = mid;
+                if (AGSEQ(c->nodes[mid]) < AGSEQ(h))
+                    lo = mid + 1;
+                else
+                    hi = mid;
             }
             HSDAG_ASSERT(lo < n && c->nodes[lo] == h);
             d->u = a;
@@ -266,7 +273,8 @@ static int dot_collect(dot_ctx *c)
             if (!sh) sh = dot_get(ed, s_label);
             d->shape = sh ? sh : "";
             d->dtype = dot_get(ed, s_dt);
-            if (hsdag_ioutil_parse_i64(dot_get(ed, s_op), &d->out_port) < 0 || d->out_port < 0) d->out_port = -1;
+            if (hsdag_ioutil_parse_i64(dot_get(ed, s_op), &d->out_port) < 0 || d->out_port < 0)
+                d->out_port = -1;
             if (hsdag_ioutil_parse_i64(dot_get(ed, s_ip), &d->in_port) < 0 || d->in_port < 0) d->in_port = -1;
         }
     c->m = m;
@@ -287,7 +295,8 @@ static int dot_tensors(dot_ctx *c)
     qsort(c->edges, (size_t)c->m, sizeof *c->edges, dot_edge_tensor_cmp);
     for (int32_t k = 0; k < c->m; k++) {
         dot_edge *d = &c->edges[k], *p = k ? &c->edges[k - 1] : NULL;
-        if (!p || p->u != d->u || p->out_port != d->out_port || (d->out_port < 0 && strcmp(p->shape, d->shape))) {
+        if (!p || p->u != d->u || p->out_port != d->out_port ||
+            (d->out_port < 0 && strcmp(p->shape, d->shape))) {
             dot_tensor *t = &c->tensors[c->n_tensors];
             t->node = d->u;
             t->out_port = d->out_port;
@@ -359,7 +368,8 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
     all_ports = hsdag_calloc((size_t)n + 1, 1);
     cbytes = hsdag_calloc((size_t)n + 1, sizeof *cbytes);
     param = hsdag_calloc((size_t)n + 1, sizeof *param);
-    if (!b || !src || !dst || !in_off || !out_off || !is_const || !cv || !all_ports || !cbytes || !param) goto oom;
+    if (!b || !src || !dst || !in_off || !out_off || !is_const || !cv || !all_ports || !cbytes || !param)
+        goto oom;
 
     /* nodes and output tensors (tensors are sorted by node) */
     for (int32_t t = 0; t < c->n_tensors; t++) out_off[c->tensors[t].node + 1]++;
@@ -375,11 +385,13 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
         }
         HSDAG_ASSERT(v == i);
         int64_t fid;
-        if (hsdag_ioutil_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX) hsdag_gb_set_file_id(b, v, (int32_t)fid);
+        if (hsdag_ioutil_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX)
+            hsdag_gb_set_file_id(b, v, (int32_t)fid);
         is_const[i] = (uint8_t)dot_is_const_op(op);
         for (int32_t t = out_off[i]; t < out_off[i + 1]; t++) {
             const dot_tensor *tt = &c->tensors[t];
-            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)tt->dt, tt->rank, c->dims ? c->dims + tt->dim_off : NULL);
+            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)tt->dt, tt->rank,
+                                      c->dims ? c->dims + tt->dim_off : NULL);
             if (brc < 0) goto builder;
             cbytes[i] += tt->bytes;
         }
@@ -482,8 +494,10 @@ static size_t dot_skip_lexeme(const char *s, size_t n, size_t i)
     if (s[i] == '<') { /* HTML string: balanced <...> */
         int depth = 0;
         for (; i < n; i++) {
-            if (s[i] == '<') depth++;
-            else if (s[i] == '>' && --depth == 0) return i + 1;
+            if (s[i] == '<')
+                depth++;
+            else if (s[i] == '>' && --depth == 0)
+                return i + 1;
         }
         return n;
     }
@@ -515,9 +529,12 @@ static size_t dot_first_graph_end(const char *s, size_t n)
             i = j;
             continue;
         }
-        if (s[i] == '{') depth++;
-        else if (s[i] == '}' && --depth == 0) return i + 1;
-        else if (s[i] == '}' && depth < 0) return 0;
+        if (s[i] == '{')
+            depth++;
+        else if (s[i] == '}' && --depth == 0)
+            return i + 1;
+        else if (s[i] == '}' && depth < 0)
+            return 0;
         i++;
     }
     return 0;
@@ -588,7 +605,8 @@ int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **
         goto done;
     }
     if (!agisdirected(c.g)) {
-        rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: undirected graph (a computation graph is a digraph)", c.what);
+        rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: undirected graph (a computation graph is a digraph)",
+                           c.what);
         goto done;
     }
     if ((rc = dot_collect(&c)) < 0) goto done;

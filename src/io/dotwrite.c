@@ -18,13 +18,17 @@ static int dw_utf8_len(const unsigned char *p)
 {
     int n;
     if (p[0] < 0x80) return 1;
-    if (p[0] >= 0xc2 && p[0] <= 0xdf) n = 2;
-    else if (p[0] >= 0xe0 && p[0] <= 0xef) n = 3;
-    else if (p[0] >= 0xf0 && p[0] <= 0xf4) n = 4;
-    else return 0;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        n = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        n = 3;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        n = 4;
+    else
+        return 0;
     for (int i = 1; i < n; i++)
         if ((p[i] & 0xc0) != 0x80) return 0;
-    if (n == 3 && p[0] == 0xe0 && p[1] < 0xa0) return 0; /* overlong */
+    if (n == 3 && p[0] == 0xe0 && p[1] < 0xa0) return 0;  /* overlong */
     if (n == 3 && p[0] == 0xed && p[1] >= 0xa0) return 0; /* surrogate */
     if (n == 4 && p[0] == 0xf0 && p[1] < 0x90) return 0;  /* overlong */
     if (n == 4 && p[0] == 0xf4 && p[1] >= 0x90) return 0; /* > U+10FFFF */
@@ -69,10 +73,14 @@ static void dw_bytes(char *out, size_t cap, double x)
         x /= 1024;
         u++;
     }
-    if (u == 0) snprintf(out, cap, "%.0f B", x);
-    else if (x < 10) snprintf(out, cap, "%.2f %s", x, unit[u]);
-    else if (x < 100) snprintf(out, cap, "%.1f %s", x, unit[u]);
-    else snprintf(out, cap, "%.0f %s", x, unit[u]);
+    if (u == 0)
+        snprintf(out, cap, "%.0f B", x);
+    else if (x < 10)
+        snprintf(out, cap, "%.2f %s", x, unit[u]);
+    else if (x < 100)
+        snprintf(out, cap, "%.1f %s", x, unit[u]);
+    else
+        snprintf(out, cap, "%.0f %s", x, unit[u]);
 }
 
 static void dw_legend(const int32_t *device, const char *const *device_names, int32_t n_devices,
@@ -84,13 +92,17 @@ static void dw_legend(const int32_t *device, const char *const *device_names, in
     hsdag_buf_printf(b, "  subgraph cluster_legend {\n    label=\"devices\"; style=dashed; fontsize=10;\n");
     for (int32_t d = 0; d < n_devices; d++) {
         hsdag_buf_printf(b, "    legend%d [label=\"", d);
-        if (device_names && device_names[d]) dw_text(b, device_names[d]);
-        else hsdag_buf_printf(b, "device %d", d);
+        if (device_names && device_names[d])
+            dw_text(b, device_names[d]);
+        else
+            hsdag_buf_printf(b, "device %d", d);
         hsdag_buf_printf(b, "\", fillcolor=\"%s\"];\n", dw_palette[d % DW_NPAL]);
     }
-    if (unplaced) hsdag_buf_printf(b, "    legend_unplaced [label=\"unplaced\", fillcolor=\"%s\"];\n", DW_UNPLACED);
+    if (unplaced)
+        hsdag_buf_printf(b, "    legend_unplaced [label=\"unplaced\", fillcolor=\"%s\"];\n", DW_UNPLACED);
     /* invisible chain keeps the legend in one column */
-    for (int32_t d = 0; d + 1 < n_devices; d++) hsdag_buf_printf(b, "    legend%d -> legend%d [style=invis];\n", d, d + 1);
+    for (int32_t d = 0; d + 1 < n_devices; d++)
+        hsdag_buf_printf(b, "    legend%d -> legend%d [style=invis];\n", d, d + 1);
     hsdag_buf_printf(b, "  }\n");
 }
 
@@ -104,8 +116,9 @@ int hsdag_dot_write(const hsdag_graph *g, const int32_t *device, const char *con
         hsdag_buf_append(out, ": ", 2);
     }
     hsdag_buf_printf(out, "%d nodes, %d edges\", labelloc=t];\n", g->n_nodes, g->n_edges);
-    hsdag_buf_printf(out, "  node [shape=box, style=\"rounded,filled\", fillcolor=\"%s\", fontname=\"Helvetica\", "
-                          "fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n",
+    hsdag_buf_printf(out,
+                     "  node [shape=box, style=\"rounded,filled\", fillcolor=\"%s\", fontname=\"Helvetica\", "
+                     "fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n",
                      DW_UNPLACED);
     if (device) dw_legend(device, device_names, n_devices, g, out);
     for (int32_t v = 0; v < g->n_nodes; v++) {

@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ioutil_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static int ioutil_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 int hsdag_ioutil_parse_i64(const char *s, int64_t *out)
 {

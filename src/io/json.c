@@ -17,8 +17,12 @@ static const struct {
     uint32_t bit;
     const char *name;
 } hj_flags[] = {
-    {HSDAG_NF_BOOKKEEPING, "bookkeeping"}, {HSDAG_NF_UNKNOWN_OP, "unknown_op"}, {HSDAG_NF_INPUT, "input"},
-    {HSDAG_NF_OUTPUT, "output"},           {HSDAG_NF_BACKWARD, "backward"},     {HSDAG_NF_NO_ACCEL, "no_accel"},
+    {HSDAG_NF_BOOKKEEPING, "bookkeeping"},
+    {HSDAG_NF_UNKNOWN_OP, "unknown_op"},
+    {HSDAG_NF_INPUT, "input"},
+    {HSDAG_NF_OUTPUT, "output"},
+    {HSDAG_NF_BACKWARD, "backward"},
+    {HSDAG_NF_NO_ACCEL, "no_accel"},
     {HSDAG_NF_RENAMED, "renamed"},
 };
 #define HJ_NFLAGS (sizeof hj_flags / sizeof hj_flags[0])
@@ -29,13 +33,16 @@ static const char *const hj_cost_keys[HSDAG_COST_KINDS_] = {"cpu", "accel", "bwd
  * never changes the file format. Sizes are checked against the enums below. */
 static const char *const hj_opclass_names[] = {"unknown", "bookkeeping", "conv",    "matmul", "elemwise",
                                                "pool",    "norm",        "softmax", "reduce", "datamove"};
-static const char *const hj_dtype_names[] = {"unknown", "f32", "f16", "bf16", "f64", "i8",   "u8", "i16", "u16",
-                                             "i32",     "u32", "i64", "u64",  "bool", "i4", "u4", "u1"};
+static const char *const hj_dtype_names[] = {"unknown", "f32",  "f16", "bf16", "f64", "i8",
+                                             "u8",      "i16",  "u16", "i32",  "u32", "i64",
+                                             "u64",     "bool", "i4",  "u4",   "u1"};
 static const char *const hj_format_names[] = {"unknown",   "onnx",       "openvino-ir", "pipedream",
                                               "tarnawski", "hsdag-json", "dot",         "built"};
-typedef char hj_check_opclass_[(sizeof hj_opclass_names / sizeof *hj_opclass_names == HSDAG_OP_CLASS_COUNT_) ? 1 : -1];
+typedef char
+    hj_check_opclass_[(sizeof hj_opclass_names / sizeof *hj_opclass_names == HSDAG_OP_CLASS_COUNT_) ? 1 : -1];
 typedef char hj_check_dtype_[(sizeof hj_dtype_names / sizeof *hj_dtype_names == HSDAG_DT_COUNT_) ? 1 : -1];
-typedef char hj_check_format_[(sizeof hj_format_names / sizeof *hj_format_names == HSDAG_FMT_BUILT + 1) ? 1 : -1];
+typedef char
+    hj_check_format_[(sizeof hj_format_names / sizeof *hj_format_names == HSDAG_FMT_BUILT + 1) ? 1 : -1];
 #define HJ_NAME(table, i) (((size_t)(i) < sizeof table / sizeof *table) ? table[(size_t)(i)] : table[0])
 
 /* Index of s in table, or -1. */
@@ -77,7 +84,10 @@ static void hj_num(hsdag_buf *b, double v)
     }
 }
 
-static void hj_key(hsdag_buf *b, const char *sep_key) { hsdag_buf_append(b, sep_key, strlen(sep_key)); }
+static void hj_key(hsdag_buf *b, const char *sep_key)
+{
+    hsdag_buf_append(b, sep_key, strlen(sep_key));
+}
 
 static void hj_write_meta(const hsdag_graph *g, hsdag_buf *b)
 {
@@ -172,8 +182,10 @@ int hsdag_json_write(const hsdag_graph *g, hsdag_buf *out)
     HJ_LIT(out, "\"nodes\":[\n");
     for (int32_t v = 0; v < g->n_nodes; v++) {
         hj_write_node(g, v, out);
-        if (v + 1 < g->n_nodes) HJ_LIT(out, ",\n");
-        else HJ_LIT(out, "\n");
+        if (v + 1 < g->n_nodes)
+            HJ_LIT(out, ",\n");
+        else
+            HJ_LIT(out, "\n");
     }
     HJ_LIT(out, "],\n\"edges\":[\n");
     for (int32_t k = 0; k < g->n_edges; k++) {
@@ -185,8 +197,10 @@ int hsdag_json_write(const hsdag_graph *g, hsdag_buf *out)
         hj_num(out, g->edge_bytes[k]);
         HJ_LIT(out, ",\"cost_ms\":");
         hj_num(out, g->edge_cost_ms[k]);
-        if (k + 1 < g->n_edges) HJ_LIT(out, "},\n");
-        else HJ_LIT(out, "}\n");
+        if (k + 1 < g->n_edges)
+            HJ_LIT(out, "},\n");
+        else
+            HJ_LIT(out, "}\n");
     }
     HJ_LIT(out, "]}\n");
     return out->oom ? HSDAG_ENOMEM : 0;
@@ -208,19 +222,21 @@ static int hj_read_meta(json_object *root, const char *what, hsdag_graph_meta *m
         if ((rc = hsdag_jsonin_string(mo, "name", 0, &name, what, c, e)) < 0) return rc;
         if ((rc = hsdag_jsonin_int(mo, "file_nodes", 0, -1, INT64_MAX - 1, &fn, what, c, e)) < 0) return rc;
         if ((rc = hsdag_jsonin_int(mo, "file_edges", 0, -1, INT64_MAX - 1, &fe, what, c, e)) < 0) return rc;
-        if ((rc = hsdag_jsonin_int(mo, "ir_version", 0, INT32_MIN, INT32_MAX, &irv, what, c, e)) < 0) return rc;
+        if ((rc = hsdag_jsonin_int(mo, "ir_version", 0, INT32_MIN, INT32_MAX, &irv, what, c, e)) < 0)
+            return rc;
         if ((rc = hsdag_jsonin_int(mo, "opset", 0, INT32_MIN, INT32_MAX, &ops, what, c, e)) < 0) return rc;
         if ((rc = hsdag_jsonin_int(mo, "max_accels", 0, -1, INT32_MAX, &ka, what, c, e)) < 0) return rc;
         if ((rc = hsdag_jsonin_int(mo, "max_cpus", 0, -1, INT32_MAX, &kc, what, c, e)) < 0) return rc;
-        if ((rc = hsdag_jsonin_number(mo, "max_size_per_accel", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &cap, what, c, e)) <
-            0)
+        if ((rc = hsdag_jsonin_number(mo, "max_size_per_accel", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &cap, what, c,
+                                      e)) < 0)
             return rc;
     }
     m->format = HSDAG_FMT_JSON;
     if (fmt) {
         int f = hj_lookup(hj_format_names, sizeof hj_format_names / sizeof *hj_format_names, fmt);
         if (f < 0)
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: meta: source_format '%s' is not a known format", what, fmt);
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: meta: source_format '%s' is not a known format", what,
+                                 fmt);
         m->format = (hsdag_format)f;
     }
     m->name = name ? name : "";
@@ -246,7 +262,8 @@ static int hj_read_flags(json_object *nd, const char *what, const char *ctx, uin
         if (json_object_is_type(f, json_type_int)) {
             int64_t x = json_object_get_int64(f);
             if (x <= 0 || x > (int64_t)UINT32_MAX)
-                return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: flags[%zu] is not a flag bit set", what, ctx, i);
+                return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: flags[%zu] is not a flag bit set", what, ctx,
+                                     i);
             *flags |= (uint32_t)x;
             continue;
         }
@@ -254,7 +271,8 @@ static int hj_read_flags(json_object *nd, const char *what, const char *ctx, uin
         size_t k = 0;
         while (s && k < HJ_NFLAGS && strcmp(s, hj_flags[k].name) != 0) k++;
         if (!s || k == HJ_NFLAGS)
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: flags[%zu] is not a known flag name", what, ctx, i);
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: flags[%zu] is not a known flag name", what, ctx,
+                                 i);
         *flags |= hj_flags[k].bit;
     }
     return 0;
@@ -277,10 +295,12 @@ static int hj_read_outputs(json_object *nd, int32_t v, const char *what, const c
         size_t rank = 0;
         if ((rc = hsdag_jsonin_string(o, "dtype", HSDAG_JI_REQUIRED, &dts, what, c2, e)) < 0) return rc;
         int dti = hj_lookup(hj_dtype_names, sizeof hj_dtype_names / sizeof *hj_dtype_names, dts);
-        hsdag_dtype dt = dti >= 0 ? (hsdag_dtype)dti : hsdag_dtype_parse(dts); /* also "float32", "FP16", ... */
+        hsdag_dtype dt =
+            dti >= 0 ? (hsdag_dtype)dti : hsdag_dtype_parse(dts); /* also "float32", "FP16", ... */
         if (dti < 0 && dt == HSDAG_DT_UNKNOWN)
             return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: dtype '%s' is not a known type", what, c2, dts);
-        rc = hsdag_jsonin_array(o, "shape", HSDAG_JI_REQUIRED | HSDAG_JI_NULLABLE, &shape, &rank, what, c2, e);
+        rc =
+            hsdag_jsonin_array(o, "shape", HSDAG_JI_REQUIRED | HSDAG_JI_NULLABLE, &shape, &rank, what, c2, e);
         if (rc < 0) return rc;
         if (rc == 1) { /* null: unknown rank */
             if ((rc = hsdag_gb_add_output(b, v, dt, -1, NULL)) < 0)
@@ -288,13 +308,14 @@ static int hj_read_outputs(json_object *nd, int32_t v, const char *what, const c
             continue;
         }
         if (rank > HSDAG_MAX_RANK)
-            return hsdag_err_set(e, HSDAG_ELIMIT, "%s: %s: rank %zu exceeds %d", what, c2, rank, HSDAG_MAX_RANK);
+            return hsdag_err_set(e, HSDAG_ELIMIT, "%s: %s: rank %zu exceeds %d", what, c2, rank,
+                                 HSDAG_MAX_RANK);
         int64_t dims[HSDAG_MAX_RANK];
         for (size_t d = 0; d < rank; d++) {
             char nm[32];
             snprintf(nm, sizeof nm, "shape[%zu]", d);
-            rc = hsdag_jsonin_value_int(json_object_array_get_idx(shape, d), -1, INT64_MAX - 1, &dims[d], what, c2,
-                                        nm, e);
+            rc = hsdag_jsonin_value_int(json_object_array_get_idx(shape, d), -1, INT64_MAX - 1, &dims[d],
+                                        what, c2, nm, e);
             if (rc < 0) return rc;
         }
         if ((rc = hsdag_gb_add_output(b, v, dt, (int)rank, dims)) < 0)
@@ -319,7 +340,8 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     if (ocs) {
         oc = hj_lookup(hj_opclass_names, sizeof hj_opclass_names / sizeof *hj_opclass_names, ocs);
         if (oc < 0)
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: opclass '%s' is not a known class", what, ctx, ocs);
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: opclass '%s' is not a known class", what, ctx,
+                                 ocs);
     }
     uint32_t flags;
     if ((rc = hj_read_flags(nd, what, ctx, &flags, e)) < 0) return rc;
@@ -330,12 +352,14 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     if ((rc = hsdag_jsonin_number(nd, "param_bytes", nul, 0, HUGE_VAL, &param, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_number(nd, "mem_bytes", nul, 0, HUGE_VAL, &mem, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_int(nd, "color", 0, -1, INT32_MAX, &color, what, ctx, e)) < 0) return rc;
-    if ((rc = hsdag_jsonin_int(nd, "file_id", 0, INT32_MIN, INT32_MAX, &file_id, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_int(nd, "file_id", 0, INT32_MIN, INT32_MAX, &file_id, what, ctx, e)) < 0)
+        return rc;
     json_object *co = NULL;
     if ((rc = hsdag_jsonin_object(nd, "cost_ms", 0, &co, what, ctx, e)) < 0) return rc;
     for (int k = 0; k < HSDAG_COST_KINDS_; k++) {
         cost[k] = NAN;
-        if (co && (rc = hsdag_jsonin_number(co, hj_cost_keys[k], nul, 0, HUGE_VAL, &cost[k], what, ctx, e)) < 0)
+        if (co &&
+            (rc = hsdag_jsonin_number(co, hj_cost_keys[k], nul, 0, HUGE_VAL, &cost[k], what, ctx, e)) < 0)
             return rc;
     }
     int32_t v = hsdag_gb_add_node(b, name, op);
@@ -351,8 +375,8 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     return hj_read_outputs(nd, v, what, ctx, b, e);
 }
 
-static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, hsdag_gb *b, hsdag_jsonin_key *pairs,
-                        hsdag_err *e)
+static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, hsdag_gb *b,
+                        hsdag_jsonin_key *pairs, hsdag_err *e)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "edges[%zu]", k);
@@ -361,14 +385,18 @@ static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, h
     int64_t s, d;
     double bytes = 0, cost = NAN;
     int rc;
-    if ((rc = hsdag_jsonin_int(ed, "src", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &s, what, ctx, e)) < 0) return rc;
-    if ((rc = hsdag_jsonin_int(ed, "dst", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &d, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_int(ed, "src", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &s, what, ctx, e)) < 0)
+        return rc;
+    if ((rc = hsdag_jsonin_int(ed, "dst", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &d, what, ctx, e)) < 0)
+        return rc;
     snprintf(ctx, sizeof ctx, "edges[%zu] (%lld -> %lld)", k, (long long)s, (long long)d);
     if (s < 0 || (size_t)s >= n || d < 0 || (size_t)d >= n)
         return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: node index out of range (%zu nodes)", what, ctx, n);
     if (s == d) return hsdag_err_set(e, HSDAG_ECYCLE, "%s: %s: edge from a node to itself", what, ctx);
-    if ((rc = hsdag_jsonin_number(ed, "bytes", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &bytes, what, ctx, e)) < 0) return rc;
-    if ((rc = hsdag_jsonin_number(ed, "cost_ms", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &cost, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(ed, "bytes", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &bytes, what, ctx, e)) < 0)
+        return rc;
+    if ((rc = hsdag_jsonin_number(ed, "cost_ms", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &cost, what, ctx, e)) < 0)
+        return rc;
     pairs[k].key = (s << 32) | d;
     pairs[k].idx = (int32_t)k;
     rc = hsdag_gb_add_edge_ex(b, (int32_t)s, (int32_t)d, bytes, cost);
@@ -398,19 +426,20 @@ int hsdag_json_read(const void *buf, size_t len, const char *what, hsdag_graph *
         rc = hsdag_err_set(e, HSDAG_EFORMAT, "%s: format is '%s', not '%s'", what, fmt, HJ_FORMAT);
         goto done;
     }
-    if ((rc = hsdag_jsonin_int(root, "version", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &version, what, "", e)) < 0)
+    if ((rc = hsdag_jsonin_int(root, "version", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &version, what, "",
+                               e)) < 0)
         goto done;
     if (version != HJ_VERSION) {
-        rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: version %lld is not supported (this reader knows %d)", what,
-                           (long long)version, HJ_VERSION);
+        rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: version %lld is not supported (this reader knows %d)",
+                           what, (long long)version, HJ_VERSION);
         goto done;
     }
     if ((rc = hj_read_meta(root, what, &meta, e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "nodes", HSDAG_JI_REQUIRED, &nodes, &n, what, "", e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "edges", HSDAG_JI_REQUIRED, &edges, &m, what, "", e)) < 0) goto done;
     if (n > HSDAG_MAX_NODES || m > HSDAG_MAX_EDGES) {
-        rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu nodes / %zu edges exceed the limits (%d / %d)", what, n, m,
-                           HSDAG_MAX_NODES, HSDAG_MAX_EDGES);
+        rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu nodes / %zu edges exceed the limits (%d / %d)", what, n,
+                           m, HSDAG_MAX_NODES, HSDAG_MAX_EDGES);
         goto done;
     }
     b = hsdag_gb_create();

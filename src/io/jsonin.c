@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *ji_what(const char *what) { return what ? what : "<buffer>"; }
+static const char *ji_what(const char *what)
+{
+    return what ? what : "<buffer>";
+}
 
 /* Writes "what: ctx: name problem" (ctx omitted when empty). */
 static int ji_fail(hsdag_err *e, int status, const char *what, const char *ctx, const char *name,
@@ -65,17 +68,19 @@ int hsdag_jsonin_parse(const void *buf, size_t len, int max_depth, const char *w
     if (end > len) end = len;
     size_t line = 1, col = 1;
     for (size_t i = 0; i < end; i++) {
-        if (s[i] == '\n') line++, col = 1;
-        else col++;
+        if (s[i] == '\n')
+            line++, col = 1;
+        else
+            col++;
     }
     if (jerr == json_tokener_continue)
-        return hsdag_err_set(e, HSDAG_EPARSE, "%s: JSON text ends early (truncated?) at line %zu", ji_what(what),
-                             line);
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: JSON text ends early (truncated?) at line %zu",
+                             ji_what(what), line);
     if (jerr == json_tokener_error_depth)
         return hsdag_err_set(e, HSDAG_ELIMIT, "%s: JSON nesting deeper than %d at line %zu, column %zu",
                              ji_what(what), max_depth, line, col);
-    return hsdag_err_set(e, HSDAG_EPARSE, "%s: JSON syntax error at line %zu, column %zu: %s", ji_what(what), line,
-                         col, json_tokener_error_desc(jerr));
+    return hsdag_err_set(e, HSDAG_EPARSE, "%s: JSON syntax error at line %zu, column %zu: %s", ji_what(what),
+                         line, col, json_tokener_error_desc(jerr));
 }
 
 /* ---- value-level conversions ---- */
@@ -223,8 +228,8 @@ int hsdag_jsonin_array(json_object *obj, const char *key, unsigned flags, json_o
     return 0;
 }
 
-int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_object **out, const char *what,
-                        const char *ctx, hsdag_err *e)
+int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_object **out,
+                        const char *what, const char *ctx, hsdag_err *e)
 {
     json_object *v;
     int rc = ji_lookup(obj, key, flags, &v, what, ctx, e);
@@ -262,8 +267,10 @@ int32_t hsdag_jsonin_keys_find(const hsdag_jsonin_key *k, size_t n, int64_t key)
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (k[mid].key < key) lo = mid + 1;
-        else hi = mid;
+        if (k[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return (lo < n && k[lo].key == key) ? k[lo].idx : -1;
 }
@@ -274,7 +281,7 @@ int hsdag_jsonin_edges_unique(hsdag_jsonin_key *pairs, size_t m, json_object *ed
     int32_t earlier = -1, dup = hsdag_jsonin_keys_sort_dup(pairs, m, &earlier);
     if (dup < 0) return 0;
     json_object *ed = json_object_array_get_idx(edges, (size_t)dup);
-    return hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%d -> %d): duplicate edge (also edges[%d])", ji_what(what),
-                         dup, json_object_get_int(json_object_object_get(ed, src_key)),
+    return hsdag_err_set(e, HSDAG_EPARSE, "%s: edges[%d] (%d -> %d): duplicate edge (also edges[%d])",
+                         ji_what(what), dup, json_object_get_int(json_object_object_get(ed, src_key)),
                          json_object_get_int(json_object_object_get(ed, dst_key)), earlier);
 }

@@ -1,7 +1,8 @@
 /* jsonin.h - internal helpers shared by the JSON readers (Tarnawski, hsdag JSON, splits): a strict,
  * depth-limited json-c parse and typed field getters that write one-line "what: ctx: key problem" errors.
  * Not here: any format's schema (tarnawski.c, json.c, split.c) and not a public API (src/io only).
- * Entry points: hsdag_jsonin_parse, hsdag_jsonin_number, hsdag_jsonin_int, hsdag_jsonin_bool, hsdag_jsonin_string,
+ * Entry points: hsdag_jsonin_parse, hsdag_jsonin_number, hsdag_jsonin_int, hsdag_jsonin_bool,
+ * hsdag_jsonin_string,
  * hsdag_jsonin_array, hsdag_jsonin_object, hsdag_jsonin_keys_sort_dup, hsdag_jsonin_keys_find,
  * hsdag_jsonin_edges_unique. */
 #ifndef HSDAG_SRC_IO_JSONIN_H
@@ -41,8 +42,8 @@ int hsdag_jsonin_string(json_object *obj, const char *key, unsigned flags, const
 /* An array (*out, *n set) or an object; type checks only. */
 int hsdag_jsonin_array(json_object *obj, const char *key, unsigned flags, json_object **out, size_t *n,
                        const char *what, const char *ctx, hsdag_err *e);
-int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_object **out, const char *what,
-                        const char *ctx, hsdag_err *e);
+int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_object **out,
+                        const char *what, const char *ctx, hsdag_err *e);
 
 /* Value-level versions used for array elements: `name` describes the element in messages ("nodes[3]"). */
 int hsdag_jsonin_value_number(json_object *v, double lo, double hi, double *out, const char *what,

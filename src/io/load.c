@@ -9,7 +9,8 @@ static const char *skip_ws(const char *p, const char *end)
 {
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
     /* UTF-8 byte-order mark */
-    if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+    if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+        (unsigned char)p[2] == 0xBF)
         p += 3;
     while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
     return p;
@@ -77,7 +78,8 @@ hsdag_format hsdag_detect(const void *buf, size_t len, const char *path)
         return ext_is(path, ".xml") ? HSDAG_FMT_OVXML : HSDAG_FMT_UNKNOWN;
     }
     const char *d = skip_dot_comments(p, end);
-    if (end - d >= 7 && (memcmp(d, "digraph", 7) == 0 || memcmp(d, "strict", 6) == 0 || memcmp(d, "graph", 5) == 0))
+    if (end - d >= 7 &&
+        (memcmp(d, "digraph", 7) == 0 || memcmp(d, "strict", 6) == 0 || memcmp(d, "graph", 5) == 0))
         return HSDAG_FMT_DOT;
     if (head >= 5 && memcmp(p, "node", 4) == 0 && p[4] >= '0' && p[4] <= '9' && has(p, head, " -- "))
         return HSDAG_FMT_PIPEDREAM;
@@ -93,13 +95,15 @@ hsdag_format hsdag_detect(const void *buf, size_t len, const char *path)
     return HSDAG_FMT_UNKNOWN;
 }
 
-int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, hsdag_graph **out,
+               hsdag_err *e)
 {
     *out = NULL;
     if (!what) what = "<buffer>";
     if (!buf && len) return hsdag_err_set(e, HSDAG_EINVAL, "%s: no buffer for %zu bytes", what, len);
     if (!buf) buf = "";
-    if (len > HSDAG_MAX_FILE_BYTES) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: input larger than 1 GiB", what);
+    if (len > HSDAG_MAX_FILE_BYTES)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: input larger than 1 GiB", what);
     if (fmt == HSDAG_FMT_UNKNOWN) fmt = hsdag_detect(buf, len, what);
     /* A UTF-8 byte-order mark (left by some editors) belongs to no text format, and json-c and cgraph
      * reject it as a syntax error; detection already looks past it. */
@@ -109,12 +113,18 @@ int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, 
         len -= 3;
     }
     switch (fmt) {
-    case HSDAG_FMT_ONNX: return hsdag_onnx_read(buf, len, what, out, e);
-    case HSDAG_FMT_OVXML: return hsdag_ovxml_read(buf, len, what, out, e);
-    case HSDAG_FMT_PIPEDREAM: return hsdag_pipedream_read(buf, len, what, out, e);
-    case HSDAG_FMT_TARNAWSKI: return hsdag_tarnawski_read(buf, len, what, out, e);
-    case HSDAG_FMT_JSON: return hsdag_json_read(buf, len, what, out, e);
-    case HSDAG_FMT_DOT: return hsdag_dot_read(buf, len, what, out, e);
+    case HSDAG_FMT_ONNX:
+        return hsdag_onnx_read(buf, len, what, out, e);
+    case HSDAG_FMT_OVXML:
+        return hsdag_ovxml_read(buf, len, what, out, e);
+    case HSDAG_FMT_PIPEDREAM:
+        return hsdag_pipedream_read(buf, len, what, out, e);
+    case HSDAG_FMT_TARNAWSKI:
+        return hsdag_tarnawski_read(buf, len, what, out, e);
+    case HSDAG_FMT_JSON:
+        return hsdag_json_read(buf, len, what, out, e);
+    case HSDAG_FMT_DOT:
+        return hsdag_dot_read(buf, len, what, out, e);
     default:
         return hsdag_err_set(e, HSDAG_EFORMAT,
                              "%s: unrecognised format (expected ONNX, OpenVINO IR .xml, PipeDream graph.txt, "

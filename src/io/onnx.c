@@ -1,36 +1,56 @@
-/* onnx.c - ONNX ModelProto importer: protobuf-c (code generated at build time from Debian's onnx.proto) into the graph IR.
+/* onnx.c - ONNX ModelProto importer: protobuf-c (code generated at build time from Debian's onnx.proto) into
+ * the graph IR.
  * Not here: shape inference (onnx_infer.c), weight values (only small int64/int32 tensors are read, for shape
- * arithmetic), subgraph bodies (If/Loop/Scan stay one opaque node), non-default-domain op semantics, writing ONNX.
+ * arithmetic), subgraph bodies (If/Loop/Scan stay one opaque node), non-default-domain op semantics, writing
+ * ONNX.
  * Entry points: hsdag_onnx_read.
  *
  * Mapping (every rule below is tested on the bundled exports in tests/test_onnx.c):
- *  - nodes: every graph.node entry in file order, Constant and Identity included (meta.file_nodes = len(graph.node)).
+ *  - nodes: every graph.node entry in file order, Constant and Identity included (meta.file_nodes =
+ * len(graph.node)).
  *    Graph inputs, initializers and graph outputs are tensors, not nodes.
- *  - edges: one per distinct (producer node, consumer node) pair linked by at least one tensor; its bytes are the
- *    sum over the distinct tensors linking the pair (a tensor consumed twice by one node counts once). Tensors of
+ *  - edges: one per distinct (producer node, consumer node) pair linked by at least one tensor; its bytes are
+ * the
+ *    sum over the distinct tensors linking the pair (a tensor consumed twice by one node counts once).
+ * Tensors of
  *    unknown shape carry 0 bytes. meta.file_edges = number of such pairs.
  *  - control flow: an If/Loop/Scan node stays one opaque node; names its body subgraphs read from the outer
  *    graph become edges into it (ONNX names are SSA across scopes, so a body never shadows an outer name).
  *  - shapes and dtypes: initializer dims, then graph inputs, then value_info and graph outputs (first wins);
- *    Constant outputs from the value attribute (authoritative); then onnx_infer.c fills in what the file leaves
- *    unknown (torch exports lose shapes after the first Reshape fed by computed shapes; onnx-light files have no
- *    value_info at all). Symbolic or missing dims are -1. Each node output keeps its dtype and shape in the IR.
- *  - weights: every initializer, and every graph input that is not an initializer and not a data input. A graph
- *    input is a data input when its dtype is integer/bool, its shape is not fully static, or some node reads it in
- *    an activation slot (slot 0 of a conv, matmul/gemm, pooling, norm, softmax or reduction op, slot 1 = indices of
- *    Gather*); if that marks none, the first such graph input is the data input. This keeps torch exports with
+ *    Constant outputs from the value attribute (authoritative); then onnx_infer.c fills in what the file
+ * leaves
+ *    unknown (torch exports lose shapes after the first Reshape fed by computed shapes; onnx-light files have
+ * no
+ *    value_info at all). Symbolic or missing dims are -1. Each node output keeps its dtype and shape in the
+ * IR.
+ *  - weights: every initializer, and every graph input that is not an initializer and not a data input. A
+ * graph
+ *    input is a data input when its dtype is integer/bool, its shape is not fully static, or some node reads
+ * it in
+ *    an activation slot (slot 0 of a conv, matmul/gemm, pooling, norm, softmax or reduction op, slot 1 =
+ * indices of
+ *    Gather*); if that marks none, the first such graph input is the data input. This keeps torch exports
+ * with
  *    export_params=False right: their weights reach Conv/Gemm weight slots, Gather tables, or go through
- *    Transpose/Add/Mul/Expand/Identity, while "input" feeds a Conv and BERT's "input_ids" are int64 Gather indices.
- *  - parameter bytes of a node = bytes of the distinct weight tensors it reads. A weight read by several nodes is
- *    charged to each of them (each device that runs a reader must hold it), so summed node parameter bytes count a
+ *    Transpose/Add/Mul/Expand/Identity, while "input" feeds a Conv and BERT's "input_ids" are int64 Gather
+ * indices.
+ *  - parameter bytes of a node = bytes of the distinct weight tensors it reads. A weight read by several
+ * nodes is
+ *    charged to each of them (each device that runs a reader must hold it), so summed node parameter bytes
+ * count a
  *    shared weight once per reader. Constant node values are activations (out_bytes), not parameters.
- *  - FLOPs: hsdag_opcost_estimate with the input shapes in ONNX input order, output shapes, group, transA/transB
+ *  - FLOPs: hsdag_opcost_estimate with the input shapes in ONNX input order, output shapes, group,
+ * transA/transB
  *    and the Einsum equation; pooling with a kernel_shape attribute uses out_elems * prod(kernel_shape).
- *  - unknown ops (custom domains, control flow, ops outside the cost table) get 0 FLOPs and HSDAG_NF_UNKNOWN_OP;
+ *  - unknown ops (custom domains, control flow, ops outside the cost table) get 0 FLOPs and
+ * HSDAG_NF_UNKNOWN_OP;
  *    their edges still carry bytes when the shapes are known.
- *  - limits: protobuf-c allocation goes through hsdag_malloc with a budget tied to the file size; message nesting is
- *    checked on the wire before decoding (protobuf-c recurses without a limit); ranks above HSDAG_MAX_RANK and
- *    tensors above HSDAG_MAX_ELEMS elements are rejected (HSDAG_ELIMIT); nothing is allocated per tensor element. */
+ *  - limits: protobuf-c allocation goes through hsdag_malloc with a budget tied to the file size; message
+ * nesting is
+ *    checked on the wire before decoding (protobuf-c recurses without a limit); ranks above HSDAG_MAX_RANK
+ * and
+ *    tensors above HSDAG_MAX_ELEMS elements are rejected (HSDAG_ELIMIT); nothing is allocated per tensor
+ * element. */
 #include <math.h>
 #include <string.h>
 
@@ -38,10 +58,11 @@
 #include "hsdag/io.h"
 #include "onnx_internal.h"
 
-#define ONNX_MAX_DEPTH 64        /* protobuf message nesting accepted before decoding */
+#define ONNX_MAX_DEPTH 64 /* protobuf message nesting accepted before decoding */
 
 /* ---- protobuf-c allocator: a bump arena over hsdag_malloc'd chunks, with a byte budget ----
- * Decoding makes one allocation per string and message; bumping and dropping the chunks at the end (instead of
+ * Decoding makes one allocation per string and message; bumping and dropping the chunks at the end (instead
+ * of
  * malloc/free per object and protobuf-c's free walk) halves the decode cost. Under ASan every allocation is
  * unpoisoned separately between poisoned red zones, so overruns still trap. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -168,42 +189,62 @@ static int onnx_wire_depth(const uint8_t *p, size_t len, const ProtobufCMessageD
             i += (size_t)v;
             break;
         }
-        default: return best;
+        default:
+            return best;
         }
     }
     return best;
 }
 
 /* ---- tensors by name ---- */
-static const char *onnx_str(const char *s) { return s ? s : ""; }
+static const char *onnx_str(const char *s)
+{
+    return s ? s : "";
+}
 
 hsdag_dtype onnx_dtype(int32_t t)
 {
     switch (t) {
-    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return HSDAG_DT_F32;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: return HSDAG_DT_U8;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: return HSDAG_DT_I8;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16: return HSDAG_DT_U16;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: return HSDAG_DT_I16;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return HSDAG_DT_I32;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return HSDAG_DT_I64;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return HSDAG_DT_BOOL;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: return HSDAG_DT_F16;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return HSDAG_DT_F64;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: return HSDAG_DT_U32;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return HSDAG_DT_U64;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: return HSDAG_DT_BF16;
-    case 21: return HSDAG_DT_U4; /* UINT4 (onnx >= 1.16) */
-    case 22: return HSDAG_DT_I4; /* INT4 */
-    default: return HSDAG_DT_UNKNOWN; /* string, complex, float8 */
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+        return HSDAG_DT_F32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+        return HSDAG_DT_U8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+        return HSDAG_DT_I8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+        return HSDAG_DT_U16;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+        return HSDAG_DT_I16;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+        return HSDAG_DT_I32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+        return HSDAG_DT_I64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+        return HSDAG_DT_BOOL;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16:
+        return HSDAG_DT_F16;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+        return HSDAG_DT_F64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+        return HSDAG_DT_U32;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+        return HSDAG_DT_U64;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16:
+        return HSDAG_DT_BF16;
+    case 21:
+        return HSDAG_DT_U4; /* UINT4 (onnx >= 1.16) */
+    case 22:
+        return HSDAG_DT_I4; /* INT4 */
+    default:
+        return HSDAG_DT_UNKNOWN; /* string, complex, float8 */
     }
 }
 
 static int onnx_dtype_is_int(hsdag_dtype t)
 {
-    return t == HSDAG_DT_I8 || t == HSDAG_DT_U8 || t == HSDAG_DT_I16 || t == HSDAG_DT_U16 || t == HSDAG_DT_I32 ||
-           t == HSDAG_DT_U32 || t == HSDAG_DT_I64 || t == HSDAG_DT_U64 || t == HSDAG_DT_BOOL || t == HSDAG_DT_I4 ||
-           t == HSDAG_DT_U4 || t == HSDAG_DT_U1;
+    return t == HSDAG_DT_I8 || t == HSDAG_DT_U8 || t == HSDAG_DT_I16 || t == HSDAG_DT_U16 ||
+           t == HSDAG_DT_I32 || t == HSDAG_DT_U32 || t == HSDAG_DT_I64 || t == HSDAG_DT_U64 ||
+           t == HSDAG_DT_BOOL || t == HSDAG_DT_I4 || t == HSDAG_DT_U4 || t == HSDAG_DT_U1;
 }
 
 int32_t onnx_tensor_find(const onnx_reader *r, const char *name)
@@ -218,7 +259,8 @@ static int32_t onnx_tensor_get(onnx_reader *r, const char *name)
     size_t len = strlen(name);
     int32_t id = hsdag_strmap_get(r->map, name, len);
     if (id >= 0) return id;
-    if (r->nt >= (size_t)INT32_MAX - 1) return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: too many tensors", r->what);
+    if (r->nt >= (size_t)INT32_MAX - 1)
+        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: too many tensors", r->what);
     if (hsdag_grow((void **)&r->t, &r->cap_t, r->nt + 1, sizeof *r->t) < 0 ||
         hsdag_strmap_put(r->map, name, len, (int32_t)r->nt) < 0)
         return hsdag_err_set(r->e, HSDAG_ENOMEM, "%s: out of memory", r->what);
@@ -234,15 +276,15 @@ static int32_t onnx_tensor_get(onnx_reader *r, const char *name)
 
 /* Sets the shape of tensor id (dims may hold -1 for unknown). Checks rank and element limits. */
 int onnx_tensor_shape(onnx_reader *r, int32_t id, const char *name, hsdag_dtype dt, int64_t rank,
-                             const int64_t *dims)
+                      const int64_t *dims)
 {
     onnx_tensor *t = &r->t[id];
     t->flags |= ONNX_T_SHAPED;
     t->dtype = (uint8_t)dt;
     if (rank < 0) return 0;
     if (rank > HSDAG_MAX_RANK)
-        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': rank %lld exceeds the limit of %d", r->what,
-                             name, (long long)rank, HSDAG_MAX_RANK);
+        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': rank %lld exceeds the limit of %d",
+                             r->what, name, (long long)rank, HSDAG_MAX_RANK);
     if (hsdag_grow((void **)&r->dims, &r->cap_d, r->nd + (size_t)rank + 1, sizeof *r->dims) < 0)
         return hsdag_err_set(r->e, HSDAG_ENOMEM, "%s: out of memory", r->what);
     double known = 1;
@@ -252,12 +294,14 @@ int onnx_tensor_shape(onnx_reader *r, int32_t id, const char *name, hsdag_dtype 
     for (int64_t i = 0; i < rank; i++) {
         int64_t d = dims[i] < 0 ? -1 : dims[i];
         r->dims[r->nd++] = d;
-        if (d < 0) all = 0;
-        else known *= (double)d;
+        if (d < 0)
+            all = 0;
+        else
+            known *= (double)d;
     }
     if (known > HSDAG_MAX_ELEMS)
-        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': shape has %.3g elements (limit %.0e)", r->what,
-                             name, known, (double)HSDAG_MAX_ELEMS);
+        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': shape has %.3g elements (limit %.0e)",
+                             r->what, name, known, (double)HSDAG_MAX_ELEMS);
     t->bytes = all ? known * hsdag_dtype_bytes(dt) : -1;
     return 0;
 }
@@ -276,12 +320,13 @@ static int onnx_tensor_type(onnx_reader *r, int32_t id, const char *name, const 
     }
     if (!sh) return onnx_tensor_shape(r, id, name, onnx_dtype(et), -1, NULL);
     if (sh->n_dim > HSDAG_MAX_RANK)
-        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': rank %zu exceeds the limit of %d", r->what,
-                             name, sh->n_dim, HSDAG_MAX_RANK);
+        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': rank %zu exceeds the limit of %d",
+                             r->what, name, sh->n_dim, HSDAG_MAX_RANK);
     int64_t dims[HSDAG_MAX_RANK];
     for (size_t i = 0; i < sh->n_dim; i++) {
         const Onnx__TensorShapeProto__Dimension *d = sh->dim[i];
-        dims[i] = (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) ? d->dim_value : -1;
+        dims[i] =
+            (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) ? d->dim_value : -1;
     }
     return onnx_tensor_shape(r, id, name, onnx_dtype(et), (int64_t)sh->n_dim, dims);
 }
@@ -289,8 +334,8 @@ static int onnx_tensor_type(onnx_reader *r, int32_t id, const char *name, const 
 static int onnx_tensorproto_shape(onnx_reader *r, int32_t id, const char *name, const Onnx__TensorProto *tp)
 {
     if (tp->n_dims > HSDAG_MAX_RANK)
-        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': rank %zu exceeds the limit of %d", r->what,
-                             name, tp->n_dims, HSDAG_MAX_RANK);
+        return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': rank %zu exceeds the limit of %d",
+                             r->what, name, tp->n_dims, HSDAG_MAX_RANK);
     return onnx_tensor_shape(r, id, name, onnx_dtype(tp->data_type), (int64_t)tp->n_dims, tp->dims);
 }
 
@@ -313,8 +358,9 @@ int onnx_tensorproto_ints(const Onnx__TensorProto *tp, int64_t *v, int max)
         n *= (size_t)tp->dims[i];
         if (n > (size_t)max) return -1;
     }
-    int w = tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8
-            : tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? 4 : 0;
+    int w = tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64   ? 8
+            : tp->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? 4
+                                                                    : 0;
     if (!w) return -1;
     if (w == 8 && tp->n_int64_data == n) {
         for (size_t i = 0; i < n; i++) v[i] = tp->int64_data[i];
@@ -373,9 +419,11 @@ static int onnx_constant_shape(onnx_reader *r, int32_t id, const char *name, con
         if (strcmp(a->name, "sparse_value") == 0 && a->sparse_tensor) {
             const Onnx__SparseTensorProto *sp = a->sparse_tensor;
             if (sp->n_dims > HSDAG_MAX_RANK)
-                return hsdag_err_set(r->e, HSDAG_ELIMIT, "%s: tensor '%.200s': rank %zu exceeds the limit of %d",
-                                     r->what, name, sp->n_dims, HSDAG_MAX_RANK);
-            return onnx_tensor_shape(r, id, name, sp->values ? onnx_dtype(sp->values->data_type) : HSDAG_DT_UNKNOWN,
+                return hsdag_err_set(r->e, HSDAG_ELIMIT,
+                                     "%s: tensor '%.200s': rank %zu exceeds the limit of %d", r->what, name,
+                                     sp->n_dims, HSDAG_MAX_RANK);
+            return onnx_tensor_shape(r, id, name,
+                                     sp->values ? onnx_dtype(sp->values->data_type) : HSDAG_DT_UNKNOWN,
                                      (int64_t)sp->n_dims, sp->dims);
         }
         if (strcmp(a->name, "value_float") == 0) return onnx_tensor_shape(r, id, name, HSDAG_DT_F32, 0, NULL);
@@ -383,7 +431,8 @@ static int onnx_constant_shape(onnx_reader *r, int32_t id, const char *name, con
             int rc = onnx_tensor_shape(r, id, name, HSDAG_DT_I64, 0, NULL);
             return rc < 0 || !a->has_i ? rc : onnx_tensor_values(r, id, &a->i, 1);
         }
-        if (strcmp(a->name, "value_string") == 0) return onnx_tensor_shape(r, id, name, HSDAG_DT_UNKNOWN, 0, NULL);
+        if (strcmp(a->name, "value_string") == 0)
+            return onnx_tensor_shape(r, id, name, HSDAG_DT_UNKNOWN, 0, NULL);
         if (strcmp(a->name, "value_floats") == 0) {
             n = (int64_t)a->n_floats;
             return onnx_tensor_shape(r, id, name, HSDAG_DT_F32, 1, &n);
@@ -412,7 +461,8 @@ static int onnx_collect(onnx_reader *r, const Onnx__GraphProto *g)
         if ((id = onnx_tensor_get(r, tp->name)) < 0) return id;
         r->t[id].flags |= ONNX_T_INIT;
         if (r->t[id].flags & ONNX_T_SHAPED) continue; /* repeated initializer name: first wins */
-        if ((rc = onnx_tensorproto_shape(r, id, tp->name, tp)) < 0 || (rc = onnx_tensorproto_values(r, id, tp)) < 0)
+        if ((rc = onnx_tensorproto_shape(r, id, tp->name, tp)) < 0 ||
+            (rc = onnx_tensorproto_values(r, id, tp)) < 0)
             return rc;
     }
     for (size_t i = 0; i < g->n_input; i++) {
@@ -420,7 +470,8 @@ static int onnx_collect(onnx_reader *r, const Onnx__GraphProto *g)
         if (!vi || !vi->name || !*vi->name) continue;
         if ((id = onnx_tensor_get(r, vi->name)) < 0) return id;
         r->t[id].flags |= ONNX_T_INPUT;
-        if (!(r->t[id].flags & ONNX_T_SHAPED) && (rc = onnx_tensor_type(r, id, vi->name, vi->type)) < 0) return rc;
+        if (!(r->t[id].flags & ONNX_T_SHAPED) && (rc = onnx_tensor_type(r, id, vi->name, vi->type)) < 0)
+            return rc;
     }
     for (size_t v = 0; v < g->n_node; v++) {
         const Onnx__NodeProto *nd = g->node[v];
@@ -430,17 +481,19 @@ static int onnx_collect(onnx_reader *r, const Onnx__GraphProto *g)
             if ((id = onnx_tensor_get(r, nm)) < 0) return id;
             onnx_tensor *t = &r->t[id];
             if (t->producer >= 0)
-                return hsdag_err_set(r->e, HSDAG_EPARSE, "%s: node '%.200s': tensor '%.200s' is also produced by node #%d",
+                return hsdag_err_set(r->e, HSDAG_EPARSE,
+                                     "%s: node '%.200s': tensor '%.200s' is also produced by node #%d",
                                      r->what, onnx_node_label(nd), nm, (int)t->producer);
             if (t->flags & (ONNX_T_INIT | ONNX_T_INPUT))
-                return hsdag_err_set(r->e, HSDAG_EPARSE,
-                                     "%s: node '%.200s': output '%.200s' redefines a graph input or initializer", r->what,
-                                     onnx_node_label(nd), nm);
+                return hsdag_err_set(
+                    r->e, HSDAG_EPARSE,
+                    "%s: node '%.200s': output '%.200s' redefines a graph input or initializer", r->what,
+                    onnx_node_label(nd), nm);
             t->producer = (int32_t)v;
         }
     }
     const Onnx__ValueInfoProto *const *lists[2] = {(const Onnx__ValueInfoProto *const *)g->value_info,
-                                                  (const Onnx__ValueInfoProto *const *)g->output};
+                                                   (const Onnx__ValueInfoProto *const *)g->output};
     size_t counts[2] = {g->n_value_info, g->n_output};
     for (int l = 0; l < 2; l++)
         for (size_t i = 0; i < counts[l]; i++) {
@@ -451,7 +504,8 @@ static int onnx_collect(onnx_reader *r, const Onnx__GraphProto *g)
     /* Constant values (authoritative) */
     for (size_t v = 0; v < g->n_node; v++) {
         const Onnx__NodeProto *nd = g->node[v];
-        if (strcmp(nd->op_type, "Constant") != 0 || nd->n_output < 1 || (id = onnx_tensor_find(r, nd->output[0])) < 0)
+        if (strcmp(nd->op_type, "Constant") != 0 || nd->n_output < 1 ||
+            (id = onnx_tensor_find(r, nd->output[0])) < 0)
             continue;
         if ((rc = onnx_constant_shape(r, id, nd->output[0], nd)) < 0) return rc;
     }
@@ -490,9 +544,12 @@ static int onnx_is_activation_slot(const char *op, size_t k)
     case HSDAG_OP_POOL:
     case HSDAG_OP_NORM:
     case HSDAG_OP_SOFTMAX:
-    case HSDAG_OP_REDUCE: return 1;
-    case HSDAG_OP_MATMUL: return strcmp(op, "Einsum") != 0;
-    default: return 0;
+    case HSDAG_OP_REDUCE:
+        return 1;
+    case HSDAG_OP_MATMUL:
+        return strcmp(op, "Einsum") != 0;
+    default:
+        return 0;
     }
 }
 
@@ -612,7 +669,8 @@ static int onnx_node_cost(onnx_reader *r, hsdag_gb *b, const Onnx__NodeProto *nd
     if (c.opclass == HSDAG_OP_POOL && ks && ks->n_ints > 0 && nd->n_output > 0) {
         double win = 1, oe = 1;
         for (size_t i = 0; i < ks->n_ints; i++) win *= ks->ints[i] > 0 ? (double)ks->ints[i] : NAN;
-        for (int i = 0; outs[0].rank >= 0 && i < outs[0].rank; i++) oe *= outs[0].dims[i] >= 0 ? (double)outs[0].dims[i] : NAN;
+        for (int i = 0; outs[0].rank >= 0 && i < outs[0].rank; i++)
+            oe *= outs[0].dims[i] >= 0 ? (double)outs[0].dims[i] : NAN;
         if (outs[0].rank >= 0 && isfinite(win) && isfinite(oe)) c.flops = oe * win;
     }
     hsdag_gb_set_flops(b, v, c.flops);
@@ -633,9 +691,11 @@ static int onnx_build(onnx_reader *r, hsdag_gb *b, const Onnx__GraphProto *g)
             int32_t id = onnx_io(r, v, nd, k, 1);
             if (id < 0) continue;
             const onnx_tensor *t = &r->t[id];
-            rc = hsdag_gb_add_output(b, idx, (hsdag_dtype)t->dtype, t->rank, t->rank > 0 ? r->dims + t->dim_off : NULL);
-            if (rc < 0) return hsdag_err_set(r->e, rc, "%s: node '%.200s': %s", r->what, onnx_node_label(nd),
-                                             hsdag_status_str(rc));
+            rc = hsdag_gb_add_output(b, idx, (hsdag_dtype)t->dtype, t->rank,
+                                     t->rank > 0 ? r->dims + t->dim_off : NULL);
+            if (rc < 0)
+                return hsdag_err_set(r->e, rc, "%s: node '%.200s': %s", r->what, onnx_node_label(nd),
+                                     hsdag_status_str(rc));
         }
         if ((rc = onnx_node_cost(r, b, nd, idx)) < 0) return rc;
     }
@@ -646,10 +706,11 @@ static int onnx_build(onnx_reader *r, hsdag_gb *b, const Onnx__GraphProto *g)
             if (!nm || !*nm) continue; /* optional input left out */
             int32_t id = onnx_io(r, v, nd, k, 0);
             if (id < 0)
-                return hsdag_err_set(r->e, HSDAG_EDANGLING,
-                                     "%s: node '%.200s': input '%.200s' is not produced by any node, graph input or "
-                                     "initializer",
-                                     r->what, onnx_node_label(nd), nm);
+                return hsdag_err_set(
+                    r->e, HSDAG_EDANGLING,
+                    "%s: node '%.200s': input '%.200s' is not produced by any node, graph input or "
+                    "initializer",
+                    r->what, onnx_node_label(nd), nm);
             if ((rc = onnx_edge(r, b, id, (int32_t)v)) < 0) return rc;
         }
         for (size_t a = 0; a < nd->n_attribute; a++) {
@@ -702,7 +763,8 @@ int hsdag_onnx_read(const void *buf, size_t len, const char *what, hsdag_graph *
         onnx_pool_release(&pool);
         if (pool.oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory while decoding", r.what);
         if (pool.over)
-            return hsdag_err_set(e, HSDAG_ELIMIT, "%s: decoding needs more than %zu bytes of memory", r.what, pool.cap);
+            return hsdag_err_set(e, HSDAG_ELIMIT, "%s: decoding needs more than %zu bytes of memory", r.what,
+                                 pool.cap);
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: not a valid ONNX protobuf (truncated or corrupt)", r.what);
     }
     if ((rc = onnx_check(&r, m)) < 0) goto done;
@@ -729,8 +791,9 @@ int hsdag_onnx_read(const void *buf, size_t len, const char *what, hsdag_graph *
         .format = HSDAG_FMT_ONNX,
         .file_nodes = (int64_t)g->n_node,
         .file_edges = r.pairs,
-        .ir_version = (m->has_ir_version && m->ir_version >= 0 && m->ir_version <= INT32_MAX) ? (int32_t)m->ir_version
-                                                                                             : -1,
+        .ir_version = (m->has_ir_version && m->ir_version >= 0 && m->ir_version <= INT32_MAX)
+                          ? (int32_t)m->ir_version
+                          : -1,
         .opset = r.opset > 0 ? (int32_t)r.opset : -1,
         .max_accels = -1,
         .max_cpus = -1,

@@ -1,9 +1,11 @@
 /* onnx_infer.c - ONNX shape inference for what the file leaves out, with small int64 value propagation
  * (Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains of torch exports).
- * Not here: float values, Resize/Upsample scales, Range, Einsum with "..." or an implicit output, TopK, NonZero, control flow, non-default domains;
+ * Not here: float values, Resize/Upsample scales, Range, Einsum with "..." or an implicit output, TopK,
+ * NonZero, control flow, non-default domains;
  * no per-element work beyond ONNX_MAX_VALUES integers. Entry points: onnx_infer_run.
  *
- * One pass in node order (ONNX requires topologically sorted nodes; in an unsorted file some shapes stay unknown).
+ * One pass in node order (ONNX requires topologically sorted nodes; in an unsorted file some shapes stay
+ * unknown).
  * A shape the file gives wins; an inferred shape only fills the file's unknown dims of the same rank. */
 #include <string.h>
 
@@ -15,10 +17,39 @@ typedef struct ish {
 } ish;
 
 typedef enum infer_op {
-    IOP_NONE = 0, IOP_SAME, IOP_BCAST, IOP_CMP, IOP_WHERE, IOP_CAST, IOP_CASTLIKE, IOP_CONV, IOP_CONVT, IOP_POOL,
-    IOP_GPOOL, IOP_GEMM, IOP_MATMUL, IOP_FLATTEN, IOP_RESHAPE, IOP_TRANSPOSE, IOP_CONCAT, IOP_UNSQUEEZE,
-    IOP_SQUEEZE, IOP_GATHER, IOP_SLICE, IOP_REDUCE, IOP_ARGREDUCE, IOP_SPLIT, IOP_SHAPE, IOP_SIZE, IOP_EXPAND,
-    IOP_PAD, IOP_TILE, IOP_CONSTSHAPE, IOP_DROPOUT, IOP_NOT, IOP_EINSUM
+    IOP_NONE = 0,
+    IOP_SAME,
+    IOP_BCAST,
+    IOP_CMP,
+    IOP_WHERE,
+    IOP_CAST,
+    IOP_CASTLIKE,
+    IOP_CONV,
+    IOP_CONVT,
+    IOP_POOL,
+    IOP_GPOOL,
+    IOP_GEMM,
+    IOP_MATMUL,
+    IOP_FLATTEN,
+    IOP_RESHAPE,
+    IOP_TRANSPOSE,
+    IOP_CONCAT,
+    IOP_UNSQUEEZE,
+    IOP_SQUEEZE,
+    IOP_GATHER,
+    IOP_SLICE,
+    IOP_REDUCE,
+    IOP_ARGREDUCE,
+    IOP_SPLIT,
+    IOP_SHAPE,
+    IOP_SIZE,
+    IOP_EXPAND,
+    IOP_PAD,
+    IOP_TILE,
+    IOP_CONSTSHAPE,
+    IOP_DROPOUT,
+    IOP_NOT,
+    IOP_EINSUM
 } infer_op;
 
 typedef struct infer_entry {
@@ -28,41 +59,128 @@ typedef struct infer_entry {
 
 /* sorted by strcmp */
 static const infer_entry infer_table[] = {
-    {"Abs", IOP_SAME}, {"Acos", IOP_SAME}, {"Add", IOP_BCAST}, {"And", IOP_CMP}, {"ArgMax", IOP_ARGREDUCE},
-    {"ArgMin", IOP_ARGREDUCE}, {"Asin", IOP_SAME}, {"Atan", IOP_SAME}, {"AveragePool", IOP_POOL},
-    {"BatchNormalization", IOP_SAME}, {"BitShift", IOP_BCAST}, {"Cast", IOP_CAST}, {"CastLike", IOP_CASTLIKE},
-    {"Ceil", IOP_SAME}, {"Celu", IOP_SAME}, {"Clip", IOP_SAME}, {"Concat", IOP_CONCAT},
-    {"ConstantOfShape", IOP_CONSTSHAPE}, {"Conv", IOP_CONV}, {"ConvInteger", IOP_CONV},
-    {"ConvTranspose", IOP_CONVT}, {"Cos", IOP_SAME}, {"CumSum", IOP_SAME}, {"Div", IOP_BCAST},
-    {"Dropout", IOP_DROPOUT}, {"Einsum", IOP_EINSUM}, {"Elu", IOP_SAME}, {"Equal", IOP_CMP}, {"Erf", IOP_SAME}, {"Exp", IOP_SAME},
-    {"Expand", IOP_EXPAND}, {"Flatten", IOP_FLATTEN}, {"Floor", IOP_SAME}, {"Gather", IOP_GATHER},
-    {"Gelu", IOP_SAME}, {"Gemm", IOP_GEMM}, {"GlobalAveragePool", IOP_GPOOL}, {"GlobalLpPool", IOP_GPOOL},
-    {"GlobalMaxPool", IOP_GPOOL}, {"Greater", IOP_CMP}, {"GreaterOrEqual", IOP_CMP}, {"HardSigmoid", IOP_SAME},
-    {"HardSwish", IOP_SAME}, {"Hardmax", IOP_SAME}, {"Identity", IOP_SAME}, {"InstanceNormalization", IOP_SAME},
-    {"IsInf", IOP_NOT}, {"IsNaN", IOP_NOT}, {"LRN", IOP_SAME}, {"LayerNormalization", IOP_SAME},
-    {"LeakyRelu", IOP_SAME}, {"Less", IOP_CMP}, {"LessOrEqual", IOP_CMP}, {"Log", IOP_SAME},
-    {"LogSoftmax", IOP_SAME}, {"LpNormalization", IOP_SAME}, {"LpPool", IOP_POOL}, {"MatMul", IOP_MATMUL},
-    {"MatMulInteger", IOP_MATMUL}, {"Max", IOP_BCAST}, {"MaxPool", IOP_POOL}, {"Mean", IOP_BCAST},
-    {"MeanVarianceNormalization", IOP_SAME}, {"Min", IOP_BCAST}, {"Mish", IOP_SAME}, {"Mod", IOP_BCAST},
-    {"Mul", IOP_BCAST}, {"Neg", IOP_SAME}, {"Not", IOP_NOT}, {"Or", IOP_CMP}, {"PRelu", IOP_BCAST},
-    {"Pad", IOP_PAD}, {"Pow", IOP_BCAST}, {"Reciprocal", IOP_SAME}, {"ReduceL1", IOP_REDUCE},
-    {"ReduceL2", IOP_REDUCE}, {"ReduceLogSum", IOP_REDUCE}, {"ReduceLogSumExp", IOP_REDUCE},
-    {"ReduceMax", IOP_REDUCE}, {"ReduceMean", IOP_REDUCE}, {"ReduceMin", IOP_REDUCE}, {"ReduceProd", IOP_REDUCE},
-    {"ReduceSum", IOP_REDUCE}, {"ReduceSumSquare", IOP_REDUCE}, {"Relu", IOP_SAME}, {"Reshape", IOP_RESHAPE},
-    {"Round", IOP_SAME}, {"Selu", IOP_SAME}, {"Shape", IOP_SHAPE}, {"Sigmoid", IOP_SAME}, {"Sign", IOP_SAME},
-    {"Sin", IOP_SAME}, {"Size", IOP_SIZE}, {"Slice", IOP_SLICE}, {"Softmax", IOP_SAME}, {"Softplus", IOP_SAME},
-    {"Softsign", IOP_SAME}, {"Split", IOP_SPLIT}, {"Sqrt", IOP_SAME}, {"Squeeze", IOP_SQUEEZE},
-    {"Sub", IOP_BCAST}, {"Sum", IOP_BCAST}, {"Tan", IOP_SAME}, {"Tanh", IOP_SAME},
-    {"ThresholdedRelu", IOP_SAME}, {"Tile", IOP_TILE}, {"Transpose", IOP_TRANSPOSE}, {"Trilu", IOP_SAME},
-    {"Unsqueeze", IOP_UNSQUEEZE}, {"Where", IOP_WHERE}, {"Xor", IOP_CMP},
+    {"Abs", IOP_SAME},
+    {"Acos", IOP_SAME},
+    {"Add", IOP_BCAST},
+    {"And", IOP_CMP},
+    {"ArgMax", IOP_ARGREDUCE},
+    {"ArgMin", IOP_ARGREDUCE},
+    {"Asin", IOP_SAME},
+    {"Atan", IOP_SAME},
+    {"AveragePool", IOP_POOL},
+    {"BatchNormalization", IOP_SAME},
+    {"BitShift", IOP_BCAST},
+    {"Cast", IOP_CAST},
+    {"CastLike", IOP_CASTLIKE},
+    {"Ceil", IOP_SAME},
+    {"Celu", IOP_SAME},
+    {"Clip", IOP_SAME},
+    {"Concat", IOP_CONCAT},
+    {"ConstantOfShape", IOP_CONSTSHAPE},
+    {"Conv", IOP_CONV},
+    {"ConvInteger", IOP_CONV},
+    {"ConvTranspose", IOP_CONVT},
+    {"Cos", IOP_SAME},
+    {"CumSum", IOP_SAME},
+    {"Div", IOP_BCAST},
+    {"Dropout", IOP_DROPOUT},
+    {"Einsum", IOP_EINSUM},
+    {"Elu", IOP_SAME},
+    {"Equal", IOP_CMP},
+    {"Erf", IOP_SAME},
+    {"Exp", IOP_SAME},
+    {"Expand", IOP_EXPAND},
+    {"Flatten", IOP_FLATTEN},
+    {"Floor", IOP_SAME},
+    {"Gather", IOP_GATHER},
+    {"Gelu", IOP_SAME},
+    {"Gemm", IOP_GEMM},
+    {"GlobalAveragePool", IOP_GPOOL},
+    {"GlobalLpPool", IOP_GPOOL},
+    {"GlobalMaxPool", IOP_GPOOL},
+    {"Greater", IOP_CMP},
+    {"GreaterOrEqual", IOP_CMP},
+    {"HardSigmoid", IOP_SAME},
+    {"HardSwish", IOP_SAME},
+    {"Hardmax", IOP_SAME},
+    {"Identity", IOP_SAME},
+    {"InstanceNormalization", IOP_SAME},
+    {"IsInf", IOP_NOT},
+    {"IsNaN", IOP_NOT},
+    {"LRN", IOP_SAME},
+    {"LayerNormalization", IOP_SAME},
+    {"LeakyRelu", IOP_SAME},
+    {"Less", IOP_CMP},
+    {"LessOrEqual", IOP_CMP},
+    {"Log", IOP_SAME},
+    {"LogSoftmax", IOP_SAME},
+    {"LpNormalization", IOP_SAME},
+    {"LpPool", IOP_POOL},
+    {"MatMul", IOP_MATMUL},
+    {"MatMulInteger", IOP_MATMUL},
+    {"Max", IOP_BCAST},
+    {"MaxPool", IOP_POOL},
+    {"Mean", IOP_BCAST},
+    {"MeanVarianceNormalization", IOP_SAME},
+    {"Min", IOP_BCAST},
+    {"Mish", IOP_SAME},
+    {"Mod", IOP_BCAST},
+    {"Mul", IOP_BCAST},
+    {"Neg", IOP_SAME},
+    {"Not", IOP_NOT},
+    {"Or", IOP_CMP},
+    {"PRelu", IOP_BCAST},
+    {"Pad", IOP_PAD},
+    {"Pow", IOP_BCAST},
+    {"Reciprocal", IOP_SAME},
+    {"ReduceL1", IOP_REDUCE},
+    {"ReduceL2", IOP_REDUCE},
+    {"ReduceLogSum", IOP_REDUCE},
+    {"ReduceLogSumExp", IOP_REDUCE},
+    {"ReduceMax", IOP_REDUCE},
+    {"ReduceMean", IOP_REDUCE},
+    {"ReduceMin", IOP_REDUCE},
+    {"ReduceProd", IOP_REDUCE},
+    {"ReduceSum", IOP_REDUCE},
+    {"ReduceSumSquare", IOP_REDUCE},
+    {"Relu", IOP_SAME},
+    {"Reshape", IOP_RESHAPE},
+    {"Round", IOP_SAME},
+    {"Selu", IOP_SAME},
+    {"Shape", IOP_SHAPE},
+    {"Sigmoid", IOP_SAME},
+    {"Sign", IOP_SAME},
+    {"Sin", IOP_SAME},
+    {"Size", IOP_SIZE},
+    {"Slice", IOP_SLICE},
+    {"Softmax", IOP_SAME},
+    {"Softplus", IOP_SAME},
+    {"Softsign", IOP_SAME},
+    {"Split", IOP_SPLIT},
+    {"Sqrt", IOP_SAME},
+    {"Squeeze", IOP_SQUEEZE},
+    {"Sub", IOP_BCAST},
+    {"Sum", IOP_BCAST},
+    {"Tan", IOP_SAME},
+    {"Tanh", IOP_SAME},
+    {"ThresholdedRelu", IOP_SAME},
+    {"Tile", IOP_TILE},
+    {"Transpose", IOP_TRANSPOSE},
+    {"Trilu", IOP_SAME},
+    {"Unsqueeze", IOP_UNSQUEEZE},
+    {"Where", IOP_WHERE},
+    {"Xor", IOP_CMP},
 };
 
-static int infer_cmp(const void *k, const void *e) { return strcmp(k, ((const infer_entry *)e)->name); }
+static int infer_cmp(const void *k, const void *e)
+{
+    return strcmp(k, ((const infer_entry *)e)->name);
+}
 
 static infer_op infer_lookup(const char *op)
 {
-    const infer_entry *e = bsearch(op, infer_table, sizeof infer_table / sizeof infer_table[0], sizeof *infer_table,
-                                   infer_cmp);
+    const infer_entry *e =
+        bsearch(op, infer_table, sizeof infer_table / sizeof infer_table[0], sizeof *infer_table, infer_cmp);
     return e ? e->op : IOP_NONE;
 }
 
@@ -77,7 +195,10 @@ static int64_t infer_mul(int64_t a, int64_t b)
 }
 
 /* |x| small enough that sums of a few such values cannot overflow */
-static int infer_sane(int64_t x) { return x >= -INFER_DIM_MAX && x <= INFER_DIM_MAX; }
+static int infer_sane(int64_t x)
+{
+    return x >= -INFER_DIM_MAX && x <= INFER_DIM_MAX;
+}
 
 static int64_t infer_prod(const ish *s, int from, int to)
 {
@@ -149,8 +270,9 @@ static int infer_axis(int64_t a, int r)
 
 static int infer_is_int(hsdag_dtype t)
 {
-    return t == HSDAG_DT_I64 || t == HSDAG_DT_I32 || t == HSDAG_DT_I16 || t == HSDAG_DT_I8 || t == HSDAG_DT_U8 ||
-           t == HSDAG_DT_U16 || t == HSDAG_DT_U32 || t == HSDAG_DT_U64 || t == HSDAG_DT_BOOL;
+    return t == HSDAG_DT_I64 || t == HSDAG_DT_I32 || t == HSDAG_DT_I16 || t == HSDAG_DT_I8 ||
+           t == HSDAG_DT_U8 || t == HSDAG_DT_U16 || t == HSDAG_DT_U32 || t == HSDAG_DT_U64 ||
+           t == HSDAG_DT_BOOL;
 }
 
 /* Sets output k: an unshaped output takes s; a shaped one of the same rank gets its unknown dims filled. */
@@ -166,8 +288,10 @@ static int infer_out(onnx_reader *r, const Onnx__NodeProto *nd, size_t k, hsdag_
     int changed = 0;
     for (int i = 0; i < s->rank; i++) {
         int64_t f = r->dims[t->dim_off + i];
-        if (f >= 0) m.d[i] = f;
-        else if (m.d[i] >= 0) changed = 1;
+        if (f >= 0)
+            m.d[i] = f;
+        else if (m.d[i] >= 0)
+            changed = 1;
     }
     return changed ? onnx_tensor_shape(r, id, nd->output[k], dt, m.rank, m.d) : 0;
 }
@@ -198,10 +322,14 @@ static int infer_bcast(const ish *a, const ish *b, ish *o)
     for (int i = 0; i < r; i++) {
         int ia = i - (r - a->rank), ib = i - (r - b->rank);
         int64_t x = ia >= 0 ? a->d[ia] : 1, y = ib >= 0 ? b->d[ib] : 1;
-        if (x == 1) t.d[i] = y;
-        else if (y == 1) t.d[i] = x;
-        else if (x < 0) t.d[i] = y;
-        else t.d[i] = x; /* y unknown or equal (a mismatch is the file's problem) */
+        if (x == 1)
+            t.d[i] = y;
+        else if (y == 1)
+            t.d[i] = x;
+        else if (x < 0)
+            t.d[i] = y;
+        else
+            t.d[i] = x; /* y unknown or equal (a mismatch is the file's problem) */
     }
     *o = t;
     return 1;
@@ -253,7 +381,8 @@ static int infer_elem_vals(onnx_reader *r, const Onnx__NodeProto *nd, const ish 
     ish s[3];
     int cnt;
     for (size_t k = 0; k < nd->n_input; k++) {
-        if (!infer_vals(r, nd, k, in[k], &cnt) || !infer_in(r, nd, k, &s[k]) || infer_small(&s[k]) != cnt) return 0;
+        if (!infer_vals(r, nd, k, in[k], &cnt) || !infer_in(r, nd, k, &s[k]) || infer_small(&s[k]) != cnt)
+            return 0;
         if (s[k].rank > o->rank) return 0;
     }
     int where = strcmp(nd->op_type, "Where") == 0;
@@ -273,8 +402,8 @@ static int infer_elem_vals(onnx_reader *r, const Onnx__NodeProto *nd, const ish 
 }
 
 /* ---- conv and pooling geometry ---- */
-static int infer_spatial(const Onnx__NodeProto *nd, const ish *x, const int64_t *kern, int transposed, int ceil_mode,
-                         ish *o)
+static int infer_spatial(const Onnx__NodeProto *nd, const ish *x, const int64_t *kern, int transposed,
+                         int ceil_mode, ish *o)
 {
     int ns = x->rank - 2;
     int64_t st[HSDAG_MAX_RANK], dil[HSDAG_MAX_RANK], pads[2 * HSDAG_MAX_RANK], opad[HSDAG_MAX_RANK];
@@ -292,7 +421,8 @@ static int infer_spatial(const Onnx__NodeProto *nd, const ish *x, const int64_t 
         int64_t in = x->d[2 + i], k = kern ? kern[i] : -1, s = st[i], d = dil[i];
         o->d[2 + i] = -1;
         if (in < 0 || s <= 0 || d <= 0 || s > INFER_DIM_MAX || d > INFER_DIM_MAX) continue;
-        if (!infer_sane(pads[i]) || !infer_sane(pads[ns + i]) || !infer_sane(opad[i]) || in > INFER_DIM_MAX) continue;
+        if (!infer_sane(pads[i]) || !infer_sane(pads[ns + i]) || !infer_sane(opad[i]) || in > INFER_DIM_MAX)
+            continue;
         if (transposed) {
             if (same) {
                 o->d[2 + i] = infer_mul(in, s);
@@ -329,18 +459,24 @@ static int infer_conv(onnx_reader *r, const Onnx__NodeProto *nd, infer_op op)
     int64_t kern[HSDAG_MAX_RANK], *kp = kern;
     int have_w = op != IOP_POOL && infer_in(r, nd, 1, &w);
     if (infer_attr_ints(nd, "kernel_shape", kern, ns) != ns) {
-        if (op != IOP_POOL && have_w && w.rank == x.rank) memcpy(kern, w.d + 2, (size_t)ns * sizeof *kern);
-        else kp = NULL;
+        if (op != IOP_POOL && have_w && w.rank == x.rank)
+            memcpy(kern, w.d + 2, (size_t)ns * sizeof *kern);
+        else
+            kp = NULL;
     }
     o.rank = x.rank;
     o.d[0] = x.d[0];
-    if (op == IOP_POOL) o.d[1] = x.d[1];
-    else if (op == IOP_CONV) o.d[1] = (have_w && w.rank >= 1) ? w.d[0] : -1;
-    else o.d[1] = (have_w && w.rank >= 2) ? infer_mul(w.d[1], onnx_attr_int(nd, "group", 1)) : -1;
+    if (op == IOP_POOL)
+        o.d[1] = x.d[1];
+    else if (op == IOP_CONV)
+        o.d[1] = (have_w && w.rank >= 1) ? w.d[0] : -1;
+    else
+        o.d[1] = (have_w && w.rank >= 2) ? infer_mul(w.d[1], onnx_attr_int(nd, "group", 1)) : -1;
     infer_spatial(nd, &x, kp, op == IOP_CONVT, op == IOP_POOL && onnx_attr_int(nd, "ceil_mode", 0) != 0, &o);
     if (op == IOP_CONVT) {
         int64_t osh[HSDAG_MAX_RANK];
-        if (infer_attr_ints(nd, "output_shape", osh, ns) == ns) memcpy(o.d + 2, osh, (size_t)ns * sizeof *osh);
+        if (infer_attr_ints(nd, "output_shape", osh, ns) == ns)
+            memcpy(o.d + 2, osh, (size_t)ns * sizeof *osh);
     }
     int rc = infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
     if (rc < 0 || op != IOP_POOL || nd->n_output < 2) return rc;
@@ -386,13 +522,17 @@ static int infer_reshape(onnx_reader *r, const Onnx__NodeProto *nd)
     int allowzero = onnx_attr_int(nd, "allowzero", 0) != 0, infer_at = -1;
     o.rank = n;
     for (int i = 0; i < n; i++) {
-        if (v[i] == ONNX_VUNK) o.d[i] = -1;
-        else if (v[i] == 0 && !allowzero) o.d[i] = (have_x && i < x.rank) ? x.d[i] : -1;
+        if (v[i] == ONNX_VUNK)
+            o.d[i] = -1;
+        else if (v[i] == 0 && !allowzero)
+            o.d[i] = (have_x && i < x.rank) ? x.d[i] : -1;
         else if (v[i] == -1 && infer_at < 0) {
             infer_at = i;
             o.d[i] = -1;
-        } else if (v[i] < 0) return 0;
-        else o.d[i] = v[i];
+        } else if (v[i] < 0)
+            return 0;
+        else
+            o.d[i] = v[i];
     }
     if (infer_at >= 0 && have_x) {
         int64_t total = infer_prod(&x, 0, x.rank), rest = 1;
@@ -437,9 +577,11 @@ static int infer_concat(onnx_reader *r, const Onnx__NodeProto *nd)
         if (!infer_in(r, nd, k, &x) || x.rank != o.rank) return 0;
         for (int i = 0; i < o.rank; i++) {
             if (i == ax)
-                o.d[i] = (o.d[i] < 0 || x.d[i] < 0 || o.d[i] > INFER_DIM_MAX || x.d[i] > INFER_DIM_MAX) ? -1
-                                                                                                     : o.d[i] + x.d[i];
-            else if (o.d[i] < 0) o.d[i] = x.d[i];
+                o.d[i] = (o.d[i] < 0 || x.d[i] < 0 || o.d[i] > INFER_DIM_MAX || x.d[i] > INFER_DIM_MAX)
+                             ? -1
+                             : o.d[i] + x.d[i];
+            else if (o.d[i] < 0)
+                o.d[i] = x.d[i];
         }
     }
     int rc = infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
@@ -558,12 +700,17 @@ static int infer_slice(onnx_reader *r, const Onnx__NodeProto *nd)
         nsp = -1;
     } else {
         if (!infer_vals(r, nd, 1, st, &ns) || !infer_vals(r, nd, 2, en, &ne)) return 0;
-        if (nd->n_input < 4 || !*nd->input[3]) na = -1;
-        else if (!infer_vals(r, nd, 3, ax, &na)) return 0;
-        if (nd->n_input < 5 || !*nd->input[4]) nsp = -1;
-        else if (!infer_vals(r, nd, 4, sp, &nsp)) return 0;
+        if (nd->n_input < 4 || !*nd->input[3])
+            na = -1;
+        else if (!infer_vals(r, nd, 3, ax, &na))
+            return 0;
+        if (nd->n_input < 5 || !*nd->input[4])
+            nsp = -1;
+        else if (!infer_vals(r, nd, 4, sp, &nsp))
+            return 0;
     }
-    if (ns < 0 || ns != ne || ns > HSDAG_MAX_RANK || (na >= 0 && na != ns) || (nsp >= 0 && nsp != ns)) return 0;
+    if (ns < 0 || ns != ne || ns > HSDAG_MAX_RANK || (na >= 0 && na != ns) || (nsp >= 0 && nsp != ns))
+        return 0;
     o = x;
     int64_t b0 = 0, st0 = 1; /* start and step on axis 0 for 1-D values */
     int sliced0 = 0;
@@ -603,7 +750,8 @@ static int infer_slice(onnx_reader *r, const Onnx__NodeProto *nd)
     if (!sliced0) return infer_out_vals(r, nd, 0, v, n);
     for (int64_t i = 0; i < o.d[0]; i++) {
         int64_t k;
-        if (__builtin_mul_overflow(i, st0, &k) || __builtin_add_overflow(k, b0, &k) || k < 0 || k >= n) return 0;
+        if (__builtin_mul_overflow(i, st0, &k) || __builtin_add_overflow(k, b0, &k) || k < 0 || k >= n)
+            return 0;
         ov[i] = v[k];
     }
     return infer_out_vals(r, nd, 0, ov, (int)o.d[0]);
@@ -621,7 +769,8 @@ static int infer_reduce(onnx_reader *r, const Onnx__NodeProto *nd, int arg)
     } else {
         na = infer_axes(r, nd, ax);
         if (na == -2) return 0;
-        if (na <= 0 && onnx_attr_int(nd, "noop_with_empty_axes", 0)) return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &x);
+        if (na <= 0 && onnx_attr_int(nd, "noop_with_empty_axes", 0))
+            return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &x);
     }
     if (na <= 0) {
         for (int i = 0; i < x.rank; i++) mark[i] = 1;
@@ -634,8 +783,10 @@ static int infer_reduce(onnx_reader *r, const Onnx__NodeProto *nd, int arg)
     }
     o.rank = 0;
     for (int i = 0; i < x.rank; i++) {
-        if (!mark[i]) o.d[o.rank++] = x.d[i];
-        else if (keep) o.d[o.rank++] = 1;
+        if (!mark[i])
+            o.d[o.rank++] = x.d[i];
+        else if (keep)
+            o.d[o.rank++] = 1;
     }
     return infer_out(r, nd, 0, arg ? HSDAG_DT_I64 : infer_dtype(r, nd, 0), &o);
 }
@@ -652,8 +803,11 @@ static int infer_split(onnx_reader *r, const Onnx__NodeProto *nd)
     if (n >= 0 && (size_t)n != nd->n_output) return 0;
     for (size_t k = 0; k < nd->n_output; k++) {
         ish o = x;
-        if (n >= 0) o.d[ax] = sp[k] == ONNX_VUNK || sp[k] < 0 ? -1 : sp[k];
-        else o.d[ax] = (x.d[ax] >= 0 && x.d[ax] % (int64_t)nd->n_output == 0) ? x.d[ax] / (int64_t)nd->n_output : -1;
+        if (n >= 0)
+            o.d[ax] = sp[k] == ONNX_VUNK || sp[k] < 0 ? -1 : sp[k];
+        else
+            o.d[ax] =
+                (x.d[ax] >= 0 && x.d[ax] % (int64_t)nd->n_output == 0) ? x.d[ax] / (int64_t)nd->n_output : -1;
         int rc = infer_out(r, nd, k, infer_dtype(r, nd, 0), &o);
         if (rc < 0) return rc;
     }
@@ -708,9 +862,12 @@ static int infer_pad_tile(onnx_reader *r, const Onnx__NodeProto *nd, int tile)
     o = x;
     for (int i = 0; i < x.rank; i++) {
         if (x.d[i] < 0) continue;
-        if (tile) o.d[i] = infer_mul(x.d[i], v[i]);
-        else if (!infer_sane(x.d[i]) || !infer_sane(v[i]) || !infer_sane(v[x.rank + i])) o.d[i] = -1;
-        else o.d[i] = x.d[i] + v[i] + v[x.rank + i] >= 0 ? x.d[i] + v[i] + v[x.rank + i] : -1;
+        if (tile)
+            o.d[i] = infer_mul(x.d[i], v[i]);
+        else if (!infer_sane(x.d[i]) || !infer_sane(v[i]) || !infer_sane(v[x.rank + i]))
+            o.d[i] = -1;
+        else
+            o.d[i] = x.d[i] + v[i] + v[x.rank + i] >= 0 ? x.d[i] + v[i] + v[x.rank + i] : -1;
     }
     return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
 }
@@ -733,7 +890,8 @@ static int infer_constshape(onnx_reader *r, const Onnx__NodeProto *nd)
     return infer_out_vals(r, nd, 0, v, cnt);
 }
 
-/* Einsum with an explicit "->" output and no ellipsis: each output letter takes its size from the operands. */
+/* Einsum with an explicit "->" output and no ellipsis: each output letter takes its size from the
+ * operands. */
 static int infer_einsum(onnx_reader *r, const Onnx__NodeProto *nd)
 {
     const Onnx__AttributeProto *a = onnx_attr(nd, "equation");
@@ -780,7 +938,8 @@ static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
     ish x, y, o;
     int rc;
     switch (op) {
-    case IOP_NONE: return 0;
+    case IOP_NONE:
+        return 0;
     case IOP_SAME:
     case IOP_NOT:
     case IOP_CAST:
@@ -791,7 +950,8 @@ static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
         if (op == IOP_NOT) dt = HSDAG_DT_BOOL;
         if (op == IOP_CAST) {
             const Onnx__AttributeProto *to = onnx_attr(nd, "to");
-            dt = (to && to->has_i && to->i >= 0 && to->i <= INT32_MAX) ? onnx_dtype((int32_t)to->i) : HSDAG_DT_UNKNOWN;
+            dt = (to && to->has_i && to->i >= 0 && to->i <= INT32_MAX) ? onnx_dtype((int32_t)to->i)
+                                                                       : HSDAG_DT_UNKNOWN;
         }
         if (op == IOP_CASTLIKE) dt = infer_dtype(r, nd, 1);
         if ((rc = infer_out(r, nd, 0, dt, &x)) < 0) return rc;
@@ -812,13 +972,16 @@ static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
     }
     case IOP_CONV:
     case IOP_CONVT:
-    case IOP_POOL: return infer_conv(r, nd, op);
+    case IOP_POOL:
+        return infer_conv(r, nd, op);
     case IOP_GPOOL:
         if (!infer_in(r, nd, 0, &x) || x.rank < 3) return 0;
         for (int i = 2; i < x.rank; i++) x.d[i] = 1;
         return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &x);
-    case IOP_GEMM: return infer_gemm(r, nd);
-    case IOP_MATMUL: return infer_matmul(r, nd);
+    case IOP_GEMM:
+        return infer_gemm(r, nd);
+    case IOP_MATMUL:
+        return infer_matmul(r, nd);
     case IOP_FLATTEN: {
         if (!infer_in(r, nd, 0, &x)) return 0;
         int64_t a = onnx_attr_int(nd, "axis", 1);
@@ -830,23 +993,40 @@ static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
         if ((rc = infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o)) < 0) return rc;
         return infer_copy_vals(r, nd, &o);
     }
-    case IOP_RESHAPE: return infer_reshape(r, nd);
-    case IOP_TRANSPOSE: return infer_transpose(r, nd);
-    case IOP_CONCAT: return infer_concat(r, nd);
-    case IOP_UNSQUEEZE: return infer_unsqueeze(r, nd);
-    case IOP_SQUEEZE: return infer_squeeze(r, nd);
-    case IOP_GATHER: return infer_gather(r, nd);
-    case IOP_SLICE: return infer_slice(r, nd);
-    case IOP_REDUCE: return infer_reduce(r, nd, 0);
-    case IOP_ARGREDUCE: return infer_reduce(r, nd, 1);
-    case IOP_SPLIT: return infer_split(r, nd);
-    case IOP_SHAPE: return infer_shape_op(r, nd, 0);
-    case IOP_SIZE: return infer_shape_op(r, nd, 1);
-    case IOP_EXPAND: return infer_expand(r, nd);
-    case IOP_PAD: return infer_pad_tile(r, nd, 0);
-    case IOP_TILE: return infer_pad_tile(r, nd, 1);
-    case IOP_CONSTSHAPE: return infer_constshape(r, nd);
-    case IOP_EINSUM: return infer_einsum(r, nd);
+    case IOP_RESHAPE:
+        return infer_reshape(r, nd);
+    case IOP_TRANSPOSE:
+        return infer_transpose(r, nd);
+    case IOP_CONCAT:
+        return infer_concat(r, nd);
+    case IOP_UNSQUEEZE:
+        return infer_unsqueeze(r, nd);
+    case IOP_SQUEEZE:
+        return infer_squeeze(r, nd);
+    case IOP_GATHER:
+        return infer_gather(r, nd);
+    case IOP_SLICE:
+        return infer_slice(r, nd);
+    case IOP_REDUCE:
+        return infer_reduce(r, nd, 0);
+    case IOP_ARGREDUCE:
+        return infer_reduce(r, nd, 1);
+    case IOP_SPLIT:
+        return infer_split(r, nd);
+    case IOP_SHAPE:
+        return infer_shape_op(r, nd, 0);
+    case IOP_SIZE:
+        return infer_shape_op(r, nd, 1);
+    case IOP_EXPAND:
+        return infer_expand(r, nd);
+    case IOP_PAD:
+        return infer_pad_tile(r, nd, 0);
+    case IOP_TILE:
+        return infer_pad_tile(r, nd, 1);
+    case IOP_CONSTSHAPE:
+        return infer_constshape(r, nd);
+    case IOP_EINSUM:
+        return infer_einsum(r, nd);
     }
     return 0;
 }

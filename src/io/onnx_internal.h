@@ -7,8 +7,8 @@
 #include "hsdag/graph.h"
 #include "onnx.pb-c.h"
 
-#define ONNX_MAX_VALUES 64        /* int64 values tracked per tensor (shape arithmetic) */
-#define ONNX_VUNK INT64_MIN       /* an element of a tracked value that is not known */
+#define ONNX_MAX_VALUES 64  /* int64 values tracked per tensor (shape arithmetic) */
+#define ONNX_VUNK INT64_MIN /* an element of a tracked value that is not known */
 
 enum {
     ONNX_T_INIT = 1u << 0,   /* initializer */
@@ -24,12 +24,12 @@ typedef struct onnx_tensor {
     int32_t producer; /* node index, -1 for graph inputs and initializers */
     int32_t dim_off;
     int32_t val_off;
-    int32_t stamp;    /* last consumer node that counted this tensor (dedupe per node) */
-    int16_t nval;     /* -1 = value not tracked */
-    int8_t rank;      /* -1 = unknown */
-    uint8_t dtype;    /* hsdag_dtype */
-    uint8_t flags;    /* ONNX_T_* */
-    double bytes;     /* -1 = unknown */
+    int32_t stamp; /* last consumer node that counted this tensor (dedupe per node) */
+    int16_t nval;  /* -1 = value not tracked */
+    int8_t rank;   /* -1 = unknown */
+    uint8_t dtype; /* hsdag_dtype */
+    uint8_t flags; /* ONNX_T_* */
+    double bytes;  /* -1 = unknown */
 } onnx_tensor;
 
 typedef struct onnx_reader {
@@ -62,7 +62,8 @@ static inline int32_t onnx_io(const onnx_reader *r, size_t v, const Onnx__NodePr
     return k < nd->n_input ? r->io_ids[r->io_off[v] + k] : -1;
 }
 /* Sets dtype and shape of tensor id (dims may hold -1); checks HSDAG_MAX_RANK and HSDAG_MAX_ELEMS. */
-int onnx_tensor_shape(onnx_reader *r, int32_t id, const char *name, hsdag_dtype dt, int64_t rank, const int64_t *dims);
+int onnx_tensor_shape(onnx_reader *r, int32_t id, const char *name, hsdag_dtype dt, int64_t rank,
+                      const int64_t *dims);
 /* Records n int64 values of tensor id (n <= ONNX_MAX_VALUES). */
 int onnx_tensor_values(onnx_reader *r, int32_t id, const int64_t *v, int n);
 /* Reads the values of an int64/int32 tensor of at most max elements; returns the count or -1. */

@@ -41,9 +41,9 @@
 
 /* ---- parse state ---- */
 typedef struct ovxml_port {
-    int32_t layer;   /* layer index (file order) */
-    int64_t id;      /* port id */
-    uint8_t is_out;  /* 1 = <output>, 0 = <input> */
+    int32_t layer;  /* layer index (file order) */
+    int64_t id;     /* port id */
+    uint8_t is_out; /* 1 = <output>, 0 = <input> */
     int8_t rank;
     uint8_t dtype;   /* hsdag_dtype */
     int32_t dim_off; /* into dims */
@@ -157,7 +157,10 @@ static int ovxml_bool(const char *s)
     return s && (strcmp(s, "true") == 0 || strcmp(s, "True") == 0 || strcmp(s, "1") == 0);
 }
 
-static long ovxml_line(xmlNodePtr n) { return n ? xmlGetLineNo(n) : -1; }
+static long ovxml_line(xmlNodePtr n)
+{
+    return n ? xmlGetLineNo(n) : -1;
+}
 
 /* "layer id=5 'conv1'" prefix for messages about a layer. */
 static int ovxml_fail_layer(ovxml_ctx *c, const ovxml_layer *l, int status, const char *problem,
@@ -267,8 +270,10 @@ static int32_t ovxml_port_find(const ovxml_ctx *c, int32_t li, int is_out, int64
         const ovxml_port *p = &c->ports[c->sorted[mid]];
         int cmp = p->is_out != is_out ? (p->is_out < is_out ? -1 : 1) : (p->id < id ? -1 : p->id > id);
         if (cmp == 0) return c->sorted[mid];
-        if (cmp < 0) lo = mid + 1;
-        else hi = mid;
+        if (cmp < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return -1;
 }
@@ -281,8 +286,9 @@ static int ovxml_layer_read(ovxml_ctx *c, xmlNodePtr ln)
         return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: more than %d layers", c->what, HSDAG_MAX_NODES);
     const char *ids = ovxml_attr(ln, "id");
     if (hsdag_ioutil_parse_i64(ids, &id) < 0 || id < 0 || id > INT32_MAX)
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: line %ld: <layer> id '%.40s' is not an integer in [0, %d]",
-                             c->what, ovxml_line(ln), ids ? ids : "(missing)", INT32_MAX);
+        return hsdag_err_set(c->e, HSDAG_EPARSE,
+                             "%s: line %ld: <layer> id '%.40s' is not an integer in [0, %d]", c->what,
+                             ovxml_line(ln), ids ? ids : "(missing)", INT32_MAX);
     if (hsdag_grow((void **)&c->layers, &c->cap_layers, c->n_layers + 1, sizeof *c->layers) < 0)
         return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
     int32_t li = (int32_t)c->n_layers;
@@ -334,18 +340,20 @@ static int ovxml_edge_read(ovxml_ctx *c, xmlNodePtr en)
         int kl = snprintf(key, sizeof key, "%lld", (long long)v[2 * i]);
         li[i] = hsdag_strmap_get(c->ids, key, (size_t)kl);
         if (li[i] < 0)
-            return hsdag_err_set(c->e, HSDAG_EDANGLING, "%s: line %ld: <edge> %s=%lld: no such layer", c->what,
-                                 ovxml_line(en), names[2 * i], (long long)v[2 * i]);
+            return hsdag_err_set(c->e, HSDAG_EDANGLING, "%s: line %ld: <edge> %s=%lld: no such layer",
+                                 c->what, ovxml_line(en), names[2 * i], (long long)v[2 * i]);
     }
     int32_t up = ovxml_port_find(c, li[0], 1, v[1]);
     if (up < 0)
-        return hsdag_err_set(c->e, HSDAG_EDANGLING, "%s: line %ld: <edge> from layer id=%lld '%.120s': no output port %lld",
-                             c->what, ovxml_line(en), (long long)v[0], c->layers[li[0]].name ? c->layers[li[0]].name : "",
-                             (long long)v[1]);
+        return hsdag_err_set(c->e, HSDAG_EDANGLING,
+                             "%s: line %ld: <edge> from layer id=%lld '%.120s': no output port %lld", c->what,
+                             ovxml_line(en), (long long)v[0],
+                             c->layers[li[0]].name ? c->layers[li[0]].name : "", (long long)v[1]);
     if (ovxml_port_find(c, li[1], 0, v[3]) < 0)
-        return hsdag_err_set(c->e, HSDAG_EDANGLING, "%s: line %ld: <edge> to layer id=%lld '%.120s': no input port %lld",
-                             c->what, ovxml_line(en), (long long)v[2], c->layers[li[1]].name ? c->layers[li[1]].name : "",
-                             (long long)v[3]);
+        return hsdag_err_set(c->e, HSDAG_EDANGLING,
+                             "%s: line %ld: <edge> to layer id=%lld '%.120s': no input port %lld", c->what,
+                             ovxml_line(en), (long long)v[2],
+                             c->layers[li[1]].name ? c->layers[li[1]].name : "", (long long)v[3]);
     if (hsdag_grow((void **)&c->edges, &c->cap_edges, c->n_edges + 1, sizeof *c->edges) < 0)
         return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
     c->edges[c->n_edges++] = (ovxml_edge){li[0], li[1], up};
@@ -376,8 +384,10 @@ static double ovxml_kernel_elems(const char *s)
         p *= (double)v;
         s = end;
         while (*s == ' ') s++;
-        if (*s == ',') s++;
-        else if (*s) return -1;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            return -1;
     }
     return k > 0 ? p : -1;
 }
@@ -401,7 +411,8 @@ static hsdag_opcost ovxml_layer_cost(const ovxml_ctx *c, const ovxml_layer *l, h
     in.n_out = n_out;
     in.out = refs + n_in;
     xmlNodePtr data = ovxml_child(l->node, "data");
-    int grouped = strcmp(l->type, "GroupConvolution") == 0 || strcmp(l->type, "GroupConvolutionBackpropData") == 0;
+    int grouped =
+        strcmp(l->type, "GroupConvolution") == 0 || strcmp(l->type, "GroupConvolutionBackpropData") == 0;
     if (grouped && n_in >= 2 && refs[1].rank >= 3 && refs[1].dims[0] > 0) in.group = refs[1].dims[0];
     if (data && strcmp(l->type, "MatMul") == 0) {
         in.trans_a = ovxml_bool(ovxml_attr(data, "transpose_a"));
@@ -456,7 +467,8 @@ static int ovxml_build(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
         for (int32_t k = l->port_off; k < l->port_end; k++) {
             const ovxml_port *p = &c->ports[k]; /* document order */
             if (!p->is_out) continue;
-            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)p->dtype, p->rank, c->dims ? c->dims + p->dim_off : NULL);
+            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)p->dtype, p->rank,
+                                      c->dims ? c->dims + p->dim_off : NULL);
             if (brc < 0) goto builder;
             cbytes[i] += p->bytes;
         }
@@ -520,16 +532,18 @@ static int ovxml_net_read(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
 {
     int rc;
     if (!net || !ovxml_is(net, "net"))
-        return hsdag_err_set(c->e, HSDAG_EFORMAT, "%s: root element is <%.40s>, not <net> (not an OpenVINO IR)",
-                             c->what, net ? (const char *)net->name : "none");
+        return hsdag_err_set(c->e, HSDAG_EFORMAT,
+                             "%s: root element is <%.40s>, not <net> (not an OpenVINO IR)", c->what,
+                             net ? (const char *)net->name : "none");
     int64_t ver;
     const char *vs = ovxml_attr(net, "version");
     if (hsdag_ioutil_parse_i64(vs, &ver) < 0)
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: <net> version '%.40s' is not an integer", c->what,
                              vs ? vs : "(missing)");
     if (ver < 10 || ver > 11)
-        return hsdag_err_set(c->e, HSDAG_EUNSUPPORTED, "%s: IR version %lld is not supported (only 10 and 11)",
-                             c->what, (long long)ver);
+        return hsdag_err_set(c->e, HSDAG_EUNSUPPORTED,
+                             "%s: IR version %lld is not supported (only 10 and 11)", c->what,
+                             (long long)ver);
     xmlNodePtr layers = ovxml_child(net, "layers"), edges = ovxml_child(net, "edges");
     if (!layers) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: <net> has no <layers>", c->what);
     for (xmlNodePtr ln = layers->children; ln; ln = ln->next) {
@@ -578,8 +592,8 @@ int hsdag_ovxml_read(const void *buf, size_t len, const char *what, hsdag_graph 
     if (out) *out = NULL;
     if (!buf || !out) return hsdag_err_set(e, HSDAG_EINVAL, "%s: no buffer or output", c.what);
     if (len > HSDAG_OVXML_MAX_BYTES || len > (size_t)INT_MAX)
-        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu bytes is above the OpenVINO IR limit of %zu", c.what, len,
-                             HSDAG_OVXML_MAX_BYTES);
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu bytes is above the OpenVINO IR limit of %zu", c.what,
+                             len, HSDAG_OVXML_MAX_BYTES);
     if (len == 0) return hsdag_err_set(e, HSDAG_EPARSE, "%s: empty file", c.what);
 
     px = xmlNewParserCtxt();
@@ -595,7 +609,8 @@ int hsdag_ovxml_read(const void *buf, size_t len, const char *what, hsdag_graph 
     px->sax->internalSubset = ovxml_xml_on_doctype;
     px->vctxt.error = NULL;
     px->vctxt.warning = NULL;
-    doc = xmlCtxtReadMemory(px, buf, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS);
+    doc = xmlCtxtReadMemory(px, buf, (int)len, NULL, NULL,
+                            XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS);
     if (st.has_dtd || (doc && (doc->intSubset || doc->extSubset))) {
         rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED,
                            "%s: line %d: document has a DOCTYPE; DTDs and entity declarations are refused "

@@ -22,8 +22,8 @@ typedef struct pd_node {
     const char *desc; /* points into the buffer */
     size_t desc_len;
     double fwd, bwd, act, param;
-    int32_t n_act;    /* elements of the activation list (1 for a plain number) */
-    size_t act_off;   /* first element in pd_parse.acts */
+    int32_t n_act;  /* elements of the activation list (1 for a plain number) */
+    size_t act_off; /* first element in pd_parse.acts */
 } pd_node;
 
 typedef struct pd_edge {
@@ -55,17 +55,26 @@ static int pd_number(const char **s, const char *end, double *out)
     char tmp[64];
     size_t k = 0;
     int digits = 0;
-    while (p < end && *p >= '0' && *p <= '9') { p++; digits++; }
+    while (p < end && *p >= '0' && *p <= '9') {
+        p++;
+        digits++;
+    }
     if (p < end && *p == '.') {
         p++;
-        while (p < end && *p >= '0' && *p <= '9') { p++; digits++; }
+        while (p < end && *p >= '0' && *p <= '9') {
+            p++;
+            digits++;
+        }
     }
     if (!digits) return -1;
     if (p < end && (*p == 'e' || *p == 'E')) {
         const char *q = p + 1;
         if (q < end && (*q == '+' || *q == '-')) q++;
         int ed = 0;
-        while (q < end && *q >= '0' && *q <= '9') { q++; ed++; }
+        while (q < end && *q >= '0' && *q <= '9') {
+            q++;
+            ed++;
+        }
         if (!ed) return -1;
         p = q;
     }
@@ -139,17 +148,22 @@ static int pd_node_line(pd_parse *p, const char *s, const char *end, int line, h
     memset(&nd, 0, sizeof nd);
     nd.line = line;
     int rc = pd_id(&s, end, &nd.id);
-    if (rc == -2) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: node id exceeds %d", p->what, line, HSDAG_MAX_NODES);
-    if (rc < 0) return pd_bad(p, e, line, "node line must start with 'node<ID>' (ID a positive decimal integer)");
+    if (rc == -2)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: node id exceeds %d", p->what, line,
+                             HSDAG_MAX_NODES);
+    if (rc < 0)
+        return pd_bad(p, e, line, "node line must start with 'node<ID>' (ID a positive decimal integer)");
     if (pd_expect(&s, end, PD_SEP) < 0) return pd_bad(p, e, line, "expected ' -- ' after the node id");
     const char *sep2 = pd_find_sep(s, end);
     if (!sep2) return pd_bad(p, e, line, "expected a second ' -- ' after the op description");
     nd.desc = s;
     nd.desc_len = (size_t)(sep2 - s);
     s = sep2 + PD_SEP_LEN;
-    if (pd_field(p, &s, end, "forward_compute_time=", &nd.fwd, line, e) < 0) return e ? e->status : HSDAG_EPARSE;
+    if (pd_field(p, &s, end, "forward_compute_time=", &nd.fwd, line, e) < 0)
+        return e ? e->status : HSDAG_EPARSE;
     if (pd_expect(&s, end, ", ") < 0) return pd_bad(p, e, line, "expected ', ' after forward_compute_time");
-    if (pd_field(p, &s, end, "backward_compute_time=", &nd.bwd, line, e) < 0) return e ? e->status : HSDAG_EPARSE;
+    if (pd_field(p, &s, end, "backward_compute_time=", &nd.bwd, line, e) < 0)
+        return e ? e->status : HSDAG_EPARSE;
     if (pd_expect(&s, end, ", ") < 0) return pd_bad(p, e, line, "expected ', ' after backward_compute_time");
     if (pd_expect(&s, end, "activation_size=") < 0) return pd_bad(p, e, line, "expected 'activation_size='");
     nd.act_off = p->n_acts;
@@ -157,18 +171,24 @@ static int pd_node_line(pd_parse *p, const char *s, const char *end, int line, h
         s++;
         for (;;) {
             double v;
-            if (pd_number(&s, end, &v) < 0) return pd_bad(p, e, line, "activation list element is not a non-negative decimal number");
+            if (pd_number(&s, end, &v) < 0)
+                return pd_bad(p, e, line, "activation list element is not a non-negative decimal number");
             if (hsdag_grow((void **)&p->acts, &p->cap_acts, p->n_acts + 1, sizeof(double)) < 0)
                 return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what);
             p->acts[p->n_acts++] = v;
             nd.act += v;
             nd.n_act++;
-            if (s < end && *s == ']') { s++; break; }
-            if (pd_expect(&s, end, "; ") < 0) return pd_bad(p, e, line, "expected '; ' or ']' in the activation list");
+            if (s < end && *s == ']') {
+                s++;
+                break;
+            }
+            if (pd_expect(&s, end, "; ") < 0)
+                return pd_bad(p, e, line, "expected '; ' or ']' in the activation list");
         }
     } else {
         double v;
-        if (pd_number(&s, end, &v) < 0) return pd_bad(p, e, line, "'activation_size=' is not a non-negative decimal number or a [list]");
+        if (pd_number(&s, end, &v) < 0)
+            return pd_bad(p, e, line, "'activation_size=' is not a non-negative decimal number or a [list]");
         if (hsdag_grow((void **)&p->acts, &p->cap_acts, p->n_acts + 1, sizeof(double)) < 0)
             return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what);
         p->acts[p->n_acts++] = v;
@@ -184,8 +204,8 @@ static int pd_node_line(pd_parse *p, const char *s, const char *end, int line, h
             return pd_bad(p, e, line, "unexpected text after parameter_size");
     }
     if (!(nd.act <= HSDAG_MAX_ELEMS) || !(nd.param <= HSDAG_MAX_ELEMS))
-        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: %s %.4g B is above the %.4g B limit", p->what, line,
-                             nd.act > HSDAG_MAX_ELEMS ? "activation_size" : "parameter_size",
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: %s %.4g B is above the %.4g B limit", p->what,
+                             line, nd.act > HSDAG_MAX_ELEMS ? "activation_size" : "parameter_size",
                              nd.act > HSDAG_MAX_ELEMS ? nd.act : nd.param, (double)HSDAG_MAX_ELEMS);
     if (hsdag_grow((void **)&p->nodes, &p->cap_nodes, p->n_nodes + 1, sizeof(pd_node)) < 0)
         return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what);
@@ -199,14 +219,20 @@ static int pd_edge_line(pd_parse *p, const char *s, const char *end, int line, h
     ed.line = line;
     s++; /* TAB */
     int rc = pd_id(&s, end, &ed.u);
-    if (rc == -2) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: node id exceeds %d", p->what, line, HSDAG_MAX_NODES);
+    if (rc == -2)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: node id exceeds %d", p->what, line,
+                             HSDAG_MAX_NODES);
     if (rc < 0) return pd_bad(p, e, line, "edge line must be '\\tnode<U> -- node<V>'");
-    if (pd_expect(&s, end, PD_SEP) < 0) return pd_bad(p, e, line, "expected ' -- ' between the edge's node ids");
+    if (pd_expect(&s, end, PD_SEP) < 0)
+        return pd_bad(p, e, line, "expected ' -- ' between the edge's node ids");
     rc = pd_id(&s, end, &ed.v);
-    if (rc == -2) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: node id exceeds %d", p->what, line, HSDAG_MAX_NODES);
+    if (rc == -2)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: node id exceeds %d", p->what, line,
+                             HSDAG_MAX_NODES);
     if (rc < 0 || s != end) return pd_bad(p, e, line, "edge line must be '\\tnode<U> -- node<V>'");
     if (p->n_edges >= (size_t)HSDAG_MAX_EDGES)
-        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: more than %d edges", p->what, line, HSDAG_MAX_EDGES);
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: more than %d edges", p->what, line,
+                             HSDAG_MAX_EDGES);
     if (hsdag_grow((void **)&p->edges, &p->cap_edges, p->n_edges + 1, sizeof(pd_edge)) < 0)
         return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what);
     p->edges[p->n_edges++] = ed;
@@ -241,18 +267,22 @@ static int pd_build(pd_parse *p, hsdag_graph **out, hsdag_err *e)
     int32_t *slot = hsdag_malloc(((size_t)n + 1) * sizeof(int32_t)); /* id -> parsed node */
     hsdag_gb *b = hsdag_gb_create();
     int rc = 0;
-    if (!slot || !b) { rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what); goto done; }
+    if (!slot || !b) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what);
+        goto done;
+    }
     for (int32_t i = 0; i <= n; i++) slot[i] = -1;
     for (int32_t k = 0; k < n; k++) {
         const pd_node *nd = &p->nodes[k];
         if (nd->id > n) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: node id %d outside 1..%d (ids must be 1..number of node lines)",
+            rc = hsdag_err_set(e, HSDAG_EPARSE,
+                               "%s: line %d: node id %d outside 1..%d (ids must be 1..number of node lines)",
                                p->what, nd->line, nd->id, n);
             goto done;
         }
         if (slot[nd->id] >= 0) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: duplicate node id %d (first on line %d)", p->what, nd->line,
-                               nd->id, p->nodes[slot[nd->id]].line);
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: duplicate node id %d (first on line %d)",
+                               p->what, nd->line, nd->id, p->nodes[slot[nd->id]].line);
             goto done;
         }
         slot[nd->id] = k;
@@ -261,7 +291,8 @@ static int pd_build(pd_parse *p, hsdag_graph **out, hsdag_err *e)
         const pd_edge *ed = &p->edges[k];
         int32_t bad = ed->u > n ? ed->u : ed->v > n ? ed->v : 0;
         if (bad) {
-            rc = hsdag_err_set(e, HSDAG_EDANGLING, "%s: line %d: edge refers to node%d, which has no node line", p->what,
+            rc = hsdag_err_set(e, HSDAG_EDANGLING,
+                               "%s: line %d: edge refers to node%d, which has no node line", p->what,
                                ed->line, bad);
             goto done;
         }
@@ -272,13 +303,17 @@ static int pd_build(pd_parse *p, hsdag_graph **out, hsdag_err *e)
     }
     {
         pd_edge *sorted = hsdag_malloc((p->n_edges + 1) * sizeof(pd_edge));
-        if (!sorted) { rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what); goto done; }
+        if (!sorted) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p->what);
+            goto done;
+        }
         if (p->n_edges) memcpy(sorted, p->edges, p->n_edges * sizeof(pd_edge));
         qsort(sorted, p->n_edges, sizeof(pd_edge), pd_edge_cmp);
         for (size_t k = 1; k < p->n_edges; k++)
             if (sorted[k].u == sorted[k - 1].u && sorted[k].v == sorted[k - 1].v) {
-                rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: duplicate edge node%d -> node%d (first on line %d)",
-                                   p->what, sorted[k].line, sorted[k].u, sorted[k].v, sorted[k - 1].line);
+                rc = hsdag_err_set(e, HSDAG_EPARSE,
+                                   "%s: line %d: duplicate edge node%d -> node%d (first on line %d)", p->what,
+                                   sorted[k].line, sorted[k].u, sorted[k].v, sorted[k - 1].line);
                 hsdag_free(sorted);
                 goto done;
             }
@@ -291,7 +326,10 @@ static int pd_build(pd_parse *p, hsdag_graph **out, hsdag_err *e)
         snprintf(name, sizeof name, "node%d", id);
         pd_op_type(nd, op, sizeof op);
         int32_t v = hsdag_gb_add_node(b, name, op);
-        if (v < 0) { rc = hsdag_err_set(e, v, "%s: out of memory", p->what); goto done; }
+        if (v < 0) {
+            rc = hsdag_err_set(e, v, "%s: out of memory", p->what);
+            goto done;
+        }
         hsdag_gb_set_file_id(b, v, id);
         hsdag_gb_set_cost(b, v, HSDAG_COST_ACCEL, nd->fwd);
         hsdag_gb_set_cost(b, v, HSDAG_COST_BWD, nd->bwd);
@@ -342,7 +380,8 @@ int hsdag_pipedream_read(const void *buf, size_t len, const char *what, hsdag_gr
     p.what = what ? what : "<buffer>";
     *out = NULL;
     if (!buf && len) return hsdag_err_set(e, HSDAG_EINVAL, "%s: no buffer", p.what);
-    if (len > HSDAG_MAX_FILE_BYTES) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: file larger than 1 GiB", p.what);
+    if (len > HSDAG_MAX_FILE_BYTES)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: file larger than 1 GiB", p.what);
     const char *s = buf, *end = s + len;
     if (len && end[-1] == '\n') end--; /* a final LF is tolerated */
     int line = 0, in_edges = 0, rc = 0;
@@ -351,12 +390,18 @@ int hsdag_pipedream_read(const void *buf, size_t len, const char *what, hsdag_gr
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *le = nl ? nl : end;
         line++;
-        if (line > HSDAG_MAX_NODES + HSDAG_MAX_EDGES) { rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: too many lines", p.what); break; }
+        if (line > HSDAG_MAX_NODES + HSDAG_MAX_EDGES) {
+            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: too many lines", p.what);
+            break;
+        }
         if (memchr(s, '\0', (size_t)(le - s)) || memchr(s, '\r', (size_t)(le - s))) {
             rc = pd_bad(&p, e, line, "NUL or CR byte (expected plain ASCII with LF line ends)");
             break;
         }
-        if (le == s) { rc = pd_bad(&p, e, line, "empty line"); break; }
+        if (le == s) {
+            rc = pd_bad(&p, e, line, "empty line");
+            break;
+        }
         if (*s == '\t') {
             in_edges = 1;
             rc = pd_edge_line(&p, s, le, line, e);
@@ -385,37 +430,50 @@ int hsdag_pipedream_mirror(const hsdag_graph *fwd, hsdag_graph **out, hsdag_err 
     int32_t *by_id = hsdag_malloc(((size_t)n + 1) * sizeof(int32_t)); /* file id -> fwd node index */
     hsdag_gb *b = hsdag_gb_create();
     int rc = 0;
-    if (!by_id || !b) { rc = hsdag_err_set(e, HSDAG_ENOMEM, "mirror: out of memory"); goto done; }
+    if (!by_id || !b) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "mirror: out of memory");
+        goto done;
+    }
     for (int32_t i = 0; i <= n; i++) by_id[i] = -1;
     for (int32_t v = 0; v < n; v++) {
         int32_t id = fwd->file_id[v];
         if (id < 1 || id > n || by_id[id] >= 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "mirror: node '%s': file ids must be exactly 1..%d", fwd->name[v], n);
+            rc = hsdag_err_set(e, HSDAG_EINVAL, "mirror: node '%s': file ids must be exactly 1..%d",
+                               fwd->name[v], n);
             goto done;
         }
         by_id[id] = v;
     }
-    /* builder index: forward id i -> i-1; backward id b (n+1..2n) -> b-1; all edges go from lower to higher id */
+    /* builder index: forward id i -> i-1; backward id b (n+1..2n) -> b-1; all edges go from lower to higher
+     * id */
     for (int32_t id = 1; id <= 2 * n; id++) {
         int backward = id > n;
         int32_t v = by_id[backward ? 2 * n - id + 1 : id];
         char name[32];
         snprintf(name, sizeof name, "node%d", id);
         int32_t x = hsdag_gb_add_node(b, name, fwd->op[v]);
-        if (x < 0) { rc = hsdag_err_set(e, x, "mirror: out of memory"); goto done; }
+        if (x < 0) {
+            rc = hsdag_err_set(e, x, "mirror: out of memory");
+            goto done;
+        }
         const double *c = &fwd->cost_ms[(size_t)v * HSDAG_COST_KINDS_];
         hsdag_gb_set_file_id(b, x, id);
         hsdag_gb_set_cost(b, x, HSDAG_COST_ACCEL, backward ? c[HSDAG_COST_BWD] : c[HSDAG_COST_ACCEL]);
         hsdag_gb_set_param_bytes(b, x, fwd->param_bytes[v]);
         hsdag_gb_set_mem_bytes(b, x, fwd->mem_bytes[v]);
-        hsdag_gb_set_flags(b, x, (fwd->flags[v] & ~(uint32_t)HSDAG_NF_RENAMED) | (backward ? HSDAG_NF_BACKWARD : 0));
+        hsdag_gb_set_flags(
+            b, x, (fwd->flags[v] & ~(uint32_t)HSDAG_NF_RENAMED) | (backward ? HSDAG_NF_BACKWARD : 0));
         int64_t dim = (int64_t)llround(fwd->out_bytes[v]);
-        if (hsdag_gb_add_output(b, x, HSDAG_DT_U8, 1, &dim) < 0) { rc = hsdag_err_set(e, HSDAG_ENOMEM, "mirror: out of memory"); goto done; }
+        if (hsdag_gb_add_output(b, x, HSDAG_DT_U8, 1, &dim) < 0) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "mirror: out of memory");
+            goto done;
+        }
     }
     for (int32_t k = 0; k < fwd->n_edges; k++) {
         int32_t u = fwd->file_id[fwd->edge_src[k]], v = fwd->file_id[fwd->out_dst[k]];
         if (hsdag_gb_add_edge(b, u - 1, v - 1, fwd->out_bytes[fwd->edge_src[k]]) < 0 ||
-            hsdag_gb_add_edge(b, 2 * n - (v - 1) - 1, 2 * n - (u - 1) - 1, fwd->out_bytes[fwd->out_dst[k]]) < 0) {
+            hsdag_gb_add_edge(b, 2 * n - (v - 1) - 1, 2 * n - (u - 1) - 1, fwd->out_bytes[fwd->out_dst[k]]) <
+                0) {
             rc = hsdag_err_set(e, HSDAG_ENOMEM, "mirror: out of memory");
             goto done;
         }

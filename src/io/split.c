@@ -11,7 +11,8 @@
 
 /* Assigns every id in group[gi].nodes (group = "cpus" or "fpgas") to device dev. */
 static int split_group(json_object *grp, const char *gname, size_t gi, int32_t dev, const char *what,
-                       const hsdag_graph *g, const hsdag_jsonin_key *keys, int32_t *device_of_node, hsdag_err *e)
+                       const hsdag_graph *g, const hsdag_jsonin_key *keys, int32_t *device_of_node,
+                       hsdag_err *e)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "%s[%zu]", gname, gi);
@@ -25,23 +26,23 @@ static int split_group(json_object *grp, const char *gname, size_t gi, int32_t d
         char name[48];
         int64_t id;
         snprintf(name, sizeof name, "nodes[%zu]", i);
-        rc = hsdag_jsonin_value_int(json_object_array_get_idx(ids, i), INT32_MIN, INT32_MAX, &id, what, ctx, name,
-                                    e);
+        rc = hsdag_jsonin_value_int(json_object_array_get_idx(ids, i), INT32_MIN, INT32_MAX, &id, what, ctx,
+                                    name, e);
         if (rc < 0) return rc;
         int32_t v = hsdag_jsonin_keys_find(keys, (size_t)g->n_nodes, id);
         if (v < 0)
-            return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s.%s: id %lld is not a node of the graph", what, ctx,
-                                 name, (long long)id);
+            return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s.%s: id %lld is not a node of the graph", what,
+                                 ctx, name, (long long)id);
         if (device_of_node[v] >= 0)
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s.%s: node id %lld ('%s') is already on device %d", what,
-                                 ctx, name, (long long)id, g->name[v], device_of_node[v]);
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s.%s: node id %lld ('%s') is already on device %d",
+                                 what, ctx, name, (long long)id, g->name[v], device_of_node[v]);
         device_of_node[v] = dev;
     }
     return 0;
 }
 
-int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_graph *g, int32_t *device_of_node,
-                     int32_t *n_cpus, int32_t *n_accels, hsdag_err *e)
+int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_graph *g,
+                     int32_t *device_of_node, int32_t *n_cpus, int32_t *n_accels, hsdag_err *e)
 {
     if (!what) what = "<buffer>";
     *n_cpus = *n_accels = 0;
@@ -69,8 +70,8 @@ int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_
     if ((rc = hsdag_jsonin_array(root, "cpus", HSDAG_JI_REQUIRED, &cpus, &nc, what, "", e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "fpgas", HSDAG_JI_REQUIRED, &fpgas, &nf, what, "", e)) < 0) goto done;
     if (nc > SPLIT_MAX_DEVICES || nf > SPLIT_MAX_DEVICES) {
-        rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu CPUs / %zu accelerators exceed the limit %d", what, nc, nf,
-                           SPLIT_MAX_DEVICES);
+        rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu CPUs / %zu accelerators exceed the limit %d", what, nc,
+                           nf, SPLIT_MAX_DEVICES);
         goto done;
     }
     for (size_t i = 0; i < nf; i++)
@@ -108,7 +109,8 @@ int hsdag_split_write(const hsdag_graph *g, const int32_t *device_of_node, int32
                       hsdag_buf *out, hsdag_err *e)
 {
     if (n_accels < 0 || n_cpus < 0 || n_accels > SPLIT_MAX_DEVICES || n_cpus > SPLIT_MAX_DEVICES)
-        return hsdag_err_set(e, HSDAG_EINVAL, "split: bad device counts (%d accelerators, %d CPUs)", n_accels, n_cpus);
+        return hsdag_err_set(e, HSDAG_EINVAL, "split: bad device counts (%d accelerators, %d CPUs)", n_accels,
+                             n_cpus);
     int32_t nd = n_accels + n_cpus;
     for (int32_t v = 0; v < g->n_nodes; v++)
         if (device_of_node[v] < 0 || device_of_node[v] >= nd)
@@ -131,7 +133,8 @@ int hsdag_split_write(const hsdag_graph *g, const int32_t *device_of_node, int32
     for (int32_t j = 0; j < n_cpus; j++)
         split_write_group(g, order, off[n_accels + j], off[n_accels + j + 1], j + 1 == n_cpus, out);
     hsdag_buf_printf(out, "  ],\n  \"fpgas\": [\n");
-    for (int32_t i = 0; i < n_accels; i++) split_write_group(g, order, off[i], off[i + 1], i + 1 == n_accels, out);
+    for (int32_t i = 0; i < n_accels; i++)
+        split_write_group(g, order, off[i], off[i + 1], i + 1 == n_accels, out);
     hsdag_buf_printf(out, "  ]\n}\n");
     hsdag_free(off);
     hsdag_free(order);

@@ -1,4 +1,5 @@
-/* tarnawski.c - reader for the JSON workloads of Tarnawski et al. (NeurIPS 2020, msr-fiddle/dnn-partitioning).
+/* tarnawski.c - reader for the JSON workloads of Tarnawski et al. (NeurIPS 2020,
+ * msr-fiddle/dnn-partitioning).
  * Not here: their split files (split.c), their latency model (the simulator) or any writing of this format.
  * Entry points: hsdag_tarnawski_read. */
 #include "hsdag/io.h"
@@ -10,8 +11,8 @@
 #include <string.h>
 
 /* ---- sanity caps (bad input gets a clear error, not a silly graph) ---- */
-#define TW_MAX_MS 1e12     /* a latency or transfer cost above ~31 years is a broken file */
-#define TW_MAX_BYTES 1e18  /* 1 EB */
+#define TW_MAX_MS 1e12    /* a latency or transfer cost above ~31 years is a broken file */
+#define TW_MAX_BYTES 1e18 /* 1 EB */
 #define TW_MAX_DEVICES 1000000
 #define TW_LINK_BYTES_PER_MS (2147483648.0 / 1000.0) /* their 2 GiB/s CPU<->accelerator link */
 #define TW_MAX_DEPTH 32
@@ -21,7 +22,8 @@ static int tw_read_meta(json_object *root, const char *what, hsdag_graph_meta *m
     int64_t k = -1, l = -1;
     double cap = NAN;
     int rc;
-    if ((rc = hsdag_jsonin_number(root, "maxSizePerFPGA", 0, 0, TW_MAX_BYTES, &cap, what, "", e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(root, "maxSizePerFPGA", 0, 0, TW_MAX_BYTES, &cap, what, "", e)) < 0)
+        return rc;
     if ((rc = hsdag_jsonin_int(root, "maxFPGAs", 0, 0, TW_MAX_DEVICES, &k, what, "", e)) < 0) return rc;
     if ((rc = hsdag_jsonin_int(root, "maxCPUs", 0, 0, TW_MAX_DEVICES, &l, what, "", e)) < 0) return rc;
     m->max_size_per_accel = cap;
@@ -31,7 +33,8 @@ static int tw_read_meta(json_object *root, const char *what, hsdag_graph_meta *m
 }
 
 /* Reads nodes[i] into the builder; ids[i] gets its file id. */
-static int tw_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b, hsdag_jsonin_key *ids, hsdag_err *e)
+static int tw_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b, hsdag_jsonin_key *ids,
+                        hsdag_err *e)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "nodes[%zu]", i);
@@ -46,10 +49,12 @@ static int tw_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     int on_fpga = 1, bwd = 0;
     double cpu, fpga, size;
     if ((rc = hsdag_jsonin_string(nd, "name", 0, &name, what, ctx, e)) < 0) return rc;
-    if ((rc = hsdag_jsonin_bool(nd, "supportedOnFpga", HSDAG_JI_REQUIRED, &on_fpga, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_bool(nd, "supportedOnFpga", HSDAG_JI_REQUIRED, &on_fpga, what, ctx, e)) < 0)
+        return rc;
     if ((rc = hsdag_jsonin_number(nd, "cpuLatency", HSDAG_JI_REQUIRED, 0, TW_MAX_MS, &cpu, what, ctx, e)) < 0)
         return rc;
-    if ((rc = hsdag_jsonin_number(nd, "fpgaLatency", HSDAG_JI_REQUIRED, 0, TW_MAX_MS, &fpga, what, ctx, e)) < 0)
+    if ((rc = hsdag_jsonin_number(nd, "fpgaLatency", HSDAG_JI_REQUIRED, 0, TW_MAX_MS, &fpga, what, ctx, e)) <
+        0)
         return rc;
     if ((rc = hsdag_jsonin_bool(nd, "isBackwardNode", 0, &bwd, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_int(nd, "colorClass", 0, 0, INT32_MAX, &color, what, ctx, e)) < 0) return rc;
@@ -67,15 +72,17 @@ static int tw_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     hsdag_gb_set_mem_bytes(b, v, size);
     hsdag_gb_set_color(b, v, (int32_t)color);
     hsdag_gb_set_file_id(b, v, (int32_t)id);
-    hsdag_gb_set_flags(b, v, (on_fpga ? 0u : (uint32_t)HSDAG_NF_NO_ACCEL) | (bwd ? (uint32_t)HSDAG_NF_BACKWARD : 0u));
+    hsdag_gb_set_flags(
+        b, v, (on_fpga ? 0u : (uint32_t)HSDAG_NF_NO_ACCEL) | (bwd ? (uint32_t)HSDAG_NF_BACKWARD : 0u));
     ids[i].key = id;
     ids[i].idx = (int32_t)i;
     return 0;
 }
 
-/* Reads edges[k]; the ends are mapped through ids (sorted); pairs[k] gets (src, dst) for the duplicate check. */
-static int tw_read_edge(json_object *ed, size_t k, const char *what, hsdag_gb *b, const hsdag_jsonin_key *ids, size_t n,
-                        hsdag_jsonin_key *pairs, hsdag_err *e)
+/* Reads edges[k]; the ends are mapped through ids (sorted); pairs[k] gets (src, dst) for the duplicate
+ * check. */
+static int tw_read_edge(json_object *ed, size_t k, const char *what, hsdag_gb *b, const hsdag_jsonin_key *ids,
+                        size_t n, hsdag_jsonin_key *pairs, hsdag_err *e)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "edges[%zu]", k);
@@ -84,17 +91,23 @@ static int tw_read_edge(json_object *ed, size_t k, const char *what, hsdag_gb *b
     int64_t s, d;
     double cost, bytes = NAN;
     int rc;
-    if ((rc = hsdag_jsonin_int(ed, "sourceId", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &s, what, ctx, e)) < 0)
+    if ((rc = hsdag_jsonin_int(ed, "sourceId", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &s, what, ctx, e)) <
+        0)
         return rc;
     if ((rc = hsdag_jsonin_int(ed, "destId", HSDAG_JI_REQUIRED, INT32_MIN, INT32_MAX, &d, what, ctx, e)) < 0)
         return rc;
     snprintf(ctx, sizeof ctx, "edges[%zu] (%lld -> %lld)", k, (long long)s, (long long)d);
-    if ((rc = hsdag_jsonin_number(ed, "cost", HSDAG_JI_REQUIRED, 0, TW_MAX_MS, &cost, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(ed, "cost", HSDAG_JI_REQUIRED, 0, TW_MAX_MS, &cost, what, ctx, e)) < 0)
+        return rc;
     if ((rc = hsdag_jsonin_number(ed, "size", 0, 0, TW_MAX_BYTES, &bytes, what, ctx, e)) < 0) return rc;
     if (rc == 1) bytes = cost * TW_LINK_BYTES_PER_MS;
     int32_t u = hsdag_jsonin_keys_find(ids, n, s), v = hsdag_jsonin_keys_find(ids, n, d);
-    if (u < 0) return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: sourceId %lld is not a node id", what, ctx, (long long)s);
-    if (v < 0) return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: destId %lld is not a node id", what, ctx, (long long)d);
+    if (u < 0)
+        return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: sourceId %lld is not a node id", what, ctx,
+                             (long long)s);
+    if (v < 0)
+        return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: destId %lld is not a node id", what, ctx,
+                             (long long)d);
     if (u == v) return hsdag_err_set(e, HSDAG_ECYCLE, "%s: %s: edge from a node to itself", what, ctx);
     pairs[k].key = ((int64_t)u << 32) | (int64_t)v;
     pairs[k].idx = (int32_t)k;
@@ -123,8 +136,8 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
     if ((rc = hsdag_jsonin_array(root, "nodes", HSDAG_JI_REQUIRED, &nodes, &n, what, "", e)) < 0) goto done;
     if ((rc = hsdag_jsonin_array(root, "edges", HSDAG_JI_REQUIRED, &edges, &m, what, "", e)) < 0) goto done;
     if (n > HSDAG_MAX_NODES || m > HSDAG_MAX_EDGES) {
-        rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu nodes / %zu edges exceed the limits (%d / %d)", what, n, m,
-                           HSDAG_MAX_NODES, HSDAG_MAX_EDGES);
+        rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu nodes / %zu edges exceed the limits (%d / %d)", what, n,
+                           m, HSDAG_MAX_NODES, HSDAG_MAX_EDGES);
         goto done;
     }
     meta.file_nodes = (int64_t)n;
@@ -143,12 +156,13 @@ int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_gr
         int64_t id = -1;
         for (size_t i = 0; i < n; i++)
             if (ids[i].idx == dup) id = ids[i].key;
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: nodes[%d] (id %lld): duplicate id (also nodes[%d])", what, dup,
-                           (long long)id, earlier);
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: nodes[%d] (id %lld): duplicate id (also nodes[%d])", what,
+                           dup, (long long)id, earlier);
         goto done;
     }
     for (size_t k = 0; k < m; k++)
-        if ((rc = tw_read_edge(json_object_array_get_idx(edges, k), k, what, b, ids, n, pairs, e)) < 0) goto done;
+        if ((rc = tw_read_edge(json_object_array_get_idx(edges, k), k, what, b, ids, n, pairs, e)) < 0)
+            goto done;
     if ((rc = hsdag_jsonin_edges_unique(pairs, m, edges, "sourceId", "destId", what, e)) < 0) goto done;
     hsdag_gb_set_meta(b, &meta);
     if ((rc = hsdag_gb_finish(b, out, e)) < 0) hsdag_err_prefix(e, what);

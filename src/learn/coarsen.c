@@ -55,8 +55,10 @@ int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, 
     int32_t ng = 0;
     for (int32_t v = 0; v < n; v++) {
         int32_t indeg = g->in_off[v + 1] - g->in_off[v];
-        if (!disable && indeg == 1) c->group_of[v] = c->group_of[g->in_src[g->in_off[v]]];
-        else c->group_of[v] = ng++;
+        if (!disable && indeg == 1)
+            c->group_of[v] = c->group_of[g->in_src[g->in_off[v]]];
+        else
+            c->group_of[v] = ng++;
     }
     c->n_groups = ng;
     /* group -> ops CSR by counting sort (members stay in node order, root first) */
@@ -86,8 +88,10 @@ int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, 
     qsort(ge, (size_t)m, sizeof *ge, gedge_cmp);
     int32_t mu = 0;
     for (int32_t k = 0; k < m; k++) {
-        if (mu > 0 && ge[mu - 1].a == ge[k].a && ge[mu - 1].b == ge[k].b) ge[mu - 1].bytes += ge[k].bytes;
-        else ge[mu++] = ge[k];
+        if (mu > 0 && ge[mu - 1].a == ge[k].a && ge[mu - 1].b == ge[k].b)
+            ge[mu - 1].bytes += ge[k].bytes;
+        else
+            ge[mu++] = ge[k];
     }
     c->n_edges = mu;
     size_t me = (size_t)(mu ? mu : 1);

@@ -14,18 +14,71 @@ static const struct {
     const char *name;
     int32_t slot;
 } op_vocab[] = {
-    {"conv", 0}, {"convolution", 0}, {"conv2d", 0}, {"groupconvolution", 1}, {"convtranspose", 1},
-    {"matmul", 2}, {"gemm", 2}, {"linear", 2}, {"fullyconnected", 2}, {"einsum", 2},
-    {"add", 3}, {"sum", 3}, {"mul", 4}, {"multiply", 4}, {"sub", 5}, {"subtract", 5}, {"div", 6},
-    {"divide", 6}, {"relu", 7}, {"sigmoid", 8}, {"tanh", 8}, {"gelu", 9}, {"erf", 9}, {"softmax", 10},
-    {"logsoftmax", 10}, {"maxpool", 11}, {"averagepool", 12}, {"avgpool", 12}, {"globalaveragepool", 12},
-    {"reducemean", 13}, {"reducesum", 13}, {"batchnormalization", 14}, {"batchnorminference", 14},
-    {"layernormalization", 15}, {"mvn", 15}, {"concat", 16}, {"reshape", 17}, {"flatten", 17},
-    {"squeeze", 17}, {"unsqueeze", 17}, {"transpose", 18}, {"gather", 19}, {"slice", 20},
-    {"stridedslice", 20}, {"split", 20}, {"variadicsplit", 20}, {"constant", 21}, {"parameter", 22},
-    {"input", 22}, {"result", 23}, {"output", 23}, {"identity", 24}, {"shape", 25}, {"shapeof", 25},
-    {"pow", 26}, {"power", 26}, {"sqrt", 26}, {"clip", 27}, {"clamp", 27}, {"pad", 28}, {"cast", 29},
-    {"convert", 29}, {"where", 30}, {"select", 30}, {"dropout", 24},
+    {"conv", 0},
+    {"convolution", 0},
+    {"conv2d", 0},
+    {"groupconvolution", 1},
+    {"convtranspose", 1},
+    {"matmul", 2},
+    {"gemm", 2},
+    {"linear", 2},
+    {"fullyconnected", 2},
+    {"einsum", 2},
+    {"add", 3},
+    {"sum", 3},
+    {"mul", 4},
+    {"multiply", 4},
+    {"sub", 5},
+    {"subtract", 5},
+    {"div", 6},
+    {"divide", 6},
+    {"relu", 7},
+    {"sigmoid", 8},
+    {"tanh", 8},
+    {"gelu", 9},
+    {"erf", 9},
+    {"softmax", 10},
+    {"logsoftmax", 10},
+    {"maxpool", 11},
+    {"averagepool", 12},
+    {"avgpool", 12},
+    {"globalaveragepool", 12},
+    {"reducemean", 13},
+    {"reducesum", 13},
+    {"batchnormalization", 14},
+    {"batchnorminference", 14},
+    {"layernormalization", 15},
+    {"mvn", 15},
+    {"concat", 16},
+    {"reshape", 17},
+    {"flatten", 17},
+    {"squeeze", 17},
+    {"unsqueeze", 17},
+    {"transpose", 18},
+    {"gather", 19},
+    {"slice", 20},
+    {"stridedslice", 20},
+    {"split", 20},
+    {"variadicsplit", 20},
+    {"constant", 21},
+    {"parameter", 22},
+    {"input", 22},
+    {"result", 23},
+    {"output", 23},
+    {"identity", 24},
+    {"shape", 25},
+    {"shapeof", 25},
+    {"pow", 26},
+    {"power", 26},
+    {"sqrt", 26},
+    {"clip", 27},
+    {"clamp", 27},
+    {"pad", 28},
+    {"cast", 29},
+    {"convert", 29},
+    {"where", 30},
+    {"select", 30},
+    {"dropout", 24},
 };
 #define OP_SLOTS 31 /* + 1 "other" */
 #define OPTYPE_WIDTH (HSDAG_OP_CLASS_COUNT_ + OP_SLOTS + 1)
@@ -53,10 +106,14 @@ const char *hsdag_feat_kind_name(hsdag_feat_kind k)
 int32_t hsdag_features_kind_width(hsdag_feat_kind k)
 {
     switch (k) {
-    case HSDAG_FEAT_OPTYPE: return OPTYPE_WIDTH;
-    case HSDAG_FEAT_SHAPE: return SHAPE_WIDTH;
-    case HSDAG_FEAT_DEGREE: return 2;
-    default: return 1;
+    case HSDAG_FEAT_OPTYPE:
+        return OPTYPE_WIDTH;
+    case HSDAG_FEAT_SHAPE:
+        return SHAPE_WIDTH;
+    case HSDAG_FEAT_DEGREE:
+        return 2;
+    default:
+        return 1;
     }
 }
 
@@ -220,10 +277,12 @@ int hsdag_features_compute(hsdag_features *f, const hsdag_graph *g, const hsdag_
                 }
             }
         }
-        if (f->kind_dim[HSDAG_FEAT_ID]) row[f->kind_off[HSDAG_FEAT_ID]] = n > 1 ? (float)k / (float)(n - 1) : 0.0f;
+        if (f->kind_dim[HSDAG_FEAT_ID])
+            row[f->kind_off[HSDAG_FEAT_ID]] = n > 1 ? (float)k / (float)(n - 1) : 0.0f;
         if (f->kind_dim[HSDAG_FEAT_DEGREE]) {
             row[f->kind_off[HSDAG_FEAT_DEGREE]] = (float)log1p((double)(c->in_off[k + 1] - c->in_off[k]));
-            row[f->kind_off[HSDAG_FEAT_DEGREE] + 1] = (float)log1p((double)(c->out_off[k + 1] - c->out_off[k]));
+            row[f->kind_off[HSDAG_FEAT_DEGREE] + 1] =
+                (float)log1p((double)(c->out_off[k + 1] - c->out_off[k]));
         }
         if (want_nfd) row[f->kind_off[HSDAG_FEAT_NFD]] = (float)nfd[k];
         if (want_clo) row[f->kind_off[HSDAG_FEAT_CLOSENESS]] = (float)clo[k];

@@ -16,8 +16,8 @@ int hsdag_learn_sim_eval(void *ctx, const int32_t *device, double *latency_s, in
     return 0;
 }
 
-int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals, double *polished_s,
-                       hsdag_err *e)
+int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals,
+                       double *polished_s, hsdag_err *e)
 {
     const int32_t *best;
     double lat;
@@ -41,8 +41,8 @@ int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, in
     return rc;
 }
 
-int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
-                      hsdag_err *e)
+int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                      hsdag_place_report *r, hsdag_err *e)
 {
     hsdag_learn_config cfg = hsdag_learn_config_default();
     cfg.seed = o->seed;
@@ -58,7 +58,8 @@ int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
         hsdag_learn_best(L, &best, &lat, &ep);
         r->evals = hsdag_learn_evals(L);
         if (!best) {
-            /* Like the other placers, always return a placement: with nothing feasible sampled (tight memory),
+            /* Like the other placers, always return a placement: with nothing feasible sampled (tight
+             * memory),
              * fall back to HEFT, which skips full devices, and say so. */
             hsdag_place_opts ho = *o;
             hsdag_place_result hr;
@@ -68,8 +69,8 @@ int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
                          (long long)r->evals);
         } else {
             memcpy(device, best, sizeof(int32_t) * (size_t)p->n);
-            snprintf(r->note, sizeof r->note, "%d episodes x %d steps, %d groups, best at episode %d", (int)cfg.episodes,
-                     (int)cfg.steps, (int)hsdag_learn_groups(L), (int)ep);
+            snprintf(r->note, sizeof r->note, "%d episodes x %d steps, %d groups, best at episode %d",
+                     (int)cfg.episodes, (int)cfg.steps, (int)hsdag_learn_groups(L), (int)ep);
             rc = 0;
         }
     }

@@ -54,16 +54,16 @@ struct lmodel {
     pool pool;
     hsdag_nn_params *P;
     hsdag_coarse *c;
-    int32_t N, H, K, EMB, d0;       /* groups, hidden, devices, per-kind embedding, concatenated width */
-    int32_t nk;                     /* feature kinds on */
-    int32_t kdim[HSDAG_FEAT_KINDS_];/* width of each kind that is on (compacted) */
-    float *kfeat[HSDAG_FEAT_KINDS_];/* (N, kdim) contiguous copies of each kind's columns */
+    int32_t N, H, K, EMB, d0;        /* groups, hidden, devices, per-kind embedding, concatenated width */
+    int32_t nk;                      /* feature kinds on */
+    int32_t kdim[HSDAG_FEAT_KINDS_]; /* width of each kind that is on (compacted) */
+    float *kfeat[HSDAG_FEAT_KINDS_]; /* (N, kdim) contiguous copies of each kind's columns */
     hsdag_nn_linear emb[HSDAG_FEAT_KINDS_];
     hsdag_nn_linear in1, in2, sc1, sc2, pre, post, pl1, pl2;
     hsdag_nn_layernorm ln_in1, ln_in2, ln_g1, ln_g2, ln_sc, ln_pre, ln_post;
     hsdag_nn_gnn *g1, *g2, *gp;
-    hsdag_nn_adj *adj0;             /* symmetrised group graph with self loops */
-    int32_t m0;                     /* group edges */
+    hsdag_nn_adj *adj0; /* symmetrised group graph with self loops */
+    int32_t m0;         /* group edges */
     float dropout;
     int32_t levels, min_clusters;
     /* The encoder's dropout-free prefix (embeddings, in1, LN, ReLU) depends on the parameters only: while
@@ -78,29 +78,29 @@ typedef struct lvl {
     const int32_t *u, *v;
     hsdag_nn_adj *adj;
     int own_adj;
-    const float *xpool, *xpre;       /* (n, H) */
-    float *gcache, *hp;              /* pool GCN cache; hp = relu(GCN(xpool)) (n, H) */
+    const float *xpool, *xpre; /* (n, H) */
+    float *gcache, *hp;        /* pool GCN cache; hp = relu(GCN(xpool)) (n, H) */
     float *zu, *zv, *z, *a1, *m1, *r1, *mean1, *rstd1, *logit, *s; /* edge MLP (m, .) */
     hsdag_gpn_parse_result pr;
-    float *lpre, *sum1, *q, *meanq, *rstdq;  /* pre: (n, H) */
+    float *lpre, *sum1, *q, *meanq, *rstdq;               /* pre: (n, H) */
     float *Q, *lpost, *sum2, *P, *meanP, *rstdP, *f, *hc; /* post: (nc, H); f (nc) */
-    int has_f_grad;                  /* clusters with intra edges exist */
+    int has_f_grad;                                       /* clusters with intra edges exist */
 } lvl;
 
 typedef struct stepc {
     pool *ar;
     int train;
-    float *X0;                          /* (N, d0) */
-    float *e_out[HSDAG_FEAT_KINDS_];    /* (N, EMB) */
+    float *X0;                       /* (N, d0) */
+    float *e_out[HSDAG_FEAT_KINDS_]; /* (N, EMB) */
     float *a1, *n1, *mean1, *rstd1, *mask1, *o1;
     float *a2, *n2, *mean2, *rstd2, *mask2, *o2;
-    float *S;                           /* (N, H) = o2 + D */
+    float *S; /* (N, H) = o2 + D */
     float *c1, *t1, *mk1, *u1, *s1, *mg1, *rg1, *h1;
     float *c2, *t2, *mk2, *u2, *s2, *mg2, *rg2, *h2;
     lvl lv[16];
     int32_t nl;
-    int32_t *cluster;                   /* (N) final */
-    float *pa, *pr, *logits, *logp;     /* placer */
+    int32_t *cluster;               /* (N) final */
+    float *pa, *pr, *logits, *logp; /* placer */
 } stepc;
 
 #define WV(id) hsdag_nn_params_value(M->P, (id))
@@ -108,8 +108,14 @@ typedef struct stepc {
 
 /* fz: zeroed (gradients, which backward kernels accumulate into); fa: uninitialised (forward outputs,
  * which forward kernels overwrite). */
-static float *fz(stepc *c, size_t n) { return pool_alloc(c->ar, sizeof(float) * (n ? n : 1), 1); }
-static float *fa(stepc *c, size_t n) { return pool_alloc(c->ar, sizeof(float) * (n ? n : 1), 0); }
+static float *fz(stepc *c, size_t n)
+{
+    return pool_alloc(c->ar, sizeof(float) * (n ? n : 1), 1);
+}
+static float *fa(stepc *c, size_t n)
+{
+    return pool_alloc(c->ar, sizeof(float) * (n ? n : 1), 0);
+}
 
 /* ---- create ---- */
 
@@ -132,15 +138,24 @@ void lmodel_free(lmodel *M)
     hsdag_free(M);
 }
 
-hsdag_nn_params *lmodel_params(lmodel *M) { return M->P; }
+hsdag_nn_params *lmodel_params(lmodel *M)
+{
+    return M->P;
+}
 
 void lmodel_params_frozen(lmodel *M, int frozen)
 {
     M->frozen = frozen;
     M->enc_ready = 0;
 }
-const hsdag_coarse *lmodel_coarse(const lmodel *M) { return M->c; }
-int32_t lmodel_hidden(const lmodel *M) { return M->H; }
+const hsdag_coarse *lmodel_coarse(const lmodel *M)
+{
+    return M->c;
+}
+int32_t lmodel_hidden(const lmodel *M)
+{
+    return M->H;
+}
 
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
                   hsdag_rng *init_rng, hsdag_err *e)
@@ -169,7 +184,8 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         M->kfeat[j] = hsdag_malloc(sizeof(float) * (size_t)(M->N ? M->N : 1) * (size_t)w);
         if (!M->kfeat[j]) goto oom;
         for (int32_t r = 0; r < M->N; r++)
-            memcpy(M->kfeat[j] + (size_t)r * w, f.x + (size_t)r * f.dim + f.kind_off[k], sizeof(float) * (size_t)w);
+            memcpy(M->kfeat[j] + (size_t)r * w, f.x + (size_t)r * f.dim + f.kind_off[k],
+                   sizeof(float) * (size_t)w);
         snprintf(name, sizeof name, "emb_%s", hsdag_feat_kind_name((hsdag_feat_kind)k));
         if ((rc = hsdag_nn_linear_add(M->P, &M->emb[j], name, w, M->EMB, 1, e)) < 0) goto fail;
         M->nk++;
@@ -211,8 +227,8 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         if (!M->X0c || !M->a1c || !M->n1c || !M->mean1c || !M->rstd1c) goto oom;
     }
     M->m0 = M->c->n_edges;
-    if (M->N > 0 &&
-        (rc = hsdag_nn_adj_create_csr(&M->adj0, M->N, M->c->out_off, M->c->out_dst, HSDAG_NN_ADJ_SYMMETRIC, e)) < 0)
+    if (M->N > 0 && (rc = hsdag_nn_adj_create_csr(&M->adj0, M->N, M->c->out_off, M->c->out_dst,
+                                                  HSDAG_NN_ADJ_SYMMETRIC, e)) < 0)
         goto fail;
     hsdag_features_free(&f);
     *out = M;
@@ -228,23 +244,24 @@ fail:
 /* ---- dense blocks: y = dropout(relu(LN(x W^T + b))) ---- */
 
 /* the block up to its dropout: nrm = relu(LN(x W^T + b)) */
-static void mlp_pre_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *a, float *nrm,
-                        float *mean, float *rstd, const float *x, int32_t n)
+static void mlp_pre_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *a,
+                        float *nrm, float *mean, float *rstd, const float *x, int32_t n)
 {
     hsdag_nn_linear_forward(a, x, WV(l->w), WV(l->b), n, l->in, l->out);
     hsdag_nn_layernorm_forward(nrm, mean, rstd, a, WV(ln->g), WV(ln->b), n, l->out, LN_EPS);
     hsdag_nn_relu_forward(nrm, nrm, (size_t)n * l->out);
 }
 
-static void mlp_block_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *a, float *nrm,
-                          float *mean, float *rstd, float *mask, float *y, const float *x, int32_t n, int train,
-                          hsdag_rng *rng)
+static void mlp_block_fwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *a,
+                          float *nrm, float *mean, float *rstd, float *mask, float *y, const float *x,
+                          int32_t n, int train, hsdag_rng *rng)
 {
     mlp_pre_fwd(M, l, ln, a, nrm, mean, rstd, x, n);
     hsdag_nn_dropout_forward(y, mask, nrm, M->dropout, train, rng, (size_t)n * l->out);
 }
 
-/* dx = (y > 0) ? dy * mask : 0 (mask NULL: 1), overwriting dx: the backward of y = relu(.) followed by dropout with mask
+/* dx = (y > 0) ? dy * mask : 0 (mask NULL: 1), overwriting dx: the backward of y = relu(.) followed by
+ * dropout with mask
  * (or dropout followed by relu of the same sign), in one pass and without zeroing buffers first. Gives the
  * values of dropout_backward then relu_backward into zeroed buffers (up to the sign of zeros). */
 typedef float v4f_ __attribute__((vector_size(16)));
@@ -279,8 +296,9 @@ static void drop_relu_bwd(float *restrict dx, const float *restrict dy, const fl
 }
 
 static void mlp_block_bwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_layernorm *ln, float *dx,
-                          const float *dy, const float *a, const float *nrm, const float *mean, const float *rstd,
-                          const float *mask, const float *x, int32_t n, float *tmp1, float *tmp2)
+                          const float *dy, const float *a, const float *nrm, const float *mean,
+                          const float *rstd, const float *mask, const float *x, int32_t n, float *tmp1,
+                          float *tmp2)
 {
     size_t len = (size_t)n * l->out;
     drop_relu_bwd(tmp2, dy, mask, nrm, len);
@@ -291,8 +309,8 @@ static void mlp_block_bwd(lmodel *M, const hsdag_nn_linear *l, const hsdag_nn_la
 
 /* GCN layer with residual LayerNorm: t = gnn(x); t = relu(t); u = dropout(t); s = x + u; h = LN(s). */
 static int gcn_res_fwd(lmodel *M, stepc *c, hsdag_nn_gnn *gn, const hsdag_nn_layernorm *ln, float **cache,
-                       float **t, float **mk, float **u, float **s, float **mg, float **rg, float **h, const float *x,
-                       hsdag_rng *rng, hsdag_err *e)
+                       float **t, float **mk, float **u, float **s, float **mg, float **rg, float **h,
+                       const float *x, hsdag_rng *rng, hsdag_err *e)
 {
     int32_t N = M->N, H = M->H;
     size_t len = (size_t)N * H;
@@ -334,11 +352,12 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
     L->hp = fa(c, nh);
     L->zu = fa(c, mh), L->zv = fa(c, mh), L->z = fa(c, mh), L->a1 = fa(c, mh), L->m1 = fa(c, mh);
     L->r1 = fa(c, mh);
-    L->mean1 = fa(c, (size_t)m), L->rstd1 = fa(c, (size_t)m), L->logit = fa(c, (size_t)m), L->s = fa(c, (size_t)m);
+    L->mean1 = fa(c, (size_t)m), L->rstd1 = fa(c, (size_t)m), L->logit = fa(c, (size_t)m),
+    L->s = fa(c, (size_t)m);
     L->lpre = fa(c, nh), L->sum1 = fa(c, nh), L->q = fa(c, nh), L->meanq = fa(c, (size_t)n);
     L->rstdq = fa(c, (size_t)n);
-    if (!L->gcache || !L->hp || !L->zu || !L->zv || !L->z || !L->a1 || !L->m1 || !L->r1 || !L->mean1 || !L->rstd1 ||
-        !L->logit || !L->s || !L->lpre || !L->sum1 || !L->q || !L->meanq || !L->rstdq)
+    if (!L->gcache || !L->hp || !L->zu || !L->zv || !L->z || !L->a1 || !L->m1 || !L->r1 || !L->mean1 ||
+        !L->rstd1 || !L->logit || !L->s || !L->lpre || !L->sum1 || !L->q || !L->meanq || !L->rstdq)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
     int rc = hsdag_nn_gnn_forward(M->gp, M->P, L->hp, L->gcache, L->xpool, L->adj, e);
     if (rc < 0) return rc;
@@ -349,7 +368,8 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
         hsdag_nn_gather_forward(L->zv, L->hp, L->v, m, H);
         hsdag_nn_mul_forward(L->z, L->zu, L->zv, mh);
         hsdag_nn_linear_forward(L->a1, L->z, WV(M->sc1.w), WV(M->sc1.b), m, H, H);
-        hsdag_nn_layernorm_forward(L->m1, L->mean1, L->rstd1, L->a1, WV(M->ln_sc.g), WV(M->ln_sc.b), m, H, LN_EPS);
+        hsdag_nn_layernorm_forward(L->m1, L->mean1, L->rstd1, L->a1, WV(M->ln_sc.g), WV(M->ln_sc.b), m, H,
+                                   LN_EPS);
         hsdag_nn_relu_forward(L->r1, L->m1, mh);
         hsdag_nn_linear_forward(L->logit, L->r1, WV(M->sc2.w), WV(M->sc2.b), m, H, 1);
         hsdag_nn_sigmoid_forward(L->s, L->logit, (size_t)m);
@@ -361,9 +381,11 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
     hsdag_nn_linear_forward(L->lpre, L->xpre, WV(M->pre.w), WV(M->pre.b), n, H, H);
     hsdag_nn_relu_forward(L->lpre, L->lpre, nh);
     hsdag_nn_add_forward(L->sum1, L->xpre, L->lpre, nh);
-    hsdag_nn_layernorm_forward(L->q, L->meanq, L->rstdq, L->sum1, WV(M->ln_pre.g), WV(M->ln_pre.b), n, H, LN_EPS);
+    hsdag_nn_layernorm_forward(L->q, L->meanq, L->rstdq, L->sum1, WV(M->ln_pre.g), WV(M->ln_pre.b), n, H,
+                               LN_EPS);
     size_t ch = (size_t)nc * H;
-    L->Q = fa(c, ch), L->lpost = fa(c, ch), L->sum2 = fa(c, ch), L->P = fa(c, ch), L->meanP = fa(c, (size_t)nc);
+    L->Q = fa(c, ch), L->lpost = fa(c, ch), L->sum2 = fa(c, ch), L->P = fa(c, ch),
+    L->meanP = fa(c, (size_t)nc);
     L->rstdP = fa(c, (size_t)nc), L->f = fa(c, (size_t)nc), L->hc = fa(c, ch);
     if (!L->Q || !L->lpost || !L->sum2 || !L->P || !L->meanP || !L->rstdP || !L->f || !L->hc)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
@@ -371,7 +393,8 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
     hsdag_nn_linear_forward(L->lpost, L->Q, WV(M->post.w), WV(M->post.b), nc, H, H);
     hsdag_nn_relu_forward(L->lpost, L->lpost, ch);
     hsdag_nn_add_forward(L->sum2, L->Q, L->lpost, ch);
-    hsdag_nn_layernorm_forward(L->P, L->meanP, L->rstdP, L->sum2, WV(M->ln_post.g), WV(M->ln_post.b), nc, H, LN_EPS);
+    hsdag_nn_layernorm_forward(L->P, L->meanP, L->rstdP, L->sum2, WV(M->ln_post.g), WV(M->ln_post.b), nc, H,
+                               LN_EPS);
     /* factor = mean intra score x intra count = sum of intra scores; 1 for clusters without intra edges */
     for (int32_t k = 0; k < nc; k++) L->f[k] = L->pr.intra_count[k] ? 0.0f : 1.0f;
     for (int32_t k = 0; k < m; k++)
@@ -387,10 +410,13 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
     size_t nh = (size_t)n * H, mh = (size_t)m * H, ch = (size_t)nc * H;
     size_t big = nh > mh ? nh : mh;
     if (ch > big) big = ch;
-    /* t1..t3 are zeroed (or overwritten) right before each use, t1 and t2 only as far as the first one reads */
-    float *t1 = fa(c, big), *t2 = fa(c, big), *t3 = fa(c, big), *df = fz(c, (size_t)nc), *ds = fz(c, (size_t)m);
+    /* t1..t3 are zeroed (or overwritten) right before each use, t1 and t2 only as far as the first one
+     * reads */
+    float *t1 = fa(c, big), *t2 = fa(c, big), *t3 = fa(c, big), *df = fz(c, (size_t)nc),
+          *ds = fz(c, (size_t)m);
     float *dhp = fz(c, nh), *dq = fz(c, nh), *dQ = fz(c, ch);
-    if (!t1 || !t2 || !t3 || !df || !ds || !dhp || !dq || !dQ) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    if (!t1 || !t2 || !t3 || !df || !ds || !dhp || !dq || !dQ)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
     memset(t1, 0, sizeof(float) * ch);
     memset(t2, 0, sizeof(float) * ch);
     /* hc = P * f */
@@ -486,17 +512,21 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     c->mask1 = fa(c, nh);
     c->o1 = fa(c, nh), c->a2 = fa(c, nh), c->n2 = fa(c, nh), c->mean2 = fa(c, N), c->rstd2 = fa(c, N);
     c->mask2 = fa(c, nh), c->o2 = fa(c, nh), c->S = fa(c, nh);
-    if (!c->mask1 || !c->o1 || !c->a2 || !c->n2 || !c->mean2 || !c->rstd2 || !c->mask2 || !c->o2 || !c->S) goto oom;
+    if (!c->mask1 || !c->o1 || !c->a2 || !c->n2 || !c->mean2 || !c->rstd2 || !c->mask2 || !c->o2 || !c->S)
+        goto oom;
     hsdag_nn_dropout_forward(c->o1, c->mask1, c->n1, M->dropout, train, rng, nh);
-    mlp_block_fwd(M, &M->in2, &M->ln_in2, c->a2, c->n2, c->mean2, c->rstd2, c->mask2, c->o2, c->o1, N, train, rng);
+    mlp_block_fwd(M, &M->in2, &M->ln_in2, c->a2, c->n2, c->mean2, c->rstd2, c->mask2, c->o2, c->o1, N, train,
+                  rng);
     /* state: x_v + accumulated cluster features (constants) */
-    if (D) hsdag_nn_add_forward(c->S, c->o2, D, nh);
-    else memcpy(c->S, c->o2, sizeof(float) * nh);
-    if ((rc = gcn_res_fwd(M, c, M->g1, &M->ln_g1, &c->c1, &c->t1, &c->mk1, &c->u1, &c->s1, &c->mg1, &c->rg1, &c->h1,
-                          c->S, rng, e)) < 0)
+    if (D)
+        hsdag_nn_add_forward(c->S, c->o2, D, nh);
+    else
+        memcpy(c->S, c->o2, sizeof(float) * nh);
+    if ((rc = gcn_res_fwd(M, c, M->g1, &M->ln_g1, &c->c1, &c->t1, &c->mk1, &c->u1, &c->s1, &c->mg1, &c->rg1,
+                          &c->h1, c->S, rng, e)) < 0)
         return rc;
-    if ((rc = gcn_res_fwd(M, c, M->g2, &M->ln_g2, &c->c2, &c->t2, &c->mk2, &c->u2, &c->s2, &c->mg2, &c->rg2, &c->h2,
-                          c->h1, rng, e)) < 0)
+    if ((rc = gcn_res_fwd(M, c, M->g2, &M->ln_g2, &c->c2, &c->t2, &c->mk2, &c->u2, &c->s2, &c->mg2, &c->rg2,
+                          &c->h2, c->h1, rng, e)) < 0)
         return rc;
     /* GPN levels */
     c->cluster = pool_alloc(c->ar, sizeof(int32_t) * (size_t)(N ? N : 1), 0);
@@ -520,7 +550,8 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
             L->m = P->pr.m_pooled;
             L->u = P->pr.pu;
             L->v = P->pr.pv;
-            if ((rc = hsdag_nn_adj_create(&L->adj, L->n, L->m, L->u, L->v, HSDAG_NN_ADJ_SYMMETRIC, e)) < 0) return rc;
+            if ((rc = hsdag_nn_adj_create(&L->adj, L->n, L->m, L->u, L->v, HSDAG_NN_ADJ_SYMMETRIC, e)) < 0)
+                return rc;
             L->own_adj = 1;
             L->xpool = L->xpre = hin;
         }
@@ -588,21 +619,23 @@ int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
         }
     }
     /* GCN layers */
-    if ((rc = gcn_res_bwd(M, M->g2, &M->ln_g2, dh1, dh2, c->c2, c->t2, c->mk2, c->s2, c->mg2, c->rg2, c->h1, tmp1,
-                          tmp2, e)) < 0)
+    if ((rc = gcn_res_bwd(M, M->g2, &M->ln_g2, dh1, dh2, c->c2, c->t2, c->mk2, c->s2, c->mg2, c->rg2, c->h1,
+                          tmp1, tmp2, e)) < 0)
         return rc;
-    if ((rc = gcn_res_bwd(M, M->g1, &M->ln_g1, dS, dh1, c->c1, c->t1, c->mk1, c->s1, c->mg1, c->rg1, c->S, tmp1,
-                          tmp2, e)) < 0)
+    if ((rc = gcn_res_bwd(M, M->g1, &M->ln_g1, dS, dh1, c->c1, c->t1, c->mk1, c->s1, c->mg1, c->rg1, c->S,
+                          tmp1, tmp2, e)) < 0)
         return rc;
     /* input MLP (D is a constant) */
     float *do1 = fz(c, nh), *dX0 = fz(c, (size_t)N * M->d0), *de = fa(c, (size_t)N * M->EMB);
     if (!do1 || !dX0 || !de) goto oom;
-    mlp_block_bwd(M, &M->in2, &M->ln_in2, do1, dS, c->a2, c->n2, c->mean2, c->rstd2, c->mask2, c->o1, N, tmp1, tmp2);
-    mlp_block_bwd(M, &M->in1, &M->ln_in1, dX0, do1, c->a1, c->n1, c->mean1, c->rstd1, c->mask1, c->X0, N, tmp1,
+    mlp_block_bwd(M, &M->in2, &M->ln_in2, do1, dS, c->a2, c->n2, c->mean2, c->rstd2, c->mask2, c->o1, N, tmp1,
                   tmp2);
+    mlp_block_bwd(M, &M->in1, &M->ln_in1, dX0, do1, c->a1, c->n1, c->mean1, c->rstd1, c->mask1, c->X0, N,
+                  tmp1, tmp2);
     for (int32_t j = 0; j < M->nk; j++) {
         for (int32_t r = 0; r < N; r++)
-            memcpy(de + (size_t)r * M->EMB, dX0 + (size_t)r * M->d0 + (size_t)j * M->EMB, sizeof(float) * (size_t)M->EMB);
+            memcpy(de + (size_t)r * M->EMB, dX0 + (size_t)r * M->d0 + (size_t)j * M->EMB,
+                   sizeof(float) * (size_t)M->EMB);
         hsdag_nn_linear_backward(NULL, GV(M->emb[j].w), GV(M->emb[j].b), de, M->kfeat[j], WV(M->emb[j].w), N,
                                  M->kdim[j], M->EMB);
     }

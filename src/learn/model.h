@@ -11,11 +11,11 @@ typedef struct lmodel lmodel;
 
 /* One step's forward state (caches for backward), valid until lmodel_step_end. */
 typedef struct lstep {
-    int32_t n_clusters;        /* clusters of the last applied level */
-    int32_t levels;            /* levels applied */
-    const int32_t *cluster;    /* [n_groups] group -> final cluster */
-    const float *logp;         /* [n_clusters * K] log-probabilities */
-    const float *hc;           /* [n_clusters * H] final cluster features (the state update) */
+    int32_t n_clusters;     /* clusters of the last applied level */
+    int32_t levels;         /* levels applied */
+    const int32_t *cluster; /* [n_groups] group -> final cluster */
+    const float *logp;      /* [n_clusters * K] log-probabilities */
+    const float *hc;        /* [n_clusters * H] final cluster features (the state update) */
     void *priv;
 } lstep;
 

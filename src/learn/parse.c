@@ -18,7 +18,10 @@ void hsdag_gpn_parse_free(hsdag_gpn_parse_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static float score_key(float s) { return isnan(s) ? -INFINITY : s; }
+static float score_key(float s)
+{
+    return isnan(s) ? -INFINITY : s;
+}
 
 typedef struct {
     float s;
@@ -52,11 +55,13 @@ int hsdag_gpn_parse(hsdag_gpn_parse_result *r, int32_t n, int32_t m, const int32
                     const float *s, hsdag_err *e)
 {
     memset(r, 0, sizeof *r);
-    if (n <= 0 || m < 0) return hsdag_err_set(e, HSDAG_EINVAL, "gpn parse: %d nodes, %d edges", (int)n, (int)m);
+    if (n <= 0 || m < 0)
+        return hsdag_err_set(e, HSDAG_EINVAL, "gpn parse: %d nodes, %d edges", (int)n, (int)m);
     for (int32_t k = 0; k < m; k++)
         if (u[k] < 0 || u[k] >= n || v[k] < 0 || v[k] >= n || u[k] == v[k])
-            return hsdag_err_set(e, HSDAG_EINVAL, "gpn parse: edge %d (%d, %d) is out of range or a self-loop",
-                                 (int)k, (int)u[k], (int)v[k]);
+            return hsdag_err_set(e, HSDAG_EINVAL,
+                                 "gpn parse: edge %d (%d, %d) is out of range or a self-loop", (int)k,
+                                 (int)u[k], (int)v[k]);
     size_t ns = (size_t)n, ms = (size_t)(m ? m : 1);
     int32_t *best = hsdag_malloc(sizeof(int32_t) * ns), *par = hsdag_malloc(sizeof(int32_t) * ns);
     int32_t *id = hsdag_malloc(sizeof(int32_t) * ns);
@@ -98,8 +103,10 @@ int hsdag_gpn_parse(hsdag_gpn_parse_result *r, int32_t n, int32_t m, const int32
         if (id[root] < 0) id[root] = nc++;
     }
     for (int32_t x = 0; x < n; x++) {
-        if (best[x] >= 0) r->cluster[x] = id[uf_find(par, x)];
-        else r->cluster[x] = nc++;
+        if (best[x] >= 0)
+            r->cluster[x] = id[uf_find(par, x)];
+        else
+            r->cluster[x] = nc++;
     }
     r->n_clusters = nc;
     r->intra_count = hsdag_calloc((size_t)nc, sizeof(int32_t));

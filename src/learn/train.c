@@ -10,9 +10,23 @@
 hsdag_learn_config hsdag_learn_config_default(void)
 {
     return (hsdag_learn_config){
-        .episodes = 25, .steps = 20, .seed = 42, .lr = 1e-3f, .gamma = 0.95, .hidden = 128, .embed = 16,
-        .dropout = 0.2f, .gnn = HSDAG_NN_GNN_GCN, .features = HSDAG_FEAT_ALL, .no_coarsen = 0, .levels = 1,
-        .min_clusters = 0, .baseline = 0, .baseline_decay = 0.9, .entropy = 0.0, .infeasible_penalty = 10.0,
+        .episodes = 25,
+        .steps = 20,
+        .seed = 42,
+        .lr = 1e-3f,
+        .gamma = 0.95,
+        .hidden = 128,
+        .embed = 16,
+        .dropout = 0.2f,
+        .gnn = HSDAG_NN_GNN_GCN,
+        .features = HSDAG_FEAT_ALL,
+        .no_coarsen = 0,
+        .levels = 1,
+        .min_clusters = 0,
+        .baseline = 0,
+        .baseline_decay = 0.9,
+        .entropy = 0.0,
+        .infeasible_penalty = 10.0,
     };
 }
 
@@ -22,22 +36,22 @@ struct hsdag_learn {
     lmodel *M;
     int32_t n_nodes, n_groups, K, H;
     hsdag_rng rng;
-    int32_t episode;          /* episodes done */
+    int32_t episode; /* episodes done */
     int64_t evals;
     double baseline;
     int baseline_set;
-    int32_t *best;            /* [n_nodes] */
+    int32_t *best; /* [n_nodes] */
     double best_lat;
     int32_t best_episode;
     hsdag_learn_row *curve;
     size_t curve_cap;
     int32_t n_curve;
     /* scratch */
-    float *D;                 /* (n_groups, H) state delta */
-    float *g_logp, *g_ent;    /* gradient accumulators, param-block sized */
-    int32_t *gdev, *odev;     /* group devices, op devices */
-    float *dlogp;             /* (n_groups, K) */
-    float *ent;               /* (n_groups) */
+    float *D;              /* (n_groups, H) state delta */
+    float *g_logp, *g_ent; /* gradient accumulators, param-block sized */
+    int32_t *gdev, *odev;  /* group devices, op devices */
+    float *dlogp;          /* (n_groups, K) */
+    float *ent;            /* (n_groups) */
 };
 
 void hsdag_learn_free(hsdag_learn *L)
@@ -58,23 +72,29 @@ void hsdag_learn_free(hsdag_learn *L)
 
 static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
 {
-    if (c->episodes < 0 || c->episodes > 10000000) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: episodes %d out of range", (int)c->episodes);
-    if (c->steps < 1 || c->steps > 100000) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: steps %d out of range", (int)c->steps);
+    if (c->episodes < 0 || c->episodes > 10000000)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: episodes %d out of range", (int)c->episodes);
+    if (c->steps < 1 || c->steps > 100000)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: steps %d out of range", (int)c->steps);
     if (c->hidden < 1 || c->hidden > 4096 || c->embed < 1 || c->embed > 4096)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: hidden/embed width out of range");
-    if (!(c->dropout >= 0 && c->dropout < 1)) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: dropout must be in [0, 1)");
-    if (!(c->gamma >= 0 && c->gamma <= 1)) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: gamma must be in [0, 1]");
+    if (!(c->dropout >= 0 && c->dropout < 1))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: dropout must be in [0, 1)");
+    if (!(c->gamma >= 0 && c->gamma <= 1))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: gamma must be in [0, 1]");
     if (!(c->lr > 0) || !(c->infeasible_penalty >= 1) || !(c->entropy >= 0) ||
         !(c->baseline_decay >= 0 && c->baseline_decay < 1))
-        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: lr, entropy, baseline decay or infeasible penalty out of range");
-    if (c->levels < 1 || c->levels > 16) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: levels must be in 1..16");
+        return hsdag_err_set(e, HSDAG_EINVAL,
+                             "hsdag: lr, entropy, baseline decay or infeasible penalty out of range");
+    if (c->levels < 1 || c->levels > 16)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: levels must be in 1..16");
     if (c->min_clusters < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min-clusters must be >= 0");
     if (K < 1 || K > 64) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: %d devices (need 1..64)", (int)K);
     return 0;
 }
 
-int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                       hsdag_err *e)
+int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
+                       const hsdag_learn_config *cfg, hsdag_err *e)
 {
     *out = NULL;
     int rc = cfg_check(cfg, n_devices, e);
@@ -112,7 +132,10 @@ fail:
     return rc;
 }
 
-void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes) { L->cfg.episodes = episodes; }
+void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes)
+{
+    L->cfg.episodes = episodes;
+}
 
 void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode)
 {
@@ -133,10 +156,22 @@ const hsdag_learn_row *hsdag_learn_curve(const hsdag_learn *L, int32_t *n_rows)
     *n_rows = L->n_curve;
     return L->curve;
 }
-int64_t hsdag_learn_evals(const hsdag_learn *L) { return L->evals; }
-int32_t hsdag_learn_groups(const hsdag_learn *L) { return L->n_groups; }
-size_t hsdag_learn_param_count(const hsdag_learn *L) { return hsdag_nn_params_count(lmodel_params(L->M)); }
-hsdag_nn_params *hsdag_learn_params(hsdag_learn *L) { return lmodel_params(L->M); }
+int64_t hsdag_learn_evals(const hsdag_learn *L)
+{
+    return L->evals;
+}
+int32_t hsdag_learn_groups(const hsdag_learn *L)
+{
+    return L->n_groups;
+}
+size_t hsdag_learn_param_count(const hsdag_learn *L)
+{
+    return hsdag_nn_params_count(lmodel_params(L->M));
+}
+hsdag_nn_params *hsdag_learn_params(hsdag_learn *L)
+{
+    return lmodel_params(L->M);
+}
 
 /* ---- one episode ---- */
 
@@ -187,12 +222,14 @@ static int step_grads(hsdag_learn *L, lstep *st, const int32_t *act, float w_log
 
 static int curve_push(hsdag_learn *L, const hsdag_learn_row *row)
 {
-    if (hsdag_grow((void **)&L->curve, &L->curve_cap, (size_t)L->n_curve + 1, sizeof *row) < 0) return HSDAG_ENOMEM;
+    if (hsdag_grow((void **)&L->curve, &L->curve_cap, (size_t)L->n_curve + 1, sizeof *row) < 0)
+        return HSDAG_ENOMEM;
     L->curve[L->n_curve++] = *row;
     return 0;
 }
 
-static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row, hsdag_err *e)
+static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
+                       hsdag_err *e)
 {
     const hsdag_learn_config *cfg = &L->cfg;
     hsdag_nn_params *P = lmodel_params(L->M);
@@ -202,7 +239,8 @@ static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsda
     memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * H);
     /* without a baseline and an entropy term every step has weight 1: gradients accumulate in place */
     int direct = !cfg->baseline && !(cfg->entropy > 0);
-    if (direct) hsdag_nn_params_zero_grad(P);
+    if (direct)
+        hsdag_nn_params_zero_grad(P);
     else {
         memset(L->g_logp, 0, sizeof(float) * np);
         memset(L->g_ent, 0, sizeof(float) * np);
@@ -304,8 +342,8 @@ static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsda
     return 0;
 }
 
-int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx, hsdag_learn_progress_fn progress,
-                      void *progress_ctx, hsdag_err *e)
+int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
+                      hsdag_learn_progress_fn progress, void *progress_ctx, hsdag_err *e)
 {
     while (L->episode < L->cfg.episodes) {
         hsdag_learn_row row = {0};
@@ -389,9 +427,18 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[12])
     memcpy(&fp[11], &c->infeasible_penalty, 8);
 }
 
-static const char *fp_names[12] = {"nodes", "groups", "devices", "seed", "steps", "lr/hidden/embed",
-                                   "dropout/gnn/features/coarsening", "levels/min-clusters", "baseline",
-                                   "entropy", "gamma", "infeasible penalty"};
+static const char *fp_names[12] = {"nodes",
+                                   "groups",
+                                   "devices",
+                                   "seed",
+                                   "steps",
+                                   "lr/hidden/embed",
+                                   "dropout/gnn/features/coarsening",
+                                   "levels/min-clusters",
+                                   "baseline",
+                                   "entropy",
+                                   "gamma",
+                                   "infeasible penalty"};
 
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
 {
@@ -451,7 +498,8 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     size_t sum_end = curve_pos + (size_t)nc * 48;
     r.pos = sum_end;
     uint64_t sum = get_u64(&r);
-    if (r.bad || sum != fnv64(buf, sum_end)) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch");
+    if (r.bad || sum != fnv64(buf, sum_end))
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch");
     size_t params_pos = r.pos;
     r.pos = 16;
     uint64_t fp[12];
@@ -459,7 +507,8 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     for (int i = 0; i < 12; i++) {
         uint64_t v = get_u64(&r);
         if (v != fp[i])
-            return hsdag_err_set(e, HSDAG_EINVAL, "checkpoint: made with a different %s (graph or options differ)",
+            return hsdag_err_set(e, HSDAG_EINVAL,
+                                 "checkpoint: made with a different %s (graph or options differ)",
                                  fp_names[i]);
     }
     int32_t episode = (int32_t)get_u64(&r);
@@ -473,12 +522,14 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     size_t best_pos = r.pos;
     for (int32_t v = 0; v < L->n_nodes; v++) {
         uint64_t d = get_u64(&r);
-        if (d >= (uint64_t)L->K) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
+        if (d >= (uint64_t)L->K)
+            return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
     }
     if (nc > (uint64_t)episode) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
     r.pos = params_pos;
     size_t used = 0;
-    int rc = hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + r.pos, len - r.pos, &used, e);
+    int rc =
+        hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + r.pos, len - r.pos, &used, e);
     if (rc < 0) return rc;
     /* commit */
     hsdag_learn_row *curve = NULL;
@@ -512,8 +563,8 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
 
 /* ---- debug: the whole policy loss for finite differences ---- */
 
-int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int32_t *n_clusters, double entropy_w,
-                           int grad, double *loss, hsdag_err *e)
+int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int32_t *n_clusters,
+                           double entropy_w, int grad, double *loss, hsdag_err *e)
 {
     hsdag_rng rng;
     hsdag_rng_seed(&rng, seed);
@@ -532,11 +583,13 @@ int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int3
         *n_clusters = C;
     } else if (*n_clusters != C) {
         lmodel_step_end(&st);
-        return hsdag_err_set(e, HSDAG_EINVAL, "debug: cluster count changed (%d -> %d)", (int)*n_clusters, (int)C);
+        return hsdag_err_set(e, HSDAG_EINVAL, "debug: cluster count changed (%d -> %d)", (int)*n_clusters,
+                             (int)C);
     }
     double lsum = 0;
     hsdag_nn_entropy_forward(L->ent, st.logp, C, K);
-    for (int32_t c = 0; c < C; c++) lsum += -(double)st.logp[(size_t)c * K + actions[c]] - entropy_w * L->ent[c];
+    for (int32_t c = 0; c < C; c++)
+        lsum += -(double)st.logp[(size_t)c * K + actions[c]] - entropy_w * L->ent[c];
     *loss = lsum;
     if (grad) {
         hsdag_nn_params_zero_grad(lmodel_params(L->M));

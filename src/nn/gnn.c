@@ -19,8 +19,14 @@ static inline void axpy_(float *restrict y, const float *restrict x, float a, in
     for (; f + 8 <= d; f += 8) {
         float *yb = y + f;
         const float *xb = x + f;
-        yb[0] += a * xb[0]; yb[1] += a * xb[1]; yb[2] += a * xb[2]; yb[3] += a * xb[3];
-        yb[4] += a * xb[4]; yb[5] += a * xb[5]; yb[6] += a * xb[6]; yb[7] += a * xb[7];
+        yb[0] += a * xb[0];
+        yb[1] += a * xb[1];
+        yb[2] += a * xb[2];
+        yb[3] += a * xb[3];
+        yb[4] += a * xb[4];
+        yb[5] += a * xb[5];
+        yb[6] += a * xb[6];
+        yb[7] += a * xb[7];
     }
     for (; f < d; f++) y[f] += a * x[f];
 }
@@ -32,8 +38,14 @@ static inline void acc_(float *restrict y, const float *restrict x, int32_t d)
     for (; f + 8 <= d; f += 8) {
         float *yb = y + f;
         const float *xb = x + f;
-        yb[0] += xb[0]; yb[1] += xb[1]; yb[2] += xb[2]; yb[3] += xb[3];
-        yb[4] += xb[4]; yb[5] += xb[5]; yb[6] += xb[6]; yb[7] += xb[7];
+        yb[0] += xb[0];
+        yb[1] += xb[1];
+        yb[2] += xb[2];
+        yb[3] += xb[3];
+        yb[4] += xb[4];
+        yb[5] += xb[5];
+        yb[6] += xb[6];
+        yb[7] += xb[7];
     }
     for (; f < d; f++) y[f] += x[f];
 }
@@ -72,7 +84,8 @@ static int adj_build(hsdag_nn_adj **out, int32_t n, int64_t m, const int32_t *sr
         if (csr_off) {
             while (row < n && k >= csr_off[row + 1]) row++;
             s = row;
-        } else s = src[k];
+        } else
+            s = src[k];
         d = dst[k];
         if (s < 0 || s >= n || d < 0 || d >= n) {
             rc = hsdag_err_set(e, HSDAG_EINVAL, "nn adjacency: edge %lld: node %d -> %d out of range [0, %d)",
@@ -92,7 +105,8 @@ static int adj_build(hsdag_nn_adj **out, int32_t n, int64_t m, const int32_t *sr
         if (csr_off) {
             while (row < n && k >= csr_off[row + 1]) row++;
             s = row;
-        } else s = src[k];
+        } else
+            s = src[k];
         int32_t d = dst[k];
         if (s == d) continue;
         tmp[cnt[d]++] = s;
@@ -153,8 +167,8 @@ done:
     return rc;
 }
 
-int hsdag_nn_adj_create(hsdag_nn_adj **out, int32_t n, int32_t m, const int32_t *src,
-                        const int32_t *dst, unsigned flags, hsdag_err *e)
+int hsdag_nn_adj_create(hsdag_nn_adj **out, int32_t n, int32_t m, const int32_t *src, const int32_t *dst,
+                        unsigned flags, hsdag_err *e)
 {
     return adj_build(out, n, m, src, dst, NULL, flags, e);
 }
@@ -164,7 +178,8 @@ int hsdag_nn_adj_create_csr(hsdag_nn_adj **out, int32_t n, const int32_t *off, c
 {
     *out = NULL;
     if (n <= 0) return hsdag_err_set(e, HSDAG_EINVAL, "nn adjacency: %d nodes (need > 0)", n);
-    if (off[0] != 0) return hsdag_err_set(e, HSDAG_EINVAL, "nn adjacency: CSR offsets start at %d, not 0", off[0]);
+    if (off[0] != 0)
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn adjacency: CSR offsets start at %d, not 0", off[0]);
     for (int32_t i = 0; i < n; i++)
         if (off[i + 1] < off[i])
             return hsdag_err_set(e, HSDAG_EINVAL, "nn adjacency: CSR offsets decrease at node %d", i);
@@ -210,7 +225,8 @@ void hsdag_nn_spmm_backward(float *dx, const float *dy, const hsdag_nn_adj *a, c
 void hsdag_nn_gather_forward(float *y, const float *x, const int32_t *idx, int32_t m, int32_t d)
 {
     // y (m, d), x (n, d), idx (m)
-    for (int32_t k = 0; k < m; k++) memcpy(y + (size_t)k * d, x + (size_t)idx[k] * d, (size_t)d * sizeof(float));
+    for (int32_t k = 0; k < m; k++)
+        memcpy(y + (size_t)k * d, x + (size_t)idx[k] * d, (size_t)d * sizeof(float));
 }
 
 void hsdag_nn_gather_backward(float *dx, const float *dy, const int32_t *idx, int32_t m, int32_t d)
@@ -238,8 +254,8 @@ void hsdag_nn_segment_sum_backward(float *dx, const float *dy, const int32_t *se
     }
 }
 
-void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, const int32_t *seg,
-                                   int32_t n, int32_t d, int32_t nseg)
+void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, const int32_t *seg, int32_t n,
+                                   int32_t d, int32_t nseg)
 {
     // y (nseg, d), inv_count (nseg), x (n, d), seg (n) or NULL (then nseg = 1)
     HSDAG_ASSERT(seg || nseg == 1);
@@ -258,8 +274,8 @@ void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, c
     }
 }
 
-void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv_count,
-                                    const int32_t *seg, int32_t n, int32_t d)
+void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv_count, const int32_t *seg,
+                                    int32_t n, int32_t d)
 {
     for (int32_t i = 0; i < n; i++) {
         int32_t c = seg ? seg[i] : 0;
@@ -273,7 +289,8 @@ void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv
  * scratch holds scratch_cap floats and is reused by every call (never part of the result). */
 struct hsdag_nn_gnn {
     hsdag_nn_gnn_config c;
-    int32_t w, b, a_src, a_dst, w2, b2, eps; /* GCN/GAT/GIN: w,b; GAT: a_*; GIN: w2,b2,eps; SAGE: w=self, w2=neigh */
+    int32_t w, b, a_src, a_dst, w2, b2,
+        eps; /* GCN/GAT/GIN: w,b; GAT: a_*; GIN: w2,b2,eps; SAGE: w=self, w2=neigh */
     float *scratch;
     size_t scratch_cap;
 };
@@ -281,8 +298,13 @@ struct hsdag_nn_gnn {
 hsdag_nn_gnn_config hsdag_nn_gnn_config_default(void)
 {
     return (hsdag_nn_gnn_config){
-        .kind = HSDAG_NN_GNN_GCN, .in = 0, .out = 0, .heads = 1,
-        .gat_slope = 0.2f, .gin_eps = 0.0f, .gin_train_eps = 0,
+        .kind = HSDAG_NN_GNN_GCN,
+        .in = 0,
+        .out = 0,
+        .heads = 1,
+        .gat_slope = 0.2f,
+        .gin_eps = 0.0f,
+        .gin_train_eps = 0,
     };
 }
 
@@ -328,9 +350,11 @@ int hsdag_nn_gnn_create(hsdag_nn_gnn **out, hsdag_nn_params *p, const char *name
     if ((unsigned)c->kind > HSDAG_NN_GNN_SAGE)
         return hsdag_err_set(e, HSDAG_EINVAL, "nn gnn '%s': unknown kind %d", name, (int)c->kind);
     if (c->in <= 0 || c->out <= 0)
-        return hsdag_err_set(e, HSDAG_EINVAL, "nn gnn '%s': widths in=%d out=%d must be > 0", name, c->in, c->out);
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn gnn '%s': widths in=%d out=%d must be > 0", name, c->in,
+                             c->out);
     if (c->kind == HSDAG_NN_GNN_GAT && (c->heads <= 0 || c->out % c->heads != 0))
-        return hsdag_err_set(e, HSDAG_EINVAL, "nn gnn '%s': GAT heads=%d must divide out=%d", name, c->heads, c->out);
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn gnn '%s': GAT heads=%d must divide out=%d", name, c->heads,
+                             c->out);
     hsdag_nn_gnn *g = hsdag_calloc(1, sizeof *g);
     if (!g) return hsdag_err_set(e, HSDAG_ENOMEM, "nn gnn '%s': out of memory", name);
     g->c = *c;
@@ -386,10 +410,14 @@ size_t hsdag_nn_gnn_cache_floats(const hsdag_nn_gnn *g, int32_t n, int32_t nnz)
 {
     size_t N = (size_t)n, in = (size_t)g->c.in, out = (size_t)g->c.out, H = (size_t)g->c.heads;
     switch (g->c.kind) {
-    case HSDAG_NN_GNN_GCN: return 0;
-    case HSDAG_NN_GNN_GAT: return N * out + 2 * N * H + (size_t)nnz * H; /* z, s_src, s_dst, alpha */
-    case HSDAG_NN_GNN_GIN: return N * in + N * out;                       /* h, r */
-    case HSDAG_NN_GNN_SAGE: return N * in;                                /* neighbour mean */
+    case HSDAG_NN_GNN_GCN:
+        return 0;
+    case HSDAG_NN_GNN_GAT:
+        return N * out + 2 * N * H + (size_t)nnz * H; /* z, s_src, s_dst, alpha */
+    case HSDAG_NN_GNN_GIN:
+        return N * in + N * out; /* h, r */
+    case HSDAG_NN_GNN_SAGE:
+        return N * in; /* neighbour mean */
     }
     return 0;
 }
@@ -398,10 +426,14 @@ static size_t scratch_floats(const hsdag_nn_gnn *g, int32_t n, int32_t nnz)
 {
     size_t N = (size_t)n, in = (size_t)g->c.in, out = (size_t)g->c.out, H = (size_t)g->c.heads;
     switch (g->c.kind) {
-    case HSDAG_NN_GNN_GCN: return g->c.in < g->c.out ? 2 * N * in : N * out;
-    case HSDAG_NN_GNN_GAT: return N * out + 2 * N * H + (size_t)nnz * H; /* dz, ds_src, ds_dst, dalpha */
-    case HSDAG_NN_GNN_GIN: return 2 * N * out + N * in;                   /* dr, du, dh */
-    case HSDAG_NN_GNN_SAGE: return N * in;                                /* d(mean) */
+    case HSDAG_NN_GNN_GCN:
+        return g->c.in < g->c.out ? 2 * N * in : N * out;
+    case HSDAG_NN_GNN_GAT:
+        return N * out + 2 * N * H + (size_t)nnz * H; /* dz, ds_src, ds_dst, dalpha */
+    case HSDAG_NN_GNN_GIN:
+        return 2 * N * out + N * in; /* dr, du, dh */
+    case HSDAG_NN_GNN_SAGE:
+        return N * in; /* d(mean) */
     }
     return 0;
 }
@@ -516,8 +548,8 @@ static void gat_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const f
                 gad[(size_t)h * F + f] += vd * zr[f];
             }
         }
-    hsdag_nn_linear_backward(dx, hsdag_nn_params_grad(p, g->w), NULL, dz, x, hsdag_nn_params_value(p, g->w), n,
-                             g->c.in, D);
+    hsdag_nn_linear_backward(dx, hsdag_nn_params_grad(p, g->w), NULL, dz, x, hsdag_nn_params_value(p, g->w),
+                             n, g->c.in, D);
 }
 
 static float gin_eps(const hsdag_nn_gnn *g, hsdag_nn_params *p)
@@ -553,8 +585,8 @@ int hsdag_nn_gnn_forward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *y, float *c
         for (size_t i = 0; i < (size_t)n * in; i++) h[i] += c1 * x[i];
         hsdag_nn_linear_forward(r, h, w, b, n, in, out);
         hsdag_nn_relu_forward(r, r, (size_t)n * out);
-        hsdag_nn_linear_forward(y, r, hsdag_nn_params_value(p, g->w2), hsdag_nn_params_value(p, g->b2), n, out,
-                                out);
+        hsdag_nn_linear_forward(y, r, hsdag_nn_params_value(p, g->w2), hsdag_nn_params_value(p, g->b2), n,
+                                out, out);
         break;
     }
     case HSDAG_NN_GNN_SAGE: {
@@ -570,8 +602,8 @@ int hsdag_nn_gnn_forward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *y, float *c
     return 0;
 }
 
-int hsdag_nn_gnn_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const float *dy,
-                          const float *cache, const float *x, const hsdag_nn_adj *a, hsdag_err *e)
+int hsdag_nn_gnn_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const float *dy, const float *cache,
+                          const float *x, const hsdag_nn_adj *a, hsdag_err *e)
 {
     // dx (n, in) or NULL, dy (n, out), cache and x as in forward
     int rc = hsdag_nn_gnn_reserve(g, a->n, a->nnz, e);

@@ -20,13 +20,19 @@ static inline v4f_ ld4_(const float *p)
     memcpy(&v, p, sizeof v);
     return v;
 }
-static inline void st4_(float *p, v4f_ v) { memcpy(p, &v, sizeof v); }
-static inline float hsum4_(v4f_ a) { return (a[0] + a[1]) + (a[2] + a[3]); }
+static inline void st4_(float *p, v4f_ v)
+{
+    memcpy(p, &v, sizeof v);
+}
+static inline float hsum4_(v4f_ a)
+{
+    return (a[0] + a[1]) + (a[2] + a[3]);
+}
 
 /* ---- Linear ---- */
 
-void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const float *b, int32_t n,
-                             int32_t in, int32_t out)
+void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const float *b, int32_t n, int32_t in,
+                             int32_t out)
 {
     // y (n, out), x (n, in), w (out, in), b (out)
     if (n <= 0) return;
@@ -43,8 +49,11 @@ void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, 
 {
     // dx (n, in), dw (out, in), db (out), dy (n, out)
     if (n <= 0) return;
-    if (dx) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in, 1.0f, dx, in);
-    if (dw) cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f, dy, out, x, in, 1.0f, dw, in);
+    if (dx)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in, 1.0f, dx,
+                    in);
+    if (dw)
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f, dy, out, x, in, 1.0f, dw, in);
     if (db) /* column sums as a GEMV with a vector of ones would need a buffer: plain loop */
         for (int32_t i = 0; i < n; i++) {
             const float *r = dy + (size_t)i * out;
@@ -109,7 +118,8 @@ void hsdag_nn_sigmoid_forward(float *y, const float *x, size_t len)
     for (size_t i = 0; i < len; i++) {
         /* stable for large |x|: never exp of a large positive number */
         float v = x[i];
-        if (v >= 0.0f) y[i] = 1.0f / (1.0f + expf(-v));
+        if (v >= 0.0f)
+            y[i] = 1.0f / (1.0f + expf(-v));
         else {
             float z = expf(v);
             y[i] = z / (1.0f + z);
@@ -149,8 +159,7 @@ void hsdag_nn_mul_forward(float *y, const float *a, const float *b, size_t len)
     for (; i < len; i++) y[i] = a[i] * b[i];
 }
 
-void hsdag_nn_mul_backward(float *da, float *db, const float *dy, const float *a, const float *b,
-                           size_t len)
+void hsdag_nn_mul_backward(float *da, float *db, const float *dy, const float *a, const float *b, size_t len)
 {
     if (da) {
         size_t i = 0;
@@ -248,8 +257,7 @@ void hsdag_nn_layernorm_forward(float *y, float *mean, float *rstd, const float 
 }
 
 void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
-                                 const float *mean, const float *rstd, const float *g, int32_t n,
-                                 int32_t d)
+                                 const float *mean, const float *rstd, const float *g, int32_t n, int32_t d)
 {
     // dx (n, d), dg (d), db (d), dy (n, d)
     const v4f_ zero = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -291,13 +299,16 @@ void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *d
 
 /* ---- Dropout ---- */
 
-static inline uint64_t rotl_(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl_(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 /* Element i is kept iff its 32-bit uniform w_i / 2^32 >= p, decided on the integer: w_i >= ceil(p 2^32)
  * (exact: p 2^32 is exact in double and < 2^32 since p < 1). Two elements per xoshiro256** draw (low half
  * first); the step is the one in common.c's hsdag_rng_u64, inlined on a local copy of the state. */
-void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train,
-                              hsdag_rng *rng, size_t len)
+void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train, hsdag_rng *rng,
+                              size_t len)
 {
     // y (len), mask (len), x (len)
     HSDAG_ASSERT(p >= 0.0f && p < 1.0f);
@@ -319,7 +330,8 @@ void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, in
         s2 ^= t;
         s3 = rotl_(s3, 45);
         /* branch-free select (a branch here mispredicts on every p-th element): keep's bits or +0 */
-        uint32_t b0 = kb & (0u - (uint32_t)((uint32_t)r >= thr)), b1 = kb & (0u - (uint32_t)((uint32_t)(r >> 32) >= thr));
+        uint32_t b0 = kb & (0u - (uint32_t)((uint32_t)r >= thr)),
+                 b1 = kb & (0u - (uint32_t)((uint32_t)(r >> 32) >= thr));
         float m0, m1;
         memcpy(&m0, &b0, 4);
         memcpy(&m1, &b1, 4);
@@ -424,8 +436,8 @@ void hsdag_nn_log_softmax_backward(float *dx, const float *dlp, const float *lp,
 
 /* ---- categorical sampling ---- */
 
-int hsdag_nn_categorical_sample_logits(int32_t *idx, float *logp, const float *logits,
-                                       const uint8_t *mask, int32_t k, hsdag_rng *rng)
+int hsdag_nn_categorical_sample_logits(int32_t *idx, float *logp, const float *logits, const uint8_t *mask,
+                                       int32_t k, hsdag_rng *rng)
 {
     float mx = row_max_(logits, mask, k);
     if (mx == -INFINITY || !(mx == mx)) return HSDAG_EINVAL;
@@ -450,8 +462,8 @@ int hsdag_nn_categorical_sample_logits(int32_t *idx, float *logp, const float *l
     return 0;
 }
 
-int hsdag_nn_categorical_sample_probs(int32_t *idx, float *logp, const float *probs,
-                                      const uint8_t *mask, int32_t k, hsdag_rng *rng)
+int hsdag_nn_categorical_sample_probs(int32_t *idx, float *logp, const float *probs, const uint8_t *mask,
+                                      int32_t k, hsdag_rng *rng)
 {
     double tot = 0.0;
     for (int32_t j = 0; j < k; j++)

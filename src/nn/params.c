@@ -61,10 +61,12 @@ int32_t hsdag_nn_params_find(const hsdag_nn_params *p, const char *name)
 int32_t hsdag_nn_params_add(hsdag_nn_params *p, const char *name, int32_t rows, int32_t cols,
                             hsdag_nn_init init, float scale, hsdag_err *e)
 {
-    if (p->block) return hsdag_err_set(e, HSDAG_EINVAL, "nn params: tensor '%s': set already allocated", name);
+    if (p->block)
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: tensor '%s': set already allocated", name);
     size_t len = strlen(name);
     if (len == 0 || len > NAME_MAX_)
-        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: tensor '%s': name empty or over %d bytes", name, NAME_MAX_);
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: tensor '%s': name empty or over %d bytes", name,
+                             NAME_MAX_);
     if (rows <= 0 || cols <= 0)
         return hsdag_err_set(e, HSDAG_EINVAL, "nn params: tensor '%s': bad shape (%d, %d)", name, rows, cols);
     if (hsdag_nn_params_find(p, name) >= 0)
@@ -128,9 +130,18 @@ int hsdag_nn_params_alloc(hsdag_nn_params *p, hsdag_rng *rng, hsdag_err *e)
     return 0;
 }
 
-int32_t hsdag_nn_params_n_tensors(const hsdag_nn_params *p) { return (int32_t)p->n_t; }
-size_t hsdag_nn_params_count(const hsdag_nn_params *p) { return p->count; }
-int64_t hsdag_nn_params_step(const hsdag_nn_params *p) { return p->step; }
+int32_t hsdag_nn_params_n_tensors(const hsdag_nn_params *p)
+{
+    return (int32_t)p->n_t;
+}
+size_t hsdag_nn_params_count(const hsdag_nn_params *p)
+{
+    return p->count;
+}
+int64_t hsdag_nn_params_step(const hsdag_nn_params *p)
+{
+    return p->step;
+}
 
 const char *hsdag_nn_params_name(const hsdag_nn_params *p, int32_t id)
 {
@@ -173,15 +184,17 @@ void hsdag_nn_params_zero_grad(hsdag_nn_params *p)
 
 int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src, hsdag_err *e)
 {
-    if (!dst->block || !src->block) return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: set not allocated");
+    if (!dst->block || !src->block)
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: set not allocated");
     if (dst->n_t != src->n_t || dst->count != src->count)
-        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: %zu tensors / %zu floats vs %zu / %zu", src->n_t,
-                             src->count, dst->n_t, dst->count);
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: %zu tensors / %zu floats vs %zu / %zu",
+                             src->n_t, src->count, dst->n_t, dst->count);
     for (size_t i = 0; i < src->n_t; i++) {
         const tensor *a = &src->t[i], *b = &dst->t[i];
         if (strcmp(a->name, b->name) != 0 || a->rows != b->rows || a->cols != b->cols)
-            return hsdag_err_set(e, HSDAG_EINVAL, "nn params: copy: tensor %zu: '%s' (%d, %d) vs '%s' (%d, %d)", i,
-                                 a->name, a->rows, a->cols, b->name, b->rows, b->cols);
+            return hsdag_err_set(e, HSDAG_EINVAL,
+                                 "nn params: copy: tensor %zu: '%s' (%d, %d) vs '%s' (%d, %d)", i, a->name,
+                                 a->rows, a->cols, b->name, b->rows, b->cols);
     }
     memcpy(dst->value, src->value, src->count * sizeof(float));
     return 0;
@@ -192,8 +205,13 @@ int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src
 hsdag_nn_adam_config hsdag_nn_adam_config_default(void)
 {
     return (hsdag_nn_adam_config){
-        .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
-        .weight_decay = 0.0f, .decoupled = 0, .clip_norm = 0.0f,
+        .lr = 1e-3f,
+        .beta1 = 0.9f,
+        .beta2 = 0.999f,
+        .eps = 1e-8f,
+        .weight_decay = 0.0f,
+        .decoupled = 0,
+        .clip_norm = 0.0f,
     };
 }
 
@@ -235,15 +253,16 @@ static int add_named(hsdag_nn_params *p, int32_t *id, const char *name, const ch
     char full[NAME_MAX_ + 2];
     int k = snprintf(full, sizeof full, "%s.%s", name, suffix);
     if (k < 0 || k > NAME_MAX_)
-        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: tensor '%s.%s': name over %d bytes", name, suffix, NAME_MAX_);
+        return hsdag_err_set(e, HSDAG_EINVAL, "nn params: tensor '%s.%s': name over %d bytes", name, suffix,
+                             NAME_MAX_);
     int32_t r = hsdag_nn_params_add(p, full, rows, cols, init, scale, e);
     if (r < 0) return r;
     *id = r;
     return 0;
 }
 
-int hsdag_nn_linear_add(hsdag_nn_params *p, hsdag_nn_linear *l, const char *name, int32_t in,
-                        int32_t out, int bias, hsdag_err *e)
+int hsdag_nn_linear_add(hsdag_nn_params *p, hsdag_nn_linear *l, const char *name, int32_t in, int32_t out,
+                        int bias, hsdag_err *e)
 {
     l->in = in;
     l->out = out;
@@ -395,12 +414,14 @@ int hsdag_nn_params_load(hsdag_nn_params *p, const void *buf, size_t len, size_t
                                  (int)nl, (const char *)r.s + r.pos, t->name);
         r.pos += nl;
         if ((int32_t)rows != t->rows || (int32_t)cols != t->cols)
-            return hsdag_err_set(e, HSDAG_EINVAL, "nn checkpoint: tensor '%s': shape (%u, %u), model has (%d, %d)",
-                                 t->name, rows, cols, t->rows, t->cols);
+            return hsdag_err_set(e, HSDAG_EINVAL,
+                                 "nn checkpoint: tensor '%s': shape (%u, %u), model has (%d, %d)", t->name,
+                                 rows, cols, t->rows, t->cols);
     }
     size_t need = 3 * p->count * 4 + 8;
     if (r.len - r.pos < need)
-        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: truncated data (%zu of %zu bytes)", r.len - r.pos, need);
+        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: truncated data (%zu of %zu bytes)",
+                             r.len - r.pos, need);
     size_t data_at = r.pos;
     reader rc = {buf, len, data_at + 3 * p->count * 4};
     uint64_t sum;

@@ -1,7 +1,10 @@
-/* ilp.c - the exact sequential-latency optimum on any number of devices as a MILP solved by GLPK, time-limited.
+/* ilp.c - the exact sequential-latency optimum on any number of devices as a MILP solved by GLPK,
+ * time-limited.
  * Not here: tarnawski latency (not formulated: the sequential optimum is returned and called a heuristic);
- *           concurrent latency on graphs up to 30 ops is ilp_conc.c's disjunctive model (larger graphs get the
- *           sequential model, said in the note); the simulator's liveness-based memory (the cap is sufficient).
+ *           concurrent latency on graphs up to 30 ops is ilp_conc.c's disjunctive model (larger graphs get
+ * the
+ *           sequential model, said in the note); the simulator's liveness-based memory (the cap is
+ * sufficient).
  * Entry points: place_ilp.
  *
  * Formulation (one binary per colour class and allowed device; times in milliseconds):
@@ -9,7 +12,8 @@
  *   Z[u,a,b] >= X[c(u),a] + X[c(w),b] - 1 for each consumer w of u in another class, a != b, Z in [0,1]:
  *     tensor u is copied a -> b once however many consumers it has on b;
  *   min  sum node_s[v,d] X[c(v),d] + sum xfer(u,a,b) Z[u,a,b];
- *   memory: sum_c mem(c) X[c,d] + sum_{u,a} xfer_bytes(u) Z[u,a,d] <= capacity(d) (static + activation + received
+ *   memory: sum_c mem(c) X[c,d] + sum_{u,a} xfer_bytes(u) Z[u,a,d] <= capacity(d) (static + activation +
+ * received
  *     copies all counted as resident: an upper bound of the simulator's peak, so every solution fits);
  *   accelerator count (Tarnawski maxFPGAs): X[c,d] <= U[d], sum over non-CPU d of U[d] <= limit. */
 #include "place_int.h"
@@ -36,12 +40,12 @@ void place_ilp_callback(glp_tree *tree, void *info)
 
 typedef struct ilp_model {
     glp_prob *lp;
-    int32_t *xcol;   /* [n_groups * k] column of X[c,d] */
-    int32_t zbase;   /* first Z column; Z columns are laid out per (u, a, b) in zlist order */
+    int32_t *xcol; /* [n_groups * k] column of X[c,d] */
+    int32_t zbase; /* first Z column; Z columns are laid out per (u, a, b) in zlist order */
     int32_t nz_cols;
-    int32_t *zu;     /* [nz_cols / (k*(k-1)) entries] nodes u that have a Z block */
+    int32_t *zu; /* [nz_cols / (k*(k-1)) entries] nodes u that have a Z block */
     int32_t nzu;
-    int32_t ucol;    /* first U column or 0 */
+    int32_t ucol; /* first U column or 0 */
 } ilp_model;
 
 /* Writes the column values of placement dev into x[1..ncols] (Z from the placement, U = used). */
@@ -50,7 +54,8 @@ static void ilp_fill(const hsdag_place_problem *p, const ilp_model *m, const int
     const hsdag_graph *g = p->g;
     int32_t k = p->k, ncols = glp_get_num_cols(m->lp);
     for (int32_t j = 1; j <= ncols; j++) x[j] = 0;
-    for (int32_t gi = 0; gi < p->n_groups; gi++) x[m->xcol[(size_t)gi * k + dev[p->grp_node[p->grp_off[gi]]]]] = 1;
+    for (int32_t gi = 0; gi < p->n_groups; gi++)
+        x[m->xcol[(size_t)gi * k + dev[p->grp_node[p->grp_off[gi]]]]] = 1;
     for (int32_t i = 0; i < m->nzu; i++) {
         int32_t u = m->zu[i], a = dev[u];
         for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
@@ -65,8 +70,10 @@ static void ilp_fill(const hsdag_place_problem *p, const ilp_model *m, const int
             if (p->devs->dev[dev[v]].kind != HSDAG_DEV_CPU) x[m->ucol + dev[v]] = 1;
 }
 
-/* Start placements for the solver: each device for every class that may run there (else its fallback), the min
- * cut on two devices, Tarnawski's greedy and HEFT. The best one that meets the memory rows (checked by ilp_fits) is handed to GLPK. */
+/* Start placements for the solver: each device for every class that may run there (else its fallback), the
+ * min
+ * cut on two devices, Tarnawski's greedy and HEFT. The best one that meets the memory rows (checked by
+ * ilp_fits) is handed to GLPK. */
 static int ilp_fits(const hsdag_place_problem *p, const int32_t *dev)
 {
     double used[HSDAG_MAX_DEVICES];
@@ -137,8 +144,10 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
     }
     double ncols = (double)ng * k + (double)m->nzu * pairs + k;
     if (ncols > ILP_MAX_COLS)
-        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: %.0f variables is beyond this solver (limit %d); use "
-                                                    "mincut or local-search", ncols, ILP_MAX_COLS);
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED,
+                             "ilp: %.0f variables is beyond this solver (limit %d); use "
+                             "mincut or local-search",
+                             ncols, ILP_MAX_COLS);
     const double ms = 1e3;
     glp_set_obj_dir(lp, GLP_MIN);
     int32_t col = glp_add_cols(lp, ng * k);
@@ -207,13 +216,15 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
         if (!(p->cap[d] < INFINITY)) continue;
         int cnt = 0, row = glp_add_rows(lp, 1);
         for (int32_t gi = 0; gi < ng; gi++)
-            if (p->grp_mem[gi] > 0) ++cnt, ind[cnt] = m->xcol[(size_t)gi * k + d], val[cnt] = p->grp_mem[gi] / p->cap[d];
+            if (p->grp_mem[gi] > 0)
+                ++cnt, ind[cnt] = m->xcol[(size_t)gi * k + d], val[cnt] = p->grp_mem[gi] / p->cap[d];
         for (int32_t i = 0; i < m->nzu; i++)
             for (int32_t a = 0, s = 0; a < k; a++)
                 for (int32_t b = 0; b < k; b++) {
                     if (a == b) continue;
                     if (b == d && p->c->xfer_bytes[m->zu[i]] > 0)
-                        ++cnt, ind[cnt] = m->zbase + i * pairs + s, val[cnt] = p->c->xfer_bytes[m->zu[i]] / p->cap[d];
+                        ++cnt, ind[cnt] = m->zbase + i * pairs + s,
+                               val[cnt] = p->c->xfer_bytes[m->zu[i]] / p->cap[d];
                     s++;
                 }
         HSDAG_ASSERT(cnt <= cap);
@@ -242,8 +253,8 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
 
 /* Concurrent semantics on a small graph: the disjunctive model of ilp_conc.c, started from the best (by
  * simulation) of each single device, HEFT, m-ETF and the greedy. */
-static int ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
-                          hsdag_err *e)
+static int ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                          hsdag_place_report *r, hsdag_err *e)
 {
     int32_t *best = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *best);
     int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
@@ -318,7 +329,8 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
     int sr = glp_simplex(m.lp, &sp);
     int lp_ok = sr == 0 && glp_get_status(m.lp) == GLP_OPT;
     if (sr == 0 && glp_get_status(m.lp) == GLP_NOFEAS) {
-        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "ilp: no placement meets the memory capacities and colour classes");
+        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE,
+                           "ilp: no placement meets the memory capacities and colour classes");
         goto done;
     }
     if (lp_ok) cb.bound = glp_get_obj_val(m.lp);
@@ -338,7 +350,8 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
     if (st == GLP_OPT || st == GLP_FEAS) {
         for (int32_t gi = 0; gi < p->n_groups; gi++)
             for (int32_t d = 0; d < p->k; d++)
-                if (glp_mip_col_val(m.lp, m.xcol[(size_t)gi * p->k + d]) > 0.5) place_group_set(p, device, gi, d);
+                if (glp_mip_col_val(m.lp, m.xcol[(size_t)gi * p->k + d]) > 0.5)
+                    place_group_set(p, device, gi, d);
         double obj = glp_mip_obj_val(m.lp) / 1e3;
         double bound = st == GLP_OPT && ir == 0 ? obj : fmin(obj, cb.bound / 1e3);
         r->objective_s = hsdag_place_sequential_cost(p->c, device);
@@ -347,20 +360,23 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
         if (r->optimal && p->sem == HSDAG_SEM_SEQUENTIAL)
             snprintf(r->note, sizeof r->note, "proven optimal (sequential)");
         else
-            snprintf(r->note, sizeof r->note, "%s: objective %.6g ms, best bound %.6g ms, proven gap %.3g%%%s%s",
-                     r->optimal ? "optimal" : "time limit", obj * 1e3, bound * 1e3,
-                     obj > 0 ? 100 * (obj - bound) / obj : 0.0, p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "; objective is ",
-                     p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "sequential latency (heuristic under this semantics)");
+            snprintf(
+                r->note, sizeof r->note, "%s: objective %.6g ms, best bound %.6g ms, proven gap %.3g%%%s%s",
+                r->optimal ? "optimal" : "time limit", obj * 1e3, bound * 1e3,
+                obj > 0 ? 100 * (obj - bound) / obj : 0.0,
+                p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "; objective is ",
+                p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "sequential latency (heuristic under this semantics)");
     } else if (have_start) {
         memcpy(device, start, (size_t)p->n * sizeof *device);
         r->objective_s = hsdag_place_sequential_cost(p->c, device);
         r->bound_s = lp_ok ? cb.bound / 1e3 : NAN;
         snprintf(r->note, sizeof r->note,
                  "no integer solution within %.3g s (%s; glpk %d/%d): returned the best start placement", tl,
-                 lp_ok ? "branch and bound" : "LP relaxation", lp_ok ? ir : sr, lp_ok ? st : glp_get_status(m.lp));
+                 lp_ok ? "branch and bound" : "LP relaxation", lp_ok ? ir : sr,
+                 lp_ok ? st : glp_get_status(m.lp));
     } else {
-        rc = hsdag_err_set(e, HSDAG_ESOLVER, "ilp: no solution within the time limit of %.3g s (glpk %d/%d)", tl, ir,
-                           st);
+        rc = hsdag_err_set(e, HSDAG_ESOLVER, "ilp: no solution within the time limit of %.3g s (glpk %d/%d)",
+                           tl, ir, st);
     }
 done:
     if (m.lp) glp_delete_prob(m.lp);

@@ -1,8 +1,11 @@
 /* ilp_conc.c - a disjunctive MILP for concurrent semantics on small graphs: placement and schedule together,
  *              with transfers that never wait for a link (a relaxation of the simulator's FIFO links).
- * Not here: link contention or priority rules (so its optimum is a lower bound on the simulated concurrent latency
- *           of every placement, and its placement is then scored by the simulator like any other); memory rows
- *           count static + activation bytes only (received copies are not reserved, unlike the sequential ILP).
+ * Not here: link contention or priority rules (so its optimum is a lower bound on the simulated concurrent
+ * latency
+ *           of every placement, and its placement is then scored by the simulator like any other); memory
+ * rows
+ *           count static + activation bytes only (received copies are not reserved, unlike the sequential
+ * ILP).
  * Entry points: place_ilp_concurrent (called by place_ilp for concurrent semantics on small graphs).
  *
  * Formulation (times in ms; c(v) = v's colour class; p_v = sum_d node_s[v, d] X[c(v), d]):
@@ -13,7 +16,8 @@
  *     S_v >= S_u + p_u - M (1 - Y_uv) - M (2 - X[c(u), d] - X[c(v), d])
  *     S_u >= S_v + p_v - M Y_uv       - M (2 - X[c(u), d] - X[c(v), d])   (one op at a time per device);
  *   sum_c mem(c) X[c, d] <= capacity(d).
- * M = the sum over ops of their largest cost plus their largest transfer: no schedule without idling is longer. */
+ * M = the sum over ops of their largest cost plus their largest transfer: no schedule without idling is
+ * longer. */
 #include "place_int.h"
 
 #include <glpk.h>
@@ -32,7 +36,8 @@ static void ilpc_reach(const hsdag_graph *g, uint8_t *reach)
         }
 }
 
-/* Adds coef * column to a row under construction, merging a column already there (GLPK refuses duplicates). */
+/* Adds coef * column to a row under construction, merging a column already there (GLPK refuses
+ * duplicates). */
 static void ilpc_add(int *ind, double *val, int *cnt, int col, double coef)
 {
     for (int i = 1; i <= *cnt; i++)
@@ -54,8 +59,8 @@ static void ilpc_row(glp_prob *lp, int type, double rhs, int cnt, const int *ind
     glp_set_mat_row(lp, row, cnt, ind, val);
 }
 
-int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start, int32_t *device,
-                         hsdag_place_report *r, hsdag_err *e)
+int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
 {
     const hsdag_graph *g = p->g;
     int32_t n = p->n, k = p->k, ng = p->n_groups;
@@ -107,7 +112,8 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
     for (int32_t u = 0; u < n; u++)
         for (int32_t v = u + 1; v < n; v++) {
             int costly_u = 0, costly_v = 0;
-            for (int32_t d = 0; d < k; d++) costly_u |= place_cost(p, u, d) > 0, costly_v |= place_cost(p, v, d) > 0;
+            for (int32_t d = 0; d < k; d++)
+                costly_u |= place_cost(p, u, d) > 0, costly_v |= place_cost(p, v, d) > 0;
             if (!reach[(size_t)u * n + v] && costly_u && costly_v) {
                 ycol[(size_t)u * n + v] = glp_add_cols(lp, 1);
                 glp_set_col_kind(lp, ycol[(size_t)u * n + v], GLP_BV);
@@ -143,7 +149,8 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
         int cnt = 0; /* C - S_v - p_v >= 0 */
         ind[++cnt] = cc, val[cnt] = 1;
         ind[++cnt] = sc + v, val[cnt] = -1;
-        for (int32_t d = 0; d < k; d++) ind[++cnt] = xc + p->group[v] * k + d, val[cnt] = -place_cost(p, v, d) * ms;
+        for (int32_t d = 0; d < k; d++)
+            ind[++cnt] = xc + p->group[v] * k + d, val[cnt] = -place_cost(p, v, d) * ms;
         ilpc_row(lp, GLP_LO, 0, cnt, ind, val);
     }
     for (int32_t u = 0; u < n; u++)
@@ -247,13 +254,15 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
         r->optimal = opt;
         snprintf(r->note, sizeof r->note,
                  "concurrent model without link contention: %s, schedule %.6g ms, bound %.6g ms (for every "
-                 "placement within its memory rows), gap %.3g%%", opt ? "optimal" : "time limit", obj, bound,
-                 obj > 0 ? 100 * (obj - bound) / obj : 0.0);
+                 "placement within its memory rows), gap %.3g%%",
+                 opt ? "optimal" : "time limit", obj, bound, obj > 0 ? 100 * (obj - bound) / obj : 0.0);
     } else {
         memcpy(device, start, (size_t)n * sizeof *device);
         r->bound_s = cb.bound > -INFINITY ? cb.bound / ms : NAN;
-        snprintf(r->note, sizeof r->note, "concurrent model: no integer solution within %.3g s (glpk %d/%d): "
-                                          "returned the start placement", tl, sr ? sr : ir, st);
+        snprintf(r->note, sizeof r->note,
+                 "concurrent model: no integer solution within %.3g s (glpk %d/%d): "
+                 "returned the start placement",
+                 tl, sr ? sr : ir, st);
     }
 done:
     glp_delete_prob(lp);

@@ -1,4 +1,5 @@
-/* list.c - list schedulers: HEFT (Topcuoglu 2002) and Baechi's memory-constrained m-ETF and m-SCT (SoCC 2020).
+/* list.c - list schedulers: HEFT (Topcuoglu 2002) and Baechi's memory-constrained m-ETF and m-SCT (SoCC
+ * 2020).
  * Not here: the final latency (the simulator scores every placement); these build their own schedule only to
  *           decide devices. Under sequential semantics the schedule has one shared clock (ops run one at a
  *           time and pay their incoming copies), otherwise each device has its own timeline.
@@ -12,15 +13,15 @@
  * member (colour classes follow it); used[d] counts a group's whole memory from its first member on. */
 typedef struct lsched {
     hsdag_place_problem *p;
-    int serial;           /* sequential semantics: one clock for every device */
-    int32_t *dev;         /* [n] */
-    double *fin;          /* [n] finish time, seconds */
-    uint64_t *present;    /* [n] serial: devices already holding v's output */
-    int32_t *gdev;        /* [n_groups] */
+    int serial;        /* sequential semantics: one clock for every device */
+    int32_t *dev;      /* [n] */
+    double *fin;       /* [n] finish time, seconds */
+    uint64_t *present; /* [n] serial: devices already holding v's output */
+    int32_t *gdev;     /* [n_groups] */
     double avail[HSDAG_MAX_DEVICES];
     double used[HSDAG_MAX_DEVICES];
     double clock;
-    int mem_overflow;     /* a node had to go where it does not fit */
+    int mem_overflow; /* a node had to go where it does not fit */
 } lsched;
 
 static int ls_init(lsched *s, hsdag_place_problem *p, int32_t *device)
@@ -98,7 +99,8 @@ static void ls_commit(lsched *s, int32_t v, int32_t d, double start, double fini
     }
     s->present[v] = (uint64_t)1 << d;
     if (s->serial) {
-        for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) s->present[g->in_src[j]] |= (uint64_t)1 << d;
+        for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++)
+            s->present[g->in_src[j]] |= (uint64_t)1 << d;
         s->clock = finish;
     } else if (finish > s->avail[d]) {
         s->avail[d] = finish;
@@ -217,10 +219,13 @@ done:
 }
 
 /* ---- m-ETF and m-SCT ----
- * Each step takes, among ready ops and the devices with room, the pair with the earliest start (ties: earliest
- * finish, then the device with less total work over the graph, then higher upward rank, then lower index). With
+ * Each step takes, among ready ops and the devices with room, the pair with the earliest start (ties:
+ * earliest
+ * finish, then the device with less total work over the graph, then higher upward rank, then lower index).
+ * With
  * favparent (m-SCT), an op whose favourite parent sits on a device with room may only go there.
- * rt caches, per ready op and device, the input-arrival time (concurrent) or the copies still missing (serial:
+ * rt caches, per ready op and device, the input-arrival time (concurrent) or the copies still missing
+ * (serial:
  * refreshed when a copy lands, so a step costs O(ready x devices) plus the degrees it touches). */
 /* One ready op's best (device, start, finish); times relative to the clock in serial mode. */
 typedef struct etf_cand {
@@ -229,7 +234,8 @@ typedef struct etf_cand {
     int fallback; /* no device had room: d is ls_fallback's choice */
 } etf_cand;
 
-/* The order every choice follows: start, finish, the device with less total work, higher rank, lower index. */
+/* The order every choice follows: start, finish, the device with less total work, higher rank, lower
+ * index. */
 static int etf_less(const hsdag_place_problem *p, const double *rank, const etf_cand *a, int32_t va,
                     const etf_cand *b, int32_t vb)
 {
@@ -326,8 +332,10 @@ static int etf_same(const etf_cand *a, const etf_cand *b)
 }
 
 /* Lazy greedy: between two refreshes an op's best start can only get later (devices fill up and become busy;
- * its class gets pinned), so a popped entry whose recomputed candidate is unchanged is the true minimum. The two
- * ways a candidate improves are pushed explicitly: copies landing on bd (serial) and a favourite parent's device
+ * its class gets pinned), so a popped entry whose recomputed candidate is unchanged is the true minimum. The
+ * two
+ * ways a candidate improves are pushed explicitly: copies landing on bd (serial) and a favourite parent's
+ * device
  * filling up (m-SCT's restriction lifts). */
 static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favparent, hsdag_place_report *r)
 {
@@ -378,7 +386,8 @@ static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favpa
                 if (w == v || cnt[w] != 0 || device[w] >= 0) continue;
                 double *slot = &rt[(size_t)w * k + bd];
                 *slot = *slot - x > 0 ? *slot - x : 0;
-                if (!ls_eligible(&s, w, bd) || (etf_only(&s, favparent, w) >= 0 && etf_only(&s, favparent, w) != bd))
+                if (!ls_eligible(&s, w, bd) ||
+                    (etf_only(&s, favparent, w) >= 0 && etf_only(&s, favparent, w) != bd))
                     continue;
                 etf_cand c = etf_at(&s, rt, w, bd);
                 if (etf_less(p, rank, &c, w, &cand[w], w)) {
@@ -453,7 +462,8 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
     glp_prob *lp = glp_create_prob();
     int rc = 0;
     int nz_cap = 3 * m + 2 * m + n + 16, nz = 0;
-    int *ia = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ia), *ja = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ja);
+    int *ia = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ia),
+        *ja = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ja);
     double *ar = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ar);
     if (!ia || !ja || !ar) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "place: m-sct: out of memory");
@@ -482,7 +492,8 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
         if (deg >= 2) {
             row = glp_add_rows(lp, 1);
             glp_set_row_bnds(lp, row, GLP_LO, deg - 1, 0);
-            for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++) ia[++nz] = row, ja[nz] = n + k + 1, ar[nz] = 1;
+            for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++)
+                ia[++nz] = row, ja[nz] = n + k + 1, ar[nz] = 1;
         }
         deg = g->in_off[u + 1] - g->in_off[u];
         if (deg >= 2) {
@@ -521,7 +532,8 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
         int32_t best = -1;
         double bx = 0.5;
         for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-            double x = ipt ? glp_ipt_col_prim(lp, n + g->in_eid[j] + 1) : glp_get_col_prim(lp, n + g->in_eid[j] + 1);
+            double x =
+                ipt ? glp_ipt_col_prim(lp, n + g->in_eid[j] + 1) : glp_get_col_prim(lp, n + g->in_eid[j] + 1);
             if (x < bx) {
                 bx = x;
                 best = g->in_src[j];

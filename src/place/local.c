@@ -9,16 +9,16 @@
 
 typedef struct ls_state {
     hsdag_place_problem *p;
-    int32_t *cur;        /* [n] current placement */
-    int32_t *save_node;  /* [n] undo buffer */
+    int32_t *cur;       /* [n] current placement */
+    int32_t *save_node; /* [n] undo buffer */
     int32_t *save_dev;
     int32_t nsave;
     place_score score;
     int64_t evals, max_evals;
     double deadline;
-    int32_t n_comp;      /* light components of 2..LS_COMP_MAX nodes */
-    int32_t *comp_off;   /* [n_comp + 1] CSR into comp_node */
-    int32_t *comp_node;  /* [n] at most */
+    int32_t n_comp;     /* light components of 2..LS_COMP_MAX nodes */
+    int32_t *comp_off;  /* [n_comp + 1] CSR into comp_node */
+    int32_t *comp_node; /* [n] at most */
 } ls_state;
 
 #define LS_LIGHT_BYTES 4096.0 /* an op whose outputs total at most this is "light" */
@@ -53,15 +53,18 @@ static int32_t uf_find(int32_t *par, int32_t x)
     return x;
 }
 
-/* Light components: connected components (edge direction ignored) of the subgraph of light ops, i.e. ops whose
- * outputs total at most LS_LIGHT_BYTES. Moving one op of such a chain pays a transfer on each side, moving the
+/* Light components: connected components (edge direction ignored) of the subgraph of light ops, i.e. ops
+ * whose
+ * outputs total at most LS_LIGHT_BYTES. Moving one op of such a chain pays a transfer on each side, moving
+ * the
  * whole component pays only where it meets heavy ops, so single moves get stuck where component moves do not.
  * Components are numbered by their first node in topological order; members ascend. Returns 0 or ENOMEM. */
 static int ls_comps_build(ls_state *s)
 {
     const hsdag_graph *g = s->p->g;
     int32_t n = g->n_nodes, nc = 0;
-    int32_t *par = hsdag_malloc(((size_t)n + 1) * sizeof *par), *size = hsdag_calloc((size_t)n + 1, sizeof *size);
+    int32_t *par = hsdag_malloc(((size_t)n + 1) * sizeof *par),
+            *size = hsdag_calloc((size_t)n + 1, sizeof *size);
     int32_t *id = hsdag_malloc(((size_t)n + 1) * sizeof *id);
     s->comp_off = hsdag_malloc(((size_t)n + 2) * sizeof *s->comp_off);
     s->comp_node = hsdag_malloc(((size_t)n + 1) * sizeof *s->comp_node);
@@ -143,7 +146,10 @@ static int ls_keep_if_better(ls_state *s, int32_t moved)
 }
 
 /* Tries moving classes [g0, g1) to d. */
-static int ls_try(ls_state *s, int32_t g0, int32_t g1, int32_t d) { return ls_keep_if_better(s, ls_apply(s, g0, g1, d)); }
+static int ls_try(ls_state *s, int32_t g0, int32_t g1, int32_t d)
+{
+    return ls_keep_if_better(s, ls_apply(s, g0, g1, d));
+}
 
 /* First-improvement descent over windows of 1, 4 and 16 consecutive classes and over light components,
  * starting each pass at a seeded offset, until a whole pass improves nothing or the budget runs out. */
@@ -171,7 +177,8 @@ static void ls_descend(ls_state *s, hsdag_rng *rng)
     }
 }
 
-/* The start when no --init is given: the best of every single device (classes a device may not run go to their
+/* The start when no --init is given: the best of every single device (classes a device may not run go to
+ * their
  * first allowed device), HEFT, Tarnawski's greedy and, on two devices, the min cut. */
 static int ls_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp, ls_state *s, hsdag_err *e)
 {
@@ -203,8 +210,8 @@ static int ls_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp, ls_stat
     return 0;
 }
 
-int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
-                       hsdag_err *e)
+int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                       hsdag_place_report *r, hsdag_err *e)
 {
     size_t n1 = (size_t)(p->n ? p->n : 1);
     ls_state s = {.p = p};
@@ -259,8 +266,8 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     memcpy(device, best, (size_t)p->n * sizeof *best);
     r->evals = s.evals;
     r->objective_s = bscore.latency_s;
-    snprintf(r->note, sizeof r->note, "%lld simulator evaluations, %d restarts%s", (long long)s.evals, restarts,
-             s.evals < s.max_evals ? " (stopped by the time limit: not reproducible)" : "");
+    snprintf(r->note, sizeof r->note, "%lld simulator evaluations, %d restarts%s", (long long)s.evals,
+             restarts, s.evals < s.max_evals ? " (stopped by the time limit: not reproducible)" : "");
 done:
     hsdag_free(s.comp_off);
     hsdag_free(s.comp_node);

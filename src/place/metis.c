@@ -1,4 +1,5 @@
-/* metis.c - k-way graph partitioning with libmetis as a placer (the baseline of Mirhoseini et al. and Tarnawski et al.).
+/* metis.c - k-way graph partitioning with libmetis as a placer (the baseline of Mirhoseini et al. and
+ * Tarnawski et al.).
  * Not here: precedence (METIS sees an undirected weighted graph, so the parts may ping-pong along a path) and
  *           memory capacities (parts are balanced by compute, not capped by bytes).
  * Entry points: place_metis. */
@@ -31,8 +32,10 @@ static int32_t mt_fastest(const hsdag_place_problem *p, int32_t gi)
     return best >= 0 ? best : place_group_fallback(p, gi);
 }
 
-/* Vertices = colour classes weighted by mean op cost; edges = tensors between classes weighted by mean transfer
- * time (both scaled to integers); target part weights proportional to each device's speed over the whole graph. */
+/* Vertices = colour classes weighted by mean op cost; edges = tensors between classes weighted by mean
+ * transfer
+ * time (both scaled to integers); target part weights proportional to each device's speed over the whole
+ * graph. */
 int place_metis(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                 hsdag_err *e)
 {
@@ -94,10 +97,12 @@ int place_metis(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
     }
     for (int32_t rnk = 0; rnk < k; rnk++)
         for (int32_t d = 0; d < k; d++)
-            if (p->dev_rank[d] == rnk && work[d] <= 4 * fastest && npd < (ng / 4 > 2 ? ng / 4 : 2)) pd[npd++] = d;
+            if (p->dev_rank[d] == rnk && work[d] <= 4 * fastest && npd < (ng / 4 > 2 ? ng / 4 : 2))
+                pd[npd++] = d;
     if (npd < 2) {
         for (int32_t gi = 0; gi < ng; gi++) place_group_set(p, device, gi, mt_fastest(p, gi));
-        snprintf(r->note, sizeof r->note, "one device is more than 4x faster than the others: all on the fastest");
+        snprintf(r->note, sizeof r->note,
+                 "one device is more than 4x faster than the others: all on the fastest");
         goto done;
     }
     for (int32_t i = 0; i < npd; i++) {
@@ -120,8 +125,10 @@ int place_metis(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
         if (d < 0 || !place_group_ok(p, gi, d)) d = mt_fastest(p, gi), moved++;
         place_group_set(p, device, gi, d);
     }
-    snprintf(r->note, sizeof r->note, "precedence and memory caps ignored; %d parts; %d classes moved off a part "
-                                      "they may not run on", (int)npd, moved);
+    snprintf(r->note, sizeof r->note,
+             "precedence and memory caps ignored; %d parts; %d classes moved off a part "
+             "they may not run on",
+             (int)npd, moved);
 done:
     hsdag_free(ed);
     hsdag_free(xadj);

@@ -1,5 +1,7 @@
-/* mincut.c - the exact two-device optimum under sequential semantics as an s-t minimum cut (own Dinic max-flow).
- * Not here: memory capacities (a cut cannot express them: the placer reports an overflow, the ILP handles them)
+/* mincut.c - the exact two-device optimum under sequential semantics as an s-t minimum cut (own Dinic
+ * max-flow).
+ * Not here: memory capacities (a cut cannot express them: the placer reports an overflow, the ILP handles
+ * them)
  *           and any other semantics (the cut is then only a heuristic).
  * Entry points: hsdag_place_mincut_solve, hsdag_place_bound_exact, place_mincut.
  *
@@ -8,10 +10,13 @@
  *   an op v may not run on device 1: s -> v infinite; not on device 0: v -> t infinite;
  *   a tensor u with one consumer w: u -> w capacity xfer(u, 0, 1) and w -> u capacity xfer(u, 1, 0);
  *   a tensor u with several consumers pays once per direction through two auxiliary nodes:
- *     u -> a0 capacity xfer(u, 0, 1), a0 -> w infinite for every consumer w  (any consumer on 1 forces a0 to 1)
- *     b1 -> u capacity xfer(u, 1, 0), w -> b1 infinite for every consumer w  (any consumer on 0 forces b1 to 0);
+ *     u -> a0 capacity xfer(u, 0, 1), a0 -> w infinite for every consumer w  (any consumer on 1 forces a0 to
+ * 1)
+ *     b1 -> u capacity xfer(u, 1, 0), w -> b1 infinite for every consumer w  (any consumer on 0 forces b1 to
+ * 0);
  *   members of a colour class are chained with infinite edges both ways.
- * For every placement the cheapest cut consistent with it costs exactly its sequential latency, so the minimum
+ * For every placement the cheapest cut consistent with it costs exactly its sequential latency, so the
+ * minimum
  * cut is the optimum. */
 #include "place_int.h"
 
@@ -133,7 +138,8 @@ int hsdag_place_mincut_solve(const hsdag_costs *c, int32_t *device, double *opt_
 {
     const hsdag_graph *g = c->g;
     if (c->n_devices != 2)
-        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "mincut: needs exactly two devices (this set has %d); use ilp",
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED,
+                             "mincut: needs exactly two devices (this set has %d); use ilp",
                              (int)c->n_devices);
     int32_t n = g->n_nodes, s = n, t = n + 1, naux = 0;
     for (int32_t u = 0; u < n; u++) naux += (g->out_off[u + 1] - g->out_off[u] >= 2) ? 2 : 0;
@@ -189,8 +195,9 @@ int hsdag_place_mincut_solve(const hsdag_costs *c, int32_t *device, double *opt_
     }
     double flow = fn_maxflow(&f, s, t, eps);
     if (flow >= big) {
-        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "mincut: no placement keeps every colour class on a device all "
-                                                 "of its ops may run on");
+        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE,
+                           "mincut: no placement keeps every colour class on a device all "
+                           "of its ops may run on");
         goto done;
     }
     /* source side = nodes still reachable from s in the residual network (fn_bfs leaves their level >= 0) */
@@ -234,9 +241,11 @@ int place_mincut(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *dev
     if (p->sem == HSDAG_SEM_SEQUENTIAL) r->bound_s = opt;
     r->optimal = p->sem == HSDAG_SEM_SEQUENTIAL && over < 0;
     if (over >= 0)
-        snprintf(r->note, sizeof r->note,
-                 "memory: the optimal cut puts %.0f bytes on %s (capacity %.0f); a cut cannot express capacities, "
-                 "use ilp", used[over], p->devs->dev[over].name, p->cap[over]);
+        snprintf(
+            r->note, sizeof r->note,
+            "memory: the optimal cut puts %.0f bytes on %s (capacity %.0f); a cut cannot express capacities, "
+            "use ilp",
+            used[over], p->devs->dev[over].name, p->cap[over]);
     else if (p->sem != HSDAG_SEM_SEQUENTIAL)
         snprintf(r->note, sizeof r->note, "optimal for sequential semantics only; here (%s) a heuristic",
                  hsdag_semantics_name(p->sem));

@@ -1,6 +1,7 @@
 /* place_int.h - private helpers shared by the placers in src/place (not installed, not public API).
  * Not here: any placer's algorithm; the public API is include/hsdag/place.h.
- * Entry points: place_* helpers and the hsdag_place_fn of every built-in method (registered in registry.c). */
+ * Entry points: place_* helpers and the hsdag_place_fn of every built-in method (registered in
+ * registry.c). */
 #ifndef HSDAG_PLACE_INT_H
 #define HSDAG_PLACE_INT_H
 
@@ -24,10 +25,11 @@ int32_t place_group_fallback(const hsdag_place_problem *p, int32_t gi);
 void place_group_set(const hsdag_place_problem *p, int32_t *device, int32_t gi, int32_t d);
 /* Cost of group gi on device d (sum of members' node_s). */
 double place_group_cost(const hsdag_place_problem *p, int32_t gi, int32_t d);
-/* Simulated objective for search: infeasible placements rank after feasible ones (by excess bytes), then latency. */
+/* Simulated objective for search: infeasible placements rank after feasible ones (by excess bytes), then
+ * latency. */
 typedef struct place_score {
     int feasible;
-    double excess;   /* max_excess_bytes + a large count penalty for unsupported ops / split classes */
+    double excess; /* max_excess_bytes + a large count penalty for unsupported ops / split classes */
     double latency_s;
 } place_score;
 place_score place_evaluate(hsdag_place_problem *p, const int32_t *device);
@@ -41,8 +43,8 @@ int place_single(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *dev
                  hsdag_err *e);
 int place_random(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                  hsdag_err *e);
-int place_round_robin(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
-                      hsdag_err *e);
+int place_round_robin(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                      hsdag_place_report *r, hsdag_err *e);
 int place_mtopo(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                 hsdag_err *e);
 int place_metf(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
@@ -60,10 +62,10 @@ int place_mincut(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *dev
 int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
               hsdag_err *e);
 /* ilp_conc.c: the concurrent-semantics MILP for graphs up to 30 ops, from a start placement start[n]. */
-int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start, int32_t *device,
-                         hsdag_place_report *r, hsdag_err *e);
-int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
-                       hsdag_err *e);
+int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                         int32_t *device, hsdag_place_report *r, hsdag_err *e);
+int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                       hsdag_place_report *r, hsdag_err *e);
 
 /* ---- MILP helpers (ilp.c), shared by the sequential and concurrent models ---- */
 struct glp_tree;

@@ -190,7 +190,8 @@ place_score place_evaluate(hsdag_place_problem *p, const int32_t *device)
     if (hsdag_sim_run(p->sim, device, &r) < 0) return s;
     s.feasible = r.feasible;
     s.latency_s = r.makespan_s;
-    s.excess = r.feasible ? 0 : r.max_excess_bytes + 1e30 * (double)(r.n_unsupported + r.n_color_violations) + 1e29;
+    s.excess =
+        r.feasible ? 0 : r.max_excess_bytes + 1e30 * (double)(r.n_unsupported + r.n_color_violations) + 1e29;
     return s;
 }
 
@@ -246,8 +247,8 @@ int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place
 {
     for (int32_t v = 0; v < p->n; v++)
         if (device[v] < 0 || device[v] >= p->k)
-            return hsdag_err_set(e, HSDAG_EINVAL, "place: node '%s': device index %d out of range", p->g->name[v],
-                                 (int)device[v]);
+            return hsdag_err_set(e, HSDAG_EINVAL, "place: node '%s': device index %d out of range",
+                                 p->g->name[v], (int)device[v]);
     hsdag_bound b;
     int rc = hsdag_place_lower_bound(p, &b, e);
     if (rc < 0) return rc;
@@ -256,8 +257,10 @@ int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place
     r->latency_s = r->sim.makespan_s;
     r->feasible = r->sim.feasible;
     r->lower_bound_s = b.lower_s;
-    if (b.lower_s > 0) r->gap = (r->latency_s - b.lower_s) / b.lower_s;
-    else r->gap = r->latency_s > 0 ? NAN : 0.0;
+    if (b.lower_s > 0)
+        r->gap = (r->latency_s - b.lower_s) / b.lower_s;
+    else
+        r->gap = r->latency_s > 0 ? NAN : 0.0;
     return 0;
 }
 
@@ -278,8 +281,8 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
             const hsdag_place_method *all = hsdag_place_methods(&cnt);
             for (int32_t i = 0; i < cnt; i++) hsdag_buf_printf(&b, "%s%s", i ? ", " : "", all[i].name);
             hsdag_err_set(e, HSDAG_EINVAL,
-                          "place: unknown method '%s' (methods: %s; or cpu-only, gpu-only, a device name)", method,
-                          b.data ? b.data : "");
+                          "place: unknown method '%s' (methods: %s; or cpu-only, gpu-only, a device name)",
+                          method, b.data ? b.data : "");
             hsdag_buf_free(&b);
             return HSDAG_EINVAL;
         }

@@ -28,7 +28,8 @@ static int32_t roomiest(const hsdag_place_problem *p, const double *used, int32_
 {
     int32_t best = -1;
     for (int32_t d = 0; d < p->k; d++)
-        if (place_group_ok(p, gi, d) && (best < 0 || p->cap[d] - used[d] > p->cap[best] - used[best])) best = d;
+        if (place_group_ok(p, gi, d) && (best < 0 || p->cap[d] - used[d] > p->cap[best] - used[best]))
+            best = d;
     if (best < 0) best = place_group_fallback(p, gi);
     if (used[best] + p->grp_mem[gi] > p->cap[best] && !r->note[0])
         snprintf(r->note, sizeof r->note, "memory: op '%s' fits on no allowed device; placed on the roomiest",
@@ -60,8 +61,8 @@ int place_random(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *dev
     return 0;
 }
 
-int place_round_robin(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
-                      hsdag_err *e)
+int place_round_robin(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                      hsdag_place_report *r, hsdag_err *e)
 {
     double used[HSDAG_MAX_DEVICES] = {0};
     int32_t next = 0;
@@ -71,8 +72,10 @@ int place_round_robin(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
         int32_t d = -1;
         for (int32_t i = 0; i < p->k && d < 0; i++)
             if (fits(p, used, gi, (next + i) % p->k)) d = (next + i) % p->k;
-        if (d < 0) d = roomiest(p, used, gi, r);
-        else next = (d + 1) % p->k;
+        if (d < 0)
+            d = roomiest(p, used, gi, r);
+        else
+            next = (d + 1) % p->k;
         assign(p, device, used, gi, d);
     }
     return 0;
@@ -109,10 +112,12 @@ int place_mtopo(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
     return 0;
 }
 
-/* Tarnawski et al.'s latency greedy: walk the colour classes (inseparable blocks) in topological order and put
+/* Tarnawski et al.'s latency greedy: walk the colour classes (inseparable blocks) in topological order and
+ * put
  * each on the current accelerator while it fits under the memory cap; when it does not, move on to the next
  * accelerator (never back); blocks an accelerator may not run, and everything after the last accelerator is
- * full, go to the first CPU. The accelerators are the non-CPU devices, at most devs->max_accels_used of them. */
+ * full, go to the first CPU. The accelerators are the non-CPU devices, at most devs->max_accels_used of
+ * them. */
 int place_greedy_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                            hsdag_place_report *r, hsdag_err *e)
 {

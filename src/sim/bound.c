@@ -1,4 +1,5 @@
-/* bound.c - lower bounds on the latency of any placement, per semantics (the proofs are in docs/simulator.md).
+/* bound.c - lower bounds on the latency of any placement, per semantics (the proofs are in
+ * docs/simulator.md).
  * Not here: exact solvers (the placers provide them through hsdag_bound_exact_fn) or memory-aware bounds.
  * Entry points: hsdag_bound_compute.
  */

@@ -32,7 +32,10 @@ void hsdag_profile_free(hsdag_profile *p)
     hsdag_free(p);
 }
 
-int32_t hsdag_profile_count(const hsdag_profile *p) { return p ? p->n : 0; }
+int32_t hsdag_profile_count(const hsdag_profile *p)
+{
+    return p ? p->n : 0;
+}
 
 static const char *trim(char *s, size_t *n)
 {
@@ -123,8 +126,8 @@ int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_pro
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: expected 'node,device,ms'", what, (int)lineno);
         goto fail;
     badnum:
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: '%.40s' is not a time in ms >= 0", what, (int)lineno,
-                           c2 ? c2 + 1 : "");
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: '%.40s' is not a time in ms >= 0", what,
+                           (int)lineno, c2 ? c2 + 1 : "");
         goto fail;
     }
     hsdag_free(line);
@@ -175,7 +178,10 @@ static int is_bookkeeping(const hsdag_graph *g, int32_t v)
     return (g->flags[v] & HSDAG_NF_BOOKKEEPING) || g->opclass[v] == HSDAG_OP_BOOKKEEPING;
 }
 
-static int col_of(const hsdag_device *d) { return d->kind == HSDAG_DEV_CPU ? HSDAG_COST_CPU : HSDAG_COST_ACCEL; }
+static int col_of(const hsdag_device *d)
+{
+    return d->kind == HSDAG_DEV_CPU ? HSDAG_COST_CPU : HSDAG_COST_ACCEL;
+}
 
 static double file_ms(const hsdag_graph *g, int32_t v, int col)
 {
@@ -215,7 +221,8 @@ static int apply_profile(hsdag_costs *c, const hsdag_profile *p, hsdag_err *e)
         const prof_entry *en = &p->ent[i];
         int32_t v = hsdag_strmap_get(m, en->node, strlen(en->node));
         if (v < 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown node '%.80s'", p->what, (int)en->line, en->node);
+            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown node '%.80s'", p->what, (int)en->line,
+                               en->node);
             goto done;
         }
         int32_t d = hsdag_devices_find(c->devs, en->device);
@@ -232,20 +239,21 @@ done:
     return rc;
 }
 
-#define ALLOC_N(ptr, count)                                                         \
-    do {                                                                            \
-        (ptr) = hsdag_arena_alloc(a, ((size_t)(count) + 1) * sizeof *(ptr));        \
-        if (!(ptr)) goto oom;                                                       \
+#define ALLOC_N(ptr, count)                                                  \
+    do {                                                                     \
+        (ptr) = hsdag_arena_alloc(a, ((size_t)(count) + 1) * sizeof *(ptr)); \
+        if (!(ptr)) goto oom;                                                \
     } while (0)
 
-int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d, const hsdag_costs_config *cfg,
-                       hsdag_err *e)
+int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d,
+                       const hsdag_costs_config *cfg, hsdag_err *e)
 {
     *out = NULL;
     hsdag_costs_config def = hsdag_costs_config_default();
     if (!cfg) cfg = &def;
     if (!g || !d || d->n < 1 || d->n > HSDAG_MAX_DEVICES)
-        return hsdag_err_set(e, HSDAG_EINVAL, "costs: no graph or a device set of %d devices", d ? (int)d->n : 0);
+        return hsdag_err_set(e, HSDAG_EINVAL, "costs: no graph or a device set of %d devices",
+                             d ? (int)d->n : 0);
     hsdag_arena *a = hsdag_arena_create(0);
     if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "costs: out of memory");
     hsdag_costs *c = hsdag_arena_alloc(a, sizeof *c);
@@ -282,7 +290,8 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
         int has_mem = isfinite(mb) && mb >= 0;
         c->static_bytes[v] = has_mem ? mb : (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
         c->act_bytes[v] = has_mem ? 0 : (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0);
-        double bytes = in_bytes + (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0) + (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
+        double bytes = in_bytes + (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0) +
+                       (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
         double flops = g->flops[v] > 0 ? g->flops[v] : 0;
         int bk = is_bookkeeping(g, v);
         for (int32_t k = 0; k < D; k++) {
@@ -290,7 +299,8 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
             size_t at = (size_t)v * D + k;
             c->allowed[at] = !((g->flags[v] & HSDAG_NF_NO_ACCEL) && dv->kind != HSDAG_DEV_CPU);
             double t;
-            if (bk) t = 0;
+            if (bk)
+                t = 0;
             else {
                 double f = c->source == HSDAG_COSTSRC_FILE ? file_ms(g, v, col_of(dv)) : NAN;
                 t = isnan(f) ? hsdag_roofline_s(dv, (hsdag_opclass)g->opclass[v], flops, bytes) : f * 1e-3;
@@ -323,5 +333,6 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
     return 0;
 oom:
     hsdag_arena_free(a);
-    return hsdag_err_set(e, HSDAG_ENOMEM, "costs: out of memory for %d nodes x %d devices", (int)g->n_nodes, (int)d->n);
+    return hsdag_err_set(e, HSDAG_ENOMEM, "costs: out of memory for %d nodes x %d devices", (int)g->n_nodes,
+                         (int)d->n);
 }

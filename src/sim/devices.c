@@ -1,7 +1,8 @@
 /* devices.c - device sets: built-in presets (numbers and sources in docs/devices.md), the JSON schema reader
  * and writer, name lookup and semantics names.
  * Not here: op costs (costs.c), scheduling (sim.c). Never reads a file except through hsdag_devices_load.
- * Entry points: hsdag_devices_preset/load/parse/write_json/free/find/first_of, hsdag_semantics_*, hsdag_devkind_name.
+ * Entry points: hsdag_devices_preset/load/parse/write_json/free/find/first_of, hsdag_semantics_*,
+ * hsdag_devkind_name.
  */
 #include "hsdag/devices.h"
 
@@ -15,9 +16,8 @@
 static const char *const sem_names[HSDAG_SEM_COUNT_] = {"sequential", "concurrent", "tarnawski"};
 static const char *const kind_names[HSDAG_DEV_KIND_COUNT_] = {"cpu", "gpu", "accel"};
 /* Keys of the efficiency table, indexed by hsdag_opclass (the schema's own spelling). */
-static const char *const class_keys[HSDAG_OP_CLASS_COUNT_] = {"unknown", "bookkeeping", "conv",    "matmul",
-                                                              "elemwise", "pool",       "norm",    "softmax",
-                                                              "reduce",  "datamove"};
+static const char *const class_keys[HSDAG_OP_CLASS_COUNT_] = {
+    "unknown", "bookkeeping", "conv", "matmul", "elemwise", "pool", "norm", "softmax", "reduce", "datamove"};
 
 const char *hsdag_semantics_name(hsdag_semantics s)
 {
@@ -40,7 +40,10 @@ int hsdag_semantics_parse(const char *s, hsdag_semantics *out)
     return HSDAG_EINVAL;
 }
 
-const char *hsdag_devkind_name(hsdag_devkind k) { return (k >= 0 && k < HSDAG_DEV_KIND_COUNT_) ? kind_names[k] : "?"; }
+const char *hsdag_devkind_name(hsdag_devkind k)
+{
+    return (k >= 0 && k < HSDAG_DEV_KIND_COUNT_) ? kind_names[k] : "?";
+}
 
 /* ---- allocation of a set ---- */
 
@@ -92,15 +95,18 @@ static double kind_file_factor(hsdag_devkind a, hsdag_devkind b)
     return 2.0;
 }
 
-/* Sets link a -> b (and b -> a when sym) on a resource named bus, or on an own "A->B" resource if bus is NULL. */
+/* Sets link a -> b (and b -> a when sym) on a resource named bus, or on an own "A->B" resource if bus is
+ * NULL. */
 static int devs_set_link(hsdag_devices *d, int32_t a, int32_t b, double lat, double bw, const char *bus,
                          double file_factor, int sym)
 {
     for (int pass = 0; pass < (sym ? 2 : 1); pass++) {
         int32_t x = pass ? b : a, y = pass ? a : b;
         char nm[300];
-        if (bus) snprintf(nm, sizeof nm, "%s", bus);
-        else snprintf(nm, sizeof nm, "%.140s->%.140s", d->dev[x].name, d->dev[y].name);
+        if (bus)
+            snprintf(nm, sizeof nm, "%s", bus);
+        else
+            snprintf(nm, sizeof nm, "%.140s->%.140s", d->dev[x].name, d->dev[y].name);
         int32_t r = devs_resource(d, nm);
         if (r < 0) return HSDAG_ENOMEM;
         hsdag_link *l = &d->link[x * d->n + y];
@@ -128,7 +134,8 @@ static void dev_fill(hsdag_devices *d, int32_t i, const char *name, const char *
 
 /* ---- presets (every number is explained with its source in docs/devices.md) ---- */
 
-/* Intel Core i9-12900K, the 8 P-cores OpenVINO uses for latency: 8 cores x 32 FP32 FLOP/cycle (two 256-bit FMA
+/* Intel Core i9-12900K, the 8 P-cores OpenVINO uses for latency: 8 cores x 32 FP32 FLOP/cycle (two 256-bit
+ * FMA
  * ports, AVX2) x 3.2 GHz P-core base = 819.2 GFLOP/s; DDR5-4800 dual channel 76.8 GB/s (Intel ARK);
  * 32 GiB of host memory (2 x 16 GB, our configuration); 1 us per op dispatch (assumption, docs). */
 #define I9_PEAK (8.0 * 32.0 * 3.2e9)
@@ -141,9 +148,11 @@ static void dev_fill(hsdag_devices *d, int32_t i, const char *name, const char *
 #define A770_BW 560e9
 #define A770_CAP (16.0 * 1073741824.0)
 #define A770_LAUNCH 10e-6
-/* Intel UHD Graphics 770 (the i9-12900K's iGPU): 32 EUs x 8 FP32 lanes x 2 x 1.55 GHz = 793.6 GFLOP/s, host DDR5. */
+/* Intel UHD Graphics 770 (the i9-12900K's iGPU): 32 EUs x 8 FP32 lanes x 2 x 1.55 GHz = 793.6 GFLOP/s, host
+ * DDR5. */
 #define UHD770_PEAK (32.0 * 8.0 * 2.0 * 1.55e9)
-/* PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s per direction; 25 us per copy (Placeto's constant). */
+/* PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s per direction; 25 us per copy (Placeto's
+ * constant). */
 #define PCIE4_BW (16e9 * 16.0 * 128.0 / 130.0 / 8.0)
 #define PCIE_LAT 25e-6
 
@@ -170,7 +179,8 @@ static int preset_cpu_igpu(hsdag_devices **out)
     /* the iGPU shares the host's DDR5 (bandwidth and capacity) */
     dev_fill(d, 1, "GPU", "GPU", HSDAG_DEV_GPU, UHD770_PEAK, I9_BW, I9_CAP, A770_LAUNCH);
     d->semantics = HSDAG_SEM_SEQUENTIAL;
-    /* a copy inside DRAM reads and writes every byte: half the DRAM bandwidth; 10 us synchronisation (assumption) */
+    /* a copy inside DRAM reads and writes every byte: half the DRAM bandwidth; 10 us synchronisation
+     * (assumption) */
     if (devs_set_link(d, 0, 1, 10e-6, I9_BW / 2.0, "dram", -1, 1) < 0) goto oom;
     *out = d;
     return 0;
@@ -191,14 +201,17 @@ static int preset_cpu_4gpu(hsdag_devices **out)
         dev_fill(d, 1 + i, nm, ov, HSDAG_DEV_GPU, A770_PEAK, A770_BW, A770_CAP, A770_LAUNCH);
     }
     d->semantics = HSDAG_SEM_CONCURRENT;
-    /* all four cards sit behind the CPU's one x16 root port (a PCIe switch): one shared channel per direction;
-     * GPU<->GPU copies are staged through host memory: two traversals, so twice the latency, half the bandwidth */
+    /* all four cards sit behind the CPU's one x16 root port (a PCIe switch): one shared channel per
+     * direction;
+     * GPU<->GPU copies are staged through host memory: two traversals, so twice the latency, half the
+     * bandwidth */
     for (int32_t a = 0; a < 5; a++)
         for (int32_t b = 0; b < 5; b++) {
             if (a == b) continue;
             int gg = a > 0 && b > 0;
             const char *bus = (a == 0 || (gg && a < b)) ? "pcie-down" : "pcie-up";
-            if (devs_set_link(d, a, b, gg ? 2 * PCIE_LAT : PCIE_LAT, gg ? PCIE4_BW / 2 : PCIE4_BW, bus, -1, 0) < 0)
+            if (devs_set_link(d, a, b, gg ? 2 * PCIE_LAT : PCIE_LAT, gg ? PCIE4_BW / 2 : PCIE4_BW, bus, -1,
+                              0) < 0)
                 goto oom;
         }
     *out = d;
@@ -209,16 +222,19 @@ oom:
 }
 
 /* k accelerators and l CPUs with the Tarnawski file's conventions: edge cost = bytes / 2^31 s (2 GiB/s),
- * paid once per accelerator<->host copy; CPUs share DRAM (free); accelerator pairs copy through DRAM (twice). */
+ * paid once per accelerator<->host copy; CPUs share DRAM (free); accelerator pairs copy through DRAM
+ * (twice). */
 static int preset_tarnawski_kl(int32_t k, int32_t l, double cap, int32_t max_used, hsdag_devices **out)
 {
-    /* accelerators first, then CPUs: the device numbering of hsdag_split_read (fpgas[i] -> i, cpus[j] -> k + j) */
+    /* accelerators first, then CPUs: the device numbering of hsdag_split_read (fpgas[i] -> i, cpus[j] -> k +
+     * j) */
     hsdag_devices *d = devs_new(k + l, "tarnawski");
     if (!d) return HSDAG_ENOMEM;
     for (int32_t i = 0; i < k; i++) {
         char nm[32];
         snprintf(nm, sizeof nm, "acc%d", (int)i);
-        /* nominal roofline figures, used only for nodes without file costs: the Arc A770 and i9-12900K above */
+        /* nominal roofline figures, used only for nodes without file costs: the Arc A770 and i9-12900K
+         * above */
         dev_fill(d, i, nm, "GPU", HSDAG_DEV_ACCEL, A770_PEAK, A770_BW, cap, 0);
     }
     for (int32_t i = 0; i < l; i++) {
@@ -243,7 +259,10 @@ oom:
 }
 
 static const char *const preset_list[] = {"cpu-gpu", "cpu-igpu", "cpu-4gpu", "tarnawski", NULL};
-const char *const *hsdag_devices_preset_names(void) { return preset_list; }
+const char *const *hsdag_devices_preset_names(void)
+{
+    return preset_list;
+}
 
 const char *hsdag_devices_default_name(const hsdag_graph *g)
 {
@@ -264,9 +283,12 @@ int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices *
     *out = NULL;
     int rc = HSDAG_ENOMEM;
     if (!name) return hsdag_err_set(e, HSDAG_EINVAL, "devices: no preset name");
-    if (strcmp(name, "cpu-gpu") == 0) rc = preset_cpu_gpu(out);
-    else if (strcmp(name, "cpu-igpu") == 0) rc = preset_cpu_igpu(out);
-    else if (strcmp(name, "cpu-4gpu") == 0) rc = preset_cpu_4gpu(out);
+    if (strcmp(name, "cpu-gpu") == 0)
+        rc = preset_cpu_gpu(out);
+    else if (strcmp(name, "cpu-igpu") == 0)
+        rc = preset_cpu_igpu(out);
+    else if (strcmp(name, "cpu-4gpu") == 0)
+        rc = preset_cpu_4gpu(out);
     else if (strncmp(name, "tarnawski", 9) == 0) {
         const char *p = name + 9;
         long k = -1, l = -1;
@@ -276,7 +298,9 @@ int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices *
         if (fromfile) {
             k = g->meta.max_accels;
             l = g->meta.max_cpus;
-            cap = isfinite(g->meta.max_size_per_accel) && g->meta.max_size_per_accel > 0 ? g->meta.max_size_per_accel : 0;
+            cap = isfinite(g->meta.max_size_per_accel) && g->meta.max_size_per_accel > 0
+                      ? g->meta.max_size_per_accel
+                      : 0;
             max_used = g->meta.max_accels >= 0 ? g->meta.max_accels : -1;
         }
         if (*p == ':') {
@@ -292,12 +316,15 @@ int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices *
         } else if (*p) {
             goto unknown;
         }
-        if (k < 0) return hsdag_err_set(e, HSDAG_EINVAL, "devices: preset 'tarnawski' needs a Tarnawski JSON model "
-                                                         "or explicit counts 'tarnawski:K[:L]'");
+        if (k < 0)
+            return hsdag_err_set(e, HSDAG_EINVAL,
+                                 "devices: preset 'tarnawski' needs a Tarnawski JSON model "
+                                 "or explicit counts 'tarnawski:K[:L]'");
         if (l < 1) l = 1;
         if (k + l > HSDAG_MAX_DEVICES)
-            return hsdag_err_set(e, HSDAG_ELIMIT, "devices: preset '%s': %ld accelerators + %ld CPUs exceed %d devices",
-                                 name, k, l, HSDAG_MAX_DEVICES);
+            return hsdag_err_set(e, HSDAG_ELIMIT,
+                                 "devices: preset '%s': %ld accelerators + %ld CPUs exceed %d devices", name,
+                                 k, l, HSDAG_MAX_DEVICES);
         rc = preset_tarnawski_kl((int32_t)k, (int32_t)l, cap, max_used, out);
     } else {
         goto unknown;
@@ -305,11 +332,13 @@ int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices *
     if (rc < 0) return hsdag_err_set(e, rc, "devices: preset '%s': out of memory", name);
     return 0;
 badspec:
-    return hsdag_err_set(e, HSDAG_EINVAL, "devices: bad preset '%s' (want tarnawski:K or tarnawski:K:L)", name);
-unknown:
-    return hsdag_err_set(e, HSDAG_EINVAL,
-                         "devices: unknown preset '%s' (presets: cpu-gpu, cpu-igpu, cpu-4gpu, tarnawski; or a .json file)",
+    return hsdag_err_set(e, HSDAG_EINVAL, "devices: bad preset '%s' (want tarnawski:K or tarnawski:K:L)",
                          name);
+unknown:
+    return hsdag_err_set(
+        e, HSDAG_EINVAL,
+        "devices: unknown preset '%s' (presets: cpu-gpu, cpu-igpu, cpu-4gpu, tarnawski; or a .json file)",
+        name);
 }
 
 int hsdag_devices_load(const char *spec, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e)
@@ -354,7 +383,8 @@ typedef struct jctx {
 /* Checks that obj has only keys from allowed (NULL-terminated). */
 static int j_keys(const jctx *c, json_object *obj, const char *where, const char *const *allowed)
 {
-    json_object_object_foreach(obj, key, val) {
+    json_object_object_foreach(obj, key, val)
+    {
         (void)val;
         int ok = 0;
         for (int i = 0; allowed[i]; i++)
@@ -378,13 +408,14 @@ static int j_num(const jctx *c, json_object *obj, const char *key, const char *w
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' is not a number", c->what, where, key);
     double x = json_object_get_double(v);
     if (!isfinite(x) || x < lo || x > hi)
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' = %g out of range [%g, %g]", c->what, where, key, x,
-                             lo, hi);
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' = %g out of range [%g, %g]", c->what, where,
+                             key, x, lo, hi);
     *out = x;
     return 0;
 }
 
-static int j_str(const jctx *c, json_object *obj, const char *key, const char *where, int required, const char **out)
+static int j_str(const jctx *c, json_object *obj, const char *key, const char *where, int required,
+                 const char **out)
 {
     json_object *v;
     if (!json_object_object_get_ex(obj, key, &v)) {
@@ -396,7 +427,8 @@ static int j_str(const jctx *c, json_object *obj, const char *key, const char *w
     const char *s = json_object_get_string(v);
     size_t n = strlen(s);
     if (n == 0 || n > 400)
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' must have 1..400 characters", c->what, where, key);
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' must have 1..400 characters", c->what, where,
+                             key);
     *out = s;
     return 0;
 }
@@ -405,8 +437,9 @@ static int j_str(const jctx *c, json_object *obj, const char *key, const char *w
 
 static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object *o)
 {
-    static const char *const keys[] = {"name", "kind", "peak_flops", "mem_bandwidth", "mem_capacity",
-                                       "launch_overhead_s", "efficiency", "openvino", NULL};
+    static const char *const keys[] = {"name",          "kind",         "peak_flops",
+                                       "mem_bandwidth", "mem_capacity", "launch_overhead_s",
+                                       "efficiency",    "openvino",     NULL};
     char where[64];
     snprintf(where, sizeof where, "devices[%d]", (int)i);
     if (!json_object_is_type(o, json_type_object))
@@ -424,14 +457,17 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
     int k = -1;
     for (int j = 0; j < HSDAG_DEV_KIND_COUNT_; j++)
         if (strcmp(kind, kind_names[j]) == 0) k = j;
-    if (k < 0) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: kind '%.40s' is not cpu, gpu or accel", c->what, where, kind);
+    if (k < 0)
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: kind '%.40s' is not cpu, gpu or accel", c->what,
+                             where, kind);
     double peak = 0, bw = 0, cap = 0, launch = 0;
     if ((rc = j_num(c, o, "peak_flops", where, 1, 1e3, BIG, &peak)) < 0) return rc;
     if ((rc = j_num(c, o, "mem_bandwidth", where, 1, 1e3, BIG, &bw)) < 0) return rc;
     if ((rc = j_num(c, o, "mem_capacity", where, 0, 0, BIG, &cap)) < 0) return rc;
     if ((rc = j_num(c, o, "launch_overhead_s", where, 0, 0, 1e3, &launch)) < 0) return rc;
     dev_fill(d, i, name, ov, (hsdag_devkind)k, peak, bw, cap, launch);
-    if (!d->dev[i].name || !d->dev[i].ov_name) return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+    if (!d->dev[i].name || !d->dev[i].ov_name)
+        return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
     json_object *eff;
     if (json_object_object_get_ex(o, "efficiency", &eff)) {
         if (!json_object_is_type(eff, json_type_object))
@@ -439,27 +475,32 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
         double def = 1.0;
         if ((rc = j_num(c, eff, "default", where, 0, 1e-6, 1.0, &def)) < 0) return rc;
         for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) d->dev[i].eff[cl] = def;
-        json_object_object_foreach(eff, key, val) {
+        json_object_object_foreach(eff, key, val)
+        {
             (void)val;
             if (strcmp(key, "default") == 0) continue;
             int cl = -1;
             for (int j = 0; j < HSDAG_OP_CLASS_COUNT_; j++)
                 if (strcmp(key, class_keys[j]) == 0) cl = j;
             if (cl < 0)
-                return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: efficiency: unknown op class '%.40s'", c->what,
-                                     where, key);
+                return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: efficiency: unknown op class '%.40s'",
+                                     c->what, where, key);
             if ((rc = j_num(c, eff, key, where, 1, 1e-6, 1.0, &d->dev[i].eff[cl])) < 0) return rc;
         }
     }
     return 0;
 }
 
-static int parse_link(const jctx *c, hsdag_devices *d, json_object *o, int32_t idx, int is_default, uint8_t *seen)
+static int parse_link(const jctx *c, hsdag_devices *d, json_object *o, int32_t idx, int is_default,
+                      uint8_t *seen)
 {
-    static const char *const keys[] = {"from", "to", "latency_s", "bandwidth", "bus", "symmetric", "file_factor", NULL};
+    static const char *const keys[] = {"from", "to",        "latency_s",   "bandwidth",
+                                       "bus",  "symmetric", "file_factor", NULL};
     char where[64];
-    if (is_default) snprintf(where, sizeof where, "default_link");
-    else snprintf(where, sizeof where, "links[%d]", (int)idx);
+    if (is_default)
+        snprintf(where, sizeof where, "default_link");
+    else
+        snprintf(where, sizeof where, "links[%d]", (int)idx);
     if (!json_object_is_type(o, json_type_object))
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: not an object", c->what, where);
     int rc;
@@ -468,7 +509,8 @@ static int parse_link(const jctx *c, hsdag_devices *d, json_object *o, int32_t i
     const char *bus = NULL, *from = NULL, *to = NULL;
     if ((rc = j_num(c, o, "latency_s", where, 0, 0, 1e3, &lat)) < 0) return rc;
     if ((rc = j_num(c, o, "bandwidth", where, 1, 0, BIG, &bw)) < 0) return rc;
-    if (bw > 0 && bw < 1.0) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: 'bandwidth' below 1 byte/s", c->what, where);
+    if (bw > 0 && bw < 1.0)
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: 'bandwidth' below 1 byte/s", c->what, where);
     if ((rc = j_num(c, o, "file_factor", where, 0, 0, 1e3, &ff)) < 0) return rc;
     if ((rc = j_str(c, o, "bus", where, 0, &bus)) < 0) return rc;
     int sym = 1;
@@ -494,11 +536,15 @@ static int parse_link(const jctx *c, hsdag_devices *d, json_object *o, int32_t i
         if (strcmp(d->dev[i].name, from) == 0) a = i;
         if (strcmp(d->dev[i].name, to) == 0) b = i;
     }
-    if (a < 0) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: unknown device '%.60s'", c->what, where, from);
+    if (a < 0)
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: unknown device '%.60s'", c->what, where, from);
     if (b < 0) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: unknown device '%.60s'", c->what, where, to);
-    if (a == b) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: a link from '%.60s' to itself", c->what, where, from);
+    if (a == b)
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: a link from '%.60s' to itself", c->what, where,
+                             from);
     if (seen[a * d->n + b] || (sym && seen[b * d->n + a]))
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: link '%.60s' -> '%.60s' given twice", c->what, where, from, to);
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: link '%.60s' -> '%.60s' given twice", c->what,
+                             where, from, to);
     if (devs_set_link(d, a, b, lat, bw, bus, ff, sym) < 0) goto oom;
     seen[a * d->n + b] = 1;
     if (sym) seen[b * d->n + a] = 1;
@@ -509,8 +555,8 @@ oom:
 
 static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
 {
-    static const char *const keys[] = {"name", "semantics", "max_accels_used", "devices", "links", "default_link",
-                                       "format", NULL};
+    static const char *const keys[] = {"name",  "semantics",    "max_accels_used", "devices",
+                                       "links", "default_link", "format",          NULL};
     hsdag_devices *d = NULL;
     uint8_t *seen = NULL;
     int rc;
@@ -536,8 +582,9 @@ static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
     if (sem) {
         hsdag_semantics s;
         if (hsdag_semantics_parse(sem, &s) < 0 || s == HSDAG_SEM_AUTO) {
-            rc = hsdag_err_set(c->e, HSDAG_EPARSE, "%s: semantics '%.40s' is not sequential, concurrent or tarnawski",
-                               c->what, sem);
+            rc = hsdag_err_set(c->e, HSDAG_EPARSE,
+                               "%s: semantics '%.40s' is not sequential, concurrent or tarnawski", c->what,
+                               sem);
             goto fail;
         }
         d->semantics = s;
@@ -554,19 +601,22 @@ static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
         }
         size_t m = json_object_array_length(links);
         if (m > n * n) {
-            rc = hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: 'links' has %zu entries for %zu devices", c->what, m, n);
+            rc = hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: 'links' has %zu entries for %zu devices", c->what, m,
+                               n);
             goto fail;
         }
         for (size_t i = 0; i < m; i++)
-            if ((rc = parse_link(c, d, json_object_array_get_idx(links, i), (int32_t)i, 0, seen)) < 0) goto fail;
+            if ((rc = parse_link(c, d, json_object_array_get_idx(links, i), (int32_t)i, 0, seen)) < 0)
+                goto fail;
     }
     if (json_object_object_get_ex(root, "default_link", &deflink))
         if ((rc = parse_link(c, d, deflink, 0, 1, seen)) < 0) goto fail;
     for (int32_t a = 0; a < d->n; a++)
         for (int32_t b = 0; b < d->n; b++)
             if (a != b && !seen[a * d->n + b]) {
-                rc = hsdag_err_set(c->e, HSDAG_EPARSE, "%s: no link from '%s' to '%s' (add it to 'links' or give a "
-                                                       "'default_link')",
+                rc = hsdag_err_set(c->e, HSDAG_EPARSE,
+                                   "%s: no link from '%s' to '%s' (add it to 'links' or give a "
+                                   "'default_link')",
                                    c->what, d->dev[a].name, d->dev[b].name);
                 goto fail;
             }
@@ -583,7 +633,8 @@ int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_dev
 {
     *out = NULL;
     jctx c = {what ? what : "<buffer>", e};
-    if (len > (16u << 20)) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: device file larger than 16 MiB", c.what);
+    if (len > (16u << 20))
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: device file larger than 16 MiB", c.what);
     json_tokener *tok = json_tokener_new_ex(32);
     if (!tok) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", c.what);
     json_object *root = json_tokener_parse_ex(tok, (const char *)buf, (int)len);
@@ -591,8 +642,9 @@ int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_dev
     size_t used = json_tokener_get_parse_end(tok);
     int rc;
     if (!root || je != json_tokener_success) {
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", c.what, used,
-                           json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));
+        rc = hsdag_err_set(
+            e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", c.what, used,
+            json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));
         goto done;
     }
     for (size_t i = used; i < len; i++) {

@@ -1,6 +1,8 @@
-/* placement_io.c - placement files: hsdag placement JSON, flat OpenVINO affinity maps and Tarnawski splits in;
+/* placement_io.c - placement files: hsdag placement JSON, flat OpenVINO affinity maps and Tarnawski splits
+ * in;
  * the same three out. Formats are described in include/hsdag/placement.h and docs/simulator.md.
- * Not here: computing or scoring placements. (A split reader may also exist in the Tarnawski importer's module;
+ * Not here: computing or scoring placements. (A split reader may also exist in the Tarnawski importer's
+ * module;
  * this one maps split groups onto a device set, which that one does not need to know about.)
  * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split.
  */
@@ -46,7 +48,8 @@ static int pl_read_map(json_object *map, json_object *def, const char *what, con
     if (rc < 0) return hsdag_err_set(e, rc, "%s: out of memory", what);
     int32_t dflt = -1;
     if (def) {
-        if (!json_object_is_type(def, json_type_string) || (dflt = pl_device(devs, json_object_get_string(def))) < 0) {
+        if (!json_object_is_type(def, json_type_string) ||
+            (dflt = pl_device(devs, json_object_get_string(def))) < 0) {
             rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: \"default\": unknown device '%.80s'", what,
                                json_object_get_string(def));
             goto done;
@@ -54,24 +57,28 @@ static int pl_read_map(json_object *map, json_object *def, const char *what, con
     }
     for (int32_t v = 0; v < g->n_nodes; v++) device[v] = -1;
     int32_t listed = 0;
-    json_object_object_foreach(map, key, val) {
+    json_object_object_foreach(map, key, val)
+    {
         int32_t v = hsdag_strmap_get(names, key, strlen(key));
         if (v < 0) {
             rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: unknown node '%.120s'", what, key);
             goto done;
         }
         int32_t d = -1;
-        if (json_object_is_type(val, json_type_string)) d = pl_device(devs, json_object_get_string(val));
+        if (json_object_is_type(val, json_type_string))
+            d = pl_device(devs, json_object_get_string(val));
         else if (json_object_is_type(val, json_type_int)) {
             int64_t x = json_object_get_int64(val);
             d = (x >= 0 && x < devs->n) ? (int32_t)x : -1;
         } else {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node '%.120s': device is not a string or an index", what, key);
+            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node '%.120s': device is not a string or an index", what,
+                               key);
             goto done;
         }
         if (d < 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node '%.120s': unknown device '%.80s' (devices '%s' has %d)",
-                               what, key, json_object_get_string(val), devs->name, (int)devs->n);
+            rc = hsdag_err_set(e, HSDAG_EINVAL,
+                               "%s: node '%.120s': unknown device '%.80s' (devices '%s' has %d)", what, key,
+                               json_object_get_string(val), devs->name, (int)devs->n);
             goto done;
         }
         device[v] = d;
@@ -80,8 +87,9 @@ static int pl_read_map(json_object *map, json_object *def, const char *what, con
     for (int32_t v = 0; v < g->n_nodes; v++)
         if (device[v] < 0) {
             if (dflt < 0) {
-                rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node '%.120s' has no device (list it or give \"default\")",
-                                   what, g->name[v]);
+                rc = hsdag_err_set(e, HSDAG_EINVAL,
+                                   "%s: node '%.120s' has no device (list it or give \"default\")", what,
+                                   g->name[v]);
                 goto done;
             }
             device[v] = dflt;
@@ -110,8 +118,10 @@ static int32_t find_id(const id_item *it, int32_t n, int64_t id)
     while (lo <= hi) {
         int32_t mid = lo + (hi - lo) / 2;
         if (it[mid].id == id) return it[mid].v;
-        if (it[mid].id < id) lo = mid + 1;
-        else hi = mid - 1;
+        if (it[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
@@ -139,15 +149,18 @@ static int pl_read_split(json_object *root, const char *what, const hsdag_graph 
     for (int k = 0; k < 2; k++)
         for (int32_t i = 0; i < cnt[k]; i++) {
             json_object *grp = json_object_array_get_idx(groups[k], (size_t)i), *nodes;
-            if (!json_object_is_type(grp, json_type_object) || !json_object_object_get_ex(grp, "nodes", &nodes) ||
+            if (!json_object_is_type(grp, json_type_object) ||
+                !json_object_object_get_ex(grp, "nodes", &nodes) ||
                 !json_object_is_type(nodes, json_type_array))
-                return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s[%d] has no \"nodes\" array", what, keys[k], (int)i);
+                return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s[%d] has no \"nodes\" array", what, keys[k],
+                                     (int)i);
             if (json_object_array_length(nodes) > 0) need[k] = i + 1;
         }
     if (need[0] > n_of_kind[0] || need[1] > n_of_kind[1])
-        return hsdag_err_set(e, HSDAG_EINVAL,
-                             "%s: the split uses %d CPU and %d accelerator groups, devices '%s' have %d and %d",
-                             what, (int)need[0], (int)need[1], devs->name, (int)n_of_kind[0], (int)n_of_kind[1]);
+        return hsdag_err_set(
+            e, HSDAG_EINVAL,
+            "%s: the split uses %d CPU and %d accelerator groups, devices '%s' have %d and %d", what,
+            (int)need[0], (int)need[1], devs->name, (int)n_of_kind[0], (int)n_of_kind[1]);
     int32_t V = g->n_nodes;
     id_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
     if (!it) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
@@ -165,19 +178,20 @@ static int pl_read_split(json_object *root, const char *what, const hsdag_graph 
             for (size_t j = 0; j < n; j++) {
                 json_object *x = json_object_array_get_idx(nodes, j);
                 if (!json_object_is_type(x, json_type_int)) {
-                    rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %s[%d]: node %zu is not an integer id", what, keys[k],
-                                       (int)seen, j);
+                    rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %s[%d]: node %zu is not an integer id", what,
+                                       keys[k], (int)seen, j);
                     goto done;
                 }
                 int64_t id = json_object_get_int64(x);
                 int32_t v = (id >= INT32_MIN && id <= INT32_MAX) ? find_id(it, V, id) : -1;
                 if (v < 0) {
-                    rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: %s[%d]: unknown node id %lld", what, keys[k], (int)seen,
-                                       (long long)id);
+                    rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: %s[%d]: unknown node id %lld", what, keys[k],
+                                       (int)seen, (long long)id);
                     goto done;
                 }
                 if (device[v] >= 0) {
-                    rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node id %lld is listed twice", what, (long long)id);
+                    rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node id %lld is listed twice", what,
+                                       (long long)id);
                     goto done;
                 }
                 device[v] = dev;
@@ -201,11 +215,13 @@ done:
 /* ---- entry points ---- */
 
 int hsdag_placement_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info, hsdag_err *e)
+                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info,
+                          hsdag_err *e)
 {
     what = what ? what : "<buffer>";
     if (info) memset(info, 0, sizeof *info);
-    if (len > PL_MAX_BYTES) return hsdag_err_set(e, HSDAG_ELIMIT, "%s: placement file larger than 1 GiB", what);
+    if (len > PL_MAX_BYTES)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: placement file larger than 1 GiB", what);
     json_tokener *tok = json_tokener_new_ex(64);
     if (!tok) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
     json_object *root = json_tokener_parse_ex(tok, (const char *)buf, (int)len);
@@ -213,8 +229,9 @@ int hsdag_placement_parse(const void *buf, size_t len, const char *what, const h
     size_t used = json_tokener_get_parse_end(tok);
     int rc;
     if (!root || je != json_tokener_success) {
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", what, used,
-                           json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));
+        rc = hsdag_err_set(
+            e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", what, used,
+            json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));
         goto done;
     }
     for (size_t i = used; i < len; i++) {
@@ -237,7 +254,8 @@ int hsdag_placement_parse(const void *buf, size_t len, const char *what, const h
         json_object_object_get_ex(root, "default", &def);
         if (info) info->format = HSDAG_PLF_HSDAG;
         rc = pl_read_map(pl, def, what, g, devs, device, info, e);
-    } else if (json_object_object_get_ex(root, "cpus", &tmp) || json_object_object_get_ex(root, "fpgas", &tmp)) {
+    } else if (json_object_object_get_ex(root, "cpus", &tmp) ||
+               json_object_object_get_ex(root, "fpgas", &tmp)) {
         if (info) info->format = HSDAG_PLF_SPLIT;
         rc = pl_read_split(root, what, g, devs, device, info, e);
     } else {
@@ -250,8 +268,8 @@ done:
     return rc;
 }
 
-int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs, int32_t *device,
-                              hsdag_placement_info *info, hsdag_err *e)
+int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs,
+                              int32_t *device, hsdag_placement_info *info, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -263,8 +281,8 @@ int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsda
     return rc;
 }
 
-int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs, int32_t *device,
-                              hsdag_placement_info *info, hsdag_err *e)
+int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs,
+                              int32_t *device, hsdag_placement_info *info, hsdag_err *e)
 {
     if (info) memset(info, 0, sizeof *info);
     if (!spec || !*spec) return hsdag_err_set(e, HSDAG_EINVAL, "placement: empty specification");
@@ -276,17 +294,21 @@ int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsda
         if (n > 5 && strcmp(name + n - 5, "-only") == 0) name[n - 5] = 0;
         d = hsdag_devices_find(devs, name);
         for (int k = 0; d < 0 && k < HSDAG_DEV_KIND_COUNT_; k++)
-            if (strcmp(name, hsdag_devkind_name((hsdag_devkind)k)) == 0) d = hsdag_devices_first_of(devs, (hsdag_devkind)k);
-        if (d < 0 && strcmp(name, "gpu") == 0) d = hsdag_devices_first_of(devs, HSDAG_DEV_ACCEL); /* Tarnawski sets */
+            if (strcmp(name, hsdag_devkind_name((hsdag_devkind)k)) == 0)
+                d = hsdag_devices_first_of(devs, (hsdag_devkind)k);
+        if (d < 0 && strcmp(name, "gpu") == 0)
+            d = hsdag_devices_first_of(devs, HSDAG_DEV_ACCEL); /* Tarnawski sets */
     }
     if (d >= 0) {
         for (int32_t v = 0; v < g->n_nodes; v++) device[v] = d;
         if (info) info->format = HSDAG_PLF_SPEC, info->n_listed = g->n_nodes;
         return 0;
     }
-    if (strchr(spec, '/') || strchr(spec, '.')) return hsdag_placement_read_file(spec, g, devs, device, info, e);
-    return hsdag_err_set(e, HSDAG_EINVAL, "placement: '%.120s' is neither a device of '%s', '<device>-only', nor a file",
-                         spec, devs->name);
+    if (strchr(spec, '/') || strchr(spec, '.'))
+        return hsdag_placement_read_file(spec, g, devs, device, info, e);
+    return hsdag_err_set(e, HSDAG_EINVAL,
+                         "placement: '%.120s' is neither a device of '%s', '<device>-only', nor a file", spec,
+                         devs->name);
 }
 
 /* ---- writers ---- */
@@ -298,7 +320,8 @@ static int pl_check(const hsdag_graph *g, const hsdag_devices *devs, const int32
     return 0;
 }
 
-int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device, hsdag_buf *b)
+int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
+                               hsdag_buf *b)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     hsdag_buf_printf(b, "{\n  \"format\": \"hsdag-placement\",\n  \"devices\": ");
@@ -314,7 +337,8 @@ int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, 
     return b->oom ? HSDAG_ENOMEM : 0;
 }
 
-int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device, hsdag_buf *b)
+int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
+                                   hsdag_buf *b)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     hsdag_buf_printf(b, "{");
@@ -328,7 +352,8 @@ int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *de
     return b->oom ? HSDAG_ENOMEM : 0;
 }
 
-int hsdag_placement_write_split(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device, hsdag_buf *b)
+int hsdag_placement_write_split(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
+                                hsdag_buf *b)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     int32_t V = g->n_nodes;

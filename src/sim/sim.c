@@ -1,4 +1,5 @@
-/* sim.c - the latency simulator: sequential (OpenVINO HETERO), concurrent (list scheduling with link resources)
+/* sim.c - the latency simulator: sequential (OpenVINO HETERO), concurrent (list scheduling with link
+ * resources)
  * and tarnawski (Tarnawski et al.'s computeLatency), over a precomputed cost table.
  * Not here: the cost model (costs.c), bounds (bound.c), trace output (trace.c). A run allocates nothing.
  * Entry points: hsdag_sim_config_default, hsdag_sim_create/run/free/costs/semantics/set_semantics.
@@ -23,8 +24,14 @@ void hsdag_sim_free(hsdag_sim *s)
     hsdag_arena_free(s->arena);
 }
 
-const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s) { return s->costs; }
-hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s) { return s->sem; }
+const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s)
+{
+    return s->costs;
+}
+hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s)
+{
+    return s->sem;
+}
 
 void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem)
 {
@@ -133,14 +140,14 @@ static int sim_colors(hsdag_sim *s)
     return 0;
 }
 
-#define SIM_ALLOC(ptr, count)                                                              \
-    do {                                                                                   \
-        (ptr) = hsdag_arena_alloc(a, ((size_t)(count) + 1) * sizeof *(ptr));               \
-        if (!(ptr)) goto oom;                                                              \
+#define SIM_ALLOC(ptr, count)                                                \
+    do {                                                                     \
+        (ptr) = hsdag_arena_alloc(a, ((size_t)(count) + 1) * sizeof *(ptr)); \
+        if (!(ptr)) goto oom;                                                \
     } while (0)
 
-int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs, const hsdag_sim_config *cfg,
-                     hsdag_err *e)
+int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
+                     const hsdag_sim_config *cfg, hsdag_err *e)
 {
     *out = NULL;
     hsdag_sim_config def = hsdag_sim_config_default();
@@ -308,8 +315,10 @@ static int32_t run_colors(hsdag_sim *s, const int32_t *dev)
     for (int32_t v = 0; v < s->V; v++) {
         int32_t k = s->color_id[v], d = dev[v];
         if (k < 0) continue;
-        if (s->color_dev[k] < 0) s->color_dev[k] = d;
-        else if (s->color_dev[k] != d && !s->color_bad[k]) s->color_bad[k] = 1, viol++;
+        if (s->color_dev[k] < 0)
+            s->color_dev[k] = d;
+        else if (s->color_dev[k] != d && !s->color_bad[k])
+            s->color_bad[k] = 1, viol++;
     }
     return viol;
 }
@@ -344,7 +353,8 @@ static void run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
 #define SIM_COLD
 #endif
 
-/* The copy of v's output from d to dw (rare next to the ops: kept out of the hot loop's registers). Returns the
+/* The copy of v's output from d to dw (rare next to the ops: kept out of the hot loop's registers). Returns
+ * the
  * time after the copy. */
 static SIM_COLD double seq_copy(hsdag_sim *s, int32_t v, int32_t d, int32_t dw, double t)
 {
@@ -361,7 +371,8 @@ static SIM_COLD double seq_copy(hsdag_sim *s, int32_t v, int32_t d, int32_t dw, 
 }
 
 /* Node v with several consumers: one copy per other device, and the last reader of each tensor on each device
- * gets its bytes in free_at. Consumers come in increasing index order, so the last one seen is the last reader.
+ * gets its bytes in free_at. Consumers come in increasing index order, so the last one seen is the last
+ * reader.
  * *L is the live activation bytes on v's device. Returns the time after the copies. */
 static double seq_fanout(hsdag_sim *s, int32_t v, int32_t d, const int32_t *dv, double t, double *L)
 {
@@ -382,8 +393,10 @@ static double seq_fanout(hsdag_sim *s, int32_t v, int32_t d, const int32_t *dv, 
         }
         lastc[dw] = w;
     }
-    if (lastloc >= 0) s->free_at[lastloc] += nd->act;
-    else *L -= nd->act; /* only copies read it, and they are made */
+    if (lastloc >= 0)
+        s->free_at[lastloc] += nd->act;
+    else
+        *L -= nd->act; /* only copies read it, and they are made */
     for (int32_t i = 0; i < nt; i++) s->free_at[lastc[touched[i]]] += nd->xby;
     return t;
 }
@@ -392,7 +405,8 @@ static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
 {
     const hsdag_costs *c = s->costs;
     const int32_t V = s->V, D = s->D;
-    /* restrict: the scratch arrays never alias the graph or each other, so nothing is reloaded after a store */
+    /* restrict: the scratch arrays never alias the graph or each other, so nothing is reloaded after a
+     * store */
     const sim_node *restrict nodes = s->nodes;
     const int32_t *restrict out_dst = s->g->out_dst, *restrict dv = dev;
     const double *restrict node_s = c->node_s;
@@ -467,22 +481,29 @@ static void run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r
 #define SIM_NOINLINE
 #endif
 
-/* Per-device state of a concurrent run, in one record per device (one pointer for the hot loop instead of six). */
+/* Per-device state of a concurrent run, in one record per device (one pointer for the hot loop instead of
+ * six). */
 typedef struct cc_dev {
     double live, act_peak, busy; /* live activation bytes, their peak, seconds of ops started */
     int32_t running;             /* running op, -1 idle */
-    int32_t stamp, first;        /* op_done: the node whose copy to this device was last set up, and its slot */
+    int32_t stamp, first; /* op_done: the node whose copy to this device was last set up, and its slot */
     int32_t pad_;
 } cc_dev;
 
 typedef struct cc_ctx {
     hsdag_sim *s;
     hsdag_sim_result *r;
-    const int32_t *restrict dev, *restrict in_off, *restrict in_src, *restrict in_eid, *restrict out_off,
-        *restrict out_dst, *restrict edge_src, *restrict rank, *restrict prio_node, *restrict res_of;
+    const int32_t *restrict dev, *restrict in_off, *restrict in_src, *restrict in_eid,
+                                                                         *restrict out_off,
+                                                                             *restrict out_dst,
+                                                                                 *restrict edge_src,
+                                                                                     *restrict rank,
+                                                                                         *restrict prio_node,
+                                                                                             *restrict res_of;
     const double *restrict node_s, *restrict act, *restrict xby;
-    int32_t *restrict pend, *restrict own_ref, *restrict copy_ref, *restrict slot_of_edge, *restrict xq_next,
-        *restrict xq_head, *restrict xq_tail;
+    int32_t *restrict pend,
+        *restrict own_ref, *restrict copy_ref, *restrict slot_of_edge,
+                                                   *restrict xq_next, *restrict xq_head, *restrict xq_tail;
     uint8_t *restrict res_busy;
     double *restrict fin, *restrict st;
     cc_dev *restrict dv;
@@ -606,13 +627,17 @@ SIM_INLINE void cc_xfer_request(cc_ctx *x, int32_t slot, int32_t u, int32_t d, i
         return;
     }
     x->xq_next[slot] = -1;
-    if (x->xq_head[res] < 0) x->xq_head[res] = slot;
-    else x->xq_next[x->xq_tail[res]] = slot;
+    if (x->xq_head[res] < 0)
+        x->xq_head[res] = slot;
+    else
+        x->xq_next[x->xq_tail[res]] = slot;
     x->xq_tail[res] = slot;
 }
 
-/* Op v finished on its device: free what it was the last reader of, wake its local consumers, request one copy
- * per other consuming device. The copy slots and reader counts of v's output are set up here, the first moment
+/* Op v finished on its device: free what it was the last reader of, wake its local consumers, request one
+ * copy
+ * per other consuming device. The copy slots and reader counts of v's output are set up here, the first
+ * moment
  * they are needed (consumers cannot finish before v has). */
 SIM_INLINE void cc_op_done(cc_ctx *x, int32_t v, int32_t d, double now)
 {
@@ -696,7 +721,8 @@ SIM_INLINE void cc_try_start(cc_ctx *x, int32_t d, double now)
     }
 }
 
-/* The concurrent run with its own prepass (static memory, unsupported ops, accelerators used, in-degrees and the
+/* The concurrent run with its own prepass (static memory, unsupported ops, accelerators used, in-degrees and
+ * the
  * initially ready ops), which also checks every device index. Returns 0 or HSDAG_EINVAL (nothing written). */
 static SIM_NOINLINE int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
@@ -789,13 +815,16 @@ static SIM_NOINLINE int run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_s
         sim_event e = cc_ev_pop(&x);
         now = e.t;
         for (;;) {
-            if (e.who >= 0) cc_op_done(&x, e.who, dev[e.who], now);
-            else cc_xfer_done(&x, -e.who - 1, now);
+            if (e.who >= 0)
+                cc_op_done(&x, e.who, dev[e.who], now);
+            else
+                cc_xfer_done(&x, -e.who - 1, now);
             if (x.ev_len == 0 || cc_ev_next_t(&x) != now) break;
             e = cc_ev_pop(&x);
         }
     }
-    for (int32_t d = 0; d < D; d++) s->live[d] = devst[d].live, s->act_peak[d] = devst[d].act_peak, s->busy[d] = devst[d].busy;
+    for (int32_t d = 0; d < D; d++)
+        s->live[d] = devst[d].live, s->act_peak[d] = devst[d].act_peak, s->busy[d] = devst[d].busy;
     r->makespan_s = x.mk;
     r->xfer_s = x.xs;
     r->xfer_bytes = x.xb;
@@ -826,7 +855,8 @@ static int32_t tw_blocks(hsdag_sim *s, const int32_t *restrict dev)
     const hsdag_graph *g = s->g;
     const int32_t V = s->V;
     const int32_t *restrict in_off = g->in_off, *restrict in_src = g->in_src;
-    int32_t *restrict dp = s->dp, *restrict unit = s->unit, *restrict cnt = s->blk_end, *restrict udeg = s->udeg + V;
+    int32_t *restrict dp = s->dp, *restrict unit = s->unit, *restrict cnt = s->blk_end,
+                      *restrict udeg = s->udeg + V;
     int32_t nb = 0;
     for (int32_t a = 0; a < s->D; a++) {
         if (s->is_cpu[a] || s->first_on[a] < 0) continue;
@@ -842,8 +872,10 @@ static int32_t tw_blocks(hsdag_sim *s, const int32_t *restrict dev)
                     int32_t u = in_src[k];
                     if (u < lo) continue;
                     int32_t on = dev[u] == a, x = dp[u] + !on;
-                    if (x > m) m = x, same = on;
-                    else if (x == m) same += on;
+                    if (x > m)
+                        m = x, same = on;
+                    else if (x == m)
+                        same += on;
                 }
                 while (maxdp < m) {
                     cnt[nb + maxdp] = udeg[nb + maxdp] = 0;
@@ -904,8 +936,10 @@ static int32_t tw_cut(hsdag_sim *s, int32_t *cursor, int32_t *nb)
     int32_t *tmp = s->queue + 2 * V, w = lo, t = 0;
     for (int32_t i = lo; i < hi; i++) {
         int32_t v = s->blk_nodes[i];
-        if (s->mark[v] == gen) s->blk_nodes[w++] = v;
-        else tmp[t++] = v;
+        if (s->mark[v] == gen)
+            s->blk_nodes[w++] = v;
+        else
+            tmp[t++] = v;
     }
     memcpy(s->blk_nodes + w, tmp, (size_t)t * sizeof *tmp);
     int32_t nbk = (*nb)++;
@@ -928,7 +962,8 @@ static int32_t tw_cut(hsdag_sim *s, int32_t *cursor, int32_t *nb)
     return nbk;
 }
 
-/* The tarnawski run with its own prepass (checks the indices; static memory, unsupported ops, colours, the first
+/* The tarnawski run with its own prepass (checks the indices; static memory, unsupported ops, colours, the
+ * first
  * and last node of each device). Returns 0 or HSDAG_EINVAL (nothing written to the result). */
 static SIM_NOINLINE int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
 {
@@ -939,7 +974,8 @@ static SIM_NOINLINE int run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_si
                             *restrict out_off = g->out_off, *restrict out_dst = g->out_dst;
     const double *restrict node_s = c->node_s, *restrict xby = c->xfer_bytes;
     int32_t *restrict unit = s->unit, *restrict udeg = s->udeg, *restrict queue = s->queue;
-    int32_t *restrict blk_start = s->blk_start, *restrict blk_end = s->blk_end, *restrict blk_nodes = s->blk_nodes;
+    int32_t *restrict blk_start = s->blk_start, *restrict blk_end = s->blk_end,
+                      *restrict blk_nodes = s->blk_nodes;
     uint8_t *restrict done = s->done;
     uint32_t *restrict mark = s->mark;
     double *restrict fin = s->fin, *restrict st = s->st, *restrict busy = s->busy;

@@ -35,14 +35,14 @@ struct hsdag_sim {
     hsdag_arena *arena;
 
     /* set up once */
-    int32_t *prio_rank;   /* [V] position in the priority order, smaller runs first */
-    int32_t *prio_node;   /* [V] inverse of prio_rank */
-    int32_t *color_id;    /* [V] dense colour class, -1 if none */
+    int32_t *prio_rank; /* [V] position in the priority order, smaller runs first */
+    int32_t *prio_node; /* [V] inverse of prio_rank */
+    int32_t *color_id;  /* [V] dense colour class, -1 if none */
     int32_t n_colors;
-    int32_t *res_of;      /* [D*D] link resource of a -> b, -1 on the diagonal */
-    uint8_t *is_cpu;      /* [D] */
-    int32_t host;         /* first CPU device, -1 if none (tarnawski communication goes through it) */
-    int all_allowed;      /* every op may run on every device: no need to count unsupported ops */
+    int32_t *res_of; /* [D*D] link resource of a -> b, -1 on the diagonal */
+    uint8_t *is_cpu; /* [D] */
+    int32_t host;    /* first CPU device, -1 if none (tarnawski communication goes through it) */
+    int all_allowed; /* every op may run on every device: no need to count unsupported ops */
 
     /* per run: results */
     double *busy, *peak, *excess; /* [D] */
@@ -52,24 +52,26 @@ struct hsdag_sim {
     const int32_t *dev;           /* the placement of the current run (borrowed during the run) */
 
     /* per run: memory reference counts */
-    int32_t *own_ref;      /* [V] readers left of a node's own output on its device */
-    int32_t *copy_ref;     /* [E] readers left of the copy whose slot is this edge id */
-    int32_t *slot_of_edge; /* [E] slot (edge id of the first edge from the source to that device), -1 if local */
-    int32_t *slot_first;   /* [D] scratch */
-    int32_t *slot_stamp;   /* [D] scratch */
+    int32_t *own_ref;  /* [V] readers left of a node's own output on its device */
+    int32_t *copy_ref; /* [E] readers left of the copy whose slot is this edge id */
+    /* [E] slot (edge id of the first edge from the source to that device), -1 if local */
+    int32_t *slot_of_edge;
+    int32_t *slot_first;         /* [D] scratch */
+    int32_t *slot_stamp;         /* [D] scratch */
     int32_t *first_on, *last_on; /* [D] first and last node index on each device, -1 if none (the sequential
                                   * run borrows them as scratch) */
-    sim_node *nodes;       /* [V] */
-    double *free_at;       /* [V] sequential: bytes node v frees on its device once it has run (zero between runs) */
+    sim_node *nodes;             /* [V] */
+    double
+        *free_at; /* [V] sequential: bytes node v frees on its device once it has run (zero between runs) */
     double acc_xs, acc_xb; /* sequential: copy seconds and bytes so far */
     int64_t acc_nx;
-    int32_t *color_dev;    /* [n_colors] */
-    uint8_t *color_bad;    /* [n_colors] */
+    int32_t *color_dev; /* [n_colors] */
+    uint8_t *color_bad; /* [n_colors] */
 
     /* per run: concurrent */
-    int32_t *pend;         /* [V] unsatisfied in-edges */
-    int32_t *indeg;        /* [V] in-degree (set up once: pend's initial value) */
-    int32_t *sources;      /* [n_sources] nodes without inputs, in index order (set up once) */
+    int32_t *pend;    /* [V] unsatisfied in-edges */
+    int32_t *indeg;   /* [V] in-degree (set up once: pend's initial value) */
+    int32_t *sources; /* [n_sources] nodes without inputs, in index order (set up once) */
     int32_t n_sources;
     uint64_t *rq_bits;     /* [D * rq_words] ready sets: a hierarchical bitset of priority ranks per device */
     int64_t rq_words;      /* words per device */
@@ -78,24 +80,25 @@ struct hsdag_sim {
     sim_event *ev;         /* [D + R + 1] pending events, sorted from the latest to the next (sim.c) */
     int32_t *xq_next;      /* [E] FIFO links of queued transfers (by slot) */
     int32_t *xq_head, *xq_tail; /* [R] */
-    uint8_t *res_busy;     /* [R] */
+    uint8_t *res_busy;          /* [R] */
 
     /* per run: tarnawski */
-    int32_t *dp;           /* [V] */
-    int32_t *unit;         /* [V] unit of a node in the contracted graph: itself on a CPU, V + block on an accelerator */
-    int32_t *udeg;         /* [3V] in-degree of units (V nodes + up to 2V blocks) in the contracted graph */
+    int32_t *dp; /* [V] */
+    /* [V] unit of a node in the contracted graph: itself on a CPU, V + block on an accelerator */
+    int32_t *unit;
+    int32_t *udeg; /* [3V] in-degree of units (V nodes + up to 2V blocks) in the contracted graph */
     int32_t *blk_start, *blk_end; /* [2V] block b's members are blk_nodes[blk_start[b] .. blk_end[b]) */
-    int32_t *blk_nodes;    /* [V] */
-    int32_t *blk_dev;      /* [2V] */
-    int32_t *queue;        /* [3V] */
-    uint8_t *done;         /* [V] */
-    uint32_t *mark;        /* [V] */
+    int32_t *blk_nodes;           /* [V] */
+    int32_t *blk_dev;             /* [2V] */
+    int32_t *queue;               /* [3V] */
+    uint8_t *done;                /* [V] */
+    uint32_t *mark;               /* [V] */
     uint32_t gen;
 
     /* trace records (record == 1) */
-    int32_t *tr_dev;       /* [V] copy of the placement */
+    int32_t *tr_dev; /* [V] copy of the placement */
     int32_t n_tx, cap_tx;
-    double *tx_start, *tx_end;        /* [cap_tx] */
+    double *tx_start, *tx_end;          /* [cap_tx] */
     int32_t *tx_node, *tx_src, *tx_dst; /* [cap_tx] node (or -1-block for tarnawski aggregates), devices */
     int have_run;
     hsdag_semantics ran;

@@ -1,4 +1,5 @@
-/* trace.c - writes the last simulated schedule as Chrome/Perfetto trace JSON (one track per device and per link
+/* trace.c - writes the last simulated schedule as Chrome/Perfetto trace JSON (one track per device and per
+ * link
  * resource, complete "X" events in microseconds).
  * Not here: simulation (sim.c); this only formats what a run recorded with record_trace = 1.
  * Entry points: hsdag_sim_trace_write.
@@ -7,9 +8,12 @@
 
 static void tr_meta(hsdag_buf *b, int32_t tid, const char *name, int32_t sort)
 {
-    hsdag_buf_printf(b, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":", (int)tid);
+    hsdag_buf_printf(
+        b, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":", (int)tid);
     hsdag_buf_json_str(b, name);
-    hsdag_buf_printf(b, "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
+    hsdag_buf_printf(b,
+                     "}},\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{"
+                     "\"sort_index\":%d}}",
                      (int)tid, (int)sort);
 }
 
@@ -23,16 +27,19 @@ static void tr_slice(hsdag_buf *b, int32_t tid, double t0, double t1)
 
 int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *b, hsdag_err *e)
 {
-    if (!s->record) return hsdag_err_set(e, HSDAG_EINVAL, "trace: the simulator was created without record_trace");
+    if (!s->record)
+        return hsdag_err_set(e, HSDAG_EINVAL, "trace: the simulator was created without record_trace");
     if (!s->have_run) return hsdag_err_set(e, HSDAG_EINVAL, "trace: nothing simulated yet");
     const hsdag_graph *g = s->g;
     const hsdag_devices *d = s->devs;
     hsdag_buf_printf(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"semantics\":\"%s\",\"devices\":",
                      hsdag_semantics_name(s->ran));
     hsdag_buf_json_str(b, d->name);
-    hsdag_buf_printf(b, "},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"hsdag "
-                        "simulate (%s)\"}}",
-                     hsdag_semantics_name(s->ran));
+    hsdag_buf_printf(
+        b,
+        "},\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"hsdag "
+        "simulate (%s)\"}}",
+        hsdag_semantics_name(s->ran));
     for (int32_t i = 0; i < d->n; i++) tr_meta(b, i, d->dev[i].name, i);
     for (int32_t r = 0; r < d->n_resources; r++) {
         char nm[512];
@@ -58,8 +65,11 @@ int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *b, hsdag_err *e)
         int32_t res = src != dst ? s->res_of[src * s->D + dst] : -1;
         int32_t tid = res >= 0 ? d->n + res : dst;
         char nm[600];
-        if (node >= 0) snprintf(nm, sizeof nm, "%.300s -> %.100s", g->name[node], d->dev[dst].name);
-        else snprintf(nm, sizeof nm, "block %d %s", (int)(-1 - node), src == dst || s->is_cpu[dst] ? "out" : "in");
+        if (node >= 0)
+            snprintf(nm, sizeof nm, "%.300s -> %.100s", g->name[node], d->dev[dst].name);
+        else
+            snprintf(nm, sizeof nm, "block %d %s", (int)(-1 - node),
+                     src == dst || s->is_cpu[dst] ? "out" : "in");
         hsdag_buf_printf(b, ",\n{\"name\":");
         hsdag_buf_json_str(b, nm);
         hsdag_buf_printf(b, ",\"cat\":\"transfer\"");
