@@ -109,7 +109,7 @@ demo-cluster:
 	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,fixed:4,acceptable-jct,lookahead,learned
 
 results: $(CLI)
-	python3 scripts/results.py $(CLI)
+	python3 scripts/results.py $(CLI) $(SECTIONS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/hsdag $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
