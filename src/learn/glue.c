@@ -1,7 +1,7 @@
 /* glue.c - the HSDAG learner wired to the simulator (reward), local search (polish) and the placer registry.
  * Not here: the learner itself (train.c) or external measurement commands (tools/cmd_train.c).
  * Entry points: hsdag_learn_sim_eval, hsdag_learn_polish, hsdag_learn_place. */
-#include "hsdag/hsdag.h"
+#include "hsdag/learn.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* registry.c - the table of placement methods: name, function, one-line summary, what each respects.
  * Not here: the algorithms (one file each in src/place) or single-device specs (resolved by hsdag_place_run).
  * Entry points: hsdag_place_methods, hsdag_place_method_find. To add a method, append one row below. */
-#include "hsdag/hsdag.h"
+#include "hsdag/learn.h"
 #include "place_int.h"
 
 #define R HSDAG_PLACE_RESPECTS
