@@ -1,6 +1,6 @@
 /* cmd_cluster_train.c - 'hsdag cluster train': trains the PAC-ML GNN policy with PPO for one beta
  *   distribution; writes DIR/curve.csv, DIR/checkpoint.bin (resumable) and DIR/policy.bin (best).
- * Not here: the network and PPO (src/cluster/pacml_*.c); evaluation is 'hsdag cluster run --policy
+ * Not here: the network and PPO (src/learn/pacml_*.c); evaluation is 'hsdag cluster run --policy
  * learned:DIR'.
  * Entry points: cmd_cluster_train (argv[0] = "train"; wired from cmd_cluster).
  */

@@ -1,4 +1,4 @@
-/* hsdag.h - the HSDAG learner: features -> GCN encoder -> Graph Parsing Network pooling -> per-cluster
+/* learn.h - the HSDAG learner: features -> GCN encoder -> Graph Parsing Network pooling -> per-cluster
  * device policy, trained with REINFORCE on a latency oracle (the simulator, or any callback).
  * Not here: the NN kernels (nn.h), the simulator (sim.h), classic placers (place.h; the learner plugs into
  * their registry through hsdag_learn_place).
@@ -16,8 +16,8 @@
  *   hsdag_buf ck = {0}; hsdag_learn_save(L, &ck, &e);          // resume later with hsdag_learn_load
  *   hsdag_learn_free(L);
  */
-#ifndef HSDAG_HSDAG_H
-#define HSDAG_HSDAG_H
+#ifndef HSDAG_LEARN_H
+#define HSDAG_LEARN_H
 
 #include "hsdag/features.h"
 #include "hsdag/nn.h"
