@@ -1,7 +1,7 @@
 /* learn.h - the HSDAG learner: features -> GCN encoder -> Graph Parsing Network pooling -> per-cluster
  * device policy, trained with REINFORCE on a latency oracle (the simulator, or any callback).
  * Not here: the NN kernels (nn.h), the simulator (sim.h), classic placers (place.h; the learner plugs into
- * their registry through hsdag_learn_place).
+ * their registry through hsdag_learn_register_methods).
  * Entry points: hsdag_learn_config_default, hsdag_learn_create/free, hsdag_learn_train,
  * hsdag_learn_save/load,
  *               hsdag_learn_best, hsdag_learn_curve, hsdag_learn_place, hsdag_learn_sim_eval.
@@ -108,12 +108,14 @@ int hsdag_learn_sim_eval(void *ctx, const int32_t *device, double *latency_s, in
 int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals,
                        double *polished_s, hsdag_err *e);
 /* The registry entry (hsdag_place_fn): trains with the defaults (seed o->seed) on p->sim, writes the best
- * placement. Registration line for src/place/registry.c:
- *   {"hsdag", hsdag_learn_place, "HSDAG (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, 25 x 20
- * simulated placements", I, I, 1},
- */
+ * placement. */
 int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                       hsdag_place_report *r, hsdag_err *e);
+/* Adds every learned placer of this layer to the placer registry (hsdag_place_register): "hsdag", after the
+ * built-in methods. Idempotent (a second call is a no-op); not thread-safe. Called by the CLI's main() and by
+ * any program that wants the learned methods in hsdag_place_methods / hsdag_place_run. Returns 0 or the
+ * registry's error. */
+int hsdag_learn_register_methods(hsdag_err *e);
 
 /* ---- one forward pass, for tests (finite-difference check of the whole policy loss) ----
  * Runs one step with the current state and given RNG seed, dropout off, and returns the policy loss
