@@ -1,4 +1,4 @@
-/* layers.c - dense kernels (Linear via cblas_sgemm, activations, LayerNorm, dropout, softmax,
+/* layers.c - dense kernels (Linear via cblas_sgemm, activations incl. tanh, LayerNorm, dropout, softmax,
  * log-softmax), the categorical sampler and the entropy; each _forward next to its _backward.
  * Not here: graph kernels (gnn.c), parameter storage (params.c); nothing here allocates.
  * Entry points: hsdag_nn_<kernel>_forward/_backward, hsdag_nn_categorical_*, hsdag_nn_entropy_*.
@@ -130,6 +130,16 @@ void hsdag_nn_sigmoid_forward(float *y, const float *x, size_t len)
 void hsdag_nn_sigmoid_backward(float *dx, const float *dy, const float *y, size_t len)
 {
     for (size_t i = 0; i < len; i++) dx[i] += dy[i] * y[i] * (1.0f - y[i]);
+}
+
+void hsdag_nn_tanh_forward(float *y, const float *x, size_t len)
+{
+    for (size_t i = 0; i < len; i++) y[i] = tanhf(x[i]);
+}
+
+void hsdag_nn_tanh_backward(float *dx, const float *dy, const float *y, size_t len)
+{
+    for (size_t i = 0; i < len; i++) dx[i] += dy[i] * (1.0f - y[i] * y[i]);
 }
 
 void hsdag_nn_add_forward(float *y, const float *a, const float *b, size_t len)
