@@ -3,6 +3,7 @@
  * Entry points: main. */
 #include "cli.h"
 #include "hsdag/learn.h"
+#include "hsdag/placeto.h"
 
 #include <string.h>
 
@@ -42,9 +43,9 @@ int main(int argc, char **argv)
         puts("hsdag 0.1.0");
         return CLI_OK;
     }
-    /* the learned placers ("hsdag") join the placer registry here, once, before any command runs */
+    /* the learned placers ("hsdag", "placeto") join the placer registry here, once, before any command runs */
     hsdag_err e = {0};
-    if (hsdag_learn_register_methods(&e) < 0) {
+    if (hsdag_learn_register_methods(&e) < 0 || hsdag_placeto_register_methods(&e) < 0) {
         fprintf(stderr, "hsdag: %s\n", e.msg);
         return CLI_FAIL;
     }

@@ -1,0 +1,282 @@
+/* test_baselines.c - the learned baselines of the HSDAG paper (Placeto, the RNN placer): finite-difference
+ * checks of each whole policy loss, training reaches a brute-forced optimum on a small graph, the same seed
+ * gives a bit-identical run, a policy saved and loaded places the same, budgets are respected.
+ * Not here: the layers themselves (test_rnn.c, test_nn.c), the HSDAG learner (test_learn.c).
+ * Entry points: main. */
+#include "check.h"
+#include "hsdag/placeto.h"
+/* rnn */
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A 30-op graph with branches: v-1 -> v always, v-3 -> v when v % 4 == 0; op kinds cycle so that some are
+ * cheap on the CPU (small element-wise ops) and some are heavy. */
+#define NOPS 30
+static hsdag_graph *small_graph(void)
+{
+    static const char *cyc[] = {"Conv", "Relu", "Add", "MatMul", "Concat", "Shape", "Reshape"};
+    hsdag_gb *b = hsdag_gb_create();
+    char name[16];
+    for (int i = 0; i < NOPS; i++) {
+        snprintf(name, sizeof name, "op%d", i);
+        int32_t v = hsdag_gb_add_node(b, name, i == 0 ? "Parameter" : i == NOPS - 1 ? "Result" : cyc[i % 7]);
+        int64_t dims[4] = {1, 32 * (1 + i % 3), 28, 28};
+        hsdag_gb_add_output(b, v, HSDAG_DT_F32, 4, dims);
+        hsdag_gb_set_flops(b, v, (i % 7 == 0 || i % 7 == 3) ? 4e8 : 1e5);
+        hsdag_gb_set_param_bytes(b, v, (i % 7 == 0) ? 1e6 : 0);
+    }
+    for (int v = 1; v < NOPS; v++) {
+        hsdag_gb_add_edge(b, v - 1, v, 32 * 28 * 28 * 4.0);
+        if (v >= 3 && v % 4 == 0) hsdag_gb_add_edge(b, v - 3, v, 32 * 28 * 28 * 4.0);
+    }
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    if (hsdag_gb_finish(b, &g, &e) < 0) fprintf(stderr, "graph: %s\n", e.msg);
+    hsdag_gb_free(b);
+    return g;
+}
+
+typedef struct fixture {
+    hsdag_graph *g;
+    hsdag_devices *d;
+    hsdag_place_problem *p;
+} fixture;
+
+static int fixture_open(fixture *f, const char *devices)
+{
+    hsdag_err e = {0};
+    memset(f, 0, sizeof *f);
+    f->g = small_graph();
+    if (!f->g || hsdag_devices_load(devices, f->g, &f->d, &e) < 0 ||
+        hsdag_place_problem_create(&f->p, f->g, f->d, NULL, &e) < 0) {
+        fprintf(stderr, "fixture: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void fixture_close(fixture *f)
+{
+    hsdag_place_problem_free(f->p);
+    hsdag_devices_free(f->d);
+    hsdag_graph_free(f->g);
+}
+
+/* A counting oracle over the simulator. */
+typedef struct counter {
+    hsdag_sim *sim;
+    long calls;
+} counter;
+static int count_eval(void *ctx, const int32_t *dev, double *lat, int *feas, hsdag_err *e)
+{
+    counter *c = ctx;
+    c->calls++;
+    return hsdag_learn_sim_eval(c->sim, dev, lat, feas, e);
+}
+
+/* The best latency over every placement of the units: brute force over K^units. */
+static double brute_force_units(hsdag_place_problem *p, const int32_t *unit_of, int32_t units)
+{
+    int32_t *dev = malloc(sizeof(int32_t) * (size_t)p->n), *ud = calloc((size_t)units, sizeof(int32_t));
+    double best = INFINITY;
+    long total = 1;
+    for (int32_t i = 0; i < units; i++) total *= p->k;
+    for (long c = 0; c < total; c++) {
+        long x = c;
+        for (int32_t i = 0; i < units; i++) {
+            ud[i] = (int32_t)(x % p->k);
+            x /= p->k;
+        }
+        for (int32_t v = 0; v < p->n; v++) dev[v] = ud[unit_of[v]];
+        hsdag_sim_result r;
+        hsdag_sim_run(p->sim, dev, &r);
+        if (r.feasible && r.makespan_s < best) best = r.makespan_s;
+    }
+    free(dev);
+    free(ud);
+    return best;
+}
+
+/* ---- Placeto ---- */
+
+static void test_placeto_gradcheck(void)
+{
+    fixture f;
+    if (fixture_open(&f, "cpu-4gpu") < 0) {
+        CHECK(0);
+        return;
+    }
+    hsdag_placeto_config cfg = hsdag_placeto_config_default();
+    cfg.hidden = 6;
+    hsdag_placeto_policy *pol = NULL;
+    hsdag_placeto *P = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_placeto_policy_create(&pol, f.p->k, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_placeto_create(&P, f.p, &cfg, &e), 0);
+    if (!pol || !P) goto done;
+    CHECK_EQ_INT(hsdag_placeto_units(P), 8);
+    hsdag_nn_params *pp = hsdag_placeto_policy_params(pol);
+    size_t np = hsdag_nn_params_count(pp);
+    float *val = hsdag_nn_params_value(pp, -1), *gr = hsdag_nn_params_grad(pp, -1);
+    float *ana = malloc(sizeof(float) * np);
+    /* biases start at exactly 0 (as the reference), so an empty aggregation sits on a ReLU kink: move every
+     * parameter a little, as training would */
+    hsdag_rng r;
+    hsdag_rng_seed(&r, 3);
+    for (size_t i = 0; i < np; i++) val[i] += (float)(0.1 * (hsdag_rng_uniform(&r) - 0.5));
+    /* three states: first, middle (parents, children and parallel units all present) and last unit */
+    int32_t steps[3] = {0, 4, 7};
+    int checked = 0, bad = 0;
+    double worst = 0;
+    for (int s = 0; s < 3; s++) {
+        int32_t act = -1;
+        double loss;
+        CHECK_EQ_INT(hsdag_placeto_debug_loss(P, pol, 11 + s, steps[s], &act, 0.05, 1, &loss, &e), 0);
+        memcpy(ana, gr, sizeof(float) * np);
+        for (size_t i = (size_t)s; i < np; i += 3) {
+            float old = val[i];
+            double lp, lm;
+            val[i] = old + 1e-3f;
+            hsdag_placeto_debug_loss(P, pol, 11 + s, steps[s], &act, 0.05, 0, &lp, &e);
+            val[i] = old - 1e-3f;
+            hsdag_placeto_debug_loss(P, pol, 11 + s, steps[s], &act, 0.05, 0, &lm, &e);
+            val[i] = old;
+            double num = (lp - lm) / 2e-3, err = fabs(num - ana[i]) / fmax(1.0, fabs(num) + fabs(ana[i]));
+            checked++;
+            if (err > worst) worst = err;
+            if (err > 2e-2) {
+                bad++;
+                if (getenv("HSDAG_TEST_VERBOSE")) {
+                    const char *tn = "?";
+                    for (int32_t t = 0; t < hsdag_nn_params_n_tensors(pp); t++)
+                        if (hsdag_nn_params_offset(pp, t) <= i) tn = hsdag_nn_params_name(pp, t);
+                    fprintf(stderr, "  placeto param %zu (%s): numeric %.6g analytic %.6g\n", i, tn, num,
+                            ana[i]);
+                }
+            }
+        }
+    }
+    /* the gradient is not trivially zero */
+    double gn = 0;
+    for (size_t i = 0; i < np; i++) gn += (double)ana[i] * ana[i];
+    CHECK(gn > 1e-8);
+    printf("placeto gradcheck: %d params checked, %d off, worst rel err %.3g\n", checked, bad, worst);
+    CHECK(checked > 1000);
+    CHECK(bad * 100 <= checked); /* a few may sit on a ReLU kink */
+    free(ana);
+done:
+    hsdag_placeto_free(P);
+    hsdag_placeto_policy_free(pol);
+    fixture_close(&f);
+}
+
+static int placeto_run(fixture *f, const hsdag_placeto_config *cfg, int32_t *best_out, double *lat,
+                       int64_t *at, long *calls)
+{
+    hsdag_placeto_policy *pol = NULL;
+    hsdag_placeto *P = NULL;
+    hsdag_err e = {0};
+    counter c = {f->p->sim, 0};
+    int rc = hsdag_placeto_policy_create(&pol, f->p->k, cfg, &e);
+    if (rc == 0) rc = hsdag_placeto_create(&P, f->p, cfg, &e);
+    if (rc == 0) rc = hsdag_placeto_train(P, pol, count_eval, &c, cfg->budget, -1, &e);
+    if (rc == 0) {
+        const int32_t *b;
+        hsdag_placeto_best(P, &b, lat, at, NULL);
+        if (b) memcpy(best_out, b, sizeof(int32_t) * (size_t)f->p->n);
+        CHECK_EQ_INT(hsdag_placeto_evals(P), c.calls);
+    } else
+        fprintf(stderr, "placeto: %s\n", e.msg);
+    *calls = c.calls;
+    hsdag_placeto_free(P);
+    hsdag_placeto_policy_free(pol);
+    return rc;
+}
+
+static void test_placeto_optimum_and_determinism(void)
+{
+    fixture f;
+    if (fixture_open(&f, "cpu-gpu") < 0) {
+        CHECK(0);
+        return;
+    }
+    /* 12 units (ops merged into runs): 4096 placements, so 500 random ones would find the best with
+     * probability 0.11 */
+    hsdag_placeto_config cfg = hsdag_placeto_config_default();
+    cfg.no_coarsen = 1;
+    cfg.max_units = 12;
+    hsdag_placeto *P = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_placeto_create(&P, f.p, &cfg, &e), 0);
+    if (!P) return;
+    int32_t units = hsdag_placeto_units(P);
+    CHECK_EQ_INT(units, 12);
+    double opt = brute_force_units(f.p, hsdag_placeto_unit_of(P), units);
+    hsdag_placeto_free(P);
+    int32_t b1[NOPS], b2[NOPS];
+    double l1 = 0, l2 = 0;
+    int64_t a1 = 0, a2 = 0;
+    long c1 = 0, c2 = 0;
+    CHECK_EQ_INT(placeto_run(&f, &cfg, b1, &l1, &a1, &c1), 0);
+    printf("placeto: %d units, optimum %.6g ms, reached %.6g ms at measurement %lld of %ld\n", (int)units,
+           opt * 1e3, l1 * 1e3, (long long)a1, c1);
+    CHECK(c1 == cfg.budget); /* exactly the budget */
+    CHECK(l1 <= opt * (1 + 1e-9));
+    CHECK_EQ_INT(placeto_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
+    CHECK(l1 == l2 && a1 == a2 && memcmp(b1, b2, sizeof b1) == 0); /* bit-identical per seed */
+    cfg.seed = 2;
+    CHECK_EQ_INT(placeto_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
+    CHECK(a1 != a2 || l1 != l2 || memcmp(b1, b2, sizeof b1) != 0); /* another seed, another run */
+    fixture_close(&f);
+}
+
+static void test_placeto_policy_io(void)
+{
+    fixture f;
+    if (fixture_open(&f, "cpu-4gpu") < 0) {
+        CHECK(0);
+        return;
+    }
+    hsdag_placeto_config cfg = hsdag_placeto_config_default();
+    hsdag_placeto_policy *pol = NULL, *pol2 = NULL, *pol3 = NULL;
+    hsdag_placeto *P = NULL;
+    hsdag_err e = {0};
+    counter c = {f.p->sim, 0};
+    CHECK_EQ_INT(hsdag_placeto_policy_create(&pol, f.p->k, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_placeto_create(&P, f.p, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_placeto_train(P, pol, count_eval, &c, 100, 2, &e), 0);
+    CHECK_EQ_INT(hsdag_placeto_episodes(P), 2); /* the episode limit stopped it */
+    CHECK(c.calls == 1 + 2 * hsdag_placeto_units(P));
+    int32_t g1[NOPS], g2[NOPS];
+    CHECK_EQ_INT(hsdag_placeto_greedy(P, pol, g1, &e), 0);
+    CHECK(c.calls == 1 + 2 * hsdag_placeto_units(P)); /* greedy measures nothing */
+    hsdag_buf b = {0};
+    CHECK_EQ_INT(hsdag_placeto_policy_save(pol, &b, &e), 0);
+    cfg.seed = 99; /* other initial values, replaced by the load */
+    CHECK_EQ_INT(hsdag_placeto_policy_create(&pol2, f.p->k, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_placeto_policy_load(pol2, b.data, b.len, &e), 0);
+    CHECK_EQ_INT(hsdag_placeto_greedy(P, pol2, g2, &e), 0);
+    CHECK(memcmp(g1, g2, sizeof g1) == 0);
+    /* a policy for another device count is refused by load and by train */
+    CHECK_EQ_INT(hsdag_placeto_policy_create(&pol3, 2, &cfg, &e), 0);
+    CHECK(hsdag_placeto_policy_load(pol3, b.data, b.len, &e) == HSDAG_EINVAL);
+    CHECK(hsdag_placeto_train(P, pol3, count_eval, &c, 10, 1, &e) == HSDAG_EINVAL);
+    b.data[b.len / 2] ^= 1; /* corrupt */
+    CHECK(hsdag_placeto_policy_load(pol2, b.data, b.len, &e) == HSDAG_EPARSE);
+    hsdag_buf_free(&b);
+    hsdag_placeto_free(P);
+    hsdag_placeto_policy_free(pol);
+    hsdag_placeto_policy_free(pol2);
+    hsdag_placeto_policy_free(pol3);
+    fixture_close(&f);
+}
+
+int main(void)
+{
+    hsdag_nn_set_threads(1);
+    test_placeto_gradcheck();
+    test_placeto_optimum_and_determinism();
+    test_placeto_policy_io();
+    return check_summary("test_baselines");
+}
