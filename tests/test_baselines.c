@@ -5,7 +5,7 @@
  * Entry points: main. */
 #include "check.h"
 #include "hsdag/placeto.h"
-/* rnn */
+#include "hsdag/rnnplace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -272,11 +272,155 @@ static void test_placeto_policy_io(void)
     fixture_close(&f);
 }
 
+/* ---- the RNN placer ---- */
+
+static void test_rnn_gradcheck(void)
+{
+    fixture f;
+    if (fixture_open(&f, "cpu-4gpu") < 0) {
+        CHECK(0);
+        return;
+    }
+    hsdag_rnnplace_config cfg = hsdag_rnnplace_config_default();
+    cfg.hidden = 6;
+    cfg.embed = 4;
+    cfg.attn = 5; /* a 4-lane block and a tail in the attention */
+    hsdag_rnnplace *R = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_rnnplace_create(&R, f.p, &cfg, &e), 0);
+    if (!R) {
+        fixture_close(&f);
+        return;
+    }
+    int32_t N = hsdag_rnnplace_units(R);
+    CHECK(N >= 6);
+    hsdag_nn_params *pp = hsdag_rnnplace_params(R);
+    size_t np = hsdag_nn_params_count(pp);
+    float *val = hsdag_nn_params_value(pp, -1), *gr = hsdag_nn_params_grad(pp, -1);
+    float *ana = malloc(sizeof(float) * np);
+    int32_t *act = malloc(sizeof(int32_t) * (size_t)N);
+    act[0] = -1;
+    double loss;
+    CHECK_EQ_INT(hsdag_rnnplace_debug_loss(R, 5, act, 0.05, 1, &loss, &e), 0);
+    memcpy(ana, gr, sizeof(float) * np);
+    int checked = 0, bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (i % 2 && i > 64) continue; /* every parameter of the small tensors, half of the rest */
+        float old = val[i];
+        double lp, lm;
+        val[i] = old + 1e-3f;
+        hsdag_rnnplace_debug_loss(R, 5, act, 0.05, 0, &lp, &e);
+        val[i] = old - 1e-3f;
+        hsdag_rnnplace_debug_loss(R, 5, act, 0.05, 0, &lm, &e);
+        val[i] = old;
+        double num = (lp - lm) / 2e-3, err = fabs(num - ana[i]) / fmax(1.0, fabs(num) + fabs(ana[i]));
+        checked++;
+        if (err > worst) worst = err;
+        if (err > 2e-2) {
+            bad++;
+            if (getenv("HSDAG_TEST_VERBOSE")) {
+                const char *tn = "?";
+                for (int32_t t = 0; t < hsdag_nn_params_n_tensors(pp); t++)
+                    if (hsdag_nn_params_offset(pp, t) <= i) tn = hsdag_nn_params_name(pp, t);
+                fprintf(stderr, "  rnn param %zu (%s): numeric %.6g analytic %.6g\n", i, tn, num, ana[i]);
+            }
+        }
+    }
+    double gn = 0;
+    for (size_t i = 0; i < np; i++) gn += (double)ana[i] * ana[i];
+    CHECK(gn > 1e-8);
+    printf("rnn gradcheck: %d params checked, %d off, worst rel err %.3g, loss %.4f\n", checked, bad, worst,
+           loss);
+    CHECK(checked > 500);
+    CHECK(bad == 0); /* smooth everywhere: no ReLU in this network */
+    free(ana);
+    free(act);
+    hsdag_rnnplace_free(R);
+    fixture_close(&f);
+}
+
+/* mean sampled latency of the first and last fifth of the updates */
+static double drift[2];
+static int rnn_run(fixture *f, const hsdag_rnnplace_config *cfg, int32_t *best_out, double *lat, int64_t *at,
+                   long *calls)
+{
+    hsdag_rnnplace *R = NULL;
+    hsdag_err e = {0};
+    counter c = {f->p->sim, 0};
+    int rc = hsdag_rnnplace_create(&R, f->p, cfg, &e);
+    if (rc == 0) rc = hsdag_rnnplace_train(R, count_eval, &c, cfg->budget, &e);
+    if (rc == 0) {
+        const int32_t *b;
+        hsdag_rnnplace_best(R, &b, lat, at, NULL);
+        if (b) memcpy(best_out, b, sizeof(int32_t) * (size_t)f->p->n);
+        CHECK_EQ_INT(hsdag_rnnplace_evals(R), c.calls);
+        int32_t nu;
+        const double *cv = hsdag_rnnplace_curve(R, &nu);
+        drift[0] = drift[1] = 0;
+        for (int32_t i = 0; i < nu / 5; i++) {
+            drift[0] += cv[i] / (nu / 5);
+            drift[1] += cv[nu - 1 - i] / (nu / 5);
+        }
+    } else
+        fprintf(stderr, "rnn: %s\n", e.msg);
+    *calls = c.calls;
+    hsdag_rnnplace_free(R);
+    return rc;
+}
+
+static void test_rnn_optimum_and_determinism(void)
+{
+    fixture f;
+    if (fixture_open(&f, "cpu-gpu") < 0) {
+        CHECK(0);
+        return;
+    }
+    hsdag_rnnplace_config cfg = hsdag_rnnplace_config_default();
+    cfg.no_coarsen = 1;
+    cfg.max_units = 12;
+    cfg.budget = 497; /* not a multiple of the 10 samples per update: the last update is short */
+    hsdag_rnnplace *R = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_rnnplace_create(&R, f.p, &cfg, &e), 0);
+    if (!R) return;
+    CHECK_EQ_INT(hsdag_rnnplace_units(R), 12);
+    double opt = brute_force_units(f.p, hsdag_rnnplace_unit_of(R), 12);
+    hsdag_rnnplace_free(R);
+    int32_t b1[NOPS], b2[NOPS];
+    double l1 = 0, l2 = 0;
+    int64_t a1 = 0, a2 = 0;
+    long c1 = 0, c2 = 0;
+    CHECK_EQ_INT(rnn_run(&f, &cfg, b1, &l1, &a1, &c1), 0);
+    printf("rnn: 12 units, optimum %.6g ms, reached %.6g ms at measurement %lld of %ld\n", opt * 1e3,
+           l1 * 1e3, (long long)a1, c1);
+    CHECK(c1 == cfg.budget);
+    CHECK(l1 <= opt * (1 + 1e-9));
+    double good[2] = {drift[0], drift[1]};
+    CHECK(good[1] < good[0]); /* -sqrt(latency): the sampled placements get faster */
+    CHECK_EQ_INT(rnn_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
+    CHECK(l1 == l2 && a1 == a2 && memcmp(b1, b2, sizeof b1) == 0);
+    /* the reference's bug: rewarding +sqrt(latency) reinforces slower placements */
+    cfg.reward = HSDAG_RNNPLACE_REWARD_SQRT_BUG;
+    CHECK_EQ_INT(rnn_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
+    CHECK(c2 == cfg.budget);
+    printf("rnn: mean sampled latency, first / last fifth of the updates: -sqrt %.4g / %.4g ms, +sqrt (the "
+           "reference's bug) %.4g / %.4g ms\n",
+           good[0] * 1e3, good[1] * 1e3, drift[0] * 1e3, drift[1] * 1e3);
+    CHECK(drift[1] > drift[0]);
+    hsdag_rnnplace_reward rw;
+    CHECK(hsdag_rnnplace_reward_parse("sqrt-bug", &rw) == 0 && rw == HSDAG_RNNPLACE_REWARD_SQRT_BUG);
+    CHECK(hsdag_rnnplace_reward_parse("sqrt", &rw) == HSDAG_EINVAL);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1);
     test_placeto_gradcheck();
     test_placeto_optimum_and_determinism();
     test_placeto_policy_io();
+    test_rnn_gradcheck();
+    test_rnn_optimum_and_determinism();
     return check_summary("test_baselines");
 }

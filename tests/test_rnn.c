@@ -136,7 +136,7 @@ static void test_lstm(hsdag_rng *r, int use_h0, int use_c0)
 
 /* ---- additive attention ---- */
 
-enum { AM = 3, AN = 5, AA = 4, AD = 3 };
+enum { AM = 3, AN = 5, AA = 6, AD = 3 }; /* a = 6: one 4-lane block and a tail */
 typedef struct actx {
     double qp[AM * AA], kp[AN * AA], v[AA], vals[AN * AD], cw[AM * AD], ctx[AM * AD], alpha[AM * AN];
 } actx;
@@ -175,13 +175,13 @@ static int agrad_ok(const char *what, double *t, size_t n, float *ga, actx *c)
     return gc_check(what, t, n, ga, attn_loss, c) <= GC_TOL;
 }
 
-static void test_attention(hsdag_rng *r)
+static void test_attention(hsdag_rng *r, int cached, double range)
 {
     static actx c;
     float qp[AM * AA], kp[AN * AA], v[AA], vals[AN * AD], cw[AM * AD], ctx[AM * AD], alpha[AM * AN];
-    float dqp[AM * AA], dkp[AN * AA], dv[AA], dvals[AN * AD], scratch[AN];
-    gc_rand_f(qp, AM * AA, r, -1, 1);
-    gc_rand_f(kp, AN * AA, r, -1, 1);
+    float dqp[AM * AA], dkp[AN * AA], dv[AA], dvals[AN * AD], scratch[AN + AA], tc[AM * AN * AA];
+    gc_rand_f(qp, AM * AA, r, -range, range);
+    gc_rand_f(kp, AN * AA, r, -range, range);
     gc_rand_f(v, AA, r, -1.5, 1.5);
     gc_rand_f(vals, AN * AD, r, -1, 1);
     gc_rand_f(cw, AM * AD, r, -1, 1);
@@ -190,15 +190,27 @@ static void test_attention(hsdag_rng *r)
     gc_f2d(c.v, v, AA);
     gc_f2d(c.vals, vals, AN * AD);
     gc_f2d(c.cw, cw, AM * AD);
-    hsdag_nn_attention_forward(ctx, alpha, qp, kp, v, vals, AM, AN, AA, AD);
+    hsdag_nn_attention_forward(ctx, alpha, cached ? tc : NULL, qp, kp, v, vals, AM, AN, AA, AD);
     ref_attn(&c);
     CHECK(gc_maxrel(ctx, c.ctx, AM * AD, 1) <= FWD_TOL);
     CHECK(gc_maxrel(alpha, c.alpha, AM * AN, 1) <= FWD_TOL);
+    if (cached) { /* the cached tanh values themselves, including saturated ones */
+        double worst = 0;
+        for (int k = 0; k < AM; k++)
+            for (int j = 0; j < AN; j++)
+                for (int t = 0; t < AA; t++) {
+                    double ref = tanh((double)kp[j * AA + t] + (double)qp[k * AA + t]);
+                    worst = fmax(worst, fabs(tc[(k * AN + j) * AA + t] - ref));
+                }
+        CHECK(worst < 3e-7);
+    }
+    if (range > 3) return; /* saturated: finite differences are meaningless there */
     pre(dqp, AM * AA);
     pre(dkp, AN * AA);
     pre(dv, AA);
     pre(dvals, AN * AD);
-    hsdag_nn_attention_backward(dqp, dkp, dv, dvals, scratch, cw, alpha, qp, kp, v, vals, AM, AN, AA, AD);
+    hsdag_nn_attention_backward(dqp, dkp, dv, dvals, scratch, cw, alpha, cached ? tc : NULL, qp, kp, v, vals,
+                                AM, AN, AA, AD);
     CHECK(agrad_ok("attention dqp", c.qp, AM * AA, dqp, &c));
     CHECK(agrad_ok("attention dkp", c.kp, AN * AA, dkp, &c));
     CHECK(agrad_ok("attention dv", c.v, AA, dv, &c));
@@ -279,7 +291,9 @@ int main(void)
     test_lstm(&r, 1, 1);
     test_lstm(&r, 0, 0);
     test_lstm(&r, 1, 0);
-    test_attention(&r);
+    test_attention(&r, 0, 1);
+    test_attention(&r, 1, 1);
+    test_attention(&r, 1, 6); /* |kp + qp| up to 12: the clamp at 9 */
     test_embedding_bag(&r);
     test_lstm_add();
     return check_summary("test_rnn");

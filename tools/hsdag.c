@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "hsdag/learn.h"
 #include "hsdag/placeto.h"
+#include "hsdag/rnnplace.h"
 
 #include <string.h>
 
@@ -43,9 +44,11 @@ int main(int argc, char **argv)
         puts("hsdag 0.1.0");
         return CLI_OK;
     }
-    /* the learned placers ("hsdag", "placeto") join the placer registry here, once, before any command runs */
+    /* the learned placers ("hsdag", "placeto", "rnn") join the placer registry here, once, before any command
+     * runs */
     hsdag_err e = {0};
-    if (hsdag_learn_register_methods(&e) < 0 || hsdag_placeto_register_methods(&e) < 0) {
+    if (hsdag_learn_register_methods(&e) < 0 || hsdag_placeto_register_methods(&e) < 0 ||
+        hsdag_rnnplace_register_methods(&e) < 0) {
         fprintf(stderr, "hsdag: %s\n", e.msg);
         return CLI_FAIL;
     }

@@ -278,8 +278,10 @@ void hsdag_nn_lstm_cell_forward(float *h1, float *c1, float *cache, const float 
                                 const float *c0, const float *wx, const float *wh, const float *b, int32_t n,
                                 int32_t in, int32_t hid);
 /* From dh1, dc1 (n, hid; either may be NULL = 0): dx (n, in), dh0, dc0 (n, hid), dwx, dwh, db += ...
- * (each may be NULL; dh0/dwh are skipped when h0 was NULL). dz (n, 4 hid) is scratch (overwritten). cache,
- * x, h0, c0 exactly as given to / written by the forward. */
+ * (each may be NULL; dh0/dwh are skipped when h0 was NULL). dz (n, 4 hid) gets the gradient of the gate
+ * pre-activations (overwritten): through time, pass NULL weight gradients, keep each step's dz and get them
+ * all at once with hsdag_nn_linear_backward(NULL, dwx, db, DZ, X, wx, T, in, 4 hid) (and H_prev for dwh),
+ * one GEMM instead of T rank-1 updates. cache, x, h0, c0 exactly as given to / written by the forward. */
 void hsdag_nn_lstm_cell_backward(float *dx, float *dh0, float *dc0, float *dwx, float *dwh, float *db,
                                  float *dz, const float *dh1, const float *dc1, const float *cache,
                                  const float *x, const float *h0, const float *c0, const float *wx,
@@ -288,15 +290,18 @@ void hsdag_nn_lstm_cell_backward(float *dx, float *dh0, float *dc0, float *dwx, 
 /* Additive (Bahdanau, "content-based") attention of m queries over n keys:
  *   s_kj = v . tanh(kp_j + qp_k);  alpha_k = softmax_j(s_k);  ctx_k = sum_j alpha_kj vals_j.
  * kp (n, a) and qp (m, a) are the projected keys and queries (compose with hsdag_nn_linear_*), v (a),
- * vals (n, dv). ctx (m, dv) and alpha (m, n) (the cache for backward) are outputs. */
-void hsdag_nn_attention_forward(float *ctx, float *alpha, const float *qp, const float *kp, const float *v,
-                                const float *vals, int32_t m, int32_t n, int32_t a, int32_t dv);
-/* dqp (m, a), dkp (n, a), dvv (a), dvals (n, dv) += ... (each may be NULL) from dctx (m, dv). scratch (n)
- * is overwritten. tanh(kp_j + qp_k) is recomputed rather than cached: a cache would be m n a floats. */
+ * vals (n, dv). ctx (m, dv) and alpha (m, n) are outputs; tcache (m, n, a), optional, keeps the tanh values
+ * for the backward (NULL: the backward recomputes them). tanh is a 4-lane exp-based one, absolute error
+ * < 3e-7. */
+void hsdag_nn_attention_forward(float *ctx, float *alpha, float *tcache, const float *qp, const float *kp,
+                                const float *v, const float *vals, int32_t m, int32_t n, int32_t a,
+                                int32_t dv);
+/* dqp (m, a), dkp (n, a), dvv (a), dvals (n, dv) += ... (each may be NULL) from dctx (m, dv). scratch (n + a)
+ * is overwritten; alpha and tcache (or NULL) as written by the forward. */
 void hsdag_nn_attention_backward(float *dqp, float *dkp, float *dvv, float *dvals, float *scratch,
-                                 const float *dctx, const float *alpha, const float *qp, const float *kp,
-                                 const float *v, const float *vals, int32_t m, int32_t n, int32_t a,
-                                 int32_t dv);
+                                 const float *dctx, const float *alpha, const float *tcache, const float *qp,
+                                 const float *kp, const float *v, const float *vals, int32_t m, int32_t n,
+                                 int32_t a, int32_t dv);
 
 /* Mean embedding bag (an embedding lookup when every bag has one index): y (nb, d) row b = mean of the
  * table (rows, d) rows idx[off[b] .. off[b+1]-1]; an empty bag gives 0. Rows added in index order. */

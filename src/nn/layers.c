@@ -36,6 +36,11 @@ void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const flo
 {
     // y (n, out), x (n, in), w (out, in), b (out)
     if (n <= 0) return;
+    if (n == 1) { /* one row (a recurrent step): GEMV; OpenBLAS's GEMM packs its operands even for one row */
+        if (b) memcpy(y, b, (size_t)out * sizeof(float));
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, w, in, x, 1, b ? 1.0f : 0.0f, y, 1);
+        return;
+    }
     float beta = 0.0f;
     if (b) { /* start from the bias rows and let sgemm accumulate (beta = 1) */
         for (int32_t i = 0; i < n; i++) memcpy(y + (size_t)i * out, b, (size_t)out * sizeof(float));
@@ -49,6 +54,13 @@ void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, 
 {
     // dx (n, in), dw (out, in), db (out), dy (n, out)
     if (n <= 0) return;
+    if (n == 1) { /* GEMV and a rank-1 update instead of 1-row GEMMs */
+        if (dx) cblas_sgemv(CblasRowMajor, CblasTrans, out, in, 1.0f, w, in, dy, 1, 1.0f, dx, 1);
+        if (dw) cblas_sger(CblasRowMajor, out, in, 1.0f, dy, 1, x, 1, dw, in);
+        if (db)
+            for (int32_t j = 0; j < out; j++) db[j] += dy[j];
+        return;
+    }
     if (dx)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in, 1.0f, dx,
                     in);

@@ -11,12 +11,12 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a <= b * (1
 
 # help and method list
 expect_rc 0 $HSDAG place --help
-for m in random round-robin m-topo m-etf m-sct heft metis greedy-tarnawski mincut ilp local-search hsdag placeto; do
+for m in random round-robin m-topo m-etf m-sct heft metis greedy-tarnawski mincut ilp local-search hsdag placeto rnn; do
     expect_grep "^  $m " "$TMP/out"
 done
 expect_grep "ignores" "$TMP/out"
 expect_rc 0 $HSDAG place --list
-n=$(wc -l < "$TMP/out"); [ "$n" -eq 13 ] && ok || bad "--list printed $n methods"
+n=$(wc -l < "$TMP/out"); [ "$n" -eq 14 ] && ok || bad "--list printed $n methods"
 expect_rc 0 $HSDAG compare --help
 
 # min cut is exact under sequential semantics on two devices: latency == bound, gap 0, feasible
