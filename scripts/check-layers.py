@@ -26,7 +26,7 @@ PUBLIC = {
     "sim.h": "sim",
     "place.h": "place",
     "features.h": "learn", "learn.h": "learn", "pacml.h": "learn", "placeto.h": "learn",
-    "rnnplace.h": "learn",
+    "rnnplace.h": "learn", "pretrain.h": "learn",
     "cluster.h": "cluster",
     "hsdag.h": "umbrella",
 }

@@ -5,6 +5,7 @@
  * Entry points: main. */
 #include "check.h"
 #include "hsdag/placeto.h"
+#include "hsdag/pretrain.h"
 #include "hsdag/rnnplace.h"
 
 #include <stdlib.h>
@@ -414,6 +415,68 @@ static void test_rnn_optimum_and_determinism(void)
     fixture_close(&f);
 }
 
+/* ---- one policy for many graphs ---- */
+
+static void test_pretrain(hsdag_policy_method m)
+{
+    fixture f1, f2;
+    if (fixture_open(&f1, "cpu-4gpu") < 0 || fixture_open(&f2, "cpu-4gpu") < 0) {
+        CHECK(0);
+        return;
+    }
+    hsdag_pretrain_config cfg = hsdag_pretrain_config_default();
+    cfg.method = m;
+    cfg.rounds = 2;
+    cfg.hsdag.steps = 5;
+    hsdag_place_problem *probs[2] = {f1.p, f2.p};
+    hsdag_policy *pol = NULL, *back = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_pretrain_train(&pol, probs, 2, &cfg, NULL, NULL, &e), 0);
+    if (!pol) goto done;
+    CHECK(hsdag_policy_method_of(pol) == m);
+    CHECK_EQ_INT(hsdag_policy_devices(pol), 5);
+    CHECK_EQ_INT(hsdag_policy_set_meta(pol, "cpu-4gpu", "hsdag train --graphs a,b", &e), 0);
+    hsdag_buf b = {0}, b2 = {0};
+    CHECK_EQ_INT(hsdag_policy_save(pol, &b, &e), 0);
+    CHECK_EQ_INT(hsdag_policy_load(&back, b.data, b.len, "mem", &e), 0);
+    if (back) {
+        CHECK_STR(hsdag_policy_preset(back), "cpu-4gpu");
+        CHECK_STR(hsdag_policy_note(back), "hsdag train --graphs a,b");
+        CHECK_EQ_INT(hsdag_policy_save(back, &b2, &e), 0);
+        CHECK(b.len == b2.len && memcmp(b.data, b2.data, b.len) == 0); /* round trip, byte for byte */
+        int32_t d1[NOPS], d2[NOPS];
+        hsdag_policy_result r;
+        CHECK_EQ_INT(hsdag_policy_place(pol, f1.p, 0, 3, hsdag_learn_sim_eval, f1.p->sim, d1, &r, &e), 0);
+        CHECK_EQ_INT(r.evals, 0);
+        CHECK_EQ_INT(hsdag_policy_place(back, f1.p, 0, 3, hsdag_learn_sim_eval, f1.p->sim, d2, &r, &e), 0);
+        CHECK(memcmp(d1, d2, sizeof d1) == 0);
+        counter c = {f1.p->sim, 0};
+        CHECK_EQ_INT(hsdag_policy_place(back, f1.p, 27, 3, count_eval, &c, d2, &r, &e), 0);
+        CHECK(r.evals == c.calls && c.calls >= 1 && c.calls <= 27);
+        CHECK(r.best_s <= r.greedy_s || !r.greedy_feasible);
+    }
+    /* corrupt, truncated, and a policy for other devices */
+    b.data[b.len / 3] ^= 4;
+    hsdag_policy *bad = NULL;
+    CHECK(hsdag_policy_load(&bad, b.data, b.len, "mem", &e) == HSDAG_EPARSE && !bad);
+    CHECK(hsdag_policy_load(&bad, b.data, 12, "mem", &e) == HSDAG_EPARSE);
+    fixture f3;
+    if (fixture_open(&f3, "cpu-gpu") == 0) {
+        int32_t d[NOPS];
+        hsdag_policy_result r;
+        CHECK(hsdag_policy_place(pol, f3.p, 0, 1, hsdag_learn_sim_eval, f3.p->sim, d, &r, &e) ==
+              HSDAG_EINVAL);
+        fixture_close(&f3);
+    }
+    hsdag_buf_free(&b);
+    hsdag_buf_free(&b2);
+done:
+    hsdag_policy_free(pol);
+    hsdag_policy_free(back);
+    fixture_close(&f1);
+    fixture_close(&f2);
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1);
@@ -422,5 +485,7 @@ int main(void)
     test_placeto_policy_io();
     test_rnn_gradcheck();
     test_rnn_optimum_and_determinism();
+    test_pretrain(HSDAG_POLICY_HSDAG);
+    test_pretrain(HSDAG_POLICY_PLACETO);
     return check_summary("test_baselines");
 }

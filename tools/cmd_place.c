@@ -6,6 +6,7 @@
 #include "hsdag/io.h"
 #include "hsdag/place.h"
 #include "hsdag/placement.h"
+#include "hsdag/pretrain.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -34,6 +35,12 @@ static void place_help(FILE *f)
         "  --seed S          seed of random, metis and local-search (default 1)\n"
         "  --time-limit s    seconds for ilp (default 10) and local-search (default 10; a safety stop)\n"
         "  --max-evals N     local-search simulator evaluations (default 20000; the reproducible stop)\n"
+        "  --policy FILE     --method hsdag|placeto: place with a pre-trained policy (hsdag train --graphs)\n"
+        "                    instead of training from scratch: one forward pass, or fine-tuning with "
+        "--budget\n"
+        "  --budget N        with a policy: measurements for fine-tuning (default 0 = zero-shot); without\n"
+        "                    --policy, --method hsdag|placeto --budget N uses the shipped policy of the\n"
+        "                    device preset (policies/<method>/<preset>.bin)\n"
         "  --init P.json     local-search start: placement JSON, affinity map or Tarnawski split\n"
         "                    (default: the best of every single device, heft, greedy-tarnawski, mincut)\n"
         "  --out P.json      write the placement as hsdag placement JSON ('-' = stdout)\n"
@@ -60,7 +67,9 @@ static void place_help(FILE *f)
 }
 
 typedef struct place_args {
-    const char *model, *devices, *method, *out, *affinity, *split, *dot, *init, *profile;
+    const char *model, *devices, *method, *out, *affinity, *split, *dot, *init, *profile, *policy;
+    long budget;
+    int budget_set;
     hsdag_sim_config sc;
     hsdag_place_opts po;
     int json;
@@ -84,6 +93,8 @@ static int place_parse(int argc, char **argv, place_args *a)
         O_PROF,
         O_EVALS,
         O_LIST,
+        O_POLICY,
+        O_BUDGET,
         O_HELP
     };
     static const struct option opts[] = {{"devices", required_argument, 0, O_DEV},
@@ -101,6 +112,8 @@ static int place_parse(int argc, char **argv, place_args *a)
                                          {"profile", required_argument, 0, O_PROF},
                                          {"max-evals", required_argument, 0, O_EVALS},
                                          {"list", no_argument, 0, O_LIST},
+                                         {"policy", required_argument, 0, O_POLICY},
+                                         {"budget", required_argument, 0, O_BUDGET},
                                          {"help", no_argument, 0, O_HELP},
                                          {0, 0, 0, 0}};
     long lv;
@@ -135,6 +148,15 @@ static int place_parse(int argc, char **argv, place_args *a)
             break;
         case O_PROF:
             a->profile = optarg;
+            break;
+        case O_POLICY:
+            a->policy = optarg;
+            break;
+        case O_BUDGET:
+            if (cli_parse_int(optarg, 0, 1000000000L, &lv) < 0)
+                return cli_usage_error("place", "--budget: '%s' is not an integer in [0, 1e9]", optarg);
+            a->budget = lv;
+            a->budget_set = 1;
             break;
         case O_SEED:
             if (cli_parse_int(optarg, 0, 0x7fffffffL, &lv) < 0)
@@ -185,6 +207,8 @@ static int place_parse(int argc, char **argv, place_args *a)
     if (optind + 1 < argc) return cli_usage_error("place", "unexpected argument '%s'", argv[optind + 1]);
     a->model = argv[optind];
     if (!a->method) return cli_usage_error("place", "missing --method (try --list)");
+    if ((a->policy || a->budget_set) && strcmp(a->method, "hsdag") != 0 && strcmp(a->method, "placeto") != 0)
+        return cli_usage_error("place", "--policy and --budget go with --method hsdag or placeto");
     return 0;
 }
 
@@ -266,6 +290,51 @@ static void print_result(const place_args *a, const hsdag_place_problem *p, cons
     if (r->rep.note[0]) printf("note        %s\n", r->rep.note);
 }
 
+/* --method hsdag|placeto with a pre-trained policy (--policy FILE, or the preset's shipped one) */
+static int place_with_policy(const place_args *a, hsdag_place_problem *p, int32_t *dev, hsdag_place_result *r,
+                             hsdag_err *e)
+{
+    hsdag_policy_method m;
+    hsdag_policy_method_parse(a->method, &m);
+    char path[4096];
+    const char *file = a->policy;
+    int st;
+    if (!file) {
+        if ((st = hsdag_policy_find(m, p->devs->name, path, sizeof path, e)) < 0) return st;
+        file = path;
+    }
+    hsdag_policy *pol = NULL;
+    if ((st = hsdag_policy_read_file(&pol, file, e)) < 0) return st;
+    if (hsdag_policy_method_of(pol) != m) {
+        st = hsdag_err_set(e, HSDAG_EINVAL, "%s: a %s policy, not %s", file,
+                           hsdag_policy_method_name(hsdag_policy_method_of(pol)), a->method);
+        hsdag_policy_free(pol);
+        return st;
+    }
+    double t0 = hsdag_now();
+    hsdag_policy_result pr;
+    st = hsdag_policy_place(pol, p, a->budget, a->po.seed, hsdag_learn_sim_eval, p->sim, dev, &pr, e);
+    double took = hsdag_now() - t0;
+    if (st == 0) st = hsdag_place_score(p, dev, r, e);
+    if (st == 0) {
+        r->method = a->method;
+        r->place_s = took;
+        r->rep.evals = pr.evals;
+        if (a->budget <= 0)
+            snprintf(r->rep.note, sizeof r->rep.note,
+                     "pre-trained policy %.120s (%.40s): one forward pass, nothing measured", file,
+                     hsdag_policy_preset(pol));
+        else
+            snprintf(r->rep.note, sizeof r->rep.note,
+                     "pre-trained policy %.100s fine-tuned with %lld measurements: one-pass %.6g ms, best at "
+                     "measurement "
+                     "%lld",
+                     file, (long long)pr.evals, pr.greedy_s * 1e3, (long long)pr.best_at);
+    }
+    hsdag_policy_free(pol);
+    return st;
+}
+
 int cmd_place(int argc, char **argv)
 {
     place_args a = {.sc = hsdag_sim_config_default(), .po = hsdag_place_opts_default()};
@@ -300,7 +369,10 @@ int cmd_place(int argc, char **argv)
         a.po.init = init;
     }
     hsdag_place_result r;
-    if ((st = hsdag_place_run(p, a.method, &a.po, dev, &r, &e)) < 0) goto fail;
+    if (a.policy || a.budget_set) {
+        if ((st = place_with_policy(&a, p, dev, &r, &e)) < 0) goto fail;
+    } else if ((st = hsdag_place_run(p, a.method, &a.po, dev, &r, &e)) < 0)
+        goto fail;
     print_result(&a, p, dev, &r);
     rc = CLI_OK;
     hsdag_buf b = {0};

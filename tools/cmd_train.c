@@ -28,7 +28,8 @@ static void usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: hsdag train MODEL [options]\n\n"
+        "usage: hsdag train MODEL [options]\n"
+        "       hsdag train --graphs M1,M2,... [options]   (one policy for many graphs: --graphs --help)\n\n"
         "Trains the HSDAG placer (features -> GCN -> graph-parsing pooling -> per-cluster device policy,\n"
         "REINFORCE) and keeps the best placement seen. Reward: 1 / latency from the simulator, or from\n"
         "--measure-cmd. Every episode writes DIR/curve.csv and DIR/checkpoint.bin (atomically).\n\n"
@@ -397,6 +398,9 @@ static int on_episode(void *ctx, const hsdag_learn_row *row, int32_t total)
 
 int cmd_train(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++) /* one policy over several graphs: cmd_pretrain.c */
+        if (strcmp(argv[i], "--graphs") == 0 || strncmp(argv[i], "--graphs=", 9) == 0)
+            return cmd_pretrain(argc, argv);
     train_args a = {.cfg = hsdag_learn_config_default(), .measure_timeout = 600, .measure_retries = 2};
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;

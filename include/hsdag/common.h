@@ -111,6 +111,11 @@ int32_t hsdag_strmap_count(const hsdag_strmap *m);
 int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e);
 /* Writes atomically: path.tmp, fsync, rename. */
 int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
+/* Finds a data file shipped with hsdag (rel, e.g. "policies/pacml/beta_A.bin"): the first readable of
+ * $HSDAG_DATA/rel, ./rel, <dir of the running binary>/../rel, <dir of the running binary>/../share/hsdag/rel,
+ * HSDAG_SHARE_DIR/rel (compile-time, default /usr/local/share/hsdag). path (cap bytes) gets it. Errors: EIO
+ * naming every place tried (what names the file in the message), EINVAL if path is too short. */
+int hsdag_data_find(const char *rel, const char *what, char *path, size_t cap, hsdag_err *e);
 
 /* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */
 typedef struct hsdag_buf {

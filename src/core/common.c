@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -361,6 +362,43 @@ int32_t hsdag_strmap_count(const hsdag_strmap *m)
 }
 
 /* ---- files ---- */
+#ifndef HSDAG_SHARE_DIR
+#define HSDAG_SHARE_DIR "/usr/local/share/hsdag"
+#endif
+
+int hsdag_data_find(const char *rel, const char *what, char *path, size_t cap, hsdag_err *e)
+{
+    char exe[2048] = "", tried[2048] = "";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *sl = strrchr(exe, '/');
+        if (sl) *sl = 0;
+    } else {
+        exe[0] = 0;
+    }
+    const char *env = getenv("HSDAG_DATA");
+    char cand[5][4096];
+    int nc = 0;
+    if (env && *env) snprintf(cand[nc++], sizeof cand[0], "%s/%s", env, rel);
+    snprintf(cand[nc++], sizeof cand[0], "./%s", rel);
+    if (exe[0]) {
+        snprintf(cand[nc++], sizeof cand[0], "%s/../%s", exe, rel);
+        snprintf(cand[nc++], sizeof cand[0], "%s/../share/hsdag/%s", exe, rel);
+    }
+    snprintf(cand[nc++], sizeof cand[0], "%s/%s", HSDAG_SHARE_DIR, rel);
+    for (int i = 0; i < nc; i++) {
+        if (access(cand[i], R_OK) == 0) {
+            if (strlen(cand[i]) >= cap) return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", what);
+            strcpy(path, cand[i]);
+            return 0;
+        }
+        size_t tl = strlen(tried);
+        snprintf(tried + tl, sizeof tried - tl, "%s%s", i ? ", " : "", cand[i]);
+    }
+    return hsdag_err_set(e, HSDAG_EIO, "no %s (tried %s; set HSDAG_DATA)", what, tried);
+}
+
 int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e)
 {
     *buf = NULL;

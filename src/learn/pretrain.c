@@ -1,0 +1,564 @@
+/* pretrain.c - one policy for many graphs: multi-graph training of the HSDAG and Placeto policies (episodes
+ * round-robin over the graphs, one parameter set and Adam state carried from graph to graph), policy files,
+ * and placement of an unseen graph in one forward pass or by fine-tuning with a budget.
+ * Not here: the learners (train.c, model.c, placeto.c; used through their interfaces only).
+ * Entry points: hsdag_pretrain_*, hsdag_policy_* (pretrain.h). */
+#include "hsdag/pretrain.h"
+
+#include "lnodes.h"
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+#define POL_MAGIC "HSDAGPOL"
+#define POL_VERSION 1u
+
+struct hsdag_policy {
+    hsdag_policy_method method;
+    int32_t K;
+    hsdag_learn_config hcfg;
+    hsdag_placeto_config pcfg;
+    char *preset, *note;
+    hsdag_buf image; /* hsdag_nn_params_save of the network */
+};
+
+static const char *const method_names[] = {"hsdag", "placeto"};
+
+const char *hsdag_policy_method_name(hsdag_policy_method m)
+{
+    return (m >= 0 && m <= HSDAG_POLICY_PLACETO) ? method_names[m] : "?";
+}
+
+int hsdag_policy_method_parse(const char *s, hsdag_policy_method *out)
+{
+    for (int i = 0; i < 2; i++)
+        if (s && strcmp(s, method_names[i]) == 0) {
+            *out = (hsdag_policy_method)i;
+            return 0;
+        }
+    return HSDAG_EINVAL;
+}
+
+hsdag_pretrain_config hsdag_pretrain_config_default(void)
+{
+    return (hsdag_pretrain_config){.method = HSDAG_POLICY_HSDAG,
+                                   .hsdag = hsdag_learn_config_default(),
+                                   .placeto = hsdag_placeto_config_default(),
+                                   .rounds = 10,
+                                   .seed = 1};
+}
+
+void hsdag_policy_free(hsdag_policy *pol)
+{
+    if (!pol) return;
+    hsdag_free(pol->preset);
+    hsdag_free(pol->note);
+    hsdag_buf_free(&pol->image);
+    hsdag_free(pol);
+}
+
+hsdag_policy_method hsdag_policy_method_of(const hsdag_policy *pol)
+{
+    return pol->method;
+}
+int32_t hsdag_policy_devices(const hsdag_policy *pol)
+{
+    return pol->K;
+}
+const char *hsdag_policy_preset(const hsdag_policy *pol)
+{
+    return pol->preset ? pol->preset : "";
+}
+const char *hsdag_policy_note(const hsdag_policy *pol)
+{
+    return pol->note ? pol->note : "";
+}
+
+static char *dup_(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = hsdag_malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+int hsdag_policy_set_meta(hsdag_policy *pol, const char *preset, const char *note, hsdag_err *e)
+{
+    char *p = preset ? dup_(preset) : NULL, *n = note ? dup_(note) : NULL;
+    if ((preset && !p) || (note && !n)) {
+        hsdag_free(p);
+        hsdag_free(n);
+        return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+    }
+    if (preset) {
+        hsdag_free(pol->preset);
+        pol->preset = p;
+    }
+    if (note) {
+        hsdag_free(pol->note);
+        pol->note = n;
+    }
+    return 0;
+}
+
+/* ---- multi-graph training ---- */
+
+static void shuffle_(int32_t *a, int32_t n, hsdag_rng *r)
+{
+    for (int32_t i = 0; i < n; i++) a[i] = i;
+    for (int32_t i = n - 1; i > 0; i--) {
+        int32_t j = (int32_t)hsdag_rng_below(r, (uint32_t)(i + 1)), t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int32_t n,
+                       const hsdag_pretrain_config *cfg, hsdag_pretrain_progress_fn progress, void *pctx,
+                       hsdag_err *e)
+{
+    hsdag_learn **L = hsdag_calloc((size_t)n, sizeof *L);
+    int32_t *order = hsdag_malloc(sizeof(int32_t) * (size_t)n);
+    int rc = 0;
+    if (!L || !order) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "pretrain: out of memory");
+        goto done;
+    }
+    for (int32_t i = 0; i < n && rc == 0; i++) {
+        hsdag_learn_config c = cfg->hsdag;
+        c.episodes = 0;
+        c.seed = cfg->hsdag.seed + (uint64_t)i; /* each graph its own sampling and dropout stream */
+        rc = hsdag_learn_create(&L[i], probs[i]->g, probs[i]->k, &c, e);
+    }
+    if (rc < 0) goto done;
+    /* the shared parameters and Adam state start as graph 0's initial ones */
+    if ((rc = hsdag_nn_params_save(hsdag_learn_params(L[0]), &pol->image, e)) < 0) goto done;
+    hsdag_rng r;
+    hsdag_rng_seed(&r, cfg->seed);
+    for (int32_t round = 0; round < cfg->rounds && rc == 0; round++) {
+        shuffle_(order, n, &r);
+        for (int32_t j = 0; j < n; j++) {
+            int32_t i = order[j];
+            hsdag_nn_params *P = hsdag_learn_params(L[i]);
+            if ((rc = hsdag_nn_params_load(P, pol->image.data, pol->image.len, NULL, e)) < 0) break;
+            hsdag_learn_set_episodes(L[i], round + 1);
+            if ((rc = hsdag_learn_train(L[i], hsdag_learn_sim_eval, probs[i]->sim, NULL, NULL, e)) < 0) break;
+            pol->image.len = 0;
+            if ((rc = hsdag_nn_params_save(P, &pol->image, e)) < 0) break;
+            double lat;
+            hsdag_learn_best(L[i], NULL, &lat, NULL);
+            if (progress && progress(pctx, round, i, lat)) {
+                rc = 1;
+                break;
+            }
+        }
+    }
+done:
+    for (int32_t i = 0; L && i < n; i++) hsdag_learn_free(L[i]);
+    hsdag_free(L);
+    hsdag_free(order);
+    return rc;
+}
+
+static int train_placeto(hsdag_policy *pol, hsdag_place_problem *const *probs, int32_t n,
+                         const hsdag_pretrain_config *cfg, hsdag_pretrain_progress_fn progress, void *pctx,
+                         hsdag_err *e)
+{
+    hsdag_placeto **P = hsdag_calloc((size_t)n, sizeof *P);
+    int32_t *order = hsdag_malloc(sizeof(int32_t) * (size_t)n);
+    hsdag_placeto_policy *pp = NULL;
+    int rc = 0;
+    if (!P || !order) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "pretrain: out of memory");
+        goto done;
+    }
+    if ((rc = hsdag_placeto_policy_create(&pp, pol->K, &cfg->placeto, e)) < 0) goto done;
+    for (int32_t i = 0; i < n && rc == 0; i++) {
+        hsdag_placeto_config c = cfg->placeto;
+        c.seed = cfg->placeto.seed + (uint64_t)i;
+        rc = hsdag_placeto_create(&P[i], probs[i], &c, e);
+    }
+    if (rc < 0) goto done;
+    hsdag_rng r;
+    hsdag_rng_seed(&r, cfg->seed);
+    for (int32_t round = 0; round < cfg->rounds && rc == 0; round++) {
+        shuffle_(order, n, &r);
+        for (int32_t j = 0; j < n; j++) {
+            int32_t i = order[j];
+            if ((rc = hsdag_placeto_train(P[i], pp, hsdag_learn_sim_eval, probs[i]->sim, INT64_MAX / 2, 1,
+                                          e)) < 0)
+                break;
+            double lat;
+            hsdag_placeto_best(P[i], NULL, &lat, NULL, NULL);
+            if (progress && progress(pctx, round, i, lat)) {
+                rc = 1;
+                break;
+            }
+        }
+    }
+    if (rc >= 0) {
+        int rs = hsdag_placeto_policy_save(pp, &pol->image, e);
+        if (rs < 0) rc = rs;
+    }
+done:
+    for (int32_t i = 0; P && i < n; i++) hsdag_placeto_free(P[i]);
+    hsdag_free(P);
+    hsdag_free(order);
+    hsdag_placeto_policy_free(pp);
+    return rc;
+}
+
+int hsdag_pretrain_train(hsdag_policy **out, hsdag_place_problem *const *probs, int32_t n,
+                         const hsdag_pretrain_config *cfg, hsdag_pretrain_progress_fn progress, void *pctx,
+                         hsdag_err *e)
+{
+    *out = NULL;
+    if (n < 1) return hsdag_err_set(e, HSDAG_EINVAL, "pretrain: no graphs");
+    if (cfg->rounds < 0 || cfg->rounds > 1000000)
+        return hsdag_err_set(e, HSDAG_EINVAL, "pretrain: rounds %d out of range", (int)cfg->rounds);
+    for (int32_t i = 1; i < n; i++)
+        if (probs[i]->k != probs[0]->k)
+            return hsdag_err_set(e, HSDAG_EINVAL, "pretrain: graph %d has %d devices, graph 0 has %d", (int)i,
+                                 (int)probs[i]->k, (int)probs[0]->k);
+    hsdag_policy *pol = hsdag_calloc(1, sizeof *pol);
+    if (!pol) return hsdag_err_set(e, HSDAG_ENOMEM, "pretrain: out of memory");
+    pol->method = cfg->method;
+    pol->K = probs[0]->k;
+    pol->hcfg = cfg->hsdag;
+    pol->pcfg = cfg->placeto;
+    hsdag_nn_set_threads(1);
+    int rc = cfg->method == HSDAG_POLICY_PLACETO ? train_placeto(pol, probs, n, cfg, progress, pctx, e)
+                                                 : train_hsdag(pol, probs, n, cfg, progress, pctx, e);
+    if (rc == 0 && pol->image.oom) rc = hsdag_err_set(e, HSDAG_ENOMEM, "pretrain: out of memory");
+    if (rc < 0) {
+        hsdag_policy_free(pol);
+        return rc;
+    }
+    *out = pol;
+    return rc;
+}
+
+/* ---- policy files ---- */
+
+static void put_u32(hsdag_buf *b, uint32_t v)
+{
+    unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    hsdag_buf_append(b, (const char *)x, 4);
+}
+static void put_u64(hsdag_buf *b, uint64_t v)
+{
+    put_u32(b, (uint32_t)v);
+    put_u32(b, (uint32_t)(v >> 32));
+}
+static void put_f64(hsdag_buf *b, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    put_u64(b, v);
+}
+static void put_str(hsdag_buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_u32(b, (uint32_t)n);
+    if (n) hsdag_buf_append(b, s, n);
+}
+
+typedef struct rd {
+    const unsigned char *p;
+    size_t len, pos;
+    int bad;
+} rd;
+static uint32_t get_u32(rd *r)
+{
+    if (r->len - r->pos < 4) {
+        r->bad = 1;
+        return 0;
+    }
+    const unsigned char *c = r->p + r->pos;
+    r->pos += 4;
+    return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
+}
+static uint64_t get_u64(rd *r)
+{
+    uint64_t lo = get_u32(r), hi = get_u32(r);
+    return hi << 32 | lo;
+}
+static double get_f64(rd *r)
+{
+    uint64_t v = get_u64(r);
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+static char *get_str(rd *r)
+{
+    uint32_t n = get_u32(r);
+    if (r->bad || n > 65536 || r->len - r->pos < n) {
+        r->bad = 1;
+        return NULL;
+    }
+    char *s = hsdag_malloc((size_t)n + 1);
+    if (!s) return NULL;
+    memcpy(s, r->p + r->pos, n);
+    s[n] = 0;
+    r->pos += n;
+    return s;
+}
+
+static uint64_t fnv64_(const unsigned char *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+int hsdag_policy_save(const hsdag_policy *pol, hsdag_buf *out, hsdag_err *e)
+{
+    size_t start = out->len;
+    const hsdag_learn_config *h = &pol->hcfg;
+    const hsdag_placeto_config *c = &pol->pcfg;
+    hsdag_buf_append(out, POL_MAGIC, 8);
+    put_u32(out, POL_VERSION);
+    put_u32(out, (uint32_t)pol->method);
+    put_u32(out, (uint32_t)pol->K);
+    /* HSDAG network and learner settings */
+    put_u64(out, (uint64_t)h->steps);
+    put_u64(out, h->seed);
+    put_f64(out, h->lr);
+    put_f64(out, h->gamma);
+    put_u64(out, (uint64_t)h->hidden);
+    put_u64(out, (uint64_t)h->embed);
+    put_f64(out, h->dropout);
+    put_u64(out, (uint64_t)h->gnn);
+    put_u64(out, (uint64_t)h->features);
+    put_u64(out, (uint64_t)h->no_coarsen);
+    put_u64(out, (uint64_t)h->levels);
+    put_u64(out, (uint64_t)h->min_clusters);
+    put_u64(out, (uint64_t)h->baseline);
+    put_f64(out, h->baseline_decay);
+    put_f64(out, h->entropy);
+    put_f64(out, h->infeasible_penalty);
+    /* Placeto settings */
+    put_u64(out, c->seed);
+    put_u64(out, (uint64_t)c->hidden);
+    put_u64(out, (uint64_t)c->max_units);
+    put_u64(out, (uint64_t)c->no_coarsen);
+    put_f64(out, c->lr);
+    put_f64(out, c->gamma);
+    put_u64(out, (uint64_t)c->baseline_window);
+    put_f64(out, c->entropy);
+    put_u64(out, (uint64_t)c->init);
+    put_f64(out, c->infeasible_penalty);
+    put_str(out, pol->preset);
+    put_str(out, pol->note);
+    put_u64(out, (uint64_t)pol->image.len);
+    hsdag_buf_append(out, pol->image.data, pol->image.len);
+    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+    put_u64(out, fnv64_((const unsigned char *)out->data + start, out->len - start));
+    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+    return 0;
+}
+
+int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const char *what, hsdag_err *e)
+{
+    *out = NULL;
+    if (!what) what = "<buffer>";
+    if (len < 16 || memcmp(buf, POL_MAGIC, 8) != 0)
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: not an hsdag policy file (bad magic)", what);
+    rd r = {.p = buf, .len = len - 8, .pos = 8};
+    uint64_t sum = 0;
+    for (int i = 0; i < 8; i++) sum |= (uint64_t)((const unsigned char *)buf)[len - 8 + i] << (8 * i);
+    if (sum != fnv64_(buf, len - 8)) return hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch", what);
+    if (get_u32(&r) != POL_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version", what);
+    hsdag_policy *pol = hsdag_calloc(1, sizeof *pol);
+    if (!pol) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+    pol->method = (hsdag_policy_method)get_u32(&r);
+    pol->K = (int32_t)get_u32(&r);
+    hsdag_learn_config *h = &pol->hcfg;
+    hsdag_placeto_config *c = &pol->pcfg;
+    *h = hsdag_learn_config_default();
+    *c = hsdag_placeto_config_default();
+    h->steps = (int32_t)get_u64(&r);
+    h->seed = get_u64(&r);
+    h->lr = (float)get_f64(&r);
+    h->gamma = get_f64(&r);
+    h->hidden = (int32_t)get_u64(&r);
+    h->embed = (int32_t)get_u64(&r);
+    h->dropout = (float)get_f64(&r);
+    h->gnn = (hsdag_nn_gnn_kind)get_u64(&r);
+    h->features = (unsigned)get_u64(&r);
+    h->no_coarsen = (int)get_u64(&r);
+    h->levels = (int32_t)get_u64(&r);
+    h->min_clusters = (int32_t)get_u64(&r);
+    h->baseline = (int)get_u64(&r);
+    h->baseline_decay = get_f64(&r);
+    h->entropy = get_f64(&r);
+    h->infeasible_penalty = get_f64(&r);
+    c->seed = get_u64(&r);
+    c->hidden = (int32_t)get_u64(&r);
+    c->max_units = (int32_t)get_u64(&r);
+    c->no_coarsen = (int)get_u64(&r);
+    c->lr = (float)get_f64(&r);
+    c->gamma = get_f64(&r);
+    c->baseline_window = (int32_t)get_u64(&r);
+    c->entropy = get_f64(&r);
+    c->init = (hsdag_placeto_init)get_u64(&r);
+    c->infeasible_penalty = get_f64(&r);
+    pol->preset = get_str(&r);
+    pol->note = get_str(&r);
+    uint64_t il = get_u64(&r);
+    int rc = 0;
+    if (r.bad || !pol->preset || !pol->note || il != r.len - r.pos)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated or inconsistent policy file", what);
+    else if (pol->method > HSDAG_POLICY_PLACETO || pol->K < 1 || pol->K > 64 || h->gnn > HSDAG_NN_GNN_SAGE ||
+             c->init > HSDAG_PLACETO_INIT_BEST)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad method, device count or setting", what);
+    else {
+        hsdag_buf_append(&pol->image, (const char *)r.p + r.pos, (size_t)il);
+        if (pol->image.oom) rc = hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+    }
+    if (rc < 0) {
+        hsdag_policy_free(pol);
+        return rc;
+    }
+    *out = pol;
+    return 0;
+}
+
+int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    *out = NULL;
+    int rc = hsdag_read_file(path, &buf, &len, 0, e);
+    if (rc < 0) return rc;
+    rc = hsdag_policy_load(out, buf, len, path, e);
+    hsdag_free(buf);
+    return rc;
+}
+
+int hsdag_policy_find(hsdag_policy_method m, const char *preset, char *path, size_t cap, hsdag_err *e)
+{
+    char rel[256], what[320];
+    snprintf(rel, sizeof rel, "policies/%s/%s.bin", hsdag_policy_method_name(m), preset ? preset : "");
+    snprintf(what, sizeof what, "shipped %s policy for device preset '%s'", hsdag_policy_method_name(m),
+             preset ? preset : "");
+    return hsdag_data_find(rel, what, path, cap, e);
+}
+
+/* ---- placing an unseen graph ---- */
+
+/* The measurement wrapper: every placement of a fine-tuning run passes through one ltrack, so the best and
+ * the measurement that found it are counted the same way for both methods. */
+static int track_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e)
+{
+    double cost;
+    return ltrack_eval(ctx, device, latency_s, feasible, &cost, e);
+}
+
+/* One forward pass of the HSDAG network with the image's parameters: the first step of an episode (zero
+ * state), dropout off, the most likely device per cluster. */
+static int hsdag_greedy(const hsdag_policy *pol, const hsdag_place_problem *p, uint64_t seed, int32_t *device,
+                        hsdag_err *e)
+{
+    hsdag_learn_config cfg = pol->hcfg;
+    cfg.seed = seed;
+    hsdag_rng r;
+    hsdag_rng_seed(&r, seed);
+    lmodel *M = NULL;
+    int32_t *gdev = NULL;
+    lstep st = {0};
+    int rc = lmodel_create(&M, p->g, p->k, &cfg, &r, e);
+    if (rc < 0) return rc;
+    if ((rc = hsdag_nn_params_load(lmodel_params(M), pol->image.data, pol->image.len, NULL, e)) < 0)
+        goto done;
+    if ((rc = lmodel_step_forward(M, &st, NULL, 0, &r, e)) < 0) goto done;
+    const hsdag_coarse *co = lmodel_coarse(M);
+    gdev = hsdag_malloc(sizeof(int32_t) * (size_t)(co->n_groups ? co->n_groups : 1));
+    int32_t *cdev = hsdag_malloc(sizeof(int32_t) * (size_t)(st.n_clusters ? st.n_clusters : 1));
+    if (!gdev || !cdev) {
+        hsdag_free(cdev);
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+        goto done;
+    }
+    for (int32_t c = 0; c < st.n_clusters && rc == 0; c++)
+        if (hsdag_nn_categorical_argmax(&cdev[c], st.logp + (size_t)c * p->k, NULL, p->k) < 0)
+            rc = hsdag_err_set(e, HSDAG_ESOLVER, "policy: no valid device (NaN parameters?)");
+    if (rc == 0) {
+        for (int32_t g = 0; g < co->n_groups; g++) gdev[g] = cdev[st.cluster[g]];
+        hsdag_coarsen_expand(co, device, gdev);
+    }
+    hsdag_free(cdev);
+done:
+    lmodel_step_end(&st);
+    hsdag_free(gdev);
+    lmodel_free(M);
+    return rc;
+}
+
+static int hsdag_finetune(const hsdag_policy *pol, hsdag_place_problem *p, int64_t budget, uint64_t seed,
+                          ltrack *t, hsdag_err *e)
+{
+    hsdag_learn_config cfg = pol->hcfg;
+    cfg.seed = seed;
+    cfg.episodes = (int32_t)(budget / cfg.steps);
+    if (cfg.episodes < 1) return 0;
+    hsdag_learn *L = NULL;
+    int rc = hsdag_learn_create(&L, p->g, p->k, &cfg, e);
+    if (rc == 0) rc = hsdag_nn_params_load(hsdag_learn_params(L), pol->image.data, pol->image.len, NULL, e);
+    if (rc == 0) rc = hsdag_learn_train(L, track_eval, t, NULL, NULL, e);
+    hsdag_learn_free(L);
+    return rc < 0 ? rc : 0;
+}
+
+int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t budget, uint64_t seed,
+                       hsdag_learn_eval_fn eval, void *ctx, int32_t *device, hsdag_policy_result *r,
+                       hsdag_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->greedy_s = r->best_s = NAN;
+    if (pol->K != p->k)
+        return hsdag_err_set(e, HSDAG_EINVAL, "policy: made for %d devices, the problem has %d", (int)pol->K,
+                             (int)p->k);
+    hsdag_nn_set_threads(1);
+    hsdag_placeto *P = NULL;
+    hsdag_placeto_policy *pp = NULL;
+    hsdag_placeto_config pc = pol->pcfg;
+    pc.seed = seed;
+    int rc;
+    if (pol->method == HSDAG_POLICY_PLACETO) {
+        if ((rc = hsdag_placeto_policy_create(&pp, p->k, &pc, e)) < 0 ||
+            (rc = hsdag_placeto_policy_load(pp, pol->image.data, pol->image.len, e)) < 0 ||
+            (rc = hsdag_placeto_create(&P, p, &pc, e)) < 0 ||
+            (rc = hsdag_placeto_greedy(P, pp, device, e)) < 0)
+            goto done;
+    } else if ((rc = hsdag_greedy(pol, p, seed, device, e)) < 0)
+        goto done;
+    if (budget <= 0) goto done;
+    /* fine-tuning: the one-pass placement is the first measurement */
+    ltrack t;
+    if ((rc = ltrack_init(&t, p->n, eval, ctx, 1.0, e)) < 0) goto done;
+    double cost;
+    if ((rc = ltrack_eval(&t, device, &r->greedy_s, &r->greedy_feasible, &cost, e)) == 0) {
+        if (pol->method == HSDAG_POLICY_PLACETO)
+            rc = hsdag_placeto_train(P, pp, track_eval, &t, budget - 1, -1, e);
+        else
+            rc = hsdag_finetune(pol, p, budget - 1, seed, &t, e);
+    }
+    if (rc == 0) {
+        r->evals = t.evals;
+        if (isfinite(t.best_lat)) {
+            memcpy(device, t.best, sizeof(int32_t) * (size_t)p->n);
+            r->best_s = t.best_lat;
+            r->best_at = t.best_at;
+        } else /* nothing feasible measured: keep the one-pass placement (the caller's scoring says so) */
+            r->best_s = r->greedy_s;
+    }
+    ltrack_free(&t);
+done:
+    hsdag_placeto_free(P);
+    hsdag_placeto_policy_free(pp);
+    return rc;
+}

@@ -1,0 +1,46 @@
+# pretrain.sh - CLI tests of one policy for many graphs: 'hsdag train --graphs', 'hsdag place --policy'
+# (zero-shot and fine-tuned), the shipped-policy lookup, determinism and bad input.
+# Not here: quality (docs/results.md, make results). Uses the bundled AlexNet, SqueezeNet and VGG-16 exports.
+# Entry points: run by tests/run.sh.
+. tests/cli_lib.sh
+A=tests/data/onnx/alexnet.onnx; S=tests/data/onnx/squeezenet1_1.onnx; V=tests/data/onnx/vgg16.onnx
+expect_rc 0 $HSDAG train --graphs --help
+expect_grep "one policy|ONE policy" "$TMP/out"
+for m in hsdag placeto; do
+    expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out "$TMP/$m" --json
+    for k in method devices rounds policy wall_s graphs best_latency_ms; do expect_grep "\"$k\"" "$TMP/out"; done
+    [ -s "$TMP/$m/policy.bin" ] && ok || bad "no $TMP/$m/policy.bin"
+    n=$(wc -l < "$TMP/$m/progress.csv"); [ "$n" -eq 5 ] && ok || bad "progress.csv has $n lines (want 1 + 2 x 2)"
+    # the same command trains the same policy, bit for bit (the file holds the command, so the same --out)
+    cp "$TMP/$m/policy.bin" "$TMP/$m.first.bin"
+    expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out "$TMP/$m" --json
+    cmp -s "$TMP/$m/policy.bin" "$TMP/$m.first.bin" && ok || bad "$m: same seed, different policy"
+    # zero-shot on an unseen graph: nothing measured
+    expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method $m --policy "$TMP/$m/policy.bin" --json
+    expect_grep '"evals": 0' "$TMP/out"
+    expect_grep 'one forward pass' "$TMP/out"
+    # fine-tuned: at most the budget
+    expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method $m --policy "$TMP/$m/policy.bin" --budget 30 --json
+    ev=$(sed -n 's/.*"evals": \([0-9]*\).*/\1/p' "$TMP/out"); [ -n "$ev" ] && [ "$ev" -ge 1 ] && [ "$ev" -le 30 ] && ok || bad "$m fine-tune used $ev evals"
+done
+# the command that trained it is in the policy file
+grep -q "train --graphs" "$TMP/hsdag/policy.bin" && ok || bad "policy.bin does not hold its training command"
+# a policy for other devices, or of another method, is refused (exit 2 with one line)
+expect_rc 2 $HSDAG place $V --devices cpu-gpu --method hsdag --policy "$TMP/hsdag/policy.bin"
+one_line "$TMP/err"
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method placeto --policy "$TMP/hsdag/policy.bin"
+one_line "$TMP/err"
+# a corrupt policy file
+head -c 200 "$TMP/hsdag/policy.bin" > "$TMP/bad.bin"
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/bad.bin"
+expect_grep "bad.bin" "$TMP/err"
+# --budget without --policy: the shipped policy of the preset (HSDAG_DATA points at a test tree here)
+mkdir -p "$TMP/data/policies/hsdag" && cp "$TMP/hsdag/policy.bin" "$TMP/data/policies/hsdag/cpu-4gpu.bin"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0 --json
+expect_grep "cpu-4gpu.bin" "$TMP/out"
+# --policy with another method, a bad list
+expect_rc 2 $HSDAG place $V --method heft --policy "$TMP/hsdag/policy.bin"
+expect_rc 2 $HSDAG train --graphs , --out "$TMP/x"
+expect_rc 2 $HSDAG train --graphs $A,tests/data/onnx/missing.onnx --out "$TMP/x"
+one_line "$TMP/err"
+finish
