@@ -65,8 +65,9 @@ const char *hsdag_policy_note(const hsdag_policy *pol);
 int hsdag_policy_set_meta(hsdag_policy *pol, const char *preset, const char *note, hsdag_err *e);
 
 /* Policy file (little-endian): magic "HSDAGPOL", version u32, method u32, devices u32, the network settings,
- * preset and note (u32 length + bytes each), the parameter image (hsdag_nn_params_save: values and Adam
- * state), then an FNV-1a 64 checksum of everything before it. */
+ * preset and note (u32 length + bytes each), the tensor count u32 and a fingerprint u64 of the tensor table
+ * (names and shapes), the value count u64 and the float32 values (no optimiser state: fine-tuning starts a
+ * fresh Adam), then an FNV-1a 64 checksum of everything before it. */
 int hsdag_policy_save(const hsdag_policy *pol, hsdag_buf *out, hsdag_err *e);
 /* EPARSE naming what is wrong (magic, version, truncation, checksum), ENOMEM. `what` names the input. */
 int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const char *what, hsdag_err *e);

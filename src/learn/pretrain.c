@@ -20,7 +20,12 @@ struct hsdag_policy {
     hsdag_learn_config hcfg;
     hsdag_placeto_config pcfg;
     char *preset, *note;
-    hsdag_buf image; /* hsdag_nn_params_save of the network */
+    /* the network's parameter values (no optimiser state: fine-tuning starts a fresh Adam), and a
+     * fingerprint of its tensor table (names and shapes in order) that the receiving network must match */
+    float *values;
+    size_t count;
+    int32_t n_tensors;
+    uint64_t table;
 };
 
 static const char *const method_names[] = {"hsdag", "placeto"};
@@ -54,7 +59,7 @@ void hsdag_policy_free(hsdag_policy *pol)
     if (!pol) return;
     hsdag_free(pol->preset);
     hsdag_free(pol->note);
-    hsdag_buf_free(&pol->image);
+    hsdag_free(pol->values);
     hsdag_free(pol);
 }
 
@@ -114,12 +119,59 @@ static void shuffle_(int32_t *a, int32_t n, hsdag_rng *r)
     }
 }
 
+static uint64_t fnv64_(const unsigned char *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t table_of(const hsdag_nn_params *P)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (int32_t t = 0; t < hsdag_nn_params_n_tensors(P); t++) {
+        const char *nm = hsdag_nn_params_name(P, t);
+        int32_t rc[2] = {hsdag_nn_params_rows(P, t), hsdag_nn_params_cols(P, t)};
+        h = (h ^ fnv64_((const unsigned char *)nm, strlen(nm))) * 1099511628211ull;
+        h = (h ^ fnv64_((const unsigned char *)rc, sizeof rc)) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* pol <- the values of P */
+static int take_values(hsdag_policy *pol, hsdag_nn_params *P, hsdag_err *e)
+{
+    size_t n = hsdag_nn_params_count(P);
+    float *v = hsdag_malloc(sizeof(float) * (n ? n : 1));
+    if (!v) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+    memcpy(v, hsdag_nn_params_value(P, -1), sizeof(float) * n);
+    hsdag_free(pol->values);
+    pol->values = v;
+    pol->count = n;
+    pol->n_tensors = hsdag_nn_params_n_tensors(P);
+    pol->table = table_of(P);
+    return 0;
+}
+
+/* P's values <- pol (P must be built with the policy's settings: the same tensors) */
+static int put_values(const hsdag_policy *pol, hsdag_nn_params *P, hsdag_err *e)
+{
+    if (hsdag_nn_params_n_tensors(P) != pol->n_tensors || hsdag_nn_params_count(P) != pol->count ||
+        table_of(P) != pol->table)
+        return hsdag_err_set(
+            e, HSDAG_EINVAL, "policy: its network (%d tensors, %zu floats) does not match this one (%d, %zu)",
+            (int)pol->n_tensors, pol->count, (int)hsdag_nn_params_n_tensors(P), hsdag_nn_params_count(P));
+    memcpy(hsdag_nn_params_value(P, -1), pol->values, sizeof(float) * pol->count);
+    return 0;
+}
+
 static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int32_t n,
                        const hsdag_pretrain_config *cfg, hsdag_pretrain_progress_fn progress, void *pctx,
                        hsdag_err *e)
 {
     hsdag_learn **L = hsdag_calloc((size_t)n, sizeof *L);
     int32_t *order = hsdag_malloc(sizeof(int32_t) * (size_t)n);
+    hsdag_buf image = {0}; /* the shared parameters with Adam state, between graphs */
     int rc = 0;
     if (!L || !order) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "pretrain: out of memory");
@@ -133,7 +185,7 @@ static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int
     }
     if (rc < 0) goto done;
     /* the shared parameters and Adam state start as graph 0's initial ones */
-    if ((rc = hsdag_nn_params_save(hsdag_learn_params(L[0]), &pol->image, e)) < 0) goto done;
+    if ((rc = hsdag_nn_params_save(hsdag_learn_params(L[0]), &image, e)) < 0) goto done;
     hsdag_rng r;
     hsdag_rng_seed(&r, cfg->seed);
     for (int32_t round = 0; round < cfg->rounds && rc == 0; round++) {
@@ -141,11 +193,11 @@ static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int
         for (int32_t j = 0; j < n; j++) {
             int32_t i = order[j];
             hsdag_nn_params *P = hsdag_learn_params(L[i]);
-            if ((rc = hsdag_nn_params_load(P, pol->image.data, pol->image.len, NULL, e)) < 0) break;
+            if ((rc = hsdag_nn_params_load(P, image.data, image.len, NULL, e)) < 0) break;
             hsdag_learn_set_episodes(L[i], round + 1);
             if ((rc = hsdag_learn_train(L[i], hsdag_learn_sim_eval, probs[i]->sim, NULL, NULL, e)) < 0) break;
-            pol->image.len = 0;
-            if ((rc = hsdag_nn_params_save(P, &pol->image, e)) < 0) break;
+            image.len = 0;
+            if ((rc = hsdag_nn_params_save(P, &image, e)) < 0) break;
             double lat;
             hsdag_learn_best(L[i], NULL, &lat, NULL);
             if (progress && progress(pctx, round, i, lat)) {
@@ -154,7 +206,13 @@ static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int
             }
         }
     }
+    if (rc >= 0) { /* the final parameters, through graph 0's network */
+        int rl = hsdag_nn_params_load(hsdag_learn_params(L[0]), image.data, image.len, NULL, e);
+        if (rl == 0) rl = take_values(pol, hsdag_learn_params(L[0]), e);
+        if (rl < 0) rc = rl;
+    }
 done:
+    hsdag_buf_free(&image);
     for (int32_t i = 0; L && i < n; i++) hsdag_learn_free(L[i]);
     hsdag_free(L);
     hsdag_free(order);
@@ -198,7 +256,7 @@ static int train_placeto(hsdag_policy *pol, hsdag_place_problem *const *probs, i
         }
     }
     if (rc >= 0) {
-        int rs = hsdag_placeto_policy_save(pp, &pol->image, e);
+        int rs = take_values(pol, hsdag_placeto_policy_params(pp), e);
         if (rs < 0) rc = rs;
     }
 done:
@@ -230,7 +288,6 @@ int hsdag_pretrain_train(hsdag_policy **out, hsdag_place_problem *const *probs, 
     hsdag_nn_set_threads(1);
     int rc = cfg->method == HSDAG_POLICY_PLACETO ? train_placeto(pol, probs, n, cfg, progress, pctx, e)
                                                  : train_hsdag(pol, probs, n, cfg, progress, pctx, e);
-    if (rc == 0 && pol->image.oom) rc = hsdag_err_set(e, HSDAG_ENOMEM, "pretrain: out of memory");
     if (rc < 0) {
         hsdag_policy_free(pol);
         return rc;
@@ -307,13 +364,6 @@ static char *get_str(rd *r)
     return s;
 }
 
-static uint64_t fnv64_(const unsigned char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 int hsdag_policy_save(const hsdag_policy *pol, hsdag_buf *out, hsdag_err *e)
 {
     size_t start = out->len;
@@ -353,8 +403,14 @@ int hsdag_policy_save(const hsdag_policy *pol, hsdag_buf *out, hsdag_err *e)
     put_f64(out, c->infeasible_penalty);
     put_str(out, pol->preset);
     put_str(out, pol->note);
-    put_u64(out, (uint64_t)pol->image.len);
-    hsdag_buf_append(out, pol->image.data, pol->image.len);
+    put_u32(out, (uint32_t)pol->n_tensors);
+    put_u64(out, pol->table);
+    put_u64(out, (uint64_t)pol->count);
+    for (size_t i = 0; i < pol->count; i++) {
+        uint32_t u;
+        memcpy(&u, &pol->values[i], 4);
+        put_u32(out, u);
+    }
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
     put_u64(out, fnv64_((const unsigned char *)out->data + start, out->len - start));
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
@@ -408,16 +464,23 @@ int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const cha
     c->infeasible_penalty = get_f64(&r);
     pol->preset = get_str(&r);
     pol->note = get_str(&r);
-    uint64_t il = get_u64(&r);
+    pol->n_tensors = (int32_t)get_u32(&r);
+    pol->table = get_u64(&r);
+    uint64_t cnt = get_u64(&r);
     int rc = 0;
-    if (r.bad || !pol->preset || !pol->note || il != r.len - r.pos)
+    if (r.bad || !pol->preset || !pol->note || cnt > (r.len - r.pos) / 4 || cnt * 4 != r.len - r.pos)
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated or inconsistent policy file", what);
     else if (pol->method > HSDAG_POLICY_PLACETO || pol->K < 1 || pol->K > 64 || h->gnn > HSDAG_NN_GNN_SAGE ||
              c->init > HSDAG_PLACETO_INIT_BEST)
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad method, device count or setting", what);
+    else if (!(pol->values = hsdag_malloc(sizeof(float) * (size_t)(cnt ? cnt : 1))))
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
     else {
-        hsdag_buf_append(&pol->image, (const char *)r.p + r.pos, (size_t)il);
-        if (pol->image.oom) rc = hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
+        pol->count = (size_t)cnt;
+        for (size_t i = 0; i < pol->count; i++) {
+            uint32_t u = get_u32(&r);
+            memcpy(&pol->values[i], &u, 4);
+        }
     }
     if (rc < 0) {
         hsdag_policy_free(pol);
@@ -458,7 +521,7 @@ static int track_eval(void *ctx, const int32_t *device, double *latency_s, int *
     return ltrack_eval(ctx, device, latency_s, feasible, &cost, e);
 }
 
-/* One forward pass of the HSDAG network with the image's parameters: the first step of an episode (zero
+/* One forward pass of the HSDAG network with the policy's parameters: the first step of an episode (zero
  * state), dropout off, the most likely device per cluster. */
 static int hsdag_greedy(const hsdag_policy *pol, const hsdag_place_problem *p, uint64_t seed, int32_t *device,
                         hsdag_err *e)
@@ -472,8 +535,7 @@ static int hsdag_greedy(const hsdag_policy *pol, const hsdag_place_problem *p, u
     lstep st = {0};
     int rc = lmodel_create(&M, p->g, p->k, &cfg, &r, e);
     if (rc < 0) return rc;
-    if ((rc = hsdag_nn_params_load(lmodel_params(M), pol->image.data, pol->image.len, NULL, e)) < 0)
-        goto done;
+    if ((rc = put_values(pol, lmodel_params(M), e)) < 0) goto done;
     if ((rc = lmodel_step_forward(M, &st, NULL, 0, &r, e)) < 0) goto done;
     const hsdag_coarse *co = lmodel_coarse(M);
     gdev = hsdag_malloc(sizeof(int32_t) * (size_t)(co->n_groups ? co->n_groups : 1));
@@ -507,7 +569,7 @@ static int hsdag_finetune(const hsdag_policy *pol, hsdag_place_problem *p, int64
     if (cfg.episodes < 1) return 0;
     hsdag_learn *L = NULL;
     int rc = hsdag_learn_create(&L, p->g, p->k, &cfg, e);
-    if (rc == 0) rc = hsdag_nn_params_load(hsdag_learn_params(L), pol->image.data, pol->image.len, NULL, e);
+    if (rc == 0) rc = put_values(pol, hsdag_learn_params(L), e);
     if (rc == 0) rc = hsdag_learn_train(L, track_eval, t, NULL, NULL, e);
     hsdag_learn_free(L);
     return rc < 0 ? rc : 0;
@@ -530,7 +592,7 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
     int rc;
     if (pol->method == HSDAG_POLICY_PLACETO) {
         if ((rc = hsdag_placeto_policy_create(&pp, p->k, &pc, e)) < 0 ||
-            (rc = hsdag_placeto_policy_load(pp, pol->image.data, pol->image.len, e)) < 0 ||
+            (rc = put_values(pol, hsdag_placeto_policy_params(pp), e)) < 0 ||
             (rc = hsdag_placeto_create(&P, p, &pc, e)) < 0 ||
             (rc = hsdag_placeto_greedy(P, pp, device, e)) < 0)
             goto done;
