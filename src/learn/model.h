@@ -1,6 +1,7 @@
 /* model.h - private interface of the HSDAG policy network (src/learn/model.c), used by train.c.
  * Not here: the REINFORCE loop, checkpoints or rewards (train.c).
- * Entry points: lmodel_create/free, lmodel_params_frozen, lmodel_step_forward/backward, lmodel_step_end. */
+ * Entry points: lmodel_create/free, lmodel_params_frozen, lmodel_step_forward/backward, lmodel_step_end,
+ *               lmodel_fix_clusters. */
 #ifndef HSDAG_LEARN_MODEL_H
 #define HSDAG_LEARN_MODEL_H
 
@@ -34,5 +35,8 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
 /* Backward from dlogp (n_clusters, K): parameter gradients ACCUMULATE into the param grad block. */
 int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e);
 void lmodel_step_end(lstep *st);
+/* Decides the GPN clusters once (a dropout-free forward pass with the current parameters and a zero state)
+ * and makes every later step reuse them; edge scores still scale cluster features and get gradients. */
+int lmodel_fix_clusters(lmodel *M, hsdag_err *e);
 
 #endif

@@ -7,11 +7,12 @@
 #include <math.h>
 #include <string.h>
 
-hsdag_learn_config hsdag_learn_config_default(void)
+hsdag_learn_config hsdag_learn_config_paper(void)
 {
     return (hsdag_learn_config){
         .episodes = 25,
         .steps = 20,
+        .samples = 1,
         .seed = 42,
         .lr = 1e-3f,
         .gamma = 0.95,
@@ -23,11 +24,42 @@ hsdag_learn_config hsdag_learn_config_default(void)
         .no_coarsen = 0,
         .levels = 1,
         .min_clusters = 0,
-        .baseline = 0,
+        .fixed_clusters = 0,
+        .state_update = 1,
+        .update = HSDAG_LEARN_EPISODE,
+        .baseline = HSDAG_LEARN_BASE_NONE,
         .baseline_decay = 0.9,
+        .reward = HSDAG_LEARN_REWARD_INV,
+        .normalize = 0,
+        .epochs = 1,
+        .clip = 0.2,
         .entropy = 0.0,
+        .entropy_end = 0.0,
+        .entropy_decay = 500,
         .infeasible_penalty = 10.0,
+        .imitate_steps = 0,
+        .imitate_prob = 0.9,
     };
+}
+
+hsdag_learn_config hsdag_learn_config_default(void)
+{
+    hsdag_learn_config c = hsdag_learn_config_paper();
+    c.steps = 2;
+    c.samples = 10;
+    c.dropout = 0.0f;
+    c.fixed_clusters = 1;
+    c.state_update = 0;
+    c.update = HSDAG_LEARN_STEP;
+    c.baseline = HSDAG_LEARN_BASE_LOO;
+    c.reward = HSDAG_LEARN_REWARD_LOG;
+    c.normalize = 1;
+    c.epochs = 4;
+    c.clip = 0.2;
+    c.entropy = 0.01;
+    c.entropy_end = 0.0;
+    c.imitate_steps = 50;
+    return c;
 }
 
 struct hsdag_learn {
@@ -40,7 +72,8 @@ struct hsdag_learn {
     int64_t evals;
     double baseline;
     int baseline_set;
-    int32_t *best; /* [n_nodes] */
+    double ref_lat; /* REWARD_LOG: the first measured latency (s), 0 until then */
+    int32_t *best;  /* [n_nodes] */
     double best_lat;
     int32_t best_episode;
     hsdag_learn_row *curve;
@@ -52,6 +85,9 @@ struct hsdag_learn {
     int32_t *gdev, *odev;  /* group devices, op devices */
     float *dlogp;          /* (n_groups, K) */
     float *ent;            /* (n_groups) */
+    int32_t *acts;         /* (samples, n_groups) actions per cluster of a step's samples */
+    float *old_lp;         /* (samples, n_groups) their log-probabilities when sampled */
+    double *rew, *adv;     /* (samples) */
 };
 
 void hsdag_learn_free(hsdag_learn *L)
@@ -67,6 +103,10 @@ void hsdag_learn_free(hsdag_learn *L)
     hsdag_free(L->odev);
     hsdag_free(L->dlogp);
     hsdag_free(L->ent);
+    hsdag_free(L->acts);
+    hsdag_free(L->old_lp);
+    hsdag_free(L->rew);
+    hsdag_free(L->adv);
     hsdag_free(L);
 }
 
@@ -76,20 +116,37 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: episodes %d out of range", (int)c->episodes);
     if (c->steps < 1 || c->steps > 100000)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: steps %d out of range", (int)c->steps);
+    if (c->samples < 1 || c->samples > 4096)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: samples %d out of range (1..4096)", (int)c->samples);
     if (c->hidden < 1 || c->hidden > 4096 || c->embed < 1 || c->embed > 4096)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: hidden/embed width out of range");
     if (!(c->dropout >= 0 && c->dropout < 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: dropout must be in [0, 1)");
     if (!(c->gamma >= 0 && c->gamma <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: gamma must be in [0, 1]");
-    if (!(c->lr > 0) || !(c->infeasible_penalty >= 1) || !(c->entropy >= 0) ||
+    if (!(c->lr > 0) || !(c->infeasible_penalty >= 1) || !(c->entropy >= 0) || !(c->entropy_end >= 0) ||
         !(c->baseline_decay >= 0 && c->baseline_decay < 1))
         return hsdag_err_set(e, HSDAG_EINVAL,
                              "hsdag: lr, entropy, baseline decay or infeasible penalty out of range");
-    if (c->levels < 1 || c->levels > 16)
-        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: levels must be in 1..16");
+    if (c->levels < 0 || c->levels > 16)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: levels must be in 0..16");
     if (c->min_clusters < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min-clusters must be >= 0");
     if (K < 1 || K > 64) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: %d devices (need 1..64)", (int)K);
+    if ((unsigned)c->update > HSDAG_LEARN_STEP || (unsigned)c->baseline > HSDAG_LEARN_BASE_LOO ||
+        (unsigned)c->reward > HSDAG_LEARN_REWARD_LOG)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: unknown update, baseline or reward kind");
+    if (c->update == HSDAG_LEARN_EPISODE && (c->samples != 1 || c->baseline == HSDAG_LEARN_BASE_LOO))
+        return hsdag_err_set(
+            e, HSDAG_EINVAL,
+            "hsdag: the episode update (the paper's) samples one placement per step and has no "
+            "leave-one-out baseline");
+    if (c->baseline == HSDAG_LEARN_BASE_LOO && c->samples < 2)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the leave-one-out baseline needs samples >= 2");
+    if (c->epochs < 1 || c->epochs > 100 || !(c->clip > 0 && c->clip < 10))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: epochs must be in 1..100 and clip in (0, 10)");
+    if (c->entropy_decay < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: entropy decay must be >= 0");
+    if (c->imitate_steps < 0 || c->imitate_steps > 100000 || !(c->imitate_prob > 0 && c->imitate_prob <= 1))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: imitation steps or probability out of range");
     return 0;
 }
 
@@ -101,7 +158,7 @@ int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_device
     if (rc < 0) return rc;
     if (g->n_nodes < 1) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the graph has no nodes");
     hsdag_learn *L = hsdag_calloc(1, sizeof *L);
-    if (!L) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    if (!L) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", sizeof *L);
     L->cfg = *cfg;
     L->g = g;
     L->K = n_devices;
@@ -109,19 +166,31 @@ int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_device
     L->n_nodes = g->n_nodes;
     hsdag_rng_seed(&L->rng, cfg->seed);
     if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &L->rng, e)) < 0) goto fail;
+    if (cfg->fixed_clusters && (rc = lmodel_fix_clusters(L->M, e)) < 0) goto fail;
     L->n_groups = lmodel_coarse(L->M)->n_groups;
-    size_t np = hsdag_nn_params_count(lmodel_params(L->M));
-    L->best = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_nodes);
-    L->D = hsdag_malloc(sizeof(float) * (size_t)L->n_groups * (size_t)L->H);
-    L->g_logp = hsdag_malloc(sizeof(float) * np);
-    L->g_ent = hsdag_malloc(sizeof(float) * np);
-    L->gdev = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_groups);
-    L->odev = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_nodes);
-    L->dlogp = hsdag_malloc(sizeof(float) * (size_t)L->n_groups * (size_t)L->K);
-    L->ent = hsdag_malloc(sizeof(float) * (size_t)L->n_groups);
-    if (!L->best || !L->D || !L->g_logp || !L->g_ent || !L->gdev || !L->odev || !L->dlogp || !L->ent) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
-        goto fail;
+    size_t np = hsdag_nn_params_count(lmodel_params(L->M)), ng = (size_t)L->n_groups,
+           sg = (size_t)cfg->samples * ng;
+    struct {
+        void **p;
+        size_t bytes;
+    } al[] = {{(void **)&L->best, sizeof(int32_t) * (size_t)L->n_nodes},
+              {(void **)&L->D, sizeof(float) * ng * (size_t)L->H},
+              {(void **)&L->g_logp, sizeof(float) * np},
+              {(void **)&L->g_ent, sizeof(float) * np},
+              {(void **)&L->gdev, sizeof(int32_t) * ng},
+              {(void **)&L->odev, sizeof(int32_t) * (size_t)L->n_nodes},
+              {(void **)&L->dlogp, sizeof(float) * ng * (size_t)L->K},
+              {(void **)&L->ent, sizeof(float) * ng},
+              {(void **)&L->acts, sizeof(int32_t) * sg},
+              {(void **)&L->old_lp, sizeof(float) * sg},
+              {(void **)&L->rew, sizeof(double) * (size_t)cfg->samples},
+              {(void **)&L->adv, sizeof(double) * (size_t)cfg->samples}};
+    for (size_t i = 0; i < sizeof al / sizeof al[0]; i++) {
+        *al[i].p = hsdag_malloc(al[i].bytes);
+        if (!*al[i].p) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", al[i].bytes);
+            goto fail;
+        }
     }
     L->best_lat = INFINITY;
     L->best_episode = -1;
@@ -139,7 +208,7 @@ void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes)
 
 void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode)
 {
-    if (device) *device = L->best_episode >= 0 || isfinite(L->best_lat) ? L->best : NULL;
+    if (device) *device = isfinite(L->best_lat) ? L->best : NULL;
     if (latency_s) *latency_s = L->best_lat;
     if (episode) *episode = L->best_episode;
 }
@@ -172,8 +241,12 @@ hsdag_nn_params *hsdag_learn_params(hsdag_learn *L)
 {
     return lmodel_params(L->M);
 }
+const hsdag_learn_config *hsdag_learn_get_config(const hsdag_learn *L)
+{
+    return &L->cfg;
+}
 
-/* ---- one episode ---- */
+/* ---- shared by both updates ---- */
 
 /* y += a x, four independent lanes per iteration (GCC -O2 leaves the plain loop scalar); elementwise, so the
  * result is the same as the plain loop's. */
@@ -188,6 +261,78 @@ static void axpy_(float *restrict y, float a, const float *restrict x, size_t n)
     }
     for (; i < n; i++) y[i] += a * x[i];
 }
+
+/* Samples one device per cluster of st into a[C]. */
+static int sample_actions(hsdag_learn *L, const lstep *st, int32_t *a, hsdag_err *e)
+{
+    for (int32_t c = 0; c < st->n_clusters; c++)
+        if (hsdag_nn_categorical_sample_logits(&a[c], NULL, st->logp + (size_t)c * L->K, NULL, L->K,
+                                               &L->rng) < 0)
+            return hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
+    return 0;
+}
+
+/* Measures the placement of cluster actions a under st's clusters (into L->odev); keeps the best. */
+static int measure(hsdag_learn *L, const lstep *st, const int32_t *a, hsdag_learn_eval_fn eval, void *ctx,
+                   double *lat, int *feas, hsdag_err *e)
+{
+    for (int32_t v = 0; v < L->n_groups; v++) L->gdev[v] = a[st->cluster[v]];
+    hsdag_coarsen_expand(lmodel_coarse(L->M), L->odev, L->gdev);
+    *lat = 0;
+    *feas = 0;
+    int rc = eval(ctx, L->odev, lat, feas, e);
+    if (rc < 0) return rc;
+    L->evals++;
+    if (!(*lat > 0) || !isfinite(*lat))
+        return hsdag_err_set(e, HSDAG_EEXTERNAL, "hsdag: the latency oracle returned %g s", *lat);
+    if (*feas && *lat < L->best_lat) {
+        L->best_lat = *lat;
+        L->best_episode = L->episode;
+        memcpy(L->best, L->odev, sizeof(int32_t) * (size_t)L->n_nodes);
+    }
+    return 0;
+}
+
+/* The reward of one measurement; infeasible placements count as penalty x slower. */
+static double reward_of(hsdag_learn *L, double lat, int feas)
+{
+    double l = lat * (feas ? 1.0 : L->cfg.infeasible_penalty);
+    if (L->cfg.reward == HSDAG_LEARN_REWARD_INV) return 1.0 / (l * 1e3);
+    if (!(L->ref_lat > 0)) L->ref_lat = lat;
+    return -log(l / L->ref_lat);
+}
+
+/* x_v += h_cluster(v) (constant for later steps) */
+static void state_update(hsdag_learn *L, const lstep *st)
+{
+    int32_t H = L->H;
+    for (int32_t v = 0; v < L->n_groups; v++) {
+        const float *h = st->hc + (size_t)st->cluster[v] * H;
+        float *d = L->D + (size_t)v * H;
+        for (int32_t j = 0; j < H; j++) d[j] += h[j];
+    }
+}
+
+static double entropy_mean(hsdag_learn *L, const lstep *st)
+{
+    int32_t C = st->n_clusters;
+    hsdag_nn_entropy_forward(L->ent, st->logp, C, L->K);
+    double hm = 0;
+    for (int32_t c = 0; c < C; c++) hm += L->ent[c];
+    return C ? hm / C : 0.0;
+}
+
+/* The entropy weight now: linear from cfg.entropy to cfg.entropy_end over the first entropy_decay
+ * placements, then entropy_end. */
+static double entropy_weight(const hsdag_learn *L)
+{
+    const hsdag_learn_config *c = &L->cfg;
+    double t = c->entropy_decay > 0 ? (double)L->evals / (double)c->entropy_decay : 1.0;
+    if (t > 1) t = 1;
+    return c->entropy + (c->entropy_end - c->entropy) * t;
+}
+
+/* ---- the paper's episode update (HSDAG_LEARN_EPISODE) ---- */
 
 /* Adds the step's log-prob gradient (and entropy gradient) into the accumulators. */
 /* direct: the episode's log-prob gradient accumulates straight into the param grad block (weight 1, no
@@ -228,17 +373,17 @@ static int curve_push(hsdag_learn *L, const hsdag_learn_row *row)
     return 0;
 }
 
-static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
-                       hsdag_err *e)
+static int run_episode_paper(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
+                             hsdag_err *e)
 {
     const hsdag_learn_config *cfg = &L->cfg;
     hsdag_nn_params *P = lmodel_params(L->M);
     size_t np = hsdag_nn_params_count(P);
-    int32_t T = cfg->steps, K = L->K, H = L->H;
-    const hsdag_coarse *co = lmodel_coarse(L->M);
-    memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * H);
+    int32_t T = cfg->steps;
+    double ew = entropy_weight(L);
+    memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * L->H);
     /* without a baseline and an entropy term every step has weight 1: gradients accumulate in place */
-    int direct = !cfg->baseline && !(cfg->entropy > 0);
+    int direct = cfg->baseline == HSDAG_LEARN_BASE_NONE && !(ew > 0);
     if (direct)
         hsdag_nn_params_zero_grad(P);
     else {
@@ -247,58 +392,29 @@ static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsda
     }
     double R = 0, lat_sum = 0, ent_sum = 0;
     int rc = 0;
-    int32_t *a = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_groups);
-    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    int32_t *a = L->acts;
     lmodel_params_frozen(L->M, 1); /* the parameters change only in the Adam step after the loop */
     for (int32_t t = 0; t < T; t++) {
         lstep st;
-        if ((rc = lmodel_step_forward(L->M, &st, L->D, 1, &L->rng, e)) < 0) {
+        if ((rc = lmodel_step_forward(L->M, &st, cfg->state_update ? L->D : NULL, 1, &L->rng, e)) < 0 ||
+            (rc = sample_actions(L, &st, a, e)) < 0) {
             lmodel_step_end(&st);
             break;
         }
-        int32_t C = st.n_clusters;
-        for (int32_t c = 0; c < C; c++) {
-            rc = hsdag_nn_categorical_sample_logits(&a[c], NULL, st.logp + (size_t)c * K, NULL, K, &L->rng);
-            if (rc < 0) {
-                rc = hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
-                break;
-            }
-        }
-        if (rc < 0) {
-            lmodel_step_end(&st);
-            break;
-        }
-        hsdag_nn_entropy_forward(L->ent, st.logp, C, K);
-        double hm = 0;
-        for (int32_t c = 0; c < C; c++) hm += L->ent[c];
-        ent_sum += hm / C;
-        for (int32_t v = 0; v < L->n_groups; v++) L->gdev[v] = a[st.cluster[v]];
-        hsdag_coarsen_expand(co, L->odev, L->gdev);
-        double lat = 0;
-        int feas = 0;
-        if ((rc = eval(ctx, L->odev, &lat, &feas, e)) < 0) {
-            lmodel_step_end(&st);
-            break;
-        }
-        L->evals++;
-        if (!(lat > 0) || !isfinite(lat)) {
-            rc = hsdag_err_set(e, HSDAG_EEXTERNAL, "hsdag: the latency oracle returned %g s", lat);
+        ent_sum += entropy_mean(L, &st);
+        double lat;
+        int feas;
+        if ((rc = measure(L, &st, a, eval, ctx, &lat, &feas, e)) < 0) {
             lmodel_step_end(&st);
             break;
         }
         lat_sum += lat;
-        if (feas && lat < L->best_lat) {
-            L->best_lat = lat;
-            L->best_episode = L->episode;
-            memcpy(L->best, L->odev, sizeof(int32_t) * (size_t)L->n_nodes);
-        }
-        /* reward 1 / latency in ms; infeasible placements are penalised */
-        double r = 1.0 / (lat * 1e3 * (feas ? 1.0 : cfg->infeasible_penalty));
+        double r = reward_of(L, lat, feas);
         R = cfg->gamma * R + r; /* after T steps: sum_i gamma^i r_{T-1-i} */
         /* paper: every step's log-prob is weighted by the episode return R (applied at the end);
          * option: per-step advantage r_t - b with a moving-average baseline b of step rewards */
         float w = 1.0f;
-        if (cfg->baseline) {
+        if (cfg->baseline == HSDAG_LEARN_BASE_MOVING) {
             if (!L->baseline_set) {
                 L->baseline = r;
                 L->baseline_set = 1;
@@ -306,27 +422,20 @@ static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsda
             w = (float)(r - L->baseline);
             L->baseline = cfg->baseline_decay * L->baseline + (1 - cfg->baseline_decay) * r;
         }
-        rc = step_grads(L, &st, a, w, cfg->entropy > 0, direct, e);
-        if (rc < 0) {
+        if ((rc = step_grads(L, &st, a, w, ew > 0, direct, e)) < 0) {
             lmodel_step_end(&st);
             break;
         }
-        /* state update x_v += h_cluster(v) (constant for later steps) */
-        for (int32_t v = 0; v < L->n_groups; v++) {
-            const float *h = st.hc + (size_t)st.cluster[v] * H;
-            float *d = L->D + (size_t)v * H;
-            for (int32_t j = 0; j < H; j++) d[j] += h[j];
-        }
-        row->clusters = C;
+        if (cfg->state_update) state_update(L, &st);
+        row->clusters = st.n_clusters;
         lmodel_step_end(&st);
     }
     lmodel_params_frozen(L->M, 0);
-    hsdag_free(a);
     if (rc < 0) return rc;
     /* loss = -R sum_t log pi_t (or -sum_t (r_t - b) log pi_t) - entropy * sum_t mean H_t; one Adam step */
-    double adv = cfg->baseline ? 1.0 : R;
+    double adv = cfg->baseline == HSDAG_LEARN_BASE_MOVING ? 1.0 : R;
     float *G = hsdag_nn_params_grad(P, -1);
-    float ca = (float)-adv, ce = (float)-cfg->entropy;
+    float ca = (float)-adv, ce = (float)-ew;
     if (direct) /* = ca * g_logp + ce * 0 exactly */
         for (size_t i = 0; i < np; i++) G[i] = ca * G[i];
     else
@@ -334,11 +443,148 @@ static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsda
     hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
     ac.lr = cfg->lr;
     hsdag_nn_adam_step(P, &ac, NULL);
-    row->episode = L->episode;
     row->mean_latency_s = lat_sum / T;
-    row->best_latency_s = L->best_lat;
     row->entropy = ent_sum / T;
     row->reward = R;
+    return 0;
+}
+
+/* ---- the per-step update (HSDAG_LEARN_STEP): samples, advantages, clipped epochs ---- */
+
+/* Advantages of the step's S samples from L->rew into L->adv. */
+static void advantages(hsdag_learn *L, int32_t S)
+{
+    const hsdag_learn_config *cfg = &L->cfg;
+    double sum = 0, mean, var = 0;
+    for (int32_t i = 0; i < S; i++) sum += L->rew[i];
+    mean = sum / S;
+    for (int32_t i = 0; i < S; i++) {
+        double r = L->rew[i], a = r;
+        if (cfg->baseline == HSDAG_LEARN_BASE_LOO) {
+            a = r - (sum - r) / (S - 1);
+        } else if (cfg->baseline == HSDAG_LEARN_BASE_MOVING) {
+            if (!L->baseline_set) {
+                L->baseline = r;
+                L->baseline_set = 1;
+            }
+            a = r - L->baseline;
+            L->baseline = cfg->baseline_decay * L->baseline + (1 - cfg->baseline_decay) * r;
+        }
+        L->adv[i] = a;
+        var += (r - mean) * (r - mean);
+    }
+    if (cfg->normalize && S > 1) {
+        double sd = sqrt(var / (S - 1));
+        for (int32_t i = 0; i < S; i++) L->adv[i] = sd > 1e-12 ? L->adv[i] / sd : 0.0;
+    }
+}
+
+/* dL/dlogp of the clipped surrogate L = -(1/S) sum_i A_i (1/C) sum_c min(rho A, clip(rho) A) / A ... per
+ * decision c of sample i, rho = pi(a_ic) / pi_old(a_ic), minus the entropy bonus ew (1/C) sum_c H_c. */
+static void surrogate_grad(hsdag_learn *L, const lstep *st, int32_t S, int epoch, double ew)
+{
+    int32_t C = st->n_clusters, K = L->K;
+    double clip = L->cfg.clip;
+    memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+    double scale = 1.0 / ((double)S * (double)C);
+    for (int32_t i = 0; i < S; i++) {
+        double A = L->adv[i];
+        if (A == 0) continue;
+        const int32_t *a = L->acts + (size_t)i * C;
+        const float *olp = L->old_lp + (size_t)i * C;
+        for (int32_t c = 0; c < C; c++) {
+            size_t k = (size_t)c * K + a[c];
+            double rho = epoch ? exp((double)st->logp[k] - (double)olp[c]) : 1.0;
+            if ((A > 0 && rho > 1 + clip) || (A < 0 && rho < 1 - clip)) continue; /* clipped: no gradient */
+            L->dlogp[k] += (float)(-A * rho * scale);
+        }
+    }
+    if (ew > 0) {
+        for (int32_t c = 0; c < C; c++) L->ent[c] = (float)(-ew / C);
+        hsdag_nn_entropy_backward(L->dlogp, L->ent, st->logp, C, K);
+    }
+}
+
+static int update_step(hsdag_learn *L, lstep *st, int32_t S, double ew, hsdag_err *e)
+{
+    hsdag_nn_params *P = lmodel_params(L->M);
+    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+    ac.lr = L->cfg.lr;
+    hsdag_nn_params_zero_grad(P);
+    surrogate_grad(L, st, S, 0, ew);
+    int rc = lmodel_step_backward(L->M, st, L->dlogp, e);
+    if (rc < 0) return rc;
+    hsdag_nn_adam_step(P, &ac, NULL);
+    return 0;
+}
+
+static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
+                            hsdag_err *e)
+{
+    const hsdag_learn_config *cfg = &L->cfg;
+    hsdag_nn_params *P = lmodel_params(L->M);
+    int32_t T = cfg->steps, S = cfg->samples, K = L->K;
+    int train = cfg->dropout > 0;
+    double lat_sum = 0, ent_sum = 0, rew_sum = 0;
+    int rc = 0;
+    memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * L->H);
+    for (int32_t t = 0; t < T && rc == 0; t++) {
+        lstep st;
+        double ew = entropy_weight(L);
+        if ((rc = lmodel_step_forward(L->M, &st, cfg->state_update ? L->D : NULL, train, &L->rng, e)) < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        int32_t C = st.n_clusters;
+        ent_sum += entropy_mean(L, &st);
+        for (int32_t i = 0; i < S && rc == 0; i++) {
+            int32_t *a = L->acts + (size_t)i * C;
+            float *olp = L->old_lp + (size_t)i * C;
+            double lat;
+            int feas;
+            if ((rc = sample_actions(L, &st, a, e)) < 0 ||
+                (rc = measure(L, &st, a, eval, ctx, &lat, &feas, e)) < 0)
+                break;
+            for (int32_t c = 0; c < C; c++) olp[c] = st.logp[(size_t)c * K + a[c]];
+            lat_sum += lat;
+            L->rew[i] = reward_of(L, lat, feas);
+            rew_sum += L->rew[i];
+        }
+        if (rc < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        advantages(L, S);
+        /* epoch 0 differentiates the sampling pass itself (ratio 1); later epochs run a fresh pass with the
+         * updated parameters and clip each decision's ratio */
+        rc = update_step(L, &st, S, ew, e);
+        if (rc == 0 && cfg->state_update) state_update(L, &st);
+        row->clusters = C;
+        lmodel_step_end(&st);
+        for (int32_t ep = 1; ep < cfg->epochs && rc == 0; ep++) {
+            lstep s2;
+            if ((rc = lmodel_step_forward(L->M, &s2, cfg->state_update ? L->D : NULL, train, &L->rng, e)) ==
+                0) {
+                if (s2.n_clusters != C) { /* the parse changed under the update: stop this step's epochs */
+                    lmodel_step_end(&s2);
+                    break;
+                }
+                hsdag_nn_params_zero_grad(P);
+                surrogate_grad(L, &s2, S, ep, ew);
+                rc = lmodel_step_backward(L->M, &s2, L->dlogp, e);
+                if (rc == 0) {
+                    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+                    ac.lr = cfg->lr;
+                    hsdag_nn_adam_step(P, &ac, NULL);
+                }
+            }
+            lmodel_step_end(&s2);
+        }
+    }
+    if (rc < 0) return rc;
+    row->mean_latency_s = lat_sum / ((double)T * S);
+    row->entropy = ent_sum / T;
+    row->reward = rew_sum / ((double)T * S);
     return 0;
 }
 
@@ -347,8 +593,11 @@ int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
 {
     while (L->episode < L->cfg.episodes) {
         hsdag_learn_row row = {0};
-        int rc = run_episode(L, eval, eval_ctx, &row, e);
+        int rc = L->cfg.update == HSDAG_LEARN_EPISODE ? run_episode_paper(L, eval, eval_ctx, &row, e)
+                                                      : run_episode_step(L, eval, eval_ctx, &row, e);
         if (rc < 0) return rc;
+        row.episode = L->episode;
+        row.best_latency_s = L->best_lat;
         if (curve_push(L, &row) < 0) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
         L->episode++;
         if (progress && progress(progress_ctx, &row, L->cfg.episodes)) return 1;
@@ -356,10 +605,76 @@ int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
     return 0;
 }
 
+/* ---- imitation warm start ---- */
+
+int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps_done, double *prob,
+                        hsdag_err *e)
+{
+    const hsdag_coarse *co = lmodel_coarse(L->M);
+    int32_t K = L->K, N = L->n_groups;
+    *steps_done = 0;
+    *prob = NAN;
+    /* the target of a group: the device most of its ops have (ties: lower index) */
+    int32_t cnt[HSDAG_MAX_DEVICES];
+    for (int32_t k = 0; k < N; k++) {
+        memset(cnt, 0, sizeof(int32_t) * (size_t)K);
+        for (int32_t j = co->off[k]; j < co->off[k + 1]; j++) {
+            int32_t d = op_device[co->ops[j]];
+            if (d < 0 || d >= K)
+                return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: imitation target device %d", (int)d);
+            cnt[d]++;
+        }
+        int32_t b = 0;
+        for (int32_t d = 1; d < K; d++)
+            if (cnt[d] > cnt[b]) b = d;
+        L->gdev[k] = b;
+    }
+    hsdag_nn_params *P = lmodel_params(L->M);
+    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+    ac.lr = L->cfg.lr;
+    int rc = 0;
+    int32_t *tgt = L->acts; /* per cluster: the device most of its ops' groups want */
+    for (int32_t t = 0; t <= L->cfg.imitate_steps && rc == 0; t++) {
+        lstep st;
+        if ((rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e)) < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        int32_t C = st.n_clusters;
+        /* cluster targets by op count of their groups' targets (reuse dlogp as the tally) */
+        memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+        for (int32_t k = 0; k < N; k++)
+            L->dlogp[(size_t)st.cluster[k] * K + L->gdev[k]] += (float)(co->off[k + 1] - co->off[k]);
+        for (int32_t c = 0; c < C; c++) {
+            int32_t b = 0;
+            for (int32_t d = 1; d < K; d++)
+                if (L->dlogp[(size_t)c * K + d] > L->dlogp[(size_t)c * K + b]) b = d;
+            tgt[c] = b;
+        }
+        double pm = 0;
+        for (int32_t c = 0; c < C; c++) pm += exp((double)st.logp[(size_t)c * K + tgt[c]]);
+        pm /= C;
+        *prob = pm;
+        if (pm >= L->cfg.imitate_prob || t == L->cfg.imitate_steps) {
+            lmodel_step_end(&st);
+            break;
+        }
+        /* loss = -(1/C) sum_c log pi(target_c) */
+        memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+        for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + tgt[c]] = -1.0f / (float)C;
+        hsdag_nn_params_zero_grad(P);
+        rc = lmodel_step_backward(L->M, &st, L->dlogp, e);
+        if (rc == 0) hsdag_nn_adam_step(P, &ac, NULL);
+        lmodel_step_end(&st);
+        (*steps_done)++;
+    }
+    return rc;
+}
+
 /* ---- checkpoints ---- */
 
 #define CK_MAGIC "HSDAGLRN"
-#define CK_VERSION 1u
+#define CK_VERSION 2u
 
 static void put_u64(hsdag_buf *b, uint64_t v)
 {
@@ -406,7 +721,8 @@ static uint64_t fnv64(const unsigned char *p, size_t n)
 }
 
 /* What must match for a checkpoint to continue bit-identically. */
-static void fingerprint(const hsdag_learn *L, uint64_t fp[12])
+#define FP_N 18
+static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
 {
     const hsdag_learn_config *c = &L->cfg;
     double lr = c->lr, dr = c->dropout;
@@ -415,30 +731,44 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[12])
     fp[1] = (uint64_t)L->n_groups;
     fp[2] = (uint64_t)L->K;
     fp[3] = c->seed;
-    fp[4] = (uint64_t)c->steps;
+    fp[4] = (uint64_t)c->steps | ((uint64_t)c->samples << 32);
     memcpy(&u, &lr, 8);
     fp[5] = u ^ ((uint64_t)c->hidden << 1) ^ ((uint64_t)c->embed << 17);
     memcpy(&u, &dr, 8);
     fp[6] = u ^ ((uint64_t)c->gnn << 3) ^ ((uint64_t)c->features << 7) ^ ((uint64_t)c->no_coarsen << 20);
     fp[7] = (uint64_t)c->levels | ((uint64_t)(uint32_t)c->min_clusters << 32);
-    fp[8] = (uint64_t)c->baseline;
+    fp[8] = (uint64_t)c->baseline | ((uint64_t)c->update << 8) | ((uint64_t)c->reward << 16) |
+            ((uint64_t)c->normalize << 24) | ((uint64_t)c->fixed_clusters << 32) |
+            ((uint64_t)c->state_update << 40) | ((uint64_t)(uint32_t)c->epochs << 48);
     memcpy(&fp[9], &c->entropy, 8);
     memcpy(&fp[10], &c->gamma, 8);
     memcpy(&fp[11], &c->infeasible_penalty, 8);
+    memcpy(&fp[12], &c->entropy_end, 8);
+    memcpy(&fp[13], &c->clip, 8);
+    memcpy(&fp[14], &c->baseline_decay, 8);
+    fp[15] = (uint64_t)(uint32_t)c->imitate_steps;
+    memcpy(&fp[16], &c->imitate_prob, 8);
+    fp[17] = 0x48534441474c4e32ull ^ ((uint64_t)c->entropy_decay << 1); /* "HSDAGLN2" ^ the entropy decay */
 }
 
-static const char *fp_names[12] = {"nodes",
-                                   "groups",
-                                   "devices",
-                                   "seed",
-                                   "steps",
-                                   "lr/hidden/embed",
-                                   "dropout/gnn/features/coarsening",
-                                   "levels/min-clusters",
-                                   "baseline",
-                                   "entropy",
-                                   "gamma",
-                                   "infeasible penalty"};
+static const char *fp_names[FP_N] = {"nodes",
+                                     "groups",
+                                     "devices",
+                                     "seed",
+                                     "steps/samples",
+                                     "lr/hidden/embed",
+                                     "dropout/gnn/features/coarsening",
+                                     "levels/min-clusters",
+                                     "baseline/update/reward/normalize/clusters/state/epochs",
+                                     "entropy",
+                                     "gamma",
+                                     "infeasible penalty",
+                                     "entropy end",
+                                     "clip",
+                                     "baseline decay",
+                                     "imitation steps",
+                                     "imitation probability",
+                                     "learner version/entropy decay"};
 
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
 {
@@ -448,16 +778,17 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
     size_t need = out->len + 8192 + (size_t)L->n_nodes * 8 + (size_t)L->n_curve * 48 +
                   hsdag_nn_params_count(lmodel_params(L->M)) * 12;
     if (!out->oom && hsdag_grow((void **)&out->data, &out->cap, need, 1) < 0) out->oom = 1;
-    uint64_t fp[12];
+    uint64_t fp[FP_N];
     fingerprint(L, fp);
     hsdag_buf_append(out, CK_MAGIC, 8);
     put_u64(out, CK_VERSION);
-    for (int i = 0; i < 12; i++) put_u64(out, fp[i]);
+    for (int i = 0; i < FP_N; i++) put_u64(out, fp[i]);
     put_u64(out, (uint64_t)L->episode);
     put_u64(out, (uint64_t)L->evals);
     for (int i = 0; i < 4; i++) put_u64(out, L->rng.s[i]);
     put_f64(out, L->baseline);
     put_u64(out, (uint64_t)L->baseline_set);
+    put_f64(out, L->ref_lat);
     put_f64(out, L->best_lat);
     put_u64(out, (uint64_t)(int64_t)L->best_episode);
     for (int32_t v = 0; v < L->n_nodes; v++) put_u64(out, (uint64_t)(uint32_t)L->best[v]);
@@ -486,8 +817,9 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: not an hsdag learner checkpoint (bad magic)");
     r.pos = 8;
     if (get_u64(&r) != CK_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: unsupported version");
-    /* verify the checksum before trusting any field: header 192 bytes, best placement, curve, checksum */
-    size_t head = 192;
+    /* verify the checksum before trusting any field: header (magic, version, fingerprint, episode, evals, RNG,
+     * baseline, its flag, reference latency, best latency and episode), best placement, curve, checksum */
+    size_t head = 8 + 8 + 8 * FP_N + 8 * 2 + 8 * 4 + 8 * 3 + 8 * 2;
     if (len < head || (size_t)L->n_nodes > (len - head) / 8 - 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
     r.pos = head + (size_t)L->n_nodes * 8;
@@ -502,9 +834,9 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch");
     size_t params_pos = r.pos;
     r.pos = 16;
-    uint64_t fp[12];
+    uint64_t fp[FP_N];
     fingerprint(L, fp);
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < FP_N; i++) {
         uint64_t v = get_u64(&r);
         if (v != fp[i])
             return hsdag_err_set(e, HSDAG_EINVAL,
@@ -517,6 +849,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     for (int i = 0; i < 4; i++) rng.s[i] = get_u64(&r);
     double baseline = get_f64(&r);
     int bset = (int)get_u64(&r);
+    double ref_lat = get_f64(&r);
     double best_lat = get_f64(&r);
     int32_t best_ep = (int32_t)(int64_t)get_u64(&r);
     size_t best_pos = r.pos;
@@ -556,6 +889,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     L->rng = rng;
     L->baseline = baseline;
     L->baseline_set = bset;
+    L->ref_lat = ref_lat;
     L->best_lat = best_lat;
     L->best_episode = best_ep;
     return 0;

@@ -44,9 +44,23 @@ static const hsdag_place_method methods[] = {
     {"local-search", place_local_search,
      "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R,
      1},
+    {"bb-random", place_bb_random,
+     "black-box random search: uniformly random placements, --budget measurements (default 500), the best "
+     "kept",
+     I, R, 1},
+    {"bb-local", place_bb_local,
+     "black-box first-improvement local search from a random placement, one class per move, --budget "
+     "measurements (default 500)",
+     I, R, 1},
     {"hsdag", hsdag_learn_place,
-     "HSDAG (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, 25 x 20 simulated placements "
-     "(src/learn)",
+     "HSDAG, the project's learner (src/learn): warm start from the best cheap heuristic, --budget learned "
+     "placements (default 500), local-search polish; the note says what each part gave",
+     P, P, 1},
+    {"hsdag-learned", hsdag_learn_place_learned,
+     "HSDAG learner alone: no warm start, no polish; --budget placements (default 500)", P, P, 1},
+    {"hsdag-paper", hsdag_learn_place_paper,
+     "HSDAG as published (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, --budget placements in "
+     "episodes of 20",
      P, P, 1},
 };
 
