@@ -233,7 +233,8 @@ static int same_row(const hsdag_learn_row *a, const hsdag_learn_row *b)
     return a->episode == b->episode && a->clusters == b->clusters &&
            memcmp(&a->mean_latency_s, &b->mean_latency_s, 8) == 0 &&
            memcmp(&a->best_latency_s, &b->best_latency_s, 8) == 0 &&
-           memcmp(&a->entropy, &b->entropy, 8) == 0 && memcmp(&a->reward, &b->reward, 8) == 0;
+           memcmp(&a->entropy, &b->entropy, 8) == 0 && memcmp(&a->reward, &b->reward, 8) == 0 &&
+           memcmp(&a->feasible_frac, &b->feasible_frac, 8) == 0;
 }
 
 static int same_curve(const hsdag_learn *a, const hsdag_learn *b)

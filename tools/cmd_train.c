@@ -66,7 +66,14 @@ static void usage(FILE *f)
         "  --dynamic-clusters re-parse the GPN clusters at every step (paper); default: fixed from the "
         "initial\n"
         "                     network\n"
+        "  --fixed-clusters   decide the clusters once from the initial network (default)\n"
+        "  --no-inherit       every cluster samples its own device (paper); default: it keeps its main\n"
+        "                     predecessor's device with a learned probability (contiguous blocks)\n"
+        "  --no-memory-mask   offer every device to every cluster (paper); default: only devices with room "
+        "for\n"
+        "                     the static bytes (weights) of what is already there\n"
         "  --state-update     add the cluster features to the state after each step (paper)\n"
+        "  --no-state-update  do not (default)\n"
         "  --seed S           random seed (default 42)\n"
         "  --lr X             Adam learning rate (default 1e-3)\n"
         "  --levels L         graph-parsing levels, 0 = none: one decision per group (default 1)\n"
@@ -137,6 +144,11 @@ static int parse_args(int argc, char **argv, train_args *a)
         O_DROP,
         O_DYNCL,
         O_STATE,
+        O_FIXCL,
+        O_NOSTATE,
+        O_INH,
+        O_NOINH,
+        O_NOMEMMASK,
         O_WARM,
         O_IMIT,
         O_NOISE,
@@ -179,6 +191,11 @@ static int parse_args(int argc, char **argv, train_args *a)
                                          {"dropout", 1, 0, O_DROP},
                                          {"dynamic-clusters", 0, 0, O_DYNCL},
                                          {"state-update", 0, 0, O_STATE},
+                                         {"fixed-clusters", 0, 0, O_FIXCL},
+                                         {"inherit", 0, 0, O_INH},
+                                         {"no-inherit", 0, 0, O_NOINH},
+                                         {"no-memory-mask", 0, 0, O_NOMEMMASK},
+                                         {"no-state-update", 0, 0, O_NOSTATE},
                                          {"warm-start", 1, 0, O_WARM},
                                          {"imitate-steps", 1, 0, O_IMIT},
                                          {"noise", 1, 0, O_NOISE},
@@ -296,6 +313,21 @@ static int parse_args(int argc, char **argv, train_args *a)
             break;
         case O_STATE:
             a->cfg.state_update = 1;
+            break;
+        case O_NOSTATE:
+            a->cfg.state_update = 0;
+            break;
+        case O_FIXCL:
+            a->cfg.fixed_clusters = 1;
+            break;
+        case O_INH:
+            a->cfg.inherit = 1;
+            break;
+        case O_NOINH:
+            a->cfg.inherit = 0;
+            break;
+        case O_NOMEMMASK:
+            a->cfg.memory_mask = 0;
             break;
         case O_ENT:
             if (cli_parse_double(optarg, 0, 1e6, &d))
@@ -527,10 +559,11 @@ static int write_curve(const char *dir, const hsdag_learn *L, hsdag_err *e)
     int32_t n;
     const hsdag_learn_row *r = hsdag_learn_curve(L, &n);
     hsdag_buf b = {0};
-    hsdag_buf_printf(&b, "episode,mean_latency_ms,best_latency_ms,entropy,return,clusters\n");
+    hsdag_buf_printf(&b, "episode,mean_latency_ms,best_latency_ms,entropy,return,clusters,feasible\n");
     for (int32_t i = 0; i < n; i++)
-        hsdag_buf_printf(&b, "%d,%.9g,%.9g,%.9g,%.9g,%d\n", (int)r[i].episode, r[i].mean_latency_s * 1e3,
-                         r[i].best_latency_s * 1e3, r[i].entropy, r[i].reward, (int)r[i].clusters);
+        hsdag_buf_printf(&b, "%d,%.9g,%.9g,%.9g,%.9g,%d,%.4g\n", (int)r[i].episode, r[i].mean_latency_s * 1e3,
+                         r[i].best_latency_s * 1e3, r[i].entropy, r[i].reward, (int)r[i].clusters,
+                         r[i].feasible_frac);
     char path[4096];
     snprintf(path, sizeof path, "%s/curve.csv", dir);
     int rc = b.oom ? hsdag_err_set(e, HSDAG_ENOMEM, "out of memory")
@@ -592,7 +625,10 @@ int cmd_train(int argc, char **argv)
         st = hsdag_err_set(&e, HSDAG_EIO, "%s: cannot create directory: %s", a.out, strerror(errno));
         goto fail;
     }
-    if ((st = hsdag_learn_create(&L, g, devs->n, &a.cfg, &e)) < 0) goto fail;
+    /* --paper: the paper's learner, blind to colour classes and to ops a device may not run */
+    if ((st = a.cfg.update == HSDAG_LEARN_EPISODE ? hsdag_learn_create(&L, g, devs->n, &a.cfg, &e)
+                                                  : hsdag_learn_create_problem(&L, p, &a.cfg, &e)) < 0)
+        goto fail;
     if (a.resume) {
         char path[4096];
         size_t len;

@@ -1,7 +1,7 @@
 /* features.h - the graph side of HSDAG: co-location coarsening, structural features per group, and the
  * discrete step of Graph Parsing Network pooling (dominant edges -> clusters -> pooled adjacency).
  * Not here: anything learned (edge scores come in as numbers; the networks live in src/learn/model.c).
- * Entry points: hsdag_coarsen_create/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
+ * Entry points: hsdag_coarsen_create(_colocated)/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
  *
  * Usage:
  *   hsdag_coarse *c; hsdag_err e = {0};
@@ -42,11 +42,18 @@ typedef struct hsdag_coarse {
     double *edge_bytes; /* [n_edges] sum of the op edges it stands for */
     int32_t *in_off;    /* [n_groups + 1] by destination */
     int32_t *in_src;    /* [n_edges] */
+    int32_t n_und;      /* the undirected group graph: unique pairs und_u[k] < und_v[k], sorted */
+    int32_t *und_u, *und_v;
 } hsdag_coarse;
 
 /* Builds the coarsening of g. disable = 1 gives one group per op (the ablation "no coarsening").
  * Returns 0 or HSDAG_ENOMEM. */
 int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e);
+/* The same, and ops with the same colocate[v] >= 0 (e.g. a colour class id, < n_nodes) land in one group:
+ * groups are then the components of both rules, numbered by their first op. Such merges can join groups
+ * both ways, so the "A < B" invariant of group edges holds only without colocate (NULL). */
+int hsdag_coarsen_create_colocated(hsdag_coarse **out, const hsdag_graph *g, int disable,
+                                   const int32_t *colocate, hsdag_err *e);
 void hsdag_coarsen_free(hsdag_coarse *c); /* NULL is a no-op */
 /* Expands a per-group value to a per-op value: op_dev[v] = group_dev[group_of[v]]. */
 void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t *group_dev);

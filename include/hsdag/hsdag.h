@@ -63,6 +63,11 @@ typedef struct hsdag_learn_config {
     int32_t min_clusters;  /* a level is applied only if it leaves >= this many clusters; 0 = 2 x devices */
     int fixed_clusters;    /* 1 = decide the clusters once from the initial network (paper: 0, every step) */
     int state_update;      /* 1 = x_v += h_cluster(v) after each step of an episode (paper: 1) */
+    int inherit;           /* 1 = each cluster keeps its main predecessor's device with a learned probability
+                            * sigmoid(q), else samples its own (contiguous blocks); paper: 0 */
+    double inherit_init;   /* the initial inherit logit q (0: probability 1/2) */
+    int memory_mask; /* 1 = (a learner made for a problem) a device is offered to a cluster only while its
+                            * capacity holds the static bytes of the clusters already put there; paper: 0 */
     hsdag_learn_update update;     /* paper: EPISODE */
     hsdag_learn_baseline baseline; /* paper: NONE */
     double baseline_decay;         /* MOVING: 0.9 */
@@ -89,7 +94,9 @@ typedef int (*hsdag_learn_eval_fn)(void *ctx, const int32_t *device, double *lat
 /* One row of the learning curve (one episode). */
 typedef struct hsdag_learn_row {
     int32_t episode;       /* 0-based */
-    double mean_latency_s; /* mean over the episode's placements (infeasible ones included as simulated) */
+    double mean_latency_s; /* mean over the episode's placements, an infeasible one counted as penalty x its
+                            * latency (what its reward sees) */
+    double feasible_frac;  /* fraction of the episode's placements that were feasible */
     double best_latency_s; /* best feasible so far (INFINITY if none yet) */
     double entropy;        /* mean per-cluster policy entropy over the episode (nats) */
     double reward;         /* EPISODE update: the discounted return R; STEP: the mean reward of its samples */
@@ -106,6 +113,11 @@ typedef struct hsdag_learn hsdag_learn;
  * borrowed. */
 int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
                        const hsdag_learn_config *cfg, hsdag_err *e);
+/* The same for a placement problem: p->g and p->k, with its constraints built into the policy: each
+ * colour class (p->group) lies in one group, and a group never gets a device one of its ops may not run on
+ * (p->c->allowed). p is borrowed (its graph must outlive L). */
+int hsdag_learn_create_problem(hsdag_learn **out, const hsdag_place_problem *p, const hsdag_learn_config *cfg,
+                               hsdag_err *e);
 void hsdag_learn_free(hsdag_learn *L); /* NULL is a no-op */
 
 /* Trains until cfg->episodes episodes are done (continuing from a loaded checkpoint). Returns 0 when done,

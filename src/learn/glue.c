@@ -134,7 +134,10 @@ static int learn_run(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t 
     int warm_feas = 0;
     int64_t polish_evals = 0, warm_evals = 0;
     hsdag_nn_set_threads(1);
-    int rc = hsdag_learn_create(&L, p->g, p->k, &cfg, e);
+    /* the paper's learner knows nothing of colour classes or ops a device may not run (faithful); the
+     * project's learner builds them into its policy */
+    int rc = kind == RUN_PAPER ? hsdag_learn_create(&L, p->g, p->k, &cfg, e)
+                               : hsdag_learn_create_problem(&L, p, &cfg, e);
     if (rc < 0) return rc;
     if (kind == RUN_DEFAULT) {
         warm = hsdag_malloc(sizeof(int32_t) * (size_t)p->n);

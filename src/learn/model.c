@@ -92,6 +92,8 @@ struct lmodel {
     float *kfeat[HSDAG_FEAT_KINDS_]; /* (N, kdim) contiguous copies of each kind's columns */
     hsdag_nn_linear emb[HSDAG_FEAT_KINDS_];
     hsdag_nn_linear in1, in2, sc1, sc2, pre, post, pl1, pl2;
+    hsdag_nn_linear inh; /* cfg->inherit: the inherit logit head on the placer's hidden layer */
+    int inherit;
     hsdag_nn_layernorm ln_in1, ln_in2, ln_g1, ln_g2, ln_sc, ln_pre, ln_post;
     hsdag_nn_gnn *g1, *g2, *gp;
     hsdag_nn_adj *adj0; /* symmetrised group graph with self loops */
@@ -102,6 +104,7 @@ struct lmodel {
     int fixed;
     int32_t fixed_nl;
     hsdag_gpn_parse_result fixed_pr[16];
+    uint8_t *gmask; /* (N, K) devices each group may use (every member may), NULL = all */
     /* The encoder's dropout-free prefix (embeddings, in1, LN, ReLU) depends on the parameters only: while
      * frozen (lmodel_params_frozen) it is computed once, at the first step, into these buffers. */
     int frozen, enc_ready;
@@ -137,7 +140,9 @@ typedef struct stepc {
     lvl lv[16];
     int32_t nl;
     int32_t *cluster;               /* (N) final */
+    uint8_t *cmask;                 /* (C, K) devices each cluster may use, NULL without masks */
     float *pa, *pr, *logits, *logp; /* placer */
+    float *q;                       /* (C) inherit logits, NULL without the head */
 } stepc;
 
 #define WV(id) hsdag_nn_params_value(M->P, (id))
@@ -163,6 +168,7 @@ void lmodel_free(lmodel *M)
     pool_free(&M->pool);
     hsdag_nn_params_free(M->P);
     hsdag_coarsen_free(M->c);
+    hsdag_free(M->gmask);
     for (int k = 0; k < HSDAG_FEAT_KINDS_; k++) hsdag_free(M->kfeat[k]);
     hsdag_nn_gnn_free(M->g1);
     hsdag_nn_gnn_free(M->g2);
@@ -196,7 +202,7 @@ int32_t lmodel_hidden(const lmodel *M)
 }
 
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                  hsdag_rng *init_rng, hsdag_err *e)
+                  const int32_t *colocate, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e)
 {
     *out = NULL;
     int rc;
@@ -209,7 +215,7 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
     M->dropout = cfg->dropout;
     M->levels = cfg->levels < 0 ? 0 : (cfg->levels > 16 ? 16 : cfg->levels);
     M->min_clusters = cfg->min_clusters > 0 ? cfg->min_clusters : 2 * n_devices;
-    if ((rc = hsdag_coarsen_create(&M->c, g, cfg->no_coarsen, e)) < 0) goto fail;
+    if ((rc = hsdag_coarsen_create_colocated(&M->c, g, cfg->no_coarsen, colocate, e)) < 0) goto fail;
     M->N = M->c->n_groups;
     hsdag_features_config fc = {.kinds = cfg->features};
     if ((rc = hsdag_features_compute(&f, g, M->c, &fc, e)) < 0) goto fail;
@@ -254,7 +260,10 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         (rc = hsdag_nn_linear_add(M->P, &M->pl1, "placer1", H, H, 1, e)) < 0 ||
         (rc = hsdag_nn_linear_add(M->P, &M->pl2, "placer2", H, M->K, 1, e)) < 0)
         goto fail;
+    M->inherit = cfg->inherit;
+    if (M->inherit && (rc = hsdag_nn_linear_add(M->P, &M->inh, "inherit", H, 1, 1, e)) < 0) goto fail;
     if ((rc = hsdag_nn_params_alloc(M->P, init_rng, e)) < 0) goto fail;
+    if (M->inherit) WV(M->inh.b)[0] = (float)cfg->inherit_init; /* the initial inherit logit */
     {
         size_t n1 = (size_t)(M->N ? M->N : 1);
         M->X0c = hsdag_malloc(sizeof(float) * n1 * (size_t)(M->d0 ? M->d0 : 1));
@@ -264,7 +273,18 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         M->rstd1c = hsdag_malloc(sizeof(float) * n1);
         if (!M->X0c || !M->a1c || !M->n1c || !M->mean1c || !M->rstd1c) goto oom;
     }
-    M->m0 = M->c->n_edges;
+    M->m0 = M->c->n_und;
+    if (allowed) {
+        /* a group may use a device only if every member may */
+        size_t gk = (size_t)M->N * (size_t)M->K;
+        M->gmask = hsdag_malloc(gk ? gk : 1);
+        if (!M->gmask) goto oom;
+        memset(M->gmask, 1, gk);
+        for (int32_t v = 0; v < g->n_nodes; v++)
+            for (int32_t d = 0; d < M->K; d++)
+                if (!allowed[(size_t)v * (size_t)M->K + (size_t)d])
+                    M->gmask[(size_t)M->c->group_of[v] * (size_t)M->K + (size_t)d] = 0;
+    }
     if (M->N > 0 && (rc = hsdag_nn_adj_create_csr(&M->adj0, M->N, M->c->out_off, M->c->out_dst,
                                                   HSDAG_NN_ADJ_SYMMETRIC, e)) < 0)
         goto fail;
@@ -578,8 +598,8 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
         if (l == 0) {
             L->n = N;
             L->m = M->m0;
-            L->u = M->c->edge_src;
-            L->v = M->c->out_dst;
+            L->u = M->c->und_u;
+            L->v = M->c->und_v;
             L->adj = M->adj0;
             L->xpool = c->S;
             L->xpre = c->h2;
@@ -621,18 +641,39 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     hsdag_nn_linear_forward(c->pa, hfin, WV(M->pl1.w), WV(M->pl1.b), C, H, H);
     hsdag_nn_relu_forward(c->pa, c->pa, (size_t)C * H);
     hsdag_nn_linear_forward(c->logits, c->pa, WV(M->pl2.w), WV(M->pl2.b), C, H, K);
-    hsdag_nn_log_softmax_forward(c->logp, c->logits, NULL, C, K);
+    if (M->inherit) {
+        if (!(c->q = fa(c, (size_t)C))) goto oom;
+        hsdag_nn_linear_forward(c->q, c->pa, WV(M->inh.w), WV(M->inh.b), C, H, 1);
+    }
+    if (M->gmask) {
+        /* a cluster may use a device every group in it may; a cluster whose groups share none gets every
+         * device, and the learner moves the groups that may not run there (lmodel_group_mask) */
+        c->cmask = pool_alloc(c->ar, (size_t)C * (size_t)K, 0);
+        if (!c->cmask) goto oom;
+        memset(c->cmask, 1, (size_t)C * (size_t)K);
+        for (int32_t v = 0; v < N; v++)
+            for (int32_t d = 0; d < K; d++)
+                c->cmask[(size_t)c->cluster[v] * K + d] &= M->gmask[(size_t)v * K + d];
+        for (int32_t k = 0; k < C; k++) {
+            int any = 0;
+            for (int32_t d = 0; d < K; d++) any |= c->cmask[(size_t)k * K + d];
+            if (!any) memset(c->cmask + (size_t)k * K, 1, (size_t)K);
+        }
+    }
+    hsdag_nn_log_softmax_forward(c->logp, c->logits, c->cmask, C, K);
     st->n_clusters = C;
     st->levels = c->nl;
     st->cluster = c->cluster;
     st->logp = c->logp;
     st->hc = hfin;
+    st->mask = c->cmask;
+    st->q = c->q;
     return 0;
 oom:
     return pool_oom(c->ar, e);
 }
 
-int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
+int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, const float *dq, hsdag_err *e)
 {
     stepc *c = st->priv;
     int32_t N = M->N, H = M->H, K = M->K, C = st->n_clusters;
@@ -644,6 +685,8 @@ int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
     if (!dlog || !dpa || !dpr || !dhc) goto oom;
     hsdag_nn_log_softmax_backward(dlog, dlogp, c->logp, C, K);
     hsdag_nn_linear_backward(dpa, GV(M->pl2.w), GV(M->pl2.b), dlog, c->pa, WV(M->pl2.w), C, H, K);
+    if (M->inherit && dq)
+        hsdag_nn_linear_backward(dpa, GV(M->inh.w), GV(M->inh.b), dq, c->pa, WV(M->inh.w), C, H, 1);
     drop_relu_bwd(dpr, dpa, NULL, c->pa, (size_t)C * H);
     hsdag_nn_linear_backward(dhc, GV(M->pl1.w), GV(M->pl1.b), dpr, hfin, WV(M->pl1.w), C, H, H);
     /* levels, last to first */
@@ -705,4 +748,9 @@ int lmodel_fix_clusters(lmodel *M, hsdag_err *e)
     }
     lmodel_step_end(&st);
     return rc;
+}
+
+const uint8_t *lmodel_group_mask(const lmodel *M)
+{
+    return M->gmask;
 }

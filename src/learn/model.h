@@ -17,11 +17,17 @@ typedef struct lstep {
     const int32_t *cluster; /* [n_groups] group -> final cluster */
     const float *logp;      /* [n_clusters * K] log-probabilities */
     const float *hc;        /* [n_clusters * H] final cluster features (the state update) */
+    const uint8_t *mask; /* [n_clusters * K] devices each cluster may use (logp is -inf elsewhere), or NULL */
+    const float *q;      /* [n_clusters] inherit logits (cfg->inherit), or NULL */
     void *priv;
 } lstep;
 
+/* colocate[n_nodes] (optional): ops with the same id >= 0 share a group (colour classes); allowed
+ * [n_nodes * n_devices] (optional): 0 where an op may not run on a device, masked out of the policy. */
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                  hsdag_rng *init_rng, hsdag_err *e);
+                  const int32_t *colocate, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e);
+/* (n_groups, K) devices each group may use, NULL when every device is allowed. */
+const uint8_t *lmodel_group_mask(const lmodel *M);
 void lmodel_free(lmodel *M);
 hsdag_nn_params *lmodel_params(lmodel *M);
 /* frozen = 1 promises the parameter values do not change until lmodel_params_frozen(M, 0): the encoder's
@@ -32,8 +38,9 @@ int32_t lmodel_hidden(const lmodel *M);
 
 /* Forward pass on state delta D (n_groups, H), dropout drawn from rng when train. */
 int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_rng *rng, hsdag_err *e);
-/* Backward from dlogp (n_clusters, K): parameter gradients ACCUMULATE into the param grad block. */
-int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e);
+/* Backward from dlogp (n_clusters, K) and dq (n_clusters, the inherit logits; NULL = 0): parameter
+ * gradients ACCUMULATE into the param grad block. */
+int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, const float *dq, hsdag_err *e);
 void lmodel_step_end(lstep *st);
 /* Decides the GPN clusters once (a dropout-free forward pass with the current parameters and a zero state)
  * and makes every later step reuse them; edge scores still scale cluster features and get gradients. */

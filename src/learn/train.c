@@ -26,6 +26,9 @@ hsdag_learn_config hsdag_learn_config_paper(void)
         .min_clusters = 0,
         .fixed_clusters = 0,
         .state_update = 1,
+        .inherit = 0,
+        .inherit_init = 0.0,
+        .memory_mask = 0,
         .update = HSDAG_LEARN_EPISODE,
         .baseline = HSDAG_LEARN_BASE_NONE,
         .baseline_decay = 0.9,
@@ -50,6 +53,8 @@ hsdag_learn_config hsdag_learn_config_default(void)
     c.dropout = 0.0f;
     c.fixed_clusters = 1;
     c.state_update = 0;
+    c.inherit = 1;
+    c.memory_mask = 1;
     c.update = HSDAG_LEARN_STEP;
     c.baseline = HSDAG_LEARN_BASE_LOO;
     c.reward = HSDAG_LEARN_REWARD_LOG;
@@ -88,6 +93,13 @@ struct hsdag_learn {
     int32_t *acts;         /* (samples, n_groups) actions per cluster of a step's samples */
     float *old_lp;         /* (samples, n_groups) their log-probabilities when sampled */
     double *rew, *adv;     /* (samples) */
+    /* per decision unit (n_groups at most): main predecessor unit (-1 none), decision order, root group */
+    int32_t *upred, *uorder, *uroot;
+    float *dq;         /* d loss / d inherit logit */
+    float *new_lp;     /* a replayed sample's log-probabilities */
+    double *ug, *umem; /* per-unit gradient weights; static bytes per unit */
+    double *gstatic;   /* (n_groups) static bytes per group (memory masks), NULL = none */
+    double *cap;       /* (K) memory capacities (INFINITY = none), NULL = no memory masks */
 };
 
 void hsdag_learn_free(hsdag_learn *L)
@@ -107,6 +119,15 @@ void hsdag_learn_free(hsdag_learn *L)
     hsdag_free(L->old_lp);
     hsdag_free(L->rew);
     hsdag_free(L->adv);
+    hsdag_free(L->upred);
+    hsdag_free(L->uorder);
+    hsdag_free(L->uroot);
+    hsdag_free(L->dq);
+    hsdag_free(L->new_lp);
+    hsdag_free(L->ug);
+    hsdag_free(L->umem);
+    hsdag_free(L->gstatic);
+    hsdag_free(L->cap);
     hsdag_free(L);
 }
 
@@ -150,9 +171,46 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
     return 0;
 }
 
+static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
+                        const hsdag_learn_config *cfg, const hsdag_place_problem *p, hsdag_err *e);
+
 int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
                        const hsdag_learn_config *cfg, hsdag_err *e)
 {
+    return learn_create(out, g, n_devices, cfg, NULL, e);
+}
+
+int hsdag_learn_create_problem(hsdag_learn **out, const hsdag_place_problem *p, const hsdag_learn_config *cfg,
+                               hsdag_err *e)
+{
+    return learn_create(out, p->g, p->k, cfg, p, e);
+}
+
+/* With cfg.memory_mask: each group's static bytes and each device's capacity, for the sampler's masks. */
+static int memory_tables(hsdag_learn *L, const hsdag_place_problem *p, hsdag_err *e)
+{
+    const hsdag_coarse *co = lmodel_coarse(L->M);
+    int any = 0;
+    for (int32_t d = 0; d < L->K; d++) any |= isfinite(p->cap[d]);
+    if (!any) return 0; /* nothing is capped */
+    L->gstatic = hsdag_calloc((size_t)L->n_groups, sizeof(double));
+    L->cap = hsdag_malloc(sizeof(double) * (size_t)L->K);
+    if (!L->gstatic || !L->cap)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
+                             sizeof(double) * (size_t)L->n_groups);
+    for (int32_t v = 0; v < L->n_nodes; v++) {
+        double b = p->c->static_bytes[v];
+        L->gstatic[co->group_of[v]] += b > 0 ? b : 0;
+    }
+    memcpy(L->cap, p->cap, sizeof(double) * (size_t)L->K);
+    return 0;
+}
+
+static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
+                        const hsdag_learn_config *cfg, const hsdag_place_problem *p, hsdag_err *e)
+{
+    const int32_t *colocate = p ? p->group : NULL;
+    const uint8_t *allowed = p ? p->c->allowed : NULL;
     *out = NULL;
     int rc = cfg_check(cfg, n_devices, e);
     if (rc < 0) return rc;
@@ -165,7 +223,7 @@ int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_device
     L->H = cfg->hidden;
     L->n_nodes = g->n_nodes;
     hsdag_rng_seed(&L->rng, cfg->seed);
-    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &L->rng, e)) < 0) goto fail;
+    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, colocate, allowed, &L->rng, e)) < 0) goto fail;
     if (cfg->fixed_clusters && (rc = lmodel_fix_clusters(L->M, e)) < 0) goto fail;
     L->n_groups = lmodel_coarse(L->M)->n_groups;
     size_t np = hsdag_nn_params_count(lmodel_params(L->M)), ng = (size_t)L->n_groups,
@@ -184,6 +242,13 @@ int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_device
               {(void **)&L->acts, sizeof(int32_t) * sg},
               {(void **)&L->old_lp, sizeof(float) * sg},
               {(void **)&L->rew, sizeof(double) * (size_t)cfg->samples},
+              {(void **)&L->upred, sizeof(int32_t) * ng},
+              {(void **)&L->uorder, sizeof(int32_t) * ng},
+              {(void **)&L->uroot, sizeof(int32_t) * ng},
+              {(void **)&L->dq, sizeof(float) * ng},
+              {(void **)&L->new_lp, sizeof(float) * ng},
+              {(void **)&L->ug, sizeof(double) * ng},
+              {(void **)&L->umem, sizeof(double) * ng},
               {(void **)&L->adv, sizeof(double) * (size_t)cfg->samples}};
     for (size_t i = 0; i < sizeof al / sizeof al[0]; i++) {
         *al[i].p = hsdag_malloc(al[i].bytes);
@@ -192,6 +257,7 @@ int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_device
             goto fail;
         }
     }
+    if (p && cfg->memory_mask && (rc = memory_tables(L, p, e)) < 0) goto fail;
     L->best_lat = INFINITY;
     L->best_episode = -1;
     *out = L;
@@ -276,7 +342,18 @@ static int sample_actions(hsdag_learn *L, const lstep *st, int32_t *a, hsdag_err
 static int measure(hsdag_learn *L, const lstep *st, const int32_t *a, hsdag_learn_eval_fn eval, void *ctx,
                    double *lat, int *feas, hsdag_err *e)
 {
-    for (int32_t v = 0; v < L->n_groups; v++) L->gdev[v] = a[st->cluster[v]];
+    const uint8_t *gm = lmodel_group_mask(L->M);
+    int32_t K = L->K;
+    for (int32_t v = 0; v < L->n_groups; v++) {
+        int32_t d = a[st->cluster[v]];
+        if (gm && !gm[(size_t)v * K + d]) /* a cluster of groups with no common device: this one moves */
+            for (int32_t x = 0; x < K; x++)
+                if (gm[(size_t)v * K + x]) {
+                    d = x;
+                    break;
+                }
+        L->gdev[v] = d;
+    }
     hsdag_coarsen_expand(lmodel_coarse(L->M), L->odev, L->gdev);
     *lat = 0;
     *feas = 0;
@@ -289,6 +366,128 @@ static int measure(hsdag_learn *L, const lstep *st, const int32_t *a, hsdag_lear
         L->best_lat = *lat;
         L->best_episode = L->episode;
         memcpy(L->best, L->odev, sizeof(int32_t) * (size_t)L->n_nodes);
+    }
+    return 0;
+}
+
+/* ---- the decision units' policy (STEP update) ----
+ * A unit is a cluster of st (a group without pooling); units are decided in the order of their roots (first
+ * groups). Unit c may use the devices of its mask: those st->mask allows that still have room for the
+ * unit's static bytes given the units decided before it (cfg.memory_mask and a learner made for a problem;
+ * when none has room, every allowed device). Its own distribution is pi_c renormalised over the mask. With
+ * cfg.inherit, c keeps the device of its main predecessor unit pred(c) with probability s_c = sigmoid(q_c):
+ *   P(a_c = d) = s_c [d == a_pred] + (1 - s_c) pi_c(d | mask)   (when a_pred is in the mask; else pi_c(d | mask)).
+ * pred(c) is the unit, with a lower root, of c's heaviest incoming group edge, so it is always decided first.
+ * The masks depend on earlier decisions only, so a sample's log-probability is replayed exactly. */
+static void unit_preds(hsdag_learn *L, const lstep *st)
+{
+    const hsdag_coarse *co = lmodel_coarse(L->M);
+    int32_t C = st->n_clusters, N = L->n_groups;
+    for (int32_t c = 0; c < C; c++) L->uroot[c] = INT32_MAX, L->upred[c] = -1, L->umem[c] = 0;
+    for (int32_t v = 0; v < N; v++) {
+        int32_t c = st->cluster[v];
+        if (v < L->uroot[c]) L->uroot[c] = v;
+        if (L->gstatic) L->umem[c] += L->gstatic[v];
+    }
+    /* order by root: a pass over groups meets each unit first at its root */
+    int32_t k = 0;
+    for (int32_t v = 0; v < N; v++)
+        if (L->uroot[st->cluster[v]] == v) L->uorder[k++] = st->cluster[v];
+    if (!L->cfg.inherit) return;
+    /* the heaviest edge into each unit from a unit with a lower root (ties: the first such edge) */
+    float *best = L->dq; /* scratch: the weight of the chosen edge */
+    for (int32_t c = 0; c < C; c++) best[c] = -1.0f;
+    for (int32_t a = 0; a < N; a++)
+        for (int32_t j = co->out_off[a]; j < co->out_off[a + 1]; j++) {
+            int32_t b = co->out_dst[j], ca = st->cluster[a], cb = st->cluster[b];
+            if (ca == cb || L->uroot[ca] >= L->uroot[cb]) continue;
+            float w = (float)co->edge_bytes[j];
+            if (w > best[cb]) {
+                best[cb] = w;
+                L->upred[cb] = ca;
+            }
+        }
+}
+
+static double sigm(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+/* The devices unit c may use given the bytes used so far (bit d). */
+static uint64_t unit_mask(const hsdag_learn *L, const lstep *st, int32_t c, const double *used)
+{
+    int32_t K = L->K;
+    uint64_t allowed = 0, room = 0;
+    for (int32_t d = 0; d < K; d++) {
+        if (st->mask && !st->mask[(size_t)c * K + d]) continue;
+        allowed |= (uint64_t)1 << d;
+        if (!L->cap || used[d] + L->umem[c] <= L->cap[d]) room |= (uint64_t)1 << d;
+    }
+    return room ? room : allowed;
+}
+
+/* One unit's decision a[c] under mask m: its log-probability, and with g != 0 the gradient g * d lp /
+ * d(logp_c, q_c) added to dlogp, dq. */
+static double unit_step(const hsdag_learn *L, const lstep *st, const int32_t *a, int32_t c, uint64_t m,
+                        double g, float *dlogp, float *dq)
+{
+    int32_t K = L->K;
+    const float *lp = st->logp + (size_t)c * K;
+    double mx = -INFINITY, z = 0;
+    for (int32_t d = 0; d < K; d++)
+        if ((m >> d) & 1u && lp[d] > mx) mx = lp[d];
+    for (int32_t d = 0; d < K; d++)
+        if ((m >> d) & 1u) z += exp((double)lp[d] - mx);
+    double pa = ((m >> a[c]) & 1u) ? exp((double)lp[a[c]] - mx) / z : 0.0; /* pi_c(a | mask) */
+    int32_t p = L->upred[c];
+    int inh = st->q && p >= 0 && ((m >> a[p]) & 1u);
+    double sg = inh ? sigm(st->q[c]) : 0.0, same = inh && a[p] == a[c];
+    double pr = sg * same + (1 - sg) * pa;
+    if (!(pr > 1e-300)) pr = 1e-300;
+    if (g != 0) {
+        /* d lp / d logp[d'] = (1 - s) pa ([d' = a] - pi(d' | mask)) / P over the mask */
+        double w = g * (1 - sg) * pa / pr;
+        if (w != 0)
+            for (int32_t d = 0; d < K; d++)
+                if ((m >> d) & 1u)
+                    dlogp[(size_t)c * K + d] += (float)(w * ((d == a[c]) - exp((double)lp[d] - mx) / z));
+        if (inh) dq[c] += (float)(g * sg * (1 - sg) * (same - pa) / pr);
+    }
+    return log(pr);
+}
+
+/* Replays sample a in unit order: lp_out[c] (optional) gets each decision's log-probability; with g
+ * (optional, per unit) the gradient sum_c g[c] d lp_c is added to dlogp, dq. */
+static void sample_replay(hsdag_learn *L, const lstep *st, const int32_t *a, float *lp_out, const double *g)
+{
+    double used[HSDAG_MAX_DEVICES] = {0};
+    for (int32_t i = 0; i < st->n_clusters; i++) {
+        int32_t c = L->uorder[i];
+        uint64_t m = unit_mask(L, st, c, used);
+        double lp = unit_step(L, st, a, c, m, g ? g[c] : 0.0, L->dlogp, L->dq);
+        if (lp_out) lp_out[c] = (float)lp;
+        used[a[c]] += L->umem[c];
+    }
+}
+
+/* Draws a sample into a[C] in unit order. */
+static int sample_units(hsdag_learn *L, const lstep *st, int32_t *a, hsdag_err *e)
+{
+    double used[HSDAG_MAX_DEVICES] = {0};
+    int32_t K = L->K;
+    float lg[HSDAG_MAX_DEVICES];
+    for (int32_t i = 0; i < st->n_clusters; i++) {
+        int32_t c = L->uorder[i], p = L->upred[c];
+        uint64_t m = unit_mask(L, st, c, used);
+        if (st->q && p >= 0 && ((m >> a[p]) & 1u) && hsdag_rng_uniform(&L->rng) < sigm(st->q[c])) {
+            a[c] = a[p];
+        } else {
+            for (int32_t d = 0; d < K; d++) lg[d] = ((m >> d) & 1u) ? st->logp[(size_t)c * K + d] : -INFINITY;
+            if (hsdag_nn_categorical_sample_logits(&a[c], NULL, lg, NULL, K, &L->rng) < 0)
+                return hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
+        }
+        used[a[c]] += L->umem[c];
     }
     return 0;
 }
@@ -347,12 +546,12 @@ static int step_grads(hsdag_learn *L, lstep *st, const int32_t *act, float w_log
     if (direct) {
         memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
         for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + act[c]] = 1.0f;
-        return lmodel_step_backward(L->M, st, L->dlogp, e);
+        return lmodel_step_backward(L->M, st, L->dlogp, NULL, e);
     }
     hsdag_nn_params_zero_grad(P);
     memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
     for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + act[c]] = 1.0f;
-    int rc = lmodel_step_backward(L->M, st, L->dlogp, e);
+    int rc = lmodel_step_backward(L->M, st, L->dlogp, NULL, e);
     if (rc < 0) return rc;
     axpy_(L->g_logp, w_logp, G, np);
     if (!want_ent) return 0;
@@ -360,7 +559,7 @@ static int step_grads(hsdag_learn *L, lstep *st, const int32_t *act, float w_log
     memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
     for (int32_t c = 0; c < C; c++) L->ent[c] = 1.0f / (float)C; /* d(mean entropy) / dH_c */
     hsdag_nn_entropy_backward(L->dlogp, L->ent, st->logp, C, K);
-    if ((rc = lmodel_step_backward(L->M, st, L->dlogp, e)) < 0) return rc;
+    if ((rc = lmodel_step_backward(L->M, st, L->dlogp, NULL, e)) < 0) return rc;
     axpy_(L->g_ent, 1.0f, G, np);
     return 0;
 }
@@ -390,7 +589,7 @@ static int run_episode_paper(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx
         memset(L->g_logp, 0, sizeof(float) * np);
         memset(L->g_ent, 0, sizeof(float) * np);
     }
-    double R = 0, lat_sum = 0, ent_sum = 0;
+    double R = 0, lat_sum = 0, ent_sum = 0, feas_sum = 0;
     int rc = 0;
     int32_t *a = L->acts;
     lmodel_params_frozen(L->M, 1); /* the parameters change only in the Adam step after the loop */
@@ -408,7 +607,8 @@ static int run_episode_paper(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx
             lmodel_step_end(&st);
             break;
         }
-        lat_sum += lat;
+        lat_sum += lat * (feas ? 1.0 : cfg->infeasible_penalty);
+        feas_sum += feas;
         double r = reward_of(L, lat, feas);
         R = cfg->gamma * R + r; /* after T steps: sum_i gamma^i r_{T-1-i} */
         /* paper: every step's log-prob is weighted by the episode return R (applied at the end);
@@ -444,6 +644,7 @@ static int run_episode_paper(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx
     ac.lr = cfg->lr;
     hsdag_nn_adam_step(P, &ac, NULL);
     row->mean_latency_s = lat_sum / T;
+    row->feasible_frac = feas_sum / T;
     row->entropy = ent_sum / T;
     row->reward = R;
     return 0;
@@ -479,25 +680,27 @@ static void advantages(hsdag_learn *L, int32_t S)
     }
 }
 
-/* dL/dlogp of the clipped surrogate L = -(1/S) sum_i A_i (1/C) sum_c min(rho A, clip(rho) A) / A ... per
- * decision c of sample i, rho = pi(a_ic) / pi_old(a_ic), minus the entropy bonus ew (1/C) sum_c H_c. */
+/* d loss / d(logp, q) of the clipped surrogate loss = -(1/(S C)) sum_i sum_c min(rho A_i, clip(rho) A_i) over
+ * the decisions c of sample i, rho = P(a_ic) / P_old(a_ic), minus the entropy bonus ew (1/C) sum_c H(pi_c). */
 static void surrogate_grad(hsdag_learn *L, const lstep *st, int32_t S, int epoch, double ew)
 {
     int32_t C = st->n_clusters, K = L->K;
     double clip = L->cfg.clip;
     memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+    memset(L->dq, 0, sizeof(float) * (size_t)C);
     double scale = 1.0 / ((double)S * (double)C);
     for (int32_t i = 0; i < S; i++) {
         double A = L->adv[i];
         if (A == 0) continue;
         const int32_t *a = L->acts + (size_t)i * C;
         const float *olp = L->old_lp + (size_t)i * C;
+        if (epoch) sample_replay(L, st, a, L->new_lp, NULL);
         for (int32_t c = 0; c < C; c++) {
-            size_t k = (size_t)c * K + a[c];
-            double rho = epoch ? exp((double)st->logp[k] - (double)olp[c]) : 1.0;
-            if ((A > 0 && rho > 1 + clip) || (A < 0 && rho < 1 - clip)) continue; /* clipped: no gradient */
-            L->dlogp[k] += (float)(-A * rho * scale);
+            double rho = epoch ? exp((double)L->new_lp[c] - (double)olp[c]) : 1.0;
+            /* clipped: no gradient */
+            L->ug[c] = ((A > 0 && rho > 1 + clip) || (A < 0 && rho < 1 - clip)) ? 0.0 : -A * rho * scale;
         }
+        sample_replay(L, st, a, NULL, L->ug);
     }
     if (ew > 0) {
         for (int32_t c = 0; c < C; c++) L->ent[c] = (float)(-ew / C);
@@ -512,7 +715,7 @@ static int update_step(hsdag_learn *L, lstep *st, int32_t S, double ew, hsdag_er
     ac.lr = L->cfg.lr;
     hsdag_nn_params_zero_grad(P);
     surrogate_grad(L, st, S, 0, ew);
-    int rc = lmodel_step_backward(L->M, st, L->dlogp, e);
+    int rc = lmodel_step_backward(L->M, st, L->dlogp, st->q ? L->dq : NULL, e);
     if (rc < 0) return rc;
     hsdag_nn_adam_step(P, &ac, NULL);
     return 0;
@@ -523,9 +726,9 @@ static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx,
 {
     const hsdag_learn_config *cfg = &L->cfg;
     hsdag_nn_params *P = lmodel_params(L->M);
-    int32_t T = cfg->steps, S = cfg->samples, K = L->K;
+    int32_t T = cfg->steps, S = cfg->samples;
     int train = cfg->dropout > 0;
-    double lat_sum = 0, ent_sum = 0, rew_sum = 0;
+    double lat_sum = 0, ent_sum = 0, rew_sum = 0, feas_sum = 0;
     int rc = 0;
     memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * L->H);
     for (int32_t t = 0; t < T && rc == 0; t++) {
@@ -537,22 +740,34 @@ static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx,
         }
         int32_t C = st.n_clusters;
         ent_sum += entropy_mean(L, &st);
+        unit_preds(L, &st);
         for (int32_t i = 0; i < S && rc == 0; i++) {
             int32_t *a = L->acts + (size_t)i * C;
             float *olp = L->old_lp + (size_t)i * C;
             double lat;
             int feas;
-            if ((rc = sample_actions(L, &st, a, e)) < 0 ||
+            if ((rc = sample_units(L, &st, a, e)) < 0 ||
                 (rc = measure(L, &st, a, eval, ctx, &lat, &feas, e)) < 0)
                 break;
-            for (int32_t c = 0; c < C; c++) olp[c] = st.logp[(size_t)c * K + a[c]];
-            lat_sum += lat;
-            L->rew[i] = reward_of(L, lat, feas);
-            rew_sum += L->rew[i];
+            sample_replay(L, &st, a, olp, NULL);
+            lat_sum += lat * (feas ? 1.0 : cfg->infeasible_penalty);
+            feas_sum += feas;
+            L->rew[i] = reward_of(L, lat, 1);
+            L->adv[i] = feas; /* the flags, until advantages() overwrites them */
         }
         if (rc < 0) {
             lmodel_step_end(&st);
             break;
+        }
+        /* an infeasible sample ranks below every sample of its step: the worst reward of the step minus
+         * ln(penalty) for the log reward (a fixed factor on its latency could still beat slow feasible ones) */
+        double rmin = INFINITY;
+        for (int32_t i = 0; i < S; i++) rmin = fmin(rmin, L->rew[i]);
+        for (int32_t i = 0; i < S; i++) {
+            if (L->adv[i] == 0)
+                L->rew[i] = cfg->reward == HSDAG_LEARN_REWARD_LOG ? rmin - log(cfg->infeasible_penalty)
+                                                                  : rmin / cfg->infeasible_penalty;
+            rew_sum += L->rew[i];
         }
         advantages(L, S);
         /* epoch 0 differentiates the sampling pass itself (ratio 1); later epochs run a fresh pass with the
@@ -571,7 +786,7 @@ static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx,
                 }
                 hsdag_nn_params_zero_grad(P);
                 surrogate_grad(L, &s2, S, ep, ew);
-                rc = lmodel_step_backward(L->M, &s2, L->dlogp, e);
+                rc = lmodel_step_backward(L->M, &s2, L->dlogp, s2.q ? L->dq : NULL, e);
                 if (rc == 0) {
                     hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
                     ac.lr = cfg->lr;
@@ -583,6 +798,7 @@ static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx,
     }
     if (rc < 0) return rc;
     row->mean_latency_s = lat_sum / ((double)T * S);
+    row->feasible_frac = feas_sum / ((double)T * S);
     row->entropy = ent_sum / T;
     row->reward = rew_sum / ((double)T * S);
     return 0;
@@ -646,24 +862,31 @@ int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps
         for (int32_t k = 0; k < N; k++)
             L->dlogp[(size_t)st.cluster[k] * K + L->gdev[k]] += (float)(co->off[k + 1] - co->off[k]);
         for (int32_t c = 0; c < C; c++) {
-            int32_t b = 0;
-            for (int32_t d = 1; d < K; d++)
-                if (L->dlogp[(size_t)c * K + d] > L->dlogp[(size_t)c * K + b]) b = d;
-            tgt[c] = b;
+            int32_t b = -1;
+            for (int32_t d = 0; d < K; d++)
+                if ((!st.mask || st.mask[(size_t)c * K + d]) &&
+                    (b < 0 || L->dlogp[(size_t)c * K + d] > L->dlogp[(size_t)c * K + b]))
+                    b = d;
+            tgt[c] = b < 0 ? 0 : b;
         }
+        /* the probability of each unit's target given its predecessor's target (teacher forcing) */
+        unit_preds(L, &st);
+        sample_replay(L, &st, tgt, L->new_lp, NULL);
         double pm = 0;
-        for (int32_t c = 0; c < C; c++) pm += exp((double)st.logp[(size_t)c * K + tgt[c]]);
+        for (int32_t c = 0; c < C; c++) pm += exp((double)L->new_lp[c]);
         pm /= C;
         *prob = pm;
         if (pm >= L->cfg.imitate_prob || t == L->cfg.imitate_steps) {
             lmodel_step_end(&st);
             break;
         }
-        /* loss = -(1/C) sum_c log pi(target_c) */
+        /* loss = -(1/C) sum_c log P(target_c) */
         memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
-        for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + tgt[c]] = -1.0f / (float)C;
+        memset(L->dq, 0, sizeof(float) * (size_t)C);
+        for (int32_t c = 0; c < C; c++) L->ug[c] = -1.0 / C;
+        sample_replay(L, &st, tgt, NULL, L->ug);
         hsdag_nn_params_zero_grad(P);
-        rc = lmodel_step_backward(L->M, &st, L->dlogp, e);
+        rc = lmodel_step_backward(L->M, &st, L->dlogp, st.q ? L->dq : NULL, e);
         if (rc == 0) hsdag_nn_adam_step(P, &ac, NULL);
         lmodel_step_end(&st);
         (*steps_done)++;
@@ -739,13 +962,19 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
     fp[7] = (uint64_t)c->levels | ((uint64_t)(uint32_t)c->min_clusters << 32);
     fp[8] = (uint64_t)c->baseline | ((uint64_t)c->update << 8) | ((uint64_t)c->reward << 16) |
             ((uint64_t)c->normalize << 24) | ((uint64_t)c->fixed_clusters << 32) |
-            ((uint64_t)c->state_update << 40) | ((uint64_t)(uint32_t)c->epochs << 48);
+            ((uint64_t)c->state_update << 40) | ((uint64_t)(uint32_t)c->epochs << 48) |
+            ((uint64_t)c->inherit << 63) | ((uint64_t)c->memory_mask << 62);
     memcpy(&fp[9], &c->entropy, 8);
     memcpy(&fp[10], &c->gamma, 8);
     memcpy(&fp[11], &c->infeasible_penalty, 8);
     memcpy(&fp[12], &c->entropy_end, 8);
     memcpy(&fp[13], &c->clip, 8);
     memcpy(&fp[14], &c->baseline_decay, 8);
+    {
+        uint64_t ii;
+        memcpy(&ii, &c->inherit_init, 8);
+        fp[14] ^= ii * 0x9e3779b97f4a7c15ull;
+    }
     fp[15] = (uint64_t)(uint32_t)c->imitate_steps;
     memcpy(&fp[16], &c->imitate_prob, 8);
     fp[17] = 0x48534441474c4e32ull ^ ((uint64_t)c->entropy_decay << 1); /* "HSDAGLN2" ^ the entropy decay */
@@ -759,13 +988,13 @@ static const char *fp_names[FP_N] = {"nodes",
                                      "lr/hidden/embed",
                                      "dropout/gnn/features/coarsening",
                                      "levels/min-clusters",
-                                     "baseline/update/reward/normalize/clusters/state/epochs",
+                                     "baseline/update/reward/normalize/clusters/state/epochs/inherit",
                                      "entropy",
                                      "gamma",
                                      "infeasible penalty",
                                      "entropy end",
                                      "clip",
-                                     "baseline decay",
+                                     "baseline decay/inherit init",
                                      "imitation steps",
                                      "imitation probability",
                                      "learner version/entropy decay"};
@@ -775,7 +1004,7 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
     size_t start = out->len;
     /* reserve the whole checkpoint once (header, placement, curve, params with Adam state, tensor names)
      * instead of growing through a doubling series of reallocations and copies */
-    size_t need = out->len + 8192 + (size_t)L->n_nodes * 8 + (size_t)L->n_curve * 48 +
+    size_t need = out->len + 8192 + (size_t)L->n_nodes * 8 + (size_t)L->n_curve * 56 +
                   hsdag_nn_params_count(lmodel_params(L->M)) * 12;
     if (!out->oom && hsdag_grow((void **)&out->data, &out->cap, need, 1) < 0) out->oom = 1;
     uint64_t fp[FP_N];
@@ -800,6 +1029,7 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
         put_f64(out, r->best_latency_s);
         put_f64(out, r->entropy);
         put_f64(out, r->reward);
+        put_f64(out, r->feasible_frac);
         put_u64(out, (uint64_t)r->clusters);
     }
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
@@ -824,10 +1054,10 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
     r.pos = head + (size_t)L->n_nodes * 8;
     uint64_t nc = get_u64(&r);
-    if (r.bad || nc > (uint64_t)INT32_MAX || nc > (len - r.pos) / 48 || (size_t)nc * 48 + 8 > len - r.pos)
+    if (r.bad || nc > (uint64_t)INT32_MAX || nc > (len - r.pos) / 56 || (size_t)nc * 56 + 8 > len - r.pos)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated or inconsistent curve");
     size_t curve_pos = r.pos;
-    size_t sum_end = curve_pos + (size_t)nc * 48;
+    size_t sum_end = curve_pos + (size_t)nc * 56;
     r.pos = sum_end;
     uint64_t sum = get_u64(&r);
     if (r.bad || sum != fnv64(buf, sum_end))
@@ -876,6 +1106,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
         curve[i].best_latency_s = get_f64(&r);
         curve[i].entropy = get_f64(&r);
         curve[i].reward = get_f64(&r);
+        curve[i].feasible_frac = get_f64(&r);
         curve[i].clusters = (int32_t)get_u64(&r);
     }
     r.pos = best_pos;
@@ -931,7 +1162,7 @@ int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int3
         for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + actions[c]] = -1.0f;
         for (int32_t c = 0; c < C; c++) L->ent[c] = (float)-entropy_w;
         hsdag_nn_entropy_backward(L->dlogp, L->ent, st.logp, C, K);
-        rc = lmodel_step_backward(L->M, &st, L->dlogp, e);
+        rc = lmodel_step_backward(L->M, &st, L->dlogp, NULL, e);
     }
     lmodel_step_end(&st);
     return rc;
