@@ -1,9 +1,10 @@
 /* glue.c - the HSDAG learner wired to the simulator (reward), the black-box oracle (noise), the heuristics
  *          (warm start), local search (polish) and the placer registry: hsdag, hsdag-learned, hsdag-paper.
  * Not here: the learner itself (train.c) or external measurement commands (tools/cmd_train.c).
- * Entry points: hsdag_learn_sim_eval, hsdag_learn_polish, hsdag_learn_warm_start, hsdag_learn_place,
- *               hsdag_learn_place_learned, hsdag_learn_place_paper, hsdag_learn_episodes_for. */
-#include "hsdag/hsdag.h"
+ * Entry points: hsdag_learn_sim_eval, hsdag_learn_polish(_noisy), hsdag_learn_warm_start, hsdag_learn_place,
+ *               hsdag_learn_place_learned, hsdag_learn_place_paper, hsdag_learn_episodes_for,
+ *               hsdag_learn_register_methods. */
+#include "hsdag/learn.h"
 
 #include <math.h>
 #include <string.h>
@@ -219,4 +220,27 @@ int hsdag_learn_place_paper(hsdag_place_problem *p, const hsdag_place_opts *o, i
                             hsdag_place_report *r, hsdag_err *e)
 {
     return learn_run(p, o, device, r, e, RUN_PAPER);
+}
+
+int hsdag_learn_register_methods(hsdag_err *e)
+{
+    static const hsdag_place_method methods[] = {
+        {"hsdag", hsdag_learn_place,
+         "HSDAG, the project's learner (src/learn): warm start from the best cheap heuristic, --budget "
+         "learned "
+         "placements (default 500), local-search polish; the note says what each part gave",
+         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1},
+        {"hsdag-learned", hsdag_learn_place_learned,
+         "HSDAG learner alone: no warm start, no polish; --budget placements (default 500)",
+         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1},
+        {"hsdag-paper", hsdag_learn_place_paper,
+         "HSDAG as published (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, --budget placements in "
+         "episodes of 20",
+         HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 1},
+    };
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        int rc = hsdag_place_register(&methods[i], e);
+        if (rc < 0) return rc;
+    }
+    return 0;
 }
