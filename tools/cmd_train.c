@@ -93,6 +93,9 @@ static void usage(FILE *f)
         "  --no-id            ablation: drop the node-id feature\n"
         "  --no-struct        ablation: drop degree, fractal dimension and closeness\n"
         "  --no-coarsen       ablation: no co-location coarsening (one group per op)\n"
+        "  --min-groups N     coarsening groups close at ops / N ops (default 64; 0 = no limit, the paper)\n"
+        "  --group-mem F      ... and at F x the smallest device capacity in weights (default 0.125; 0 = "
+        "off)\n"
         "  --penalty X        infeasible placements are rewarded as X times slower (default 10)\n"
         "  --measure-cmd CMD  reward from an external program: CMD with {placement} replaced by the path of\n"
         "                     a placement JSON; the last number it prints on stdout is the latency in "
@@ -149,6 +152,8 @@ static int parse_args(int argc, char **argv, train_args *a)
         O_INH,
         O_NOINH,
         O_NOMEMMASK,
+        O_MINGROUPS,
+        O_GROUPMEM,
         O_WARM,
         O_IMIT,
         O_NOISE,
@@ -195,6 +200,8 @@ static int parse_args(int argc, char **argv, train_args *a)
                                          {"inherit", 0, 0, O_INH},
                                          {"no-inherit", 0, 0, O_NOINH},
                                          {"no-memory-mask", 0, 0, O_NOMEMMASK},
+                                         {"min-groups", 1, 0, O_MINGROUPS},
+                                         {"group-mem", 1, 0, O_GROUPMEM},
                                          {"no-state-update", 0, 0, O_NOSTATE},
                                          {"warm-start", 1, 0, O_WARM},
                                          {"imitate-steps", 1, 0, O_IMIT},
@@ -328,6 +335,16 @@ static int parse_args(int argc, char **argv, train_args *a)
             break;
         case O_NOMEMMASK:
             a->cfg.memory_mask = 0;
+            break;
+        case O_MINGROUPS:
+            if (cli_parse_int(optarg, 0, 1000000000, &l))
+                return cli_usage_error("train", "bad --min-groups '%s'", optarg);
+            a->cfg.min_groups = (int32_t)l;
+            break;
+        case O_GROUPMEM:
+            if (cli_parse_double(optarg, 0, 1, &d))
+                return cli_usage_error("train", "bad --group-mem '%s' ([0, 1])", optarg);
+            a->cfg.group_mem_frac = d;
             break;
         case O_ENT:
             if (cli_parse_double(optarg, 0, 1e6, &d))

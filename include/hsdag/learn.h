@@ -59,6 +59,9 @@ typedef struct hsdag_learn_config {
     hsdag_nn_gnn_kind gnn; /* GCN (the ablation: GAT, GIN, SAGE) */
     unsigned features;     /* HSDAG_FEAT_ALL (ablation: switch kinds off) */
     int no_coarsen;        /* option: 1 = one group per op */
+    int32_t min_groups;    /* > 0: coarsening groups close at n_ops / min_groups ops, so a chain is not one
+                            * decision (paper: 0, no limit) */
+    double group_mem_frac; /* > 0: ... and at this fraction of the smallest device capacity in static bytes */
     int32_t levels;        /* GPN parsing levels; 0 = no pooling (one decision per group); paper: 1 */
     int32_t min_clusters;  /* a level is applied only if it leaves >= this many clusters; 0 = 2 x devices */
     int fixed_clusters;    /* 1 = decide the clusters once from the initial network (paper: 0, every step) */

@@ -1,6 +1,6 @@
 /* coarsen.c - co-location coarsening (in-degree-1 merge) and the group graph as a CSR DAG.
  * Not here: features of the groups (features.c) or anything learned.
- * Entry points: hsdag_coarsen_create(_colocated), hsdag_coarsen_free, hsdag_coarsen_expand. */
+ * Entry points: hsdag_coarsen_create(_opts), hsdag_coarsen_free, hsdag_coarsen_expand. */
 #include "hsdag/features.h"
 
 #include <string.h>
@@ -82,32 +82,48 @@ static int32_t merge_colocated(int32_t *group_of, int32_t n, int32_t ng, const i
 
 int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e)
 {
-    return hsdag_coarsen_create_colocated(out, g, disable, NULL, e);
+    hsdag_coarsen_opts o = {.disable = disable};
+    return hsdag_coarsen_create_opts(out, g, &o, e);
 }
 
-int hsdag_coarsen_create_colocated(hsdag_coarse **out, const hsdag_graph *g, int disable,
-                                   const int32_t *colocate, hsdag_err *e)
+int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hsdag_coarsen_opts *o,
+                              hsdag_err *e)
 {
     *out = NULL;
     int32_t n = g->n_nodes;
+    const int32_t *colocate = o->colocate;
     gedge *ge = NULL;
+    int32_t *gops = NULL;
+    double *gbytes = NULL;
     hsdag_coarse *c = hsdag_calloc(1, sizeof *c);
     if (!c) goto oom;
     c->n_nodes = n;
     c->group_of = hsdag_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
     c->off = hsdag_calloc((size_t)n + 2, sizeof(int32_t));
     c->ops = hsdag_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    if (!c->group_of || !c->off || !c->ops) goto oom;
+    gops = hsdag_calloc((size_t)n + 1, sizeof(int32_t));
+    gbytes = hsdag_calloc((size_t)n + 1, sizeof(double));
+    if (!c->group_of || !c->off || !c->ops || !gops || !gbytes) goto oom;
 
-    /* topological order is node order, so the predecessor's group is already known */
+    /* topological order is node order, so the predecessor's group is already known; a group closes at its
+     * op or byte limit (the op then starts a group of its own: groups stay out-trees) */
     int32_t ng = 0;
     for (int32_t v = 0; v < n; v++) {
         int32_t indeg = g->in_off[v + 1] - g->in_off[v];
-        if (!disable && indeg == 1)
-            c->group_of[v] = c->group_of[g->in_src[g->in_off[v]]];
+        double b = o->bytes && o->bytes[v] > 0 ? o->bytes[v] : 0.0;
+        int32_t gp = indeg == 1 ? c->group_of[g->in_src[g->in_off[v]]] : -1;
+        if (!o->disable && gp >= 0 && (o->max_ops <= 0 || gops[gp] < o->max_ops) &&
+            (!(o->max_bytes > 0) || gbytes[gp] + b <= o->max_bytes))
+            c->group_of[v] = gp;
         else
             c->group_of[v] = ng++;
+        gops[c->group_of[v]]++;
+        gbytes[c->group_of[v]] += b;
     }
+    hsdag_free(gops);
+    hsdag_free(gbytes);
+    gops = NULL;
+    gbytes = NULL;
     if (colocate && (ng = merge_colocated(c->group_of, n, ng, colocate)) < 0) goto oom;
     c->n_groups = ng;
     /* group -> ops CSR by counting sort (members stay in node order, root first) */
@@ -192,6 +208,8 @@ int hsdag_coarsen_create_colocated(hsdag_coarse **out, const hsdag_graph *g, int
     return 0;
 oom:
     hsdag_free(ge);
+    hsdag_free(gops);
+    hsdag_free(gbytes);
     hsdag_coarsen_free(c);
     return hsdag_err_set(e, HSDAG_ENOMEM, "coarsen: out of memory (%d nodes)", (int)n);
 }

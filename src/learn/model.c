@@ -202,7 +202,7 @@ int32_t lmodel_hidden(const lmodel *M)
 }
 
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                  const int32_t *colocate, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e)
+                  const hsdag_coarsen_opts *co, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e)
 {
     *out = NULL;
     int rc;
@@ -215,7 +215,8 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
     M->dropout = cfg->dropout;
     M->levels = cfg->levels < 0 ? 0 : (cfg->levels > 16 ? 16 : cfg->levels);
     M->min_clusters = cfg->min_clusters > 0 ? cfg->min_clusters : 2 * n_devices;
-    if ((rc = hsdag_coarsen_create_colocated(&M->c, g, cfg->no_coarsen, colocate, e)) < 0) goto fail;
+    hsdag_coarsen_opts cdef = {.disable = cfg->no_coarsen};
+    if ((rc = hsdag_coarsen_create_opts(&M->c, g, co ? co : &cdef, e)) < 0) goto fail;
     M->N = M->c->n_groups;
     hsdag_features_config fc = {.kinds = cfg->features};
     if ((rc = hsdag_features_compute(&f, g, M->c, &fc, e)) < 0) goto fail;

@@ -22,10 +22,11 @@ typedef struct lstep {
     void *priv;
 } lstep;
 
-/* colocate[n_nodes] (optional): ops with the same id >= 0 share a group (colour classes); allowed
- * [n_nodes * n_devices] (optional): 0 where an op may not run on a device, masked out of the policy. */
+/* co (optional, NULL = cfg->no_coarsen alone): how the graph is coarsened into groups (colour classes, group
+ * limits); allowed [n_nodes * n_devices] (optional): 0 where an op may not run on a device, masked out of the
+ * policy. */
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                  const int32_t *colocate, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e);
+                  const hsdag_coarsen_opts *co, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e);
 /* (n_groups, K) devices each group may use, NULL when every device is allowed. */
 const uint8_t *lmodel_group_mask(const lmodel *M);
 void lmodel_free(lmodel *M);

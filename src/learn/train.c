@@ -29,6 +29,8 @@ hsdag_learn_config hsdag_learn_config_paper(void)
         .inherit = 0,
         .inherit_init = 0.0,
         .memory_mask = 0,
+        .min_groups = 0,
+        .group_mem_frac = 0.0,
         .update = HSDAG_LEARN_EPISODE,
         .baseline = HSDAG_LEARN_BASE_NONE,
         .baseline_decay = 0.9,
@@ -55,6 +57,8 @@ hsdag_learn_config hsdag_learn_config_default(void)
     c.state_update = 0;
     c.inherit = 1;
     c.memory_mask = 1;
+    c.min_groups = 64;
+    c.group_mem_frac = 0.125;
     c.update = HSDAG_LEARN_STEP;
     c.baseline = HSDAG_LEARN_BASE_LOO;
     c.reward = HSDAG_LEARN_REWARD_LOG;
@@ -165,6 +169,8 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the leave-one-out baseline needs samples >= 2");
     if (c->epochs < 1 || c->epochs > 100 || !(c->clip > 0 && c->clip < 10))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: epochs must be in 1..100 and clip in (0, 10)");
+    if (c->min_groups < 0 || !(c->group_mem_frac >= 0 && c->group_mem_frac <= 1))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min groups must be >= 0 and group memory in [0, 1]");
     if (c->entropy_decay < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: entropy decay must be >= 0");
     if (c->imitate_steps < 0 || c->imitate_steps > 100000 || !(c->imitate_prob > 0 && c->imitate_prob <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: imitation steps or probability out of range");
@@ -209,7 +215,6 @@ static int memory_tables(hsdag_learn *L, const hsdag_place_problem *p, hsdag_err
 static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
                         const hsdag_learn_config *cfg, const hsdag_place_problem *p, hsdag_err *e)
 {
-    const int32_t *colocate = p ? p->group : NULL;
     const uint8_t *allowed = p ? p->c->allowed : NULL;
     *out = NULL;
     int rc = cfg_check(cfg, n_devices, e);
@@ -223,7 +228,20 @@ static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devic
     L->H = cfg->hidden;
     L->n_nodes = g->n_nodes;
     hsdag_rng_seed(&L->rng, cfg->seed);
-    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, colocate, allowed, &L->rng, e)) < 0) goto fail;
+    /* coarsening: colour classes in one group; with min_groups, a group closes at n / min_groups ops; with
+     * group_mem_frac, at that fraction of the smallest capacity in static bytes (a chain like AlexNet's would
+     * otherwise be one group: one decision for the whole model) */
+    hsdag_coarsen_opts co = {.disable = cfg->no_coarsen, .colocate = p ? p->group : NULL};
+    if (cfg->min_groups > 0) co.max_ops = (g->n_nodes + cfg->min_groups - 1) / cfg->min_groups;
+    if (p && cfg->group_mem_frac > 0) {
+        double mc = INFINITY;
+        for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
+        if (isfinite(mc)) {
+            co.bytes = p->c->static_bytes;
+            co.max_bytes = cfg->group_mem_frac * mc;
+        }
+    }
+    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &co, allowed, &L->rng, e)) < 0) goto fail;
     if (cfg->fixed_clusters && (rc = lmodel_fix_clusters(L->M, e)) < 0) goto fail;
     L->n_groups = lmodel_coarse(L->M)->n_groups;
     size_t np = hsdag_nn_params_count(lmodel_params(L->M)), ng = (size_t)L->n_groups,
@@ -975,8 +993,13 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
         memcpy(&ii, &c->inherit_init, 8);
         fp[14] ^= ii * 0x9e3779b97f4a7c15ull;
     }
-    fp[15] = (uint64_t)(uint32_t)c->imitate_steps;
+    fp[15] = (uint64_t)(uint32_t)c->imitate_steps | ((uint64_t)(uint32_t)c->min_groups << 32);
     memcpy(&fp[16], &c->imitate_prob, 8);
+    {
+        uint64_t gm;
+        memcpy(&gm, &c->group_mem_frac, 8);
+        fp[16] ^= gm * 0x9e3779b97f4a7c15ull;
+    }
     fp[17] = 0x48534441474c4e32ull ^ ((uint64_t)c->entropy_decay << 1); /* "HSDAGLN2" ^ the entropy decay */
 }
 
@@ -995,8 +1018,8 @@ static const char *fp_names[FP_N] = {"nodes",
                                      "entropy end",
                                      "clip",
                                      "baseline decay/inherit init",
-                                     "imitation steps",
-                                     "imitation probability",
+                                     "imitation steps/min groups",
+                                     "imitation probability/group memory",
                                      "learner version/entropy decay"};
 
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
