@@ -89,7 +89,7 @@ static double brute_force_groups(const toy *t, const hsdag_coarse *c)
 
 static hsdag_learn_config small_cfg(void)
 {
-    hsdag_learn_config cfg = hsdag_learn_config_default();
+    hsdag_learn_config cfg = hsdag_learn_config_paper();
     cfg.hidden = 32;
     cfg.embed = 8;
     cfg.steps = 5;
@@ -210,7 +210,7 @@ static void test_train_sim_optimum(void)
     if (!p) goto done;
     double opt = 0;
     CHECK_EQ_INT(hsdag_place_mincut_solve(p->c, NULL, &opt, &e), 0);
-    hsdag_learn_config cfg = hsdag_learn_config_default();
+    hsdag_learn_config cfg = hsdag_learn_config_paper();
     CHECK_EQ_INT(hsdag_learn_create(&L, g, devs->n, &cfg, &e), 0);
     if (!L) goto done;
     CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, NULL, NULL, &e), 0);
@@ -233,7 +233,8 @@ static int same_row(const hsdag_learn_row *a, const hsdag_learn_row *b)
     return a->episode == b->episode && a->clusters == b->clusters &&
            memcmp(&a->mean_latency_s, &b->mean_latency_s, 8) == 0 &&
            memcmp(&a->best_latency_s, &b->best_latency_s, 8) == 0 &&
-           memcmp(&a->entropy, &b->entropy, 8) == 0 && memcmp(&a->reward, &b->reward, 8) == 0;
+           memcmp(&a->entropy, &b->entropy, 8) == 0 && memcmp(&a->reward, &b->reward, 8) == 0 &&
+           memcmp(&a->feasible_frac, &b->feasible_frac, 8) == 0;
 }
 
 static int same_curve(const hsdag_learn *a, const hsdag_learn *b)
@@ -253,13 +254,29 @@ static int stop_at_3(void *ctx, const hsdag_learn_row *row, int32_t total)
     return row->episode == 2;
 }
 
-static void test_determinism_resume(void)
+/* Same seed, same curve and placement; stopped, saved and resumed, the same again: for the paper's episode
+ * update (step = 0) and for the default per-step update with its samples, epochs and entropy schedule. */
+static void test_determinism_resume(int step)
 {
     hsdag_graph *g = small_graph();
     toy t;
     toy_init(&t, g);
     hsdag_learn_config cfg = small_cfg();
     cfg.entropy = 0.01;
+    if (step) {
+        hsdag_learn_config d = hsdag_learn_config_default();
+        cfg.update = d.update;
+        cfg.samples = 4;
+        cfg.steps = 2;
+        cfg.baseline = d.baseline;
+        cfg.reward = d.reward;
+        cfg.normalize = d.normalize;
+        cfg.epochs = 3;
+        cfg.dropout = 0.1f; /* exercised with PPO epochs too */
+        cfg.entropy_end = 0.001;
+        cfg.entropy_decay = 40;
+        cfg.fixed_clusters = 1;
+    }
     hsdag_err e = {0};
     hsdag_learn *A = NULL, *B = NULL, *C = NULL;
     CHECK_EQ_INT(hsdag_learn_create(&A, g, 2, &cfg, &e), 0);
@@ -335,7 +352,8 @@ int main(void)
     test_gradcheck(HSDAG_NN_GNN_SAGE);
     test_train_optimum();
     test_train_sim_optimum();
-    test_determinism_resume();
+    test_determinism_resume(0);
+    test_determinism_resume(1);
     test_bad_config();
     return check_summary("test_learn");
 }

@@ -35,12 +35,15 @@ static void place_help(FILE *f)
         "  --seed S          seed of random, metis and local-search (default 1)\n"
         "  --time-limit s    seconds for ilp (default 10) and local-search (default 10; a safety stop)\n"
         "  --max-evals N     local-search simulator evaluations (default 20000; the reproducible stop)\n"
+        "  --budget N        measurements for the black-box methods (bb-random, bb-local) and the learned\n"
+        "                    placers (hsdag*: placements sampled); default 500, the HSDAG paper's 25 x 20\n"
+        "  --noise SIGMA     black-box methods see latency x exp(SIGMA z), z ~ N(0,1) seeded (default 0);\n"
+        "                    the latency printed is always the noise-free one of the placement "
+        "returned\n" CLI_MEM_HELP
         "  --policy FILE     --method hsdag|placeto: place with a pre-trained policy (hsdag train --graphs)\n"
-        "                    instead of training from scratch: one forward pass, or fine-tuning with "
-        "--budget\n"
-        "  --budget N        with a policy: measurements for fine-tuning (default 0 = zero-shot); without\n"
-        "                    --policy, --method hsdag|placeto --budget N uses the shipped policy of the\n"
-        "                    device preset (policies/<method>/<preset>.bin)\n"
+        "                    instead of training from scratch: one forward pass (zero-shot), or fine-tuning\n"
+        "                    with --budget N measurements; FILE 'shipped' = the device preset's shipped one\n"
+        "                    (policies/<method>/<preset>.bin on the data path; $HSDAG_DATA first)\n"
         "  --init P.json     local-search start: placement JSON, affinity map or Tarnawski split\n"
         "                    (default: the best of every single device, heft, greedy-tarnawski, mincut)\n"
         "  --out P.json      write the placement as hsdag placement JSON ('-' = stdout)\n"
@@ -68,10 +71,10 @@ static void place_help(FILE *f)
 
 typedef struct place_args {
     const char *model, *devices, *method, *out, *affinity, *split, *dot, *init, *profile, *policy;
-    long budget;
     int budget_set;
     hsdag_sim_config sc;
     hsdag_place_opts po;
+    cli_mem mem;
     int json;
 } place_args;
 
@@ -92,9 +95,11 @@ static int place_parse(int argc, char **argv, place_args *a)
         O_COSTS,
         O_PROF,
         O_EVALS,
+        O_BUDGET,
+        O_NOISE,
+        O_MEM,
         O_LIST,
         O_POLICY,
-        O_BUDGET,
         O_HELP
     };
     static const struct option opts[] = {{"devices", required_argument, 0, O_DEV},
@@ -111,9 +116,11 @@ static int place_parse(int argc, char **argv, place_args *a)
                                          {"costs", required_argument, 0, O_COSTS},
                                          {"profile", required_argument, 0, O_PROF},
                                          {"max-evals", required_argument, 0, O_EVALS},
+                                         {"budget", required_argument, 0, O_BUDGET},
+                                         {"noise", required_argument, 0, O_NOISE},
+                                         {"mem", required_argument, 0, O_MEM},
                                          {"list", no_argument, 0, O_LIST},
                                          {"policy", required_argument, 0, O_POLICY},
-                                         {"budget", required_argument, 0, O_BUDGET},
                                          {"help", no_argument, 0, O_HELP},
                                          {0, 0, 0, 0}};
     long lv;
@@ -152,12 +159,6 @@ static int place_parse(int argc, char **argv, place_args *a)
         case O_POLICY:
             a->policy = optarg;
             break;
-        case O_BUDGET:
-            if (cli_parse_int(optarg, 0, 1000000000L, &lv) < 0)
-                return cli_usage_error("place", "--budget: '%s' is not an integer in [0, 1e9]", optarg);
-            a->budget = lv;
-            a->budget_set = 1;
-            break;
         case O_SEED:
             if (cli_parse_int(optarg, 0, 0x7fffffffL, &lv) < 0)
                 return cli_usage_error("place", "--seed: '%s' is not an integer in [0, 2^31)", optarg);
@@ -173,6 +174,20 @@ static int place_parse(int argc, char **argv, place_args *a)
             if (cli_parse_int(optarg, 1, 1000000000L, &lv) < 0)
                 return cli_usage_error("place", "--max-evals: '%s' is not an integer in [1, 1e9]", optarg);
             a->po.max_evals = lv;
+            break;
+        case O_BUDGET: /* 0 only with --policy: the zero-shot placement */
+            if (cli_parse_int(optarg, 0, 1000000000L, &lv) < 0)
+                return cli_usage_error("place", "--budget: '%s' is not an integer in [0, 1e9]", optarg);
+            a->po.budget = lv;
+            a->budget_set = 1;
+            break;
+        case O_NOISE:
+            if (cli_parse_double(optarg, 0, 10, &dv) < 0)
+                return cli_usage_error("place", "--noise: '%s' is not a sigma in [0, 10]", optarg);
+            a->po.noise = dv;
+            break;
+        case O_MEM:
+            if (cli_mem_add("place", &a->mem, optarg)) return CLI_BADINPUT;
             break;
         case O_SEM:
             if (hsdag_semantics_parse(optarg, &a->sc.semantics) < 0)
@@ -207,8 +222,10 @@ static int place_parse(int argc, char **argv, place_args *a)
     if (optind + 1 < argc) return cli_usage_error("place", "unexpected argument '%s'", argv[optind + 1]);
     a->model = argv[optind];
     if (!a->method) return cli_usage_error("place", "missing --method (try --list)");
-    if ((a->policy || a->budget_set) && strcmp(a->method, "hsdag") != 0 && strcmp(a->method, "placeto") != 0)
-        return cli_usage_error("place", "--policy and --budget go with --method hsdag or placeto");
+    if (a->policy && strcmp(a->method, "hsdag") != 0 && strcmp(a->method, "placeto") != 0)
+        return cli_usage_error("place", "--policy goes with --method hsdag or placeto");
+    if (!a->policy && a->budget_set && a->po.budget == 0)
+        return cli_usage_error("place", "--budget 0 (zero-shot) needs --policy");
     return 0;
 }
 
@@ -253,7 +270,15 @@ static void print_result(const place_args *a, const hsdag_place_problem *p, cons
             hsdag_buf_printf(&b, "null");
         else
             hsdag_buf_double(&b, r->rep.bound_s * 1e3);
-        hsdag_buf_printf(&b, ", \"evals\": %lld, \"note\": ", (long long)r->rep.evals);
+        hsdag_buf_printf(&b, ", \"evals\": %lld, \"placements_evaluated\": %lld, \"best_episode\": ",
+                         (long long)r->rep.evals, (long long)r->rep.evals);
+        if (r->rep.best_episode >= 0)
+            hsdag_buf_printf(&b, "%d", (int)r->rep.best_episode);
+        else
+            hsdag_buf_printf(&b, "null");
+        hsdag_buf_printf(&b, ", \"wall_s\": ");
+        hsdag_buf_double(&b, r->place_s);
+        hsdag_buf_printf(&b, ", \"note\": ");
         hsdag_buf_json_str(&b, r->rep.note);
         hsdag_buf_printf(&b, ", \"ops_per_device\": {");
         for (int32_t d = 0; d < k; d++) {
@@ -299,7 +324,8 @@ static int place_with_policy(const place_args *a, hsdag_place_problem *p, int32_
     char path[4096];
     const char *file = a->policy;
     int st;
-    if (!file) {
+    int64_t budget = a->budget_set ? a->po.budget : 0; /* a policy alone: zero-shot */
+    if (strcmp(file, "shipped") == 0) {
         if ((st = hsdag_policy_find(m, p->devs->name, path, sizeof path, e)) < 0) return st;
         file = path;
     }
@@ -313,14 +339,16 @@ static int place_with_policy(const place_args *a, hsdag_place_problem *p, int32_
     }
     double t0 = hsdag_now();
     hsdag_policy_result pr;
-    st = hsdag_policy_place(pol, p, a->budget, a->po.seed, hsdag_learn_sim_eval, p->sim, dev, &pr, e);
+    hsdag_place_oracle orc;
+    hsdag_place_oracle_init(&orc, p, a->po.noise, a->po.seed);
+    st = hsdag_policy_place(pol, p, budget, a->po.seed, hsdag_place_oracle_eval, &orc, dev, &pr, e);
     double took = hsdag_now() - t0;
     if (st == 0) st = hsdag_place_score(p, dev, r, e);
     if (st == 0) {
         r->method = a->method;
         r->place_s = took;
         r->rep.evals = pr.evals;
-        if (a->budget <= 0)
+        if (budget <= 0)
             snprintf(r->rep.note, sizeof r->rep.note,
                      "pre-trained policy %.120s (%.40s): one forward pass, nothing measured", file,
                      hsdag_policy_preset(pol));
@@ -353,6 +381,7 @@ int cmd_place(int argc, char **argv)
         if ((st = hsdag_profile_read_file(a.profile, &prof, &e)) < 0) goto fail;
         a.sc.costs.profile = prof;
     }
+    if ((st = cli_mem_apply(&a.mem, devs, g, &a.sc, &e)) < 0) goto fail;
     if ((st = hsdag_place_problem_create(&p, g, devs, &a.sc, &e)) < 0) goto fail;
     size_t n1 = (size_t)(g->n_nodes ? g->n_nodes : 1);
     dev = hsdag_malloc(n1 * sizeof *dev);
@@ -369,7 +398,7 @@ int cmd_place(int argc, char **argv)
         a.po.init = init;
     }
     hsdag_place_result r;
-    if (a.policy || a.budget_set) {
+    if (a.policy) {
         if ((st = place_with_policy(&a, p, dev, &r, &e)) < 0) goto fail;
     } else if ((st = hsdag_place_run(p, a.method, &a.po, dev, &r, &e)) < 0)
         goto fail;

@@ -1,7 +1,7 @@
 /* features.h - the graph side of HSDAG: co-location coarsening, structural features per group, and the
  * discrete step of Graph Parsing Network pooling (dominant edges -> clusters -> pooled adjacency).
  * Not here: anything learned (edge scores come in as numbers; the networks live in src/learn/model.c).
- * Entry points: hsdag_coarsen_create/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
+ * Entry points: hsdag_coarsen_create(_opts)/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
  *
  * Usage:
  *   hsdag_coarse *c; hsdag_err e = {0};
@@ -42,11 +42,26 @@ typedef struct hsdag_coarse {
     double *edge_bytes; /* [n_edges] sum of the op edges it stands for */
     int32_t *in_off;    /* [n_groups + 1] by destination */
     int32_t *in_src;    /* [n_edges] */
+    int32_t n_und;      /* the undirected group graph: unique pairs und_u[k] < und_v[k], sorted */
+    int32_t *und_u, *und_v;
 } hsdag_coarse;
 
 /* Builds the coarsening of g. disable = 1 gives one group per op (the ablation "no coarsening").
  * Returns 0 or HSDAG_ENOMEM. */
 int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e);
+/* Options of hsdag_coarsen_create_opts (zeroed = hsdag_coarsen_create's rule). */
+typedef struct hsdag_coarsen_opts {
+    int disable;             /* 1 = one group per op */
+    const int32_t *colocate; /* [n_nodes] or NULL: ops with the same id >= 0 (< n_nodes, e.g. a colour class)
+                              * land in one group: groups are then the components of both rules, numbered by
+                              * their first op; such merges can join groups both ways, so the "A < B" invariant
+                              * of group edges holds only without colocate */
+    int32_t max_ops;         /* > 0: an op starts a new group instead of joining one of this many ops */
+    const double *bytes;     /* [n_nodes] bytes per op for max_bytes (e.g. static bytes), or NULL */
+    double max_bytes;        /* > 0: ... or one whose bytes would then exceed this */
+} hsdag_coarsen_opts;
+int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hsdag_coarsen_opts *o,
+                              hsdag_err *e);
 void hsdag_coarsen_free(hsdag_coarse *c); /* NULL is a no-op */
 /* Expands a per-group value to a per-op value: op_dev[v] = group_dev[group_of[v]]. */
 void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t *group_dev);

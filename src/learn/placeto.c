@@ -731,12 +731,15 @@ int hsdag_placeto_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32
 {
     hsdag_placeto_config cfg = hsdag_placeto_config_default();
     cfg.seed = o->seed;
+    if (o->budget > 0) cfg.budget = o->budget;
     hsdag_placeto_policy *pol = NULL;
     hsdag_placeto *P = NULL;
+    hsdag_place_oracle orc; /* the measurements (with o->noise) every black-box and learned placer sees */
+    hsdag_place_oracle_init(&orc, p, o->noise, o->seed);
     hsdag_nn_set_threads(1);
     int rc = hsdag_placeto_policy_create(&pol, p->k, &cfg, e);
     if (rc == 0) rc = hsdag_placeto_create(&P, p, &cfg, e);
-    if (rc == 0) rc = hsdag_placeto_train(P, pol, hsdag_learn_sim_eval, p->sim, cfg.budget, -1, e);
+    if (rc == 0) rc = hsdag_placeto_train(P, pol, hsdag_place_oracle_eval, &orc, cfg.budget, -1, e);
     if (rc == 0) {
         const int32_t *best;
         int64_t at;
@@ -744,10 +747,11 @@ int hsdag_placeto_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32
         r->evals = hsdag_placeto_evals(P);
         if (best) {
             memcpy(device, best, sizeof(int32_t) * (size_t)p->n);
+            r->best_episode = (int32_t)((at - 1) / hsdag_placeto_units(P)); /* about: episodes of N steps */
             snprintf(r->note, sizeof r->note,
-                     "%d units, %d episodes from %lld measurements, best at measurement %lld",
+                     "%d units, %d episodes from %lld measurements, best at measurement %lld%s",
                      (int)hsdag_placeto_units(P), (int)hsdag_placeto_episodes(P), (long long)r->evals,
-                     (long long)at);
+                     (long long)at, o->noise > 0 ? "; measured with noise" : "");
         } else {
             const hsdag_place_method *m = hsdag_place_method_find("heft");
             rc = m ? m->fn(p, o, device, r, e) : hsdag_err_set(e, HSDAG_EINVAL, "placeto: no heft");
@@ -766,8 +770,8 @@ int hsdag_placeto_register_methods(hsdag_err *e)
     static const hsdag_place_method m = {"placeto",
                                          hsdag_placeto_place,
                                          "Placeto (NeurIPS 2019): message-passing policy over the units in "
-                                         "topological order, incremental-reward REINFORCE, 500 simulated "
-                                         "placements (src/learn/placeto.c)",
+                                         "topological order, incremental-reward REINFORCE, --budget "
+                                         "measurements (default 500) (src/learn/placeto.c)",
                                          HSDAG_PLACE_PARTIAL,
                                          HSDAG_PLACE_PARTIAL,
                                          1};

@@ -6,13 +6,15 @@
 #include "hsdag/pretrain.h"
 
 #include "lnodes.h"
-#include "model.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define POL_MAGIC "HSDAGPOL"
-#define POL_VERSION 1u
+#define POL_VERSION 2u
 
 struct hsdag_policy {
     hsdag_policy_method method;
@@ -181,7 +183,7 @@ static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int
         hsdag_learn_config c = cfg->hsdag;
         c.episodes = 0;
         c.seed = cfg->hsdag.seed + (uint64_t)i; /* each graph its own sampling and dropout stream */
-        rc = hsdag_learn_create(&L[i], probs[i]->g, probs[i]->k, &c, e);
+        rc = hsdag_learn_create_problem(&L[i], probs[i], &c, e);
     }
     if (rc < 0) goto done;
     /* the shared parameters and Adam state start as graph 0's initial ones */
@@ -296,6 +298,146 @@ int hsdag_pretrain_train(hsdag_policy **out, hsdag_place_problem *const *probs, 
     return rc;
 }
 
+/* ---- the settings of a policy, as text: one "name value" line per field ---- */
+
+typedef enum { F_I32, F_U32, F_I64, F_U64, F_INT, F_F32, F_F64 } ftype;
+typedef struct field {
+    const char *name;
+    int which; /* 0 = hsdag_learn_config, 1 = hsdag_placeto_config */
+    size_t off;
+    ftype t;
+} field;
+
+#define HF(n, t)                                           \
+    {                                                      \
+        "hsdag." #n, 0, offsetof(hsdag_learn_config, n), t \
+    }
+#define PF(n, t)                                               \
+    {                                                          \
+        "placeto." #n, 1, offsetof(hsdag_placeto_config, n), t \
+    }
+static const field fields[] = {
+    HF(steps, F_I32),
+    HF(samples, F_I32),
+    HF(seed, F_U64),
+    HF(lr, F_F32),
+    HF(gamma, F_F64),
+    HF(hidden, F_I32),
+    HF(embed, F_I32),
+    HF(dropout, F_F32),
+    HF(gnn, F_INT),
+    HF(features, F_U32),
+    HF(no_coarsen, F_INT),
+    HF(min_groups, F_I32),
+    HF(group_mem_frac, F_F64),
+    HF(levels, F_I32),
+    HF(min_clusters, F_I32),
+    HF(fixed_clusters, F_INT),
+    HF(state_update, F_INT),
+    HF(inherit, F_INT),
+    HF(inherit_init, F_F64),
+    HF(memory_mask, F_INT),
+    HF(update, F_INT),
+    HF(baseline, F_INT),
+    HF(baseline_decay, F_F64),
+    HF(reward, F_INT),
+    HF(normalize, F_INT),
+    HF(epochs, F_I32),
+    HF(clip, F_F64),
+    HF(entropy, F_F64),
+    HF(entropy_end, F_F64),
+    HF(entropy_decay, F_I64),
+    HF(infeasible_penalty, F_F64),
+    PF(seed, F_U64),
+    PF(hidden, F_I32),
+    PF(max_units, F_I32),
+    PF(no_coarsen, F_INT),
+    PF(lr, F_F32),
+    PF(gamma, F_F64),
+    PF(baseline_window, F_I32),
+    PF(entropy, F_F64),
+    PF(init, F_INT),
+    PF(infeasible_penalty, F_F64),
+};
+#undef HF
+#undef PF
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+static void *field_ptr(hsdag_policy *pol, const field *f)
+{
+    return (char *)(f->which ? (void *)&pol->pcfg : (void *)&pol->hcfg) + f->off;
+}
+
+static void settings_write(hsdag_buf *b, const hsdag_policy *pol)
+{
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const field *f = &fields[i];
+        const void *v = field_ptr((hsdag_policy *)pol, f);
+        hsdag_buf_printf(b, "%s ", f->name);
+        switch (f->t) {
+        case F_I32:
+            hsdag_buf_printf(b, "%d", (int)*(const int32_t *)v);
+            break;
+        case F_U32:
+            hsdag_buf_printf(b, "%u", *(const unsigned *)v);
+            break;
+        case F_INT:
+            hsdag_buf_printf(b, "%d", *(const int *)v);
+            break;
+        case F_I64:
+            hsdag_buf_printf(b, "%lld", (long long)*(const int64_t *)v);
+            break;
+        case F_U64:
+            hsdag_buf_printf(b, "%llu", (unsigned long long)*(const uint64_t *)v);
+            break;
+        case F_F32:
+            hsdag_buf_double(b, *(const float *)v);
+            break;
+        case F_F64:
+            hsdag_buf_double(b, *(const double *)v);
+            break;
+        }
+        hsdag_buf_printf(b, "\n");
+    }
+}
+
+/* 0, or -(line number) of a line that is not "known-name number" */
+static int settings_read(hsdag_policy *pol, char *txt)
+{
+    int line = 0;
+    for (char *s = txt, *ln; (ln = strsep(&s, "\n"));) {
+        line++;
+        if (!*ln) continue;
+        char *sp = strchr(ln, ' ');
+        if (!sp) return -line;
+        *sp = 0;
+        const field *f = NULL;
+        for (size_t i = 0; i < N_FIELDS && !f; i++)
+            if (strcmp(fields[i].name, ln) == 0) f = &fields[i];
+        if (!f) return -line;
+        char *end;
+        void *v = field_ptr(pol, f);
+        errno = 0;
+        if (f->t == F_F32 || f->t == F_F64) {
+            double d = strtod(sp + 1, &end);
+            if (f->t == F_F32)
+                *(float *)v = (float)d;
+            else
+                *(double *)v = d;
+        } else {
+            long long x = strtoll(sp + 1, &end, 10);
+            if (f->t == F_U64) x = (long long)strtoull(sp + 1, &end, 10);
+            if (f->t == F_I32) *(int32_t *)v = (int32_t)x;
+            if (f->t == F_U32) *(unsigned *)v = (unsigned)x;
+            if (f->t == F_INT) *(int *)v = (int)x;
+            if (f->t == F_I64) *(int64_t *)v = (int64_t)x;
+            if (f->t == F_U64) *(uint64_t *)v = (uint64_t)x;
+        }
+        if (*end || end == sp + 1 || errno) return -line;
+    }
+    return 0;
+}
+
 /* ---- policy files ---- */
 
 static void put_u32(hsdag_buf *b, uint32_t v)
@@ -308,12 +450,6 @@ static void put_u64(hsdag_buf *b, uint64_t v)
 {
     put_u32(b, (uint32_t)v);
     put_u32(b, (uint32_t)(v >> 32));
-}
-static void put_f64(hsdag_buf *b, double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, 8);
-    put_u64(b, v);
 }
 static void put_str(hsdag_buf *b, const char *s)
 {
@@ -342,13 +478,6 @@ static uint64_t get_u64(rd *r)
     uint64_t lo = get_u32(r), hi = get_u32(r);
     return hi << 32 | lo;
 }
-static double get_f64(rd *r)
-{
-    uint64_t v = get_u64(r);
-    double d;
-    memcpy(&d, &v, 8);
-    return d;
-}
 static char *get_str(rd *r)
 {
     uint32_t n = get_u32(r);
@@ -367,40 +496,15 @@ static char *get_str(rd *r)
 int hsdag_policy_save(const hsdag_policy *pol, hsdag_buf *out, hsdag_err *e)
 {
     size_t start = out->len;
-    const hsdag_learn_config *h = &pol->hcfg;
-    const hsdag_placeto_config *c = &pol->pcfg;
     hsdag_buf_append(out, POL_MAGIC, 8);
     put_u32(out, POL_VERSION);
     put_u32(out, (uint32_t)pol->method);
     put_u32(out, (uint32_t)pol->K);
-    /* HSDAG network and learner settings */
-    put_u64(out, (uint64_t)h->steps);
-    put_u64(out, h->seed);
-    put_f64(out, h->lr);
-    put_f64(out, h->gamma);
-    put_u64(out, (uint64_t)h->hidden);
-    put_u64(out, (uint64_t)h->embed);
-    put_f64(out, h->dropout);
-    put_u64(out, (uint64_t)h->gnn);
-    put_u64(out, (uint64_t)h->features);
-    put_u64(out, (uint64_t)h->no_coarsen);
-    put_u64(out, (uint64_t)h->levels);
-    put_u64(out, (uint64_t)h->min_clusters);
-    put_u64(out, (uint64_t)h->baseline);
-    put_f64(out, h->baseline_decay);
-    put_f64(out, h->entropy);
-    put_f64(out, h->infeasible_penalty);
-    /* Placeto settings */
-    put_u64(out, c->seed);
-    put_u64(out, (uint64_t)c->hidden);
-    put_u64(out, (uint64_t)c->max_units);
-    put_u64(out, (uint64_t)c->no_coarsen);
-    put_f64(out, c->lr);
-    put_f64(out, c->gamma);
-    put_u64(out, (uint64_t)c->baseline_window);
-    put_f64(out, c->entropy);
-    put_u64(out, (uint64_t)c->init);
-    put_f64(out, c->infeasible_penalty);
+    /* the settings, as "name value" lines (a field added later reads back as its default) */
+    hsdag_buf cfgtxt = {0};
+    settings_write(&cfgtxt, pol);
+    put_str(out, cfgtxt.oom ? "" : cfgtxt.data);
+    hsdag_buf_free(&cfgtxt);
     put_str(out, pol->preset);
     put_str(out, pol->note);
     put_u32(out, (uint32_t)pol->n_tensors);
@@ -432,36 +536,11 @@ int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const cha
     if (!pol) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
     pol->method = (hsdag_policy_method)get_u32(&r);
     pol->K = (int32_t)get_u32(&r);
-    hsdag_learn_config *h = &pol->hcfg;
-    hsdag_placeto_config *c = &pol->pcfg;
-    *h = hsdag_learn_config_default();
-    *c = hsdag_placeto_config_default();
-    h->steps = (int32_t)get_u64(&r);
-    h->seed = get_u64(&r);
-    h->lr = (float)get_f64(&r);
-    h->gamma = get_f64(&r);
-    h->hidden = (int32_t)get_u64(&r);
-    h->embed = (int32_t)get_u64(&r);
-    h->dropout = (float)get_f64(&r);
-    h->gnn = (hsdag_nn_gnn_kind)get_u64(&r);
-    h->features = (unsigned)get_u64(&r);
-    h->no_coarsen = (int)get_u64(&r);
-    h->levels = (int32_t)get_u64(&r);
-    h->min_clusters = (int32_t)get_u64(&r);
-    h->baseline = (int)get_u64(&r);
-    h->baseline_decay = get_f64(&r);
-    h->entropy = get_f64(&r);
-    h->infeasible_penalty = get_f64(&r);
-    c->seed = get_u64(&r);
-    c->hidden = (int32_t)get_u64(&r);
-    c->max_units = (int32_t)get_u64(&r);
-    c->no_coarsen = (int)get_u64(&r);
-    c->lr = (float)get_f64(&r);
-    c->gamma = get_f64(&r);
-    c->baseline_window = (int32_t)get_u64(&r);
-    c->entropy = get_f64(&r);
-    c->init = (hsdag_placeto_init)get_u64(&r);
-    c->infeasible_penalty = get_f64(&r);
+    pol->hcfg = hsdag_learn_config_default();
+    pol->pcfg = hsdag_placeto_config_default();
+    char *cfgtxt = get_str(&r);
+    int srd = cfgtxt ? settings_read(pol, cfgtxt) : -1;
+    hsdag_free(cfgtxt);
     pol->preset = get_str(&r);
     pol->note = get_str(&r);
     pol->n_tensors = (int32_t)get_u32(&r);
@@ -470,8 +549,10 @@ int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const cha
     int rc = 0;
     if (r.bad || !pol->preset || !pol->note || cnt > (r.len - r.pos) / 4 || cnt * 4 != r.len - r.pos)
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated or inconsistent policy file", what);
-    else if (pol->method > HSDAG_POLICY_PLACETO || pol->K < 1 || pol->K > 64 || h->gnn > HSDAG_NN_GNN_SAGE ||
-             c->init > HSDAG_PLACETO_INIT_BEST)
+    else if (srd < 0)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad settings line %d", what, -srd);
+    else if (pol->method > HSDAG_POLICY_PLACETO || pol->K < 1 || pol->K > 64 ||
+             pol->hcfg.gnn > HSDAG_NN_GNN_SAGE || pol->pcfg.init > HSDAG_PLACETO_INIT_BEST)
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad method, device count or setting", what);
     else if (!(pol->values = hsdag_malloc(sizeof(float) * (size_t)(cnt ? cnt : 1))))
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
@@ -521,58 +602,20 @@ static int track_eval(void *ctx, const int32_t *device, double *latency_s, int *
     return ltrack_eval(ctx, device, latency_s, feasible, &cost, e);
 }
 
-/* One forward pass of the HSDAG network with the policy's parameters: the first step of an episode (zero
- * state), dropout off, the most likely device per cluster. */
-static int hsdag_greedy(const hsdag_policy *pol, const hsdag_place_problem *p, uint64_t seed, int32_t *device,
-                        hsdag_err *e)
+/* The HSDAG learner for p with the policy's settings and parameters (seed: sampling and dropout). */
+static int hsdag_learner(const hsdag_policy *pol, hsdag_place_problem *p, uint64_t seed, int32_t episodes,
+                         hsdag_learn **out, hsdag_err *e)
 {
     hsdag_learn_config cfg = pol->hcfg;
     cfg.seed = seed;
-    hsdag_rng r;
-    hsdag_rng_seed(&r, seed);
-    lmodel *M = NULL;
-    int32_t *gdev = NULL;
-    lstep st = {0};
-    int rc = lmodel_create(&M, p->g, p->k, &cfg, &r, e);
-    if (rc < 0) return rc;
-    if ((rc = put_values(pol, lmodel_params(M), e)) < 0) goto done;
-    if ((rc = lmodel_step_forward(M, &st, NULL, 0, &r, e)) < 0) goto done;
-    const hsdag_coarse *co = lmodel_coarse(M);
-    gdev = hsdag_malloc(sizeof(int32_t) * (size_t)(co->n_groups ? co->n_groups : 1));
-    int32_t *cdev = hsdag_malloc(sizeof(int32_t) * (size_t)(st.n_clusters ? st.n_clusters : 1));
-    if (!gdev || !cdev) {
-        hsdag_free(cdev);
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
-        goto done;
+    cfg.episodes = episodes;
+    int rc = hsdag_learn_create_problem(out, p, &cfg, e);
+    if (rc == 0) rc = put_values(pol, hsdag_learn_params(*out), e);
+    if (rc < 0) {
+        hsdag_learn_free(*out);
+        *out = NULL;
     }
-    for (int32_t c = 0; c < st.n_clusters && rc == 0; c++)
-        if (hsdag_nn_categorical_argmax(&cdev[c], st.logp + (size_t)c * p->k, NULL, p->k) < 0)
-            rc = hsdag_err_set(e, HSDAG_ESOLVER, "policy: no valid device (NaN parameters?)");
-    if (rc == 0) {
-        for (int32_t g = 0; g < co->n_groups; g++) gdev[g] = cdev[st.cluster[g]];
-        hsdag_coarsen_expand(co, device, gdev);
-    }
-    hsdag_free(cdev);
-done:
-    lmodel_step_end(&st);
-    hsdag_free(gdev);
-    lmodel_free(M);
     return rc;
-}
-
-static int hsdag_finetune(const hsdag_policy *pol, hsdag_place_problem *p, int64_t budget, uint64_t seed,
-                          ltrack *t, hsdag_err *e)
-{
-    hsdag_learn_config cfg = pol->hcfg;
-    cfg.seed = seed;
-    cfg.episodes = (int32_t)(budget / cfg.steps);
-    if (cfg.episodes < 1) return 0;
-    hsdag_learn *L = NULL;
-    int rc = hsdag_learn_create(&L, p->g, p->k, &cfg, e);
-    if (rc == 0) rc = put_values(pol, hsdag_learn_params(L), e);
-    if (rc == 0) rc = hsdag_learn_train(L, track_eval, t, NULL, NULL, e);
-    hsdag_learn_free(L);
-    return rc < 0 ? rc : 0;
 }
 
 int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t budget, uint64_t seed,
@@ -587,8 +630,12 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
     hsdag_nn_set_threads(1);
     hsdag_placeto *P = NULL;
     hsdag_placeto_policy *pp = NULL;
+    hsdag_learn *L = NULL;
     hsdag_placeto_config pc = pol->pcfg;
     pc.seed = seed;
+    /* HSDAG fine-tuning: whole episodes of steps x samples measurements after the one-pass placement */
+    int64_t per = (int64_t)pol->hcfg.steps * (pol->hcfg.samples > 0 ? pol->hcfg.samples : 1);
+    int32_t episodes = budget > 1 ? (int32_t)((budget - 1) / per) : 0;
     int rc;
     if (pol->method == HSDAG_POLICY_PLACETO) {
         if ((rc = hsdag_placeto_policy_create(&pp, p->k, &pc, e)) < 0 ||
@@ -596,7 +643,8 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
             (rc = hsdag_placeto_create(&P, p, &pc, e)) < 0 ||
             (rc = hsdag_placeto_greedy(P, pp, device, e)) < 0)
             goto done;
-    } else if ((rc = hsdag_greedy(pol, p, seed, device, e)) < 0)
+    } else if ((rc = hsdag_learner(pol, p, seed, episodes, &L, e)) < 0 ||
+               (rc = hsdag_learn_greedy(L, device, e)) < 0)
         goto done;
     if (budget <= 0) goto done;
     /* fine-tuning: the one-pass placement is the first measurement */
@@ -606,8 +654,9 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
     if ((rc = ltrack_eval(&t, device, &r->greedy_s, &r->greedy_feasible, &cost, e)) == 0) {
         if (pol->method == HSDAG_POLICY_PLACETO)
             rc = hsdag_placeto_train(P, pp, track_eval, &t, budget - 1, -1, e);
-        else
-            rc = hsdag_finetune(pol, p, budget - 1, seed, &t, e);
+        else if (episodes > 0)
+            rc = hsdag_learn_train(L, track_eval, &t, NULL, NULL, e);
+        if (rc > 0) rc = 0;
     }
     if (rc == 0) {
         r->evals = t.evals;
@@ -620,6 +669,7 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
     }
     ltrack_free(&t);
 done:
+    hsdag_learn_free(L);
     hsdag_placeto_free(P);
     hsdag_placeto_policy_free(pp);
     return rc;

@@ -533,10 +533,13 @@ int hsdag_rnnplace_place(hsdag_place_problem *p, const hsdag_place_opts *o, int3
 {
     hsdag_rnnplace_config cfg = hsdag_rnnplace_config_default();
     cfg.seed = o->seed;
+    if (o->budget > 0) cfg.budget = o->budget;
     hsdag_rnnplace *R = NULL;
+    hsdag_place_oracle orc; /* the measurements (with o->noise) every black-box and learned placer sees */
+    hsdag_place_oracle_init(&orc, p, o->noise, o->seed);
     hsdag_nn_set_threads(1);
     int rc = hsdag_rnnplace_create(&R, p, &cfg, e);
-    if (rc == 0) rc = hsdag_rnnplace_train(R, hsdag_learn_sim_eval, p->sim, cfg.budget, e);
+    if (rc == 0) rc = hsdag_rnnplace_train(R, hsdag_place_oracle_eval, &orc, cfg.budget, e);
     if (rc == 0) {
         const int32_t *best;
         int64_t at;
@@ -544,10 +547,12 @@ int hsdag_rnnplace_place(hsdag_place_problem *p, const hsdag_place_opts *o, int3
         r->evals = hsdag_rnnplace_evals(R);
         if (best) {
             memcpy(device, best, sizeof(int32_t) * (size_t)p->n);
+            r->best_episode = (int32_t)((at - 1) / cfg.samples); /* the update that sampled it */
             snprintf(r->note, sizeof r->note,
-                     "%d units, %d updates x %d samples, reward %s, best at measurement %lld",
+                     "%d units, %d updates x %d samples, reward %s, best at measurement %lld%s",
                      (int)hsdag_rnnplace_units(R), (int)hsdag_rnnplace_updates(R), (int)cfg.samples,
-                     hsdag_rnnplace_reward_name(cfg.reward), (long long)at);
+                     hsdag_rnnplace_reward_name(cfg.reward), (long long)at,
+                     o->noise > 0 ? "; measured with noise" : "");
         } else {
             const hsdag_place_method *m = hsdag_place_method_find("heft");
             rc = m ? m->fn(p, o, device, r, e) : hsdag_err_set(e, HSDAG_EINVAL, "rnn: no heft");
@@ -562,13 +567,14 @@ int hsdag_rnnplace_place(hsdag_place_problem *p, const hsdag_place_opts *o, int3
 
 int hsdag_rnnplace_register_methods(hsdag_err *e)
 {
-    static const hsdag_place_method m = {"rnn",
-                                         hsdag_rnnplace_place,
-                                         "RNN-based placer (Mirhoseini et al., ICML 2017): LSTM encoder over "
-                                         "the groups, attention decoder, REINFORCE on -sqrt(latency), 500 "
-                                         "simulated placements (src/learn/rnnplace.c)",
-                                         HSDAG_PLACE_PARTIAL,
-                                         HSDAG_PLACE_PARTIAL,
-                                         1};
+    static const hsdag_place_method m = {
+        "rnn",
+        hsdag_rnnplace_place,
+        "RNN-based placer (Mirhoseini et al., ICML 2017): LSTM encoder over "
+        "the groups, attention decoder, REINFORCE on -sqrt(latency), --budget "
+        "measurements (default 500) (src/learn/rnnplace.c)",
+        HSDAG_PLACE_PARTIAL,
+        HSDAG_PLACE_PARTIAL,
+        1};
     return hsdag_place_register(&m, e);
 }

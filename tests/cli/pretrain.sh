@@ -34,10 +34,14 @@ one_line "$TMP/err"
 head -c 200 "$TMP/hsdag/policy.bin" > "$TMP/bad.bin"
 expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/bad.bin"
 expect_grep "bad.bin" "$TMP/err"
-# --budget without --policy: the shipped policy of the preset (HSDAG_DATA points at a test tree here)
+# --policy shipped: the preset's shipped policy (HSDAG_DATA points at a test tree here)
 mkdir -p "$TMP/data/policies/hsdag" && cp "$TMP/hsdag/policy.bin" "$TMP/data/policies/hsdag/cpu-4gpu.bin"
-HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0 --json
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy shipped --json
 expect_grep "cpu-4gpu.bin" "$TMP/out"
+HSDAG_DATA="$TMP/data" expect_rc 2 $HSDAG place $V --devices cpu-gpu --method hsdag --policy shipped
+expect_grep "shipped hsdag policy" "$TMP/err"
+# a zero budget without a policy is refused
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0
 # --policy with another method, a bad list
 expect_rc 2 $HSDAG place $V --method heft --policy "$TMP/hsdag/policy.bin"
 expect_rc 2 $HSDAG train --graphs , --out "$TMP/x"

@@ -44,7 +44,7 @@ one_line "$TMP/err"
 expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m3" --measure-cmd 'sleep 5; echo 1' --measure-timeout 0.2 --measure-retries 0
 expect_grep "timed out" "$TMP/err"
 # ablation switches and GNN variants run
-expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline --entropy 0.01 --polish
+expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline moving --entropy 0.01 --polish
 # bad input
 expect_rc 2 $HSDAG train $M --gnn nope
 expect_rc 2 $HSDAG train $M --steps 0
