@@ -15,6 +15,7 @@
 typedef struct pre_args {
     const char *graphs, *devices, *out;
     hsdag_pretrain_config cfg;
+    cli_mem mem;
     int json;
 } pre_args;
 
@@ -28,14 +29,17 @@ static void usage(FILE *f)
         "'hsdag place MODEL --method M --policy DIR/policy.bin [--budget N]'. Reward: the simulator.\n\n"
         "options:\n"
         "  --graphs LIST     comma-separated model files (required)\n"
-        "  --devices D       device preset or JSON file, the same for every graph (default cpu-gpu)\n"
+        "  --devices D       device preset or JSON file, the same for every graph (default "
+        "cpu-gpu)\n" CLI_MEM_HELP
+        "                    (applied to each graph: GPU=50%% is half of what that graph needs)\n"
         "  --method M        hsdag (default) or placeto\n"
         "  --rounds N        passes over the graphs (default 10)\n"
         "  --seed S          parameters, sampling and the order of graphs (default 1)\n"
         "  --lr X            Adam learning rate (default 1e-3)\n"
         "  --entropy X       entropy bonus weight (default 0)\n"
-        "  hsdag only:  --steps N (20), --baseline, --gnn KIND, --no-shape, --no-id, --no-struct,\n"
-        "               --levels L, --min-clusters K\n"
+        "  hsdag only:  --paper (the paper's REINFORCE instead of the project's learner; before the\n"
+        "               options below), --steps N, --samples N, --gnn KIND, --no-shape, --no-id,\n"
+        "               --no-struct, --levels L, --min-clusters K\n"
         "  placeto only: --units N (decision units per graph, default 32)\n"
         "  --out DIR         writes DIR/policy.bin and DIR/progress.csv (default hsdag-pretrain)\n"
         "  --json            print a JSON summary\n"
@@ -53,7 +57,8 @@ static int parse(int argc, char **argv, pre_args *a)
         O_LR,
         O_ENT,
         O_STEPS,
-        O_BASE,
+        O_PAPER,
+        O_SAMPLES,
         O_GNN,
         O_NOSHAPE,
         O_NOID,
@@ -61,30 +66,22 @@ static int parse(int argc, char **argv, pre_args *a)
         O_LEV,
         O_MINC,
         O_UNITS,
+        O_MEM,
         O_OUT,
         O_JSON,
         O_HELP
     };
-    static const struct option opts[] = {{"graphs", 1, 0, O_GRAPHS},
-                                         {"devices", 1, 0, O_DEV},
-                                         {"method", 1, 0, O_METHOD},
-                                         {"rounds", 1, 0, O_ROUNDS},
-                                         {"seed", 1, 0, O_SEED},
-                                         {"lr", 1, 0, O_LR},
-                                         {"entropy", 1, 0, O_ENT},
-                                         {"steps", 1, 0, O_STEPS},
-                                         {"baseline", 0, 0, O_BASE},
-                                         {"gnn", 1, 0, O_GNN},
-                                         {"no-shape", 0, 0, O_NOSHAPE},
-                                         {"no-id", 0, 0, O_NOID},
-                                         {"no-struct", 0, 0, O_NOSTRUCT},
-                                         {"levels", 1, 0, O_LEV},
-                                         {"min-clusters", 1, 0, O_MINC},
-                                         {"units", 1, 0, O_UNITS},
-                                         {"out", 1, 0, O_OUT},
-                                         {"json", 0, 0, O_JSON},
-                                         {"help", 0, 0, O_HELP},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {{"graphs", 1, 0, O_GRAPHS}, {"devices", 1, 0, O_DEV},
+                                         {"method", 1, 0, O_METHOD}, {"rounds", 1, 0, O_ROUNDS},
+                                         {"seed", 1, 0, O_SEED},     {"lr", 1, 0, O_LR},
+                                         {"entropy", 1, 0, O_ENT},   {"steps", 1, 0, O_STEPS},
+                                         {"paper", 0, 0, O_PAPER},   {"samples", 1, 0, O_SAMPLES},
+                                         {"gnn", 1, 0, O_GNN},       {"no-shape", 0, 0, O_NOSHAPE},
+                                         {"no-id", 0, 0, O_NOID},    {"no-struct", 0, 0, O_NOSTRUCT},
+                                         {"levels", 1, 0, O_LEV},    {"min-clusters", 1, 0, O_MINC},
+                                         {"units", 1, 0, O_UNITS},   {"mem", 1, 0, O_MEM},
+                                         {"out", 1, 0, O_OUT},       {"json", 0, 0, O_JSON},
+                                         {"help", 0, 0, O_HELP},     {0, 0, 0, 0}};
     long l;
     double d;
     for (int i = 1; i < argc; i++)
@@ -92,6 +89,8 @@ static int parse(int argc, char **argv, pre_args *a)
             usage(stdout);
             return -1;
         }
+    for (int i = 1; i < argc; i++) /* --paper first, so that the options after it still apply */
+        if (strcmp(argv[i], "--paper") == 0) a->cfg.hsdag = hsdag_learn_config_paper();
     optind = 1;
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
@@ -131,8 +130,12 @@ static int parse(int argc, char **argv, pre_args *a)
                 return cli_usage_error("train", "bad --steps '%s'", optarg);
             a->cfg.hsdag.steps = (int32_t)l;
             break;
-        case O_BASE:
-            a->cfg.hsdag.baseline = 1;
+        case O_PAPER: /* applied before the loop */
+            break;
+        case O_SAMPLES:
+            if (cli_parse_int(optarg, 1, 100000, &l))
+                return cli_usage_error("train", "bad --samples '%s'", optarg);
+            a->cfg.hsdag.samples = (int32_t)l;
             break;
         case O_GNN:
             if (hsdag_nn_gnn_kind_parse(optarg, &a->cfg.hsdag.gnn) < 0)
@@ -161,6 +164,9 @@ static int parse(int argc, char **argv, pre_args *a)
             if (cli_parse_int(optarg, 0, 1000000, &l))
                 return cli_usage_error("train", "bad --units '%s'", optarg);
             a->cfg.placeto.max_units = (int32_t)l;
+            break;
+        case O_MEM:
+            if (cli_mem_add("train", &a->mem, optarg)) return CLI_BADINPUT;
             break;
         case O_OUT:
             a->out = optarg;
@@ -243,6 +249,8 @@ int cmd_pretrain(int argc, char **argv)
     for (int32_t i = 0; i < n; i++) {
         if ((st = hsdag_load_file(names[i], HSDAG_FMT_UNKNOWN, &g[i], &e)) < 0) goto fail;
         if ((st = hsdag_devices_load(a.devices, g[i], &d[i], &e)) < 0) goto fail;
+        hsdag_sim_config sc = hsdag_sim_config_default();
+        if ((st = cli_mem_apply(&a.mem, d[i], g[i], &sc, &e)) < 0) goto fail;
         if ((st = hsdag_place_problem_create(&p[i], g[i], d[i], NULL, &e)) < 0) goto fail;
     }
     if (mkdir(a.out, 0777) < 0 && errno != EEXIST) {
