@@ -39,7 +39,9 @@ static void usage(FILE *f)
         "  --entropy X       entropy bonus weight (default 0)\n"
         "  hsdag only:  --paper (the paper's REINFORCE instead of the project's learner; before the\n"
         "               options below), --steps N, --samples N, --gnn KIND, --no-shape, --no-id,\n"
-        "               --no-struct, --levels L, --min-clusters K\n"
+        "               --no-struct, --levels L, --min-clusters K,\n"
+        "               --warm-start (first imitate each graph's best cheap heuristic: single devices,\n"
+        "               HEFT, m-ETF, greedy-tarnawski; measured and counted)\n"
         "  placeto only: --units N (decision units per graph, default 32)\n"
         "  --out DIR         writes DIR/policy.bin and DIR/progress.csv (default hsdag-pretrain)\n"
         "  --json            print a JSON summary\n"
@@ -58,6 +60,7 @@ static int parse(int argc, char **argv, pre_args *a)
         O_ENT,
         O_STEPS,
         O_PAPER,
+        O_WARM,
         O_SAMPLES,
         O_GNN,
         O_NOSHAPE,
@@ -71,17 +74,29 @@ static int parse(int argc, char **argv, pre_args *a)
         O_JSON,
         O_HELP
     };
-    static const struct option opts[] = {{"graphs", 1, 0, O_GRAPHS}, {"devices", 1, 0, O_DEV},
-                                         {"method", 1, 0, O_METHOD}, {"rounds", 1, 0, O_ROUNDS},
-                                         {"seed", 1, 0, O_SEED},     {"lr", 1, 0, O_LR},
-                                         {"entropy", 1, 0, O_ENT},   {"steps", 1, 0, O_STEPS},
-                                         {"paper", 0, 0, O_PAPER},   {"samples", 1, 0, O_SAMPLES},
-                                         {"gnn", 1, 0, O_GNN},       {"no-shape", 0, 0, O_NOSHAPE},
-                                         {"no-id", 0, 0, O_NOID},    {"no-struct", 0, 0, O_NOSTRUCT},
-                                         {"levels", 1, 0, O_LEV},    {"min-clusters", 1, 0, O_MINC},
-                                         {"units", 1, 0, O_UNITS},   {"mem", 1, 0, O_MEM},
-                                         {"out", 1, 0, O_OUT},       {"json", 0, 0, O_JSON},
-                                         {"help", 0, 0, O_HELP},     {0, 0, 0, 0}};
+    static const struct option opts[] = {{"graphs", 1, 0, O_GRAPHS},
+                                         {"devices", 1, 0, O_DEV},
+                                         {"method", 1, 0, O_METHOD},
+                                         {"rounds", 1, 0, O_ROUNDS},
+                                         {"seed", 1, 0, O_SEED},
+                                         {"lr", 1, 0, O_LR},
+                                         {"entropy", 1, 0, O_ENT},
+                                         {"steps", 1, 0, O_STEPS},
+                                         {"paper", 0, 0, O_PAPER},
+                                         {"warm-start", 0, 0, O_WARM},
+                                         {"samples", 1, 0, O_SAMPLES},
+                                         {"gnn", 1, 0, O_GNN},
+                                         {"no-shape", 0, 0, O_NOSHAPE},
+                                         {"no-id", 0, 0, O_NOID},
+                                         {"no-struct", 0, 0, O_NOSTRUCT},
+                                         {"levels", 1, 0, O_LEV},
+                                         {"min-clusters", 1, 0, O_MINC},
+                                         {"units", 1, 0, O_UNITS},
+                                         {"mem", 1, 0, O_MEM},
+                                         {"out", 1, 0, O_OUT},
+                                         {"json", 0, 0, O_JSON},
+                                         {"help", 0, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     long l;
     double d;
     for (int i = 1; i < argc; i++)
@@ -131,6 +146,9 @@ static int parse(int argc, char **argv, pre_args *a)
             a->cfg.hsdag.steps = (int32_t)l;
             break;
         case O_PAPER: /* applied before the loop */
+            break;
+        case O_WARM:
+            a->cfg.warm_start = 1;
             break;
         case O_SAMPLES:
             if (cli_parse_int(optarg, 1, 100000, &l))

@@ -37,7 +37,9 @@ typedef struct hsdag_pretrain_config {
     hsdag_learn_config hsdag;     /* the HSDAG learner (episodes ignored: one per graph per round) */
     hsdag_placeto_config placeto; /* Placeto (budget ignored: one episode per graph per round) */
     int32_t rounds;               /* passes over the graphs, in an order shuffled per round from seed (10) */
-    uint64_t seed;                /* the order (1) */
+    int warm_start; /* HSDAG: 1 = before round 0, imitate on each graph the best of its cheap heuristics
+                     * (hsdag_learn_warm_start: measured, and counted), graph after graph (0) */
+    uint64_t seed;  /* the order (1) */
 } hsdag_pretrain_config;
 hsdag_pretrain_config hsdag_pretrain_config_default(void);
 

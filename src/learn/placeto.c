@@ -563,12 +563,13 @@ static void draw_start(hsdag_placeto *P)
 }
 
 /* the measured latency a learner sees (infeasible ones scaled by the penalty) */
-static int measure_units(hsdag_placeto *P, const int32_t *unit_dev, double *cost, hsdag_err *e)
+static int measure_units(hsdag_placeto *P, const int32_t *unit_dev, double *cost, int *feasible, hsdag_err *e)
 {
     double lat;
-    int feas;
+    int feas = 0;
     lnodes_expand(P->u, P->op_dev, unit_dev);
     int rc = ltrack_eval(&P->tr, P->op_dev, &lat, &feas, cost, e);
+    if (feasible) *feasible = feas;
     if (rc == 0 && feas && lat < P->best_unit_cost) {
         P->best_unit_cost = lat;
         memcpy(P->best_unit, unit_dev, sizeof(int32_t) * (size_t)P->N);
@@ -590,8 +591,14 @@ static int run_episode(hsdag_placeto *P, hsdag_placeto_policy *pol, int64_t limi
     } else {
         if (isnan(P->start_cost)) {
             if (P->tr.evals >= limit) return 0;
-            int rc = measure_units(P, P->start, &P->start_cost, e);
+            int feas, rc = measure_units(P, P->start, &P->start_cost, &feas, e);
             if (rc < 0) return rc;
+            /* an infeasible random start (a memory cap) would make every episode start from a placement
+             * the budget cannot repair: start from everything on the CPU instead (one more measurement) */
+            if (!feas && P->cfg.init == HSDAG_PLACETO_INIT_RANDOM && P->p->cpu >= 0 && P->tr.evals < limit) {
+                for (int32_t i = 0; i < N; i++) P->start[i] = P->p->cpu;
+                if ((rc = measure_units(P, P->start, &P->start_cost, NULL, e)) < 0) return rc;
+            }
         }
         c0 = P->start_cost;
     }
@@ -613,7 +620,7 @@ static int run_episode(hsdag_placeto *P, hsdag_placeto_policy *pol, int64_t limi
         P->acts[t] = a;
         P->cur[t] = a;
         double cost;
-        if ((rc = measure_units(P, P->cur, &cost, e)) < 0) break;
+        if ((rc = measure_units(P, P->cur, &cost, NULL, e)) < 0) break;
         /* the incremental reward: the step's improvement, on log latency so graphs of any scale compare */
         P->rew[t] = log(prev) - log(cost);
         prev = cost;

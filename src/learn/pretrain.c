@@ -190,6 +190,30 @@ static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int
     if ((rc = hsdag_nn_params_save(hsdag_learn_params(L[0]), &image, e)) < 0) goto done;
     hsdag_rng r;
     hsdag_rng_seed(&r, cfg->seed);
+    for (int32_t i = 0; i < n && cfg->warm_start && rc == 0; i++) {
+        /* imitation of each graph's best cheap heuristic, graph after graph on the shared parameters */
+        hsdag_place_oracle orc;
+        hsdag_place_oracle_init(&orc, probs[i], 0.0, cfg->hsdag.seed);
+        hsdag_place_opts o = hsdag_place_opts_default();
+        o.seed = cfg->hsdag.seed;
+        int32_t *warm = hsdag_malloc(sizeof(int32_t) * (size_t)probs[i]->n), steps;
+        double lat, prob;
+        int feas;
+        const char *from;
+        if (!warm) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "pretrain: out of memory");
+            break;
+        }
+        hsdag_nn_params *P = hsdag_learn_params(L[i]);
+        if ((rc = hsdag_nn_params_load(P, image.data, image.len, NULL, e)) == 0 &&
+            (rc = hsdag_learn_warm_start(probs[i], &orc, &o, warm, &lat, &feas, &from, e)) == 0 &&
+            (rc = hsdag_learn_imitate(L[i], warm, &steps, &prob, e)) == 0) {
+            if (feas) hsdag_learn_offer(L[i], warm, lat);
+            image.len = 0;
+            rc = hsdag_nn_params_save(P, &image, e);
+        }
+        hsdag_free(warm);
+    }
     for (int32_t round = 0; round < cfg->rounds && rc == 0; round++) {
         shuffle_(order, n, &r);
         for (int32_t j = 0; j < n; j++) {
