@@ -123,6 +123,8 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hsdag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
 	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml
 	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
+	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/hsdag
+	install -m 644 policies/hsdag/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/hsdag/
 
 # Every C file follows .clang-format; CI runs format-check and fails on any difference.
 FORMAT_SRCS = $(sort $(wildcard src/*/*.c src/*/*.h include/hsdag/*.h tools/*.c tools/*.h tests/*.c tests/*.h \

@@ -38,10 +38,21 @@ expect_grep "bad.bin" "$TMP/err"
 mkdir -p "$TMP/data/policies/hsdag" && cp "$TMP/hsdag/policy.bin" "$TMP/data/policies/hsdag/cpu-4gpu.bin"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy shipped --json
 expect_grep "cpu-4gpu.bin" "$TMP/out"
-HSDAG_DATA="$TMP/data" expect_rc 2 $HSDAG place $V --devices cpu-gpu --method hsdag --policy shipped
-expect_grep "shipped hsdag policy" "$TMP/err"
+expect_rc 2 $HSDAG place $V --devices cpu-gpu --method placeto --policy shipped   # none shipped for Placeto
+expect_grep "shipped placeto policy" "$TMP/err"
+one_line "$TMP/err"
 # a zero budget without a policy is refused
 expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0
+# the shipped policies (policies/hsdag/P.bin, found from the repository root) load and place; their
+# zero-shot AlexNet placement is the one policies/hsdag/README.md shows
+for P in cpu-gpu cpu-igpu cpu-4gpu; do
+    expect_rc 0 $HSDAG place $A --devices $P --method hsdag --policy shipped --json
+    expect_grep "policies/hsdag/$P.bin" "$TMP/out"
+done
+expect_rc 0 $HSDAG place $A --devices cpu-gpu --method hsdag --policy shipped --json
+expect_grep '"latency_ms": 0.70582968' "$TMP/out"
+expect_rc 0 $HSDAG place $A --devices cpu-igpu --method hsdag --policy shipped --json
+expect_grep '"latency_ms": 4.75311' "$TMP/out"
 # --policy with another method, a bad list
 expect_rc 2 $HSDAG place $V --method heft --policy "$TMP/hsdag/policy.bin"
 expect_rc 2 $HSDAG train --graphs , --out "$TMP/x"
