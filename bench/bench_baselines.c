@@ -1,5 +1,5 @@
 /* bench_baselines.c - `make bench` section for the learned placers at the HSDAG paper's budget: thread CPU
- * time per measurement (500 measurements, cpu-4gpu) of HSDAG, Placeto and the RNN placer, on bundled models
+ * time per measurement (500 measurements, cpu-4gpu) of HSDAG, Placeto and the RNN placer, on every bundled model
  * and a generated 10,000-op graph, run side by side so the ratios compare like with like.
  * Not here: result quality (docs/results.md, make results). Entry points: bench_baselines. */
 #include "hsdag/io.h"
@@ -97,16 +97,18 @@ void bench_baselines(void)
            "total s", "ms/eval", "vs hsdag", "best ms");
     printf(
         "|------------------|--------|----------|--------|-----------|----------|----------|------------|\n");
-    static const char *files[][2] = {{"tests/data/onnx/inception_v3.onnx", "Inception-V3"},
-                                     {"tests/data/onnx/bert_base.onnx", "BERT-base"}};
-    for (int i = 0; i < 2; i++) {
+    static const char *models[] = {"alexnet",  "bert_base",     "googlenet", "inception_v3", "mobilenet_v2",
+                                   "resnet50", "squeezenet1_1", "vgg16",     "vit_b_16"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "tests/data/onnx/%s.onnx", models[i]);
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        if (hsdag_load_file(files[i][0], HSDAG_FMT_UNKNOWN, &g, &e) < 0) {
+        if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0) {
             fprintf(stderr, "bench_baselines: %s\n", e.msg);
             continue;
         }
-        one(g, files[i][1]);
+        one(g, models[i]);
         hsdag_graph_free(g);
     }
     size_t len = 0;

@@ -91,7 +91,7 @@ void hsdag_rnnplace_free(hsdag_rnnplace *R)
                     R->kp,      R->d_enc_h, R->d_enc_c, R->d_kp,  R->dX,    R->din,   R->dh,
                     R->dc,      R->dcache,  R->qp,      R->alpha, R->ctx,   R->cat,   R->logp,
                     R->acts,    R->op_dev,  R->dz,      R->gh,    R->gc,    R->gh2,   R->gc2,
-                    R->ddin,    R->dcat,    R->dqp,     R->dlog,  R->att,   R->dlg};
+                    R->ddin,    R->dcat,    R->dqp,     R->dlog,  R->att,   R->dlg,   R->tcache};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hsdag_free(bufs[i]);
     hsdag_free(R);
 }
