@@ -54,7 +54,9 @@ static void usage(FILE *f)
         "  --update U         episode (paper: one Adam step per episode, weight R) | step (default)\n"
         "  --baseline B       none (paper) | moving (moving average) | loo (leave-one-out, default)\n"
         "  --reward R         inv (paper: 1 / latency ms) | log (default: -ln(latency / first latency))\n"
-        "  --no-normalize     do not divide a step's advantages by their standard deviation\n"
+        "  --normalize N      divide advantages by the reward standard deviation: step (of the step) | run "
+        "(a\n"
+        "                     moving average over steps) | none (default run)\n"
         "  --epochs N         gradient epochs per step, PPO-clipped after the first (default 4)\n"
         "  --clip X           PPO ratio clip (default 0.2)\n"
         "  --entropy X        entropy bonus weight (default 0.01; paper 0); decays linearly to "
@@ -93,6 +95,8 @@ static void usage(FILE *f)
         "  --no-id            ablation: drop the node-id feature\n"
         "  --no-struct        ablation: drop degree, fractal dimension and closeness\n"
         "  --no-coarsen       ablation: no co-location coarsening (one group per op)\n"
+        "  --max-groups N     at most N groups: runs of consecutive groups merge (default 4096; 0 = no "
+        "limit)\n"
         "  --min-groups N     coarsening groups close at ops / N ops (default 64; 0 = no limit, the paper)\n"
         "  --group-mem F      ... and at F x the smallest device capacity in weights (default 0.125; 0 = "
         "off)\n"
@@ -141,7 +145,7 @@ static int parse_args(int argc, char **argv, train_args *a)
         O_BUDGET,
         O_UPDATE,
         O_REWARD,
-        O_NONORM,
+        O_NORM,
         O_EPOCHS,
         O_CLIP,
         O_DROP,
@@ -154,6 +158,7 @@ static int parse_args(int argc, char **argv, train_args *a)
         O_NOMEMMASK,
         O_MINGROUPS,
         O_GROUPMEM,
+        O_MAXGROUPS,
         O_WARM,
         O_IMIT,
         O_NOISE,
@@ -190,7 +195,7 @@ static int parse_args(int argc, char **argv, train_args *a)
                                          {"budget", 1, 0, O_BUDGET},
                                          {"update", 1, 0, O_UPDATE},
                                          {"reward", 1, 0, O_REWARD},
-                                         {"no-normalize", 0, 0, O_NONORM},
+                                         {"normalize", 1, 0, O_NORM},
                                          {"epochs", 1, 0, O_EPOCHS},
                                          {"clip", 1, 0, O_CLIP},
                                          {"dropout", 1, 0, O_DROP},
@@ -202,6 +207,7 @@ static int parse_args(int argc, char **argv, train_args *a)
                                          {"no-memory-mask", 0, 0, O_NOMEMMASK},
                                          {"min-groups", 1, 0, O_MINGROUPS},
                                          {"group-mem", 1, 0, O_GROUPMEM},
+                                         {"max-groups", 1, 0, O_MAXGROUPS},
                                          {"no-state-update", 0, 0, O_NOSTATE},
                                          {"warm-start", 1, 0, O_WARM},
                                          {"imitate-steps", 1, 0, O_IMIT},
@@ -297,8 +303,15 @@ static int parse_args(int argc, char **argv, train_args *a)
             else
                 return cli_usage_error("train", "bad --reward '%s' (inv, log)", optarg);
             break;
-        case O_NONORM:
-            a->cfg.normalize = 0;
+        case O_NORM:
+            if (strcmp(optarg, "none") == 0)
+                a->cfg.normalize = 0;
+            else if (strcmp(optarg, "step") == 0)
+                a->cfg.normalize = 1;
+            else if (strcmp(optarg, "run") == 0)
+                a->cfg.normalize = 2;
+            else
+                return cli_usage_error("train", "bad --normalize '%s' (none, step, run)", optarg);
             break;
         case O_EPOCHS:
             if (cli_parse_int(optarg, 1, 100, &l))
@@ -340,6 +353,11 @@ static int parse_args(int argc, char **argv, train_args *a)
             if (cli_parse_int(optarg, 0, 1000000000, &l))
                 return cli_usage_error("train", "bad --min-groups '%s'", optarg);
             a->cfg.min_groups = (int32_t)l;
+            break;
+        case O_MAXGROUPS:
+            if (cli_parse_int(optarg, 0, 1000000000, &l))
+                return cli_usage_error("train", "bad --max-groups '%s'", optarg);
+            a->cfg.max_groups = (int32_t)l;
             break;
         case O_GROUPMEM:
             if (cli_parse_double(optarg, 0, 1, &d))

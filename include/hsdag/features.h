@@ -59,6 +59,8 @@ typedef struct hsdag_coarsen_opts {
     int32_t max_ops;         /* > 0: an op starts a new group instead of joining one of this many ops */
     const double *bytes;     /* [n_nodes] bytes per op for max_bytes (e.g. static bytes), or NULL */
     double max_bytes;        /* > 0: ... or one whose bytes would then exceed this */
+    int32_t max_groups; /* > 0: then runs of consecutive groups are merged until at most this many are left
+                              * (linear; keeps the learner's cost bounded on huge graphs) */
 } hsdag_coarsen_opts;
 int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hsdag_coarsen_opts *o,
                               hsdag_err *e);
@@ -118,6 +120,20 @@ void hsdag_features_free(hsdag_features *f);
  * nfd[v] (undirected BFS) and closeness[v] (incoming distances, Wasserman-Faust). Either may be NULL. */
 int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
                           const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src, hsdag_err *e);
+/* Up to exact_max groups the measures are exact (all-pairs BFS, O(V (V + E))); above, near-linear:
+ * NFD from a BFS stopped at radius nfd_radius or after nfd_visits nodes (the radius cut short is dropped),
+ * closeness sampled from `pivots` forward BFS (Eppstein-Wang), O(pivots (V + E)). docs/hsdag.md measures what
+ * the approximation changes. */
+typedef struct hsdag_struct_opts {
+    int32_t exact_max;  /* 2048 */
+    int32_t nfd_radius; /* 8 */
+    int32_t nfd_visits; /* 512 */
+    int32_t pivots;     /* 64 */
+} hsdag_struct_opts;
+hsdag_struct_opts hsdag_struct_opts_default(void);
+int hsdag_struct_measures_opts(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
+                               const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src,
+                               const hsdag_struct_opts *o, hsdag_err *e);
 
 /* ---- GPN parsing (the discrete part of Graph Parsing Network pooling) ----
  * Input: n nodes, m undirected edges (u[k], v[k]), u != v, no duplicates, with scores s[k].

@@ -62,22 +62,25 @@ typedef struct hsdag_learn_config {
     int32_t min_groups;    /* > 0: coarsening groups close at n_ops / min_groups ops, so a chain is not one
                             * decision (paper: 0, no limit) */
     double group_mem_frac; /* > 0: ... and at this fraction of the smallest device capacity in static bytes */
-    int32_t levels;        /* GPN parsing levels; 0 = no pooling (one decision per group); paper: 1 */
-    int32_t min_clusters;  /* a level is applied only if it leaves >= this many clusters; 0 = 2 x devices */
-    int fixed_clusters;    /* 1 = decide the clusters once from the initial network (paper: 0, every step) */
-    int state_update;      /* 1 = x_v += h_cluster(v) after each step of an episode (paper: 1) */
-    int inherit;           /* 1 = each cluster keeps its main predecessor's device with a learned probability
+    int32_t max_groups; /* > 0: at most this many groups, runs of consecutive ones merged (huge graphs; paper:
+                            * 0) */
+    int32_t levels;     /* GPN parsing levels; 0 = no pooling (one decision per group); paper: 1 */
+    int32_t min_clusters; /* a level is applied only if it leaves >= this many clusters; 0 = 2 x devices */
+    int fixed_clusters;   /* 1 = decide the clusters once from the initial network (paper: 0, every step) */
+    int state_update;     /* 1 = x_v += h_cluster(v) after each step of an episode (paper: 1) */
+    int inherit;          /* 1 = each cluster keeps its main predecessor's device with a learned probability
                             * sigmoid(q), else samples its own (contiguous blocks); paper: 0 */
-    double inherit_init;   /* the initial inherit logit q (0: probability 1/2) */
+    double inherit_init;  /* the initial inherit logit q (0: probability 1/2) */
     int memory_mask; /* 1 = (a learner made for a problem) a device is offered to a cluster only while its
                             * capacity holds the static bytes of the clusters already put there; paper: 0 */
     hsdag_learn_update update;     /* paper: EPISODE */
     hsdag_learn_baseline baseline; /* paper: NONE */
     double baseline_decay;         /* MOVING: 0.9 */
     hsdag_learn_reward reward;     /* paper: INV */
-    int normalize;                 /* STEP: divide the step's advantages by their standard deviation */
-    int32_t epochs;                /* STEP: gradient epochs per step on its samples (PPO); 1 = plain */
-    double clip;                   /* STEP, epochs > 1: PPO ratio clip per decision, e.g. 0.2 */
+    int normalize; /* STEP: divide the advantages by the reward standard deviation: 1 = of the step, 2 = a moving
+                    * average (decay 0.9) of the steps' variances; 0 = do not */
+    int32_t epochs;            /* STEP: gradient epochs per step on its samples (PPO); 1 = plain */
+    double clip;               /* STEP, epochs > 1: PPO ratio clip per decision, e.g. 0.2 */
     double entropy;            /* entropy bonus weight at the start (per-cluster mean entropy); paper: 0 */
     double entropy_end;        /* ... decayed linearly to this over the first entropy_decay placements */
     int64_t entropy_decay;     /* placements of the decay (500; not tied to episodes, so a run resumed with

@@ -30,6 +30,7 @@ hsdag_learn_config hsdag_learn_config_paper(void)
         .inherit_init = 0.0,
         .memory_mask = 0,
         .min_groups = 0,
+        .max_groups = 0,
         .group_mem_frac = 0.0,
         .update = HSDAG_LEARN_EPISODE,
         .baseline = HSDAG_LEARN_BASE_NONE,
@@ -58,11 +59,12 @@ hsdag_learn_config hsdag_learn_config_default(void)
     c.inherit = 1;
     c.memory_mask = 1;
     c.min_groups = 64;
+    c.max_groups = 4096;
     c.group_mem_frac = 0.125;
     c.update = HSDAG_LEARN_STEP;
     c.baseline = HSDAG_LEARN_BASE_LOO;
     c.reward = HSDAG_LEARN_REWARD_LOG;
-    c.normalize = 1;
+    c.normalize = 2;
     c.epochs = 4;
     c.clip = 0.2;
     c.entropy = 0.01;
@@ -82,6 +84,7 @@ struct hsdag_learn {
     double baseline;
     int baseline_set;
     double ref_lat; /* REWARD_LOG: the first measured latency (s), 0 until then */
+    double run_var; /* normalize 2: moving average of the steps' reward variances, 0 until the first */
     int32_t *best;  /* [n_nodes] */
     double best_lat;
     int32_t best_episode;
@@ -169,7 +172,9 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the leave-one-out baseline needs samples >= 2");
     if (c->epochs < 1 || c->epochs > 100 || !(c->clip > 0 && c->clip < 10))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: epochs must be in 1..100 and clip in (0, 10)");
-    if (c->min_groups < 0 || !(c->group_mem_frac >= 0 && c->group_mem_frac <= 1))
+    if (c->normalize < 0 || c->normalize > 2)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: normalize must be 0, 1 or 2");
+    if (c->min_groups < 0 || c->max_groups < 0 || !(c->group_mem_frac >= 0 && c->group_mem_frac <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min groups must be >= 0 and group memory in [0, 1]");
     if (c->entropy_decay < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: entropy decay must be >= 0");
     if (c->imitate_steps < 0 || c->imitate_steps > 100000 || !(c->imitate_prob > 0 && c->imitate_prob <= 1))
@@ -208,7 +213,18 @@ static int memory_tables(hsdag_learn *L, const hsdag_place_problem *p, hsdag_err
         double b = p->c->static_bytes[v];
         L->gstatic[co->group_of[v]] += b > 0 ? b : 0;
     }
-    memcpy(L->cap, p->cap, sizeof(double) * (size_t)L->K);
+    /* activations: under the sequential and concurrent models an op's inputs and output are live on its device
+     * while it runs, so each capped device keeps room for the largest such working set of the graph (tarnawski
+     * counts static bytes only) */
+    double ws = 0;
+    if (p->sem != HSDAG_SEM_TARNAWSKI)
+        for (int32_t v = 0; v < L->n_nodes; v++) {
+            double w = p->c->act_bytes[v];
+            for (int32_t k = L->g->in_off[v]; k < L->g->in_off[v + 1]; k++)
+                w += L->g->edge_bytes[L->g->in_eid[k]];
+            if (w > ws) ws = w;
+        }
+    for (int32_t d = 0; d < L->K; d++) L->cap[d] = p->cap[d] - ws;
     return 0;
 }
 
@@ -233,6 +249,7 @@ static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devic
      * otherwise be one group: one decision for the whole model) */
     hsdag_coarsen_opts co = {.disable = cfg->no_coarsen, .colocate = p ? p->group : NULL};
     if (cfg->min_groups > 0) co.max_ops = (g->n_nodes + cfg->min_groups - 1) / cfg->min_groups;
+    co.max_groups = cfg->max_groups;
     if (p && cfg->group_mem_frac > 0) {
         double mc = INFINITY;
         for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
@@ -693,7 +710,14 @@ static void advantages(hsdag_learn *L, int32_t S)
         var += (r - mean) * (r - mean);
     }
     if (cfg->normalize && S > 1) {
-        double sd = sqrt(var / (S - 1));
+        /* 1: this step's standard deviation; 2: a moving average (decay 0.9) of the steps' variances, so that
+         * once a policy has converged its samples' small (or noise-only) differences stay small */
+        double v = var / (S - 1);
+        if (cfg->normalize == 2) {
+            L->run_var = L->run_var > 0 ? 0.9 * L->run_var + 0.1 * v : v;
+            v = L->run_var;
+        }
+        double sd = sqrt(v);
         for (int32_t i = 0; i < S; i++) L->adv[i] = sd > 1e-12 ? L->adv[i] / sd : 0.0;
     }
 }
@@ -994,6 +1018,7 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
         fp[14] ^= ii * 0x9e3779b97f4a7c15ull;
     }
     fp[15] = (uint64_t)(uint32_t)c->imitate_steps | ((uint64_t)(uint32_t)c->min_groups << 32);
+    fp[15] ^= (uint64_t)(uint32_t)c->max_groups * 0x9e3779b97f4a7c15ull;
     memcpy(&fp[16], &c->imitate_prob, 8);
     {
         uint64_t gm;
@@ -1041,6 +1066,7 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
     put_f64(out, L->baseline);
     put_u64(out, (uint64_t)L->baseline_set);
     put_f64(out, L->ref_lat);
+    put_f64(out, L->run_var);
     put_f64(out, L->best_lat);
     put_u64(out, (uint64_t)(int64_t)L->best_episode);
     for (int32_t v = 0; v < L->n_nodes; v++) put_u64(out, (uint64_t)(uint32_t)L->best[v]);
@@ -1072,7 +1098,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     if (get_u64(&r) != CK_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: unsupported version");
     /* verify the checksum before trusting any field: header (magic, version, fingerprint, episode, evals, RNG,
      * baseline, its flag, reference latency, best latency and episode), best placement, curve, checksum */
-    size_t head = 8 + 8 + 8 * FP_N + 8 * 2 + 8 * 4 + 8 * 3 + 8 * 2;
+    size_t head = 8 + 8 + 8 * FP_N + 8 * 2 + 8 * 4 + 8 * 4 + 8 * 2;
     if (len < head || (size_t)L->n_nodes > (len - head) / 8 - 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
     r.pos = head + (size_t)L->n_nodes * 8;
@@ -1103,6 +1129,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     double baseline = get_f64(&r);
     int bset = (int)get_u64(&r);
     double ref_lat = get_f64(&r);
+    double run_var = get_f64(&r);
     double best_lat = get_f64(&r);
     int32_t best_ep = (int32_t)(int64_t)get_u64(&r);
     size_t best_pos = r.pos;
@@ -1144,6 +1171,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     L->baseline = baseline;
     L->baseline_set = bset;
     L->ref_lat = ref_lat;
+    L->run_var = run_var;
     L->best_lat = best_lat;
     L->best_episode = best_ep;
     return 0;
