@@ -57,7 +57,7 @@ static void usage(FILE *f)
         "  --normalize N      divide advantages by the reward standard deviation: step (of the step) | run "
         "(a\n"
         "                     moving average over steps) | none (default run)\n"
-        "  --epochs N         gradient epochs per step, PPO-clipped after the first (default 4)\n"
+        "  --epochs N         gradient epochs per step, PPO-clipped after the first (default 2)\n"
         "  --clip X           PPO ratio clip (default 0.2)\n"
         "  --entropy X        entropy bonus weight (default 0.01; paper 0); decays linearly to "
         "--entropy-end\n"

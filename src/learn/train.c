@@ -65,7 +65,7 @@ hsdag_learn_config hsdag_learn_config_default(void)
     c.baseline = HSDAG_LEARN_BASE_LOO;
     c.reward = HSDAG_LEARN_REWARD_LOG;
     c.normalize = 2;
-    c.epochs = 4;
+    c.epochs = 2;
     c.clip = 0.2;
     c.entropy = 0.01;
     c.entropy_end = 0.0;
