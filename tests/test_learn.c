@@ -330,6 +330,62 @@ static void test_determinism_resume(int step)
     hsdag_graph_free(g);
 }
 
+/* A learner made for a problem never asks to measure a placement that splits a colour class or puts an op on a
+ * device it may not run on (Tarnawski BERT-3 operator graph: 224 coloured ops in 117 classes), and with memory
+ * masks never overfills an accelerator with static bytes (Tarnawski semantics count nothing else). */
+typedef struct check_ctx {
+    hsdag_place_problem *p;
+    long calls, bad_color, bad_allowed, infeasible;
+} check_ctx;
+
+static int check_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e)
+{
+    check_ctx *c = ctx;
+    hsdag_place_problem *p = c->p;
+    c->calls++;
+    for (int32_t v = 0; v < p->n; v++) {
+        int32_t r = p->grp_node[p->grp_off[p->group[v]]];
+        if (device[v] != device[r]) c->bad_color++;
+        if (!p->c->allowed[(size_t)v * p->k + device[v]]) c->bad_allowed++;
+    }
+    int rc = hsdag_learn_sim_eval(p->sim, device, latency_s, feasible, e);
+    if (!*feasible) c->infeasible++;
+    return rc;
+}
+
+static void test_constraints(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *devs = NULL;
+    hsdag_place_problem *p = NULL;
+    hsdag_learn *L = NULL;
+    CHECK_EQ_INT(hsdag_load_file("tests/data/tarnawski/latency-inputs/OperatorGraphs/bert_l-3_inference.json",
+                                 HSDAG_FMT_UNKNOWN, &g, &e),
+                 0);
+    CHECK_EQ_INT(hsdag_devices_load(NULL, g, &devs, &e), 0);
+    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, devs, NULL, &e), 0);
+    if (!p) goto done;
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.episodes = 3;
+    cfg.hidden = 32;
+    CHECK_EQ_INT(hsdag_learn_create_problem(&L, p, &cfg, &e), 0);
+    if (!L) goto done;
+    check_ctx c = {.p = p};
+    CHECK_EQ_INT(hsdag_learn_train(L, check_eval, &c, NULL, NULL, &e), 0);
+    printf("constraints: %ld placements, %ld colour splits, %ld forbidden devices, %ld infeasible\n", c.calls,
+           c.bad_color, c.bad_allowed, c.infeasible);
+    CHECK_EQ_INT(c.calls, 60);
+    CHECK_EQ_INT(c.bad_color, 0);
+    CHECK_EQ_INT(c.bad_allowed, 0);
+    CHECK_EQ_INT(c.infeasible, 0);
+done:
+    hsdag_learn_free(L);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(devs);
+    hsdag_graph_free(g);
+}
+
 static void test_bad_config(void)
 {
     hsdag_graph *g = small_graph();
@@ -354,6 +410,7 @@ int main(void)
     test_train_sim_optimum();
     test_determinism_resume(0);
     test_determinism_resume(1);
+    test_constraints();
     test_bad_config();
     return check_summary("test_learn");
 }

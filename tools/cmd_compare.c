@@ -215,6 +215,13 @@ static void print_table(const cmp_inst *in, const hsdag_place_problem *p, const 
         printf("%-18s %12.6g %9s %-10s %11.3f  %s\n", rows[i].name, r->latency_s * 1e3, gap,
                r->feasible ? "yes" : "NO", r->place_s * 1e3, r->rep.note);
     }
+    /* one line per method saying what it is */
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        const hsdag_place_method *m = hsdag_place_method_find(rows[i].name);
+        printf("  %-16s %s\n", rows[i].name,
+               m ? m->summary : "every op on one device (the paper's single-device baselines)");
+    }
 }
 
 /* Loads one instance and runs every method on it. Returns CLI_OK or an exit code (error printed). */

@@ -125,7 +125,7 @@ int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32
  * closeness sampled from `pivots` forward BFS (Eppstein-Wang), O(pivots (V + E)). docs/hsdag.md measures what
  * the approximation changes. */
 typedef struct hsdag_struct_opts {
-    int32_t exact_max;  /* 2048 */
+    int32_t exact_max;  /* 4096 (the default learner never has more groups: --max-groups) */
     int32_t nfd_radius; /* 8 */
     int32_t nfd_visits; /* 512 */
     int32_t pivots;     /* 64 */

@@ -152,7 +152,7 @@ int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32
 
 hsdag_struct_opts hsdag_struct_opts_default(void)
 {
-    return (hsdag_struct_opts){.exact_max = 2048, .nfd_radius = 8, .nfd_visits = 512, .pivots = 64};
+    return (hsdag_struct_opts){.exact_max = 4096, .nfd_radius = 8, .nfd_visits = 512, .pivots = 64};
 }
 
 /* Undirected BFS from s, stopping after radius rmax (0 = none) or once `visits` nodes are reached (0 = none;
