@@ -121,6 +121,13 @@ typedef struct hsdag_profile hsdag_profile;
 int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out, hsdag_err *e);
 int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e);
 int32_t hsdag_profile_count(const hsdag_profile *p); /* entries */
+/* Entry i (0 <= i < count) in file order; strings live as long as p. 0 or HSDAG_EINVAL. */
+int hsdag_profile_entry(const hsdag_profile *p, int32_t i, const char **node, const char **device,
+                        double *ms);
+/* Comment lines "#fused,<node>,<anchor>" (hsdag profile: node ran inside anchor's kernel): the text after
+ * "#fused," as written (node names may hold commas; hsdag_calibrate splits it against the graph's names). */
+int32_t hsdag_profile_fused_count(const hsdag_profile *p);
+const char *hsdag_profile_fused(const hsdag_profile *p, int32_t i);
 void hsdag_profile_free(hsdag_profile *p);
 
 /* ---- the cost table ---- */
@@ -179,6 +186,10 @@ static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t
     if (!isnan(f)) return f * c->link_file_factor[k];
     return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
 }
+
+/* The work of node v as the roofline counts it: flops, and bytes = incoming edge bytes + output bytes +
+ * parameter bytes. Returns 1 for a bookkeeping node (cost 0 everywhere), else 0. */
+int hsdag_costs_node_work(const hsdag_graph *g, int32_t v, double *flops, double *bytes);
 
 /* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
 double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);

@@ -22,12 +22,16 @@ struct hsdag_profile {
     prof_entry *ent;
     int32_t n, cap;
     const char *what;
+    /* "#fused,<node>,<anchor>" comment lines (written by hsdag profile): the text after "#fused," */
+    const char **fused;
+    int32_t n_fused, cap_fused;
 };
 
 void hsdag_profile_free(hsdag_profile *p)
 {
     if (!p) return;
     hsdag_free(p->ent);
+    hsdag_free(p->fused);
     hsdag_arena_free(p->arena);
     hsdag_free(p);
 }
@@ -35,6 +39,25 @@ void hsdag_profile_free(hsdag_profile *p)
 int32_t hsdag_profile_count(const hsdag_profile *p)
 {
     return p ? p->n : 0;
+}
+
+int hsdag_profile_entry(const hsdag_profile *p, int32_t i, const char **node, const char **device, double *ms)
+{
+    if (!p || i < 0 || i >= p->n) return HSDAG_EINVAL;
+    *node = p->ent[i].node;
+    *device = p->ent[i].device;
+    *ms = p->ent[i].ms;
+    return 0;
+}
+
+int32_t hsdag_profile_fused_count(const hsdag_profile *p)
+{
+    return p ? p->n_fused : 0;
+}
+
+const char *hsdag_profile_fused(const hsdag_profile *p, int32_t i)
+{
+    return (p && i >= 0 && i < p->n_fused) ? p->fused[i] : NULL;
 }
 
 static const char *trim(char *s, size_t *n)
@@ -83,6 +106,17 @@ int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_pro
         }
         size_t tn = n;
         const char *t = trim(line, &tn);
+        if (tn > 7 && strncmp(t, "#fused,", 7) == 0) {
+            if (p->n_fused == p->cap_fused) {
+                size_t cap = (size_t)p->cap_fused;
+                if (hsdag_grow((void **)&p->fused, &cap, (size_t)p->n_fused + 1, sizeof *p->fused) < 0)
+                    goto oom;
+                p->cap_fused = (int32_t)(cap > INT32_MAX ? INT32_MAX : cap);
+            }
+            if (!(p->fused[p->n_fused] = hsdag_arena_strndup(p->arena, t + 7, tn - 7))) goto oom;
+            p->n_fused++;
+            continue;
+        }
         if (tn == 0 || t[0] == '#') continue;
         /* split from the right: node names may contain commas, device names and numbers do not */
         char *c2 = strrchr(line, ',');
@@ -176,6 +210,16 @@ void hsdag_costs_free(hsdag_costs *c)
 static int is_bookkeeping(const hsdag_graph *g, int32_t v)
 {
     return (g->flags[v] & HSDAG_NF_BOOKKEEPING) || g->opclass[v] == HSDAG_OP_BOOKKEEPING;
+}
+
+int hsdag_costs_node_work(const hsdag_graph *g, int32_t v, double *flops, double *bytes)
+{
+    double in_bytes = 0;
+    for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) in_bytes += g->edge_bytes[g->in_eid[k]];
+    *bytes = in_bytes + (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0) +
+             (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
+    *flops = g->flops[v] > 0 ? g->flops[v] : 0;
+    return is_bookkeeping(g, v);
 }
 
 static int col_of(const hsdag_device *d)
@@ -276,8 +320,7 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
     ALLOC_N(c->link_file_factor, D * D);
 
     for (int32_t v = 0; v < V; v++) {
-        double in_bytes = 0, xb = 0, fx = NAN;
-        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) in_bytes += g->edge_bytes[g->in_eid[k]];
+        double xb = 0, fx = NAN;
         for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
             if (g->edge_bytes[k] > xb) xb = g->edge_bytes[k];
             double ec = g->edge_cost_ms[k];
@@ -290,10 +333,8 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
         int has_mem = isfinite(mb) && mb >= 0;
         c->static_bytes[v] = has_mem ? mb : (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
         c->act_bytes[v] = has_mem ? 0 : (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0);
-        double bytes = in_bytes + (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0) +
-                       (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
-        double flops = g->flops[v] > 0 ? g->flops[v] : 0;
-        int bk = is_bookkeeping(g, v);
+        double flops, bytes;
+        int bk = hsdag_costs_node_work(g, v, &flops, &bytes);
         for (int32_t k = 0; k < D; k++) {
             const hsdag_device *dv = &d->dev[k];
             size_t at = (size_t)v * D + k;
