@@ -252,6 +252,8 @@ typedef struct hsdag_graph_stats {
     int32_t max_width;       /* most nodes sharing one longest-path level */
     int32_t unknown_ops;     /* nodes with HSDAG_NF_UNKNOWN_OP */
     int32_t bookkeeping_ops;
+    /* non-bookkeeping nodes with an output of unknown shape: their FLOPs and bytes count only what is known */
+    int32_t unshaped_ops;
     int32_t sources, sinks;
     int32_t n_op_types;
     hsdag_op_count *ops; /* sorted by count desc, then name; hsdag_malloc'd */
