@@ -4,7 +4,7 @@
 // Not here: writing the profile CSV, comparing shapes or fitting devices (the hsdag library does that from
 // this script's JSON); no network, no files written except ORT's own trace in a temporary directory.
 // Entry point: node ort-profile.js --model M.onnx [--runs N] [--warmup W] [--threads T] [--opt all|extended|
-//              basic|disabled] [--check-shapes] [--seed S]
+//              basic|disabled] [--clock wall|cpu] [--check-shapes] [--seed S];  node ort-profile.js --probe (exit 3: no runtime)
 'use strict';
 
 const fs = require('fs');
@@ -14,16 +14,16 @@ const path = require('path');
 // ---- finding onnxruntime-node: $HSDAG_ORT_MODULES, beside this script, the install-deps prefix, node's own
 // resolution ----
 function loadOrt() {
-    const dirs = [];
-    if (process.env.HSDAG_ORT_MODULES) dirs.push(process.env.HSDAG_ORT_MODULES);
-    dirs.push(path.join(__dirname, 'node_modules'));
-    dirs.push(path.join(__dirname, '..', 'lib', 'hsdag-ort', 'node_modules'));
-    dirs.push('/usr/local/lib/hsdag-ort/node_modules');
+    const only = process.env.HSDAG_ORT_MODULES; // when set, the only place looked at
+    const dirs = only ? [only] : [path.join(__dirname, 'node_modules'),
+                                  path.join(__dirname, '..', '..', 'lib', 'hsdag-ort', 'node_modules'),
+                                  '/usr/local/lib/hsdag-ort/node_modules'];
     for (const d of dirs) {
         const p = path.join(d, 'onnxruntime-node');
         if (fs.existsSync(p)) return require(p);
     }
     try {
+        if (only) throw new Error('not found');
         return require('onnxruntime-node');
     } catch (e) {
         fail(3, 'ONNX Runtime is not installed (onnxruntime-node not found in ' + dirs.join(', ') +
@@ -298,12 +298,15 @@ function attribute(orig, opt, kernelMs) {
     return [nodes, orphans];
 }
 
-// Kernel events of a Chrome trace grouped by timed run (the last `runs` model_run windows).
-function kernelTimes(trace, runs) {
+// Kernel events of a Chrome trace grouped by timed run (the last `runs` model_run windows): per kernel the median
+// of its per-run time; with cpu (per-run CPU times of those runs) the medians are scaled by one factor so that their
+// sum is the median over runs of the kernels' share of the run's CPU time (per-kernel scaling by each run's own
+// CPU/wall ratio would undercount: a kernel's median run is its least disturbed one).
+function kernelTimes(trace, runs, cpu) {
     const windows = trace.filter((e) => e.cat === 'Session' && e.name === 'model_run');
     windows.sort((a, b) => a.ts - b.ts);
     const timed = windows.slice(Math.max(0, windows.length - runs));
-    const per = new Map(), shapes = new Map();
+    const per = new Map(), shapes = new Map(), sums = new Array(timed.length).fill(0);
     for (const e of trace) {
         if (e.cat !== 'Node' || !e.name.endsWith('_kernel_time')) continue;
         const r = timed.findIndex((w) => e.ts >= w.ts && e.ts <= w.ts + w.dur);
@@ -316,14 +319,24 @@ function kernelTimes(trace, runs) {
         if (r < 0) continue;
         if (!per.has(name)) per.set(name, new Array(timed.length).fill(0));
         per.get(name)[r] += e.dur / 1000;
+        sums[r] += e.dur / 1000;
     }
     const med = new Map();
-    for (const [k, v] of per) med.set(k, median(v));
+    let total = 0;
+    for (const [k, v] of per) {
+        med.set(k, median(v));
+        total += med.get(k);
+    }
+    if (cpu && total > 0) {
+        const share = timed.map((w, r) => (cpu[r] * sums[r]) / (w.dur / 1000));
+        const f = median(share) / total;
+        for (const [k, v] of med) med.set(k, v * f);
+    }
     return {med, shapes, runs: timed.map((w) => w.dur / 1000)};
 }
 
 function parseArgs(argv) {
-    const a = {runs: 10, warmup: 3, threads: 1, opt: 'all', checkShapes: false, seed: 1, model: null};
+    const a = {runs: 10, warmup: 3, threads: 1, opt: 'all', checkShapes: false, seed: 1, model: null, clock: 'wall'};
     for (let i = 0; i < argv.length; i++) {
         const k = argv[i], v = argv[i + 1];
         const num = (lo, hi) => {
@@ -340,6 +353,9 @@ function parseArgs(argv) {
         else if (k === '--opt') {
             if (!['all', 'extended', 'basic', 'disabled'].includes(v)) fail(2, 'bad --opt \'' + v + '\'');
             a.opt = v, i++;
+        } else if (k === '--clock') {
+            if (!['wall', 'cpu'].includes(v)) fail(2, 'bad --clock \'' + v + '\'');
+            a.clock = v, i++;
         } else if (k === '--check-shapes') a.checkShapes = true;
         else fail(2, 'unknown option \'' + k + '\'');
     }
@@ -347,18 +363,27 @@ function parseArgs(argv) {
     return a;
 }
 
+// Times each run by the wall clock and by the process's CPU time (user + system, all threads): with one
+// intra-op thread the CPU time is the run's latency without the time other processes held the core.
 async function timeRuns(session, feeds, warmup, runs) {
     for (let i = 0; i < warmup; i++) await session.run(feeds);
-    const ms = [];
+    const wall = [], cpu = [];
     for (let i = 0; i < runs; i++) {
-        const t0 = process.hrtime.bigint();
+        const c0 = process.cpuUsage(), t0 = process.hrtime.bigint();
         await session.run(feeds);
-        ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        const t1 = process.hrtime.bigint(), c1 = process.cpuUsage(c0);
+        wall.push(Number(t1 - t0) / 1e6);
+        cpu.push((c1.user + c1.system) / 1000);
     }
-    return ms;
+    return {wall, cpu};
 }
 
 async function main() {
+    if (process.argv[2] === '--probe') { // is the runtime usable? prints its version
+        const ort = loadOrt();
+        process.stdout.write('onnxruntime-node ' + (ort.env.versions.node || '?') + ', node ' + process.versions.node + '\n');
+        return;
+    }
     const a = parseArgs(process.argv.slice(2));
     const ort = loadOrt();
     const t0 = Date.now();
@@ -384,18 +409,23 @@ async function main() {
         // end-to-end latency without profiling
         let s = await ort.InferenceSession.create(a.model, base);
         const feeds = makeFeeds(ort, s, a.seed);
-        out.run_ms = await timeRuns(s, feeds, a.warmup, a.runs);
-        out.median_ms = median(out.run_ms);
+        const e2e = await timeRuns(s, feeds, a.warmup, a.runs);
+        out.run_ms = e2e.wall;
+        out.run_cpu_ms = e2e.cpu;
+        out.clock = a.clock;
+        out.median_wall_ms = median(e2e.wall);
+        out.median_cpu_ms = median(e2e.cpu);
+        out.median_ms = a.clock === 'cpu' ? out.median_cpu_ms : out.median_wall_ms;
         await s.release();
         // per-kernel times with profiling, and the optimised graph for attribution
         const optFile = path.join(tmp, 'optimized.onnx');
         s = await ort.InferenceSession.create(a.model, Object.assign({}, base, {
             enableProfiling: true, profileFilePrefix: path.join(tmp, 'trace'), optimizedModelFilePath: optFile}));
-        await timeRuns(s, feeds, a.warmup, a.runs);
+        const prof = await timeRuns(s, feeds, a.warmup, a.runs);
         const traceFile = s.endProfiling() || fs.readdirSync(tmp).filter((f) => f.startsWith('trace'))
                                                   .map((f) => path.join(tmp, f))[0];
         await s.release();
-        const kt = kernelTimes(JSON.parse(fs.readFileSync(traceFile, 'utf8')), a.runs);
+        const kt = kernelTimes(JSON.parse(fs.readFileSync(traceFile, 'utf8')), a.runs, a.clock === 'cpu' ? prof.cpu : null);
         out.profiled_run_ms = kt.runs;
         const [nodes, orphans] = attribute(orig, readGraph(optFile), kt.med);
         out.kernel_ms = 0;
@@ -411,7 +441,7 @@ async function main() {
             const sf = s.endProfiling() || fs.readdirSync(tmp).filter((f) => f.startsWith('shapes'))
                                                .map((f) => path.join(tmp, f))[0];
             await s.release();
-            const st = kernelTimes(JSON.parse(fs.readFileSync(sf, 'utf8')), 1);
+            const st = kernelTimes(JSON.parse(fs.readFileSync(sf, 'utf8')), 1, null);
             const byName = new Map();
             orig.nodes.forEach((n, i) => n.name && !byName.has(n.name) && byName.set(n.name, i));
             out.shapes = [];

@@ -145,6 +145,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     hsdag_calib_config cc = hsdag_calib_config_default();
     cc.device = device;
+    cc.labels = (const char *const *)(argv + optind);
     hsdag_calib_result r;
     const hsdag_device *dev;
     if (score) {

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -34,6 +35,11 @@ static void profile_usage(FILE *f)
         "  --warmup N        untimed warm-up runs (default 3)\n"
         "  --threads T       ORT intra-op threads (default 1; 0 = ORT's default)\n"
         "  --opt LEVEL       ORT graph optimisation: all (default), extended, basic, disabled\n"
+        "  --clock cpu|wall  time runs by the process's CPU time (default with --threads 1: the latency\n"
+        "                    without the time other processes held the core; per-kernel medians are scaled "
+        "by\n"
+        "                    one factor to the kernels' share of it) or by the wall clock (default "
+        "otherwise)\n"
         "  --device NAME     device name written in the CSV (default CPU)\n"
         "  --check-shapes    also run every node unfused and compare each output shape hsdag inferred with\n"
         "                    ORT's; exit status 1 on any difference\n"
@@ -188,10 +194,13 @@ static void report_table(hsdag_buf *b, const char *path, const hsdag_graph *g, c
     hsdag_buf_printf(b, "model           %s (%d nodes)\n", path, (int)g->n_nodes);
     hsdag_buf_printf(b, "runtime         ONNX Runtime %s, CPU, %d thread(s), optimisation %s\n",
                      p->ort_version, (int)p->threads, p->opt);
-    hsdag_buf_printf(b, "end-to-end      %.3f ms (median of %d runs after %d warm-up runs)\n", p->median_ms,
-                     (int)p->runs, (int)p->warmup);
-    hsdag_buf_printf(b, "kernels         %.3f ms (sum of per-kernel medians, profiled session)\n",
-                     p->kernel_ms);
+    hsdag_buf_printf(b, "end-to-end      %.3f ms (median of %d runs after %d warm-up runs, %s clock",
+                     p->median_ms, (int)p->runs, (int)p->warmup, p->clock);
+    if (isfinite(p->median_wall_ms) && isfinite(p->median_cpu_ms))
+        hsdag_buf_printf(b, "; wall %.3f ms, CPU time %.3f ms", p->median_wall_ms, p->median_cpu_ms);
+    hsdag_buf_printf(b, ")\n");
+    hsdag_buf_printf(b, "kernels         %.3f ms (sum of per-kernel medians, profiled session%s)\n",
+                     p->kernel_ms, strcmp(p->clock, "cpu") == 0 ? ", scaled to CPU time" : "");
     static const char *const what[HSDAG_ORT_STATUS_COUNT_] = {
         "time of one ORT kernel", "into the kernel of a later or earlier node, 0 ms",
         "at session creation, 0 ms", "by ORT's graph optimiser, 0 ms"};
@@ -229,8 +238,14 @@ static void report_json(hsdag_buf *b, const char *path, const hsdag_ortprof *p, 
     hsdag_buf_printf(b, ", \"threads\": %d, \"runs\": %d, \"warmup\": %d, \"opt\": ", (int)p->threads,
                      (int)p->runs, (int)p->warmup);
     hsdag_buf_json_str(b, p->opt);
+    hsdag_buf_printf(b, ", \"clock\": ");
+    hsdag_buf_json_str(b, p->clock);
     hsdag_buf_printf(b, ", \"latency_ms\": ");
     hsdag_buf_double(b, p->median_ms);
+    hsdag_buf_printf(b, ", \"wall_latency_ms\": ");
+    hsdag_buf_double(b, p->median_wall_ms);
+    hsdag_buf_printf(b, ", \"cpu_latency_ms\": ");
+    hsdag_buf_double(b, p->median_cpu_ms);
     hsdag_buf_printf(b, ", \"kernel_ms\": ");
     hsdag_buf_double(b, p->kernel_ms);
     hsdag_buf_printf(b, ", \"orphan_kernels\": %d, \"orphan_ms\": ", (int)p->n_orphans);
@@ -260,23 +275,19 @@ static void report_json(hsdag_buf *b, const char *path, const hsdag_ortprof *p, 
 
 int cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {{"out", required_argument, 0, 'o'},
-                                         {"runs", required_argument, 0, 'r'},
-                                         {"warmup", required_argument, 0, 'w'},
-                                         {"threads", required_argument, 0, 't'},
-                                         {"opt", required_argument, 0, 'O'},
-                                         {"device", required_argument, 0, 'd'},
-                                         {"check-shapes", no_argument, 0, 'c'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *out = NULL, *opt = "all", *device = "CPU", *seed = "1";
+    static const struct option opts[] = {
+        {"out", required_argument, 0, 'o'},    {"runs", required_argument, 0, 'r'},
+        {"warmup", required_argument, 0, 'w'}, {"threads", required_argument, 0, 't'},
+        {"opt", required_argument, 0, 'O'},    {"clock", required_argument, 0, 'C'},
+        {"device", required_argument, 0, 'd'}, {"check-shapes", no_argument, 0, 'c'},
+        {"seed", required_argument, 0, 's'},   {"json", no_argument, 0, 'j'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    const char *out = NULL, *opt = "all", *clk = NULL, *device = "CPU", *seed = "1";
     long runs = 10, warmup = 3, threads = 1, sv;
     int check = 0, json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "ho:r:w:t:O:d:cs:j", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:r:w:t:O:C:d:cs:j", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
@@ -298,6 +309,11 @@ int cmd_profile(int argc, char **argv)
                 strcmp(optarg, "disabled"))
                 return cli_usage_error("profile", "bad --opt '%s' (all, extended, basic, disabled)", optarg);
             opt = optarg;
+            break;
+        case 'C':
+            if (strcmp(optarg, "wall") && strcmp(optarg, "cpu"))
+                return cli_usage_error("profile", "bad --clock '%s' (wall or cpu)", optarg);
+            clk = optarg;
             break;
         case 'd':
             if (!*optarg || strchr(optarg, ',') || strchr(optarg, '\n'))
@@ -323,6 +339,9 @@ int cmd_profile(int argc, char **argv)
         }
     }
     if (optind != argc - 1) return cli_usage_error("profile", "expected exactly one MODEL.onnx");
+    if (!clk) clk = threads == 1 ? "cpu" : "wall";
+    if (strcmp(clk, "cpu") == 0 && threads != 1)
+        return cli_usage_error("profile", "--clock cpu needs --threads 1 (CPU time sums the threads)");
     const char *path = argv[optind];
     double t0 = hsdag_now();
     hsdag_graph *g = NULL;
@@ -348,7 +367,7 @@ int cmd_profile(int argc, char **argv)
     snprintf(a_warm, sizeof a_warm, "%ld", warmup);
     snprintf(a_thr, sizeof a_thr, "%ld", threads);
     const char *node = getenv("HSDAG_NODE");
-    char *args[20];
+    char *args[24];
     int na = 0;
     args[na++] = (char *)(node && *node ? node : "node");
     args[na++] = bridge;
@@ -362,6 +381,8 @@ int cmd_profile(int argc, char **argv)
     args[na++] = a_thr;
     args[na++] = "--opt";
     args[na++] = (char *)opt;
+    args[na++] = "--clock";
+    args[na++] = (char *)clk;
     args[na++] = "--seed";
     args[na++] = (char *)seed;
     if (check) args[na++] = "--check-shapes";

@@ -45,8 +45,10 @@ typedef struct hsdag_ortprof {
     char ort_version[32];
     int32_t threads, runs, warmup;
     char opt[16];     /* graph optimisation level: all, extended, basic, disabled */
-    double median_ms; /* end-to-end wall time of session.run, median of `runs` (no profiling) */
-    double kernel_ms; /* sum over kernels of their median time (profiled session) */
+    char clock[8];    /* "wall" or "cpu" (process CPU time per run: latency without other processes' time) */
+    double median_ms; /* end-to-end time of session.run by `clock`, median of `runs` (no profiling) */
+    double median_wall_ms, median_cpu_ms; /* both clocks (NAN if the bridge did not report them) */
+    double kernel_ms;                     /* sum over kernels of their median time (profiled session) */
     double orphan_ms; /* time of kernels without an original node (layout reorders), given to a neighbour */
     double unattributed_ms; /* orphan time that found no node (not in node_ms) */
     int32_t n_orphans;

@@ -226,6 +226,15 @@ int hsdag_ortprof_parse(const void *buf, size_t len, const char *what, const hsd
         (rc = hsdag_jsonin_number(root, "kernel_ms", HSDAG_JI_REQUIRED, 0, 1e12, &p->kernel_ms, what,
                                   "top level", e)) < 0)
         goto fail;
+    const char *clk = "wall";
+    p->median_wall_ms = p->median_cpu_ms = NAN;
+    if ((rc = hsdag_jsonin_string(root, "clock", 0, &clk, what, "top level", e)) < 0 ||
+        (rc = hsdag_jsonin_number(root, "median_wall_ms", HSDAG_JI_NULLABLE, 0, 1e12, &p->median_wall_ms,
+                                  what, "top level", e)) < 0 ||
+        (rc = hsdag_jsonin_number(root, "median_cpu_ms", HSDAG_JI_NULLABLE, 0, 1e12, &p->median_cpu_ms, what,
+                                  "top level", e)) < 0)
+        goto fail;
+    snprintf(p->clock, sizeof p->clock, "%s", clk);
     snprintf(p->ort_version, sizeof p->ort_version, "%s", ver);
     snprintf(p->opt, sizeof p->opt, "%s", opt);
     p->threads = (int32_t)threads;
@@ -271,8 +280,9 @@ int hsdag_ortprof_write_csv(const hsdag_ortprof *p, const hsdag_graph *g, const 
     hsdag_buf_printf(b,
                      "# hsdag profile: ONNX Runtime %s, CPU, %d intra-op thread(s), graph optimisation %s\n",
                      p->ort_version, (int)p->threads, p->opt);
-    hsdag_buf_printf(b, "# median of %d runs after %d warm-up runs: end-to-end %.4f ms, kernels %.4f ms",
-                     (int)p->runs, (int)p->warmup, p->median_ms, p->kernel_ms);
+    hsdag_buf_printf(
+        b, "# median of %d runs after %d warm-up runs (%s clock): end-to-end %.4f ms, kernels %.4f ms",
+        (int)p->runs, (int)p->warmup, p->clock, p->median_ms, p->kernel_ms);
     hsdag_buf_printf(b, " (%d layout kernels, %.4f ms, given to a neighbour)\n", (int)p->n_orphans,
                      p->orphan_ms);
     hsdag_buf_printf(b,

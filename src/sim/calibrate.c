@@ -24,7 +24,7 @@
 
 hsdag_calib_config hsdag_calib_config_default(void)
 {
-    return (hsdag_calib_config){.device = "CPU", .huber_delta = 0.3, .max_sweeps = 400};
+    return (hsdag_calib_config){.device = "CPU", .huber_delta = 0.3, .max_sweeps = 400, .labels = NULL};
 }
 
 /* One (graph, profile) pair reduced to kernels: members of kernel k are node[off[k] .. off[k+1]). */
@@ -92,8 +92,8 @@ static int cal_prepare(cal_set *s, const hsdag_graph *g, const hsdag_profile *p,
         if (device && strcasecmp(dv, device) != 0) continue;
         int32_t v = hsdag_strmap_get(m, nm, strlen(nm));
         if (v < 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "profile entry %d: node '%.120s' is not in graph '%.80s'",
-                               (int)i + 1, nm, g->meta.name ? g->meta.name : "");
+            rc =
+                hsdag_err_set(e, HSDAG_EINVAL, "entry %d: node '%.120s' is not in the model", (int)i + 1, nm);
             goto done;
         }
         meas[v] = ms * 1e-3;
@@ -336,8 +336,7 @@ int hsdag_calibrate_fit(hsdag_calib_result *r, hsdag_calib_model *models, const 
     int rc = 0;
     for (int32_t j = 0; j < n; j++)
         if ((rc = cal_prepare(&sets[j], graphs[j], profiles[j], cfg->device, e)) < 0) {
-            hsdag_err_prefix(e, graphs[j]->meta.name && *graphs[j]->meta.name ? graphs[j]->meta.name
-                                                                              : "calibrate");
+            if (cfg->labels && cfg->labels[j]) hsdag_err_prefix(e, cfg->labels[j]);
             goto done;
         }
     /* start: per class, total flops / total time of kernels with flops of that class; bandwidth from all bytes */
