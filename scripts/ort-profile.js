@@ -363,19 +363,22 @@ function parseArgs(argv) {
     return a;
 }
 
-// Times each run by the wall clock and by the process's CPU time (user + system, all threads): with one
-// intra-op thread the CPU time is the run's latency without the time other processes held the core.
-async function timeRuns(session, feeds, warmup, runs) {
-    for (let i = 0; i < warmup; i++) await session.run(feeds);
-    const wall = [], cpu = [];
-    for (let i = 0; i < runs; i++) {
-        const c0 = process.cpuUsage(), t0 = process.hrtime.bigint();
-        await session.run(feeds);
-        const t1 = process.hrtime.bigint(), c1 = process.cpuUsage(c0);
-        wall.push(Number(t1 - t0) / 1e6);
-        cpu.push((c1.user + c1.system) / 1000);
-    }
-    return {wall, cpu};
+// Times runs by the wall clock and by the process's CPU time (user + system, all threads): with one intra-op
+// thread the CPU time is the run's latency without the time other processes held the core. The sessions take
+// turns run by run, so that all of them see the same load on a shared machine.
+async function timeRuns(sessions, feeds, warmup, runs) {
+    for (let i = 0; i < warmup; i++)
+        for (const s of sessions) await s.run(feeds);
+    const res = sessions.map(() => ({wall: [], cpu: []}));
+    for (let i = 0; i < runs; i++)
+        for (let j = 0; j < sessions.length; j++) {
+            const c0 = process.cpuUsage(), t0 = process.hrtime.bigint();
+            await sessions[j].run(feeds);
+            const t1 = process.hrtime.bigint(), c1 = process.cpuUsage(c0);
+            res[j].wall.push(Number(t1 - t0) / 1e6);
+            res[j].cpu.push((c1.user + c1.system) / 1000);
+        }
+    return res;
 }
 
 async function main() {
@@ -406,25 +409,24 @@ async function main() {
                  node_version: process.versions.node, threads: a.threads, runs: a.runs, warmup: a.warmup,
                  opt: a.opt};
     try {
-        // end-to-end latency without profiling
-        let s = await ort.InferenceSession.create(a.model, base);
+        // end-to-end latency from a session without profiling; per-kernel times, and the optimised graph for
+        // the attribution, from a profiling one; the two alternate run by run
+        const optFile = path.join(tmp, 'optimized.onnx');
+        const s = await ort.InferenceSession.create(a.model, base);
+        const sp = await ort.InferenceSession.create(a.model, Object.assign({}, base, {
+            enableProfiling: true, profileFilePrefix: path.join(tmp, 'trace'), optimizedModelFilePath: optFile}));
         const feeds = makeFeeds(ort, s, a.seed);
-        const e2e = await timeRuns(s, feeds, a.warmup, a.runs);
+        const [e2e, prof] = await timeRuns([s, sp], feeds, a.warmup, a.runs);
         out.run_ms = e2e.wall;
         out.run_cpu_ms = e2e.cpu;
         out.clock = a.clock;
         out.median_wall_ms = median(e2e.wall);
         out.median_cpu_ms = median(e2e.cpu);
         out.median_ms = a.clock === 'cpu' ? out.median_cpu_ms : out.median_wall_ms;
+        const traceFile = sp.endProfiling() || fs.readdirSync(tmp).filter((f) => f.startsWith('trace'))
+                                                   .map((f) => path.join(tmp, f))[0];
         await s.release();
-        // per-kernel times with profiling, and the optimised graph for attribution
-        const optFile = path.join(tmp, 'optimized.onnx');
-        s = await ort.InferenceSession.create(a.model, Object.assign({}, base, {
-            enableProfiling: true, profileFilePrefix: path.join(tmp, 'trace'), optimizedModelFilePath: optFile}));
-        const prof = await timeRuns(s, feeds, a.warmup, a.runs);
-        const traceFile = s.endProfiling() || fs.readdirSync(tmp).filter((f) => f.startsWith('trace'))
-                                                  .map((f) => path.join(tmp, f))[0];
-        await s.release();
+        await sp.release();
         const kt = kernelTimes(JSON.parse(fs.readFileSync(traceFile, 'utf8')), a.runs, a.clock === 'cpu' ? prof.cpu : null);
         out.profiled_run_ms = kt.runs;
         const [nodes, orphans] = attribute(orig, readGraph(optFile), kt.med);
@@ -434,13 +436,13 @@ async function main() {
         out.orphan_kernels = orphans;
         if (a.checkShapes) {
             // every original node as one kernel: its output shapes as ORT computed them
-            s = await ort.InferenceSession.create(a.model, Object.assign({}, base, {
+            const sc = await ort.InferenceSession.create(a.model, Object.assign({}, base, {
                 graphOptimizationLevel: 'disabled', enableProfiling: true,
                 profileFilePrefix: path.join(tmp, 'shapes')}));
-            await s.run(feeds);
-            const sf = s.endProfiling() || fs.readdirSync(tmp).filter((f) => f.startsWith('shapes'))
-                                               .map((f) => path.join(tmp, f))[0];
-            await s.release();
+            await sc.run(feeds);
+            const sf = sc.endProfiling() || fs.readdirSync(tmp).filter((f) => f.startsWith('shapes'))
+                                                .map((f) => path.join(tmp, f))[0];
+            await sc.release();
             const st = kernelTimes(JSON.parse(fs.readFileSync(sf, 'utf8')), 1, null);
             const byName = new Map();
             orig.nodes.forEach((n, i) => n.name && !byName.has(n.name) && byName.set(n.name, i));

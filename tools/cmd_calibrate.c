@@ -78,21 +78,18 @@ static void device_text(hsdag_buf *b, const hsdag_device *d, const uint8_t *fitt
 
 int cmd_calibrate(int argc, char **argv)
 {
-    static const struct option opts[] = {{"model", required_argument, 0, 'm'},
-                                         {"out", required_argument, 0, 'o'},
-                                         {"name", required_argument, 0, 'n'},
-                                         {"base", required_argument, 0, 'b'},
-                                         {"devices", required_argument, 0, 'D'},
-                                         {"device", required_argument, 0, 'd'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"model", required_argument, 0, 'm'},   {"out", required_argument, 0, 'o'},
+        {"name", required_argument, 0, 'n'},    {"base", required_argument, 0, 'b'},
+        {"devices", required_argument, 0, 'D'}, {"device", required_argument, 0, 'd'},
+        {"json", no_argument, 0, 'j'},          {"kernels", required_argument, 0, 'K'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
     const char *models[CAL_MAX], *out = NULL, *name = "this-cpu", *base = NULL, *score = NULL,
-                                 *device = "CPU";
+                                 *device = "CPU", *kernels = NULL;
     int nm = 0, json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "hm:o:n:b:D:d:j", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hm:o:n:b:D:d:jK:", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
             if (nm == CAL_MAX) return cli_usage_error("calibrate", "more than %d models", CAL_MAX);
@@ -115,6 +112,9 @@ int cmd_calibrate(int argc, char **argv)
             break;
         case 'j':
             json = 1;
+            break;
+        case 'K':
+            kernels = optarg;
             break;
         case 'h':
             calibrate_usage(stdout);
@@ -184,6 +184,17 @@ int cmd_calibrate(int argc, char **argv)
             hsdag_buf_free(&jb);
             if (rc != CLI_OK) goto done;
         }
+    }
+    if (kernels) {
+        hsdag_buf kb = {0};
+        if ((st = hsdag_calibrate_kernels(&kb, dev, gs[0], ps[0], &cc, &e)) < 0) {
+            hsdag_buf_free(&kb);
+            rc = cli_fail("calibrate", st, &e);
+            goto done;
+        }
+        rc = cli_write_out("calibrate", kernels, &kb);
+        hsdag_buf_free(&kb);
+        if (rc != CLI_OK) goto done;
     }
     if (json) {
         hsdag_buf_printf(&b, "{\"mode\": \"%s\", \"peak_flops\": ", score ? "score" : "fit");

@@ -59,6 +59,10 @@ int hsdag_calibrate_fit(hsdag_calib_result *r, hsdag_calib_model *models, const 
 /* Scores device dev (e.g. one fitted on other models) on one pair: the same figures as the fit reports. */
 int hsdag_calibrate_eval(hsdag_calib_model *m, const hsdag_device *dev, const hsdag_graph *g,
                          const hsdag_profile *p, const hsdag_calib_config *cfg, hsdag_err *e);
+/* Per-kernel detail of hsdag_calibrate_eval as CSV: anchor (the member with the most FLOPs), its op, member
+ * count, summed FLOPs and bytes, measured and predicted ms. */
+int hsdag_calibrate_kernels(hsdag_buf *out, const hsdag_device *dev, const hsdag_graph *g,
+                            const hsdag_profile *p, const hsdag_calib_config *cfg, hsdag_err *e);
 /* A device set holding dev: with base == NULL a one-device set named `name` (sequential); else the preset or
  * file `base` with its first CPU replaced by dev (e.g. "cpu-gpu": this CPU + the preset's GPU and link). */
 int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const char *name, const char *base,

@@ -77,7 +77,10 @@ enum {
     HSDAG_NF_OUTPUT = 1u << 3,      /* graph output / Result */
     HSDAG_NF_BACKWARD = 1u << 4,    /* backward-pass node (Tarnawski isBackwardNode, mirrored graphs) */
     HSDAG_NF_NO_ACCEL = 1u << 5,    /* may not run on an accelerator (Tarnawski supportedOnFpga = 0) */
-    HSDAG_NF_RENAMED = 1u << 6      /* name was empty or duplicate and was made unique */
+    HSDAG_NF_RENAMED = 1u << 6,     /* name was empty or duplicate and was made unique */
+    /* computed from constants only (ONNX: initializers, Constant, static Shape): a runtime folds it when it loads
+     * the model, so it is also BOOKKEEPING (zero cost) */
+    HSDAG_NF_FOLDED = 1u << 7
 };
 
 typedef enum hsdag_format {

@@ -411,6 +411,32 @@ int hsdag_calibrate_eval(hsdag_calib_model *m, const hsdag_device *dev, const hs
     return rc;
 }
 
+int hsdag_calibrate_kernels(hsdag_buf *out, const hsdag_device *dev, const hsdag_graph *g,
+                            const hsdag_profile *p, const hsdag_calib_config *cfg, hsdag_err *e)
+{
+    hsdag_calib_config def = hsdag_calib_config_default();
+    if (!cfg) cfg = &def;
+    cal_set s;
+    int rc = cal_prepare(&s, g, p, cfg->device, e);
+    if (rc < 0) return rc;
+    hsdag_buf_printf(out, "anchor,op,nodes,flops,bytes,measured_ms,predicted_ms\n");
+    for (int32_t k = 0; k < s.nk; k++) {
+        double f = 0, b = 0;
+        int32_t anchor = s.node[s.off[k]];
+        for (int32_t i = s.off[k]; i < s.off[k + 1]; i++) {
+            f += s.flops[i];
+            b += s.bytes[i];
+            if (g->flops[s.node[i]] >= g->flops[anchor] && s.cls[i] != HSDAG_OP_BOOKKEEPING)
+                anchor = s.node[i];
+        }
+        hsdag_buf_printf(out, "%s,%s,%d,%.6g,%.6g,%.6g,%.6g\n", g->name[anchor], g->op[anchor],
+                         (int)(s.off[k + 1] - s.off[k]), f, b, s.meas_s[k] * 1e3,
+                         kernel_pred(&s, k, dev) * 1e3);
+    }
+    cal_set_free(&s);
+    return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "calibrate: out of memory") : 0;
+}
+
 int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const char *name, const char *base,
                             hsdag_err *e)
 {
