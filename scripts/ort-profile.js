@@ -4,7 +4,7 @@
 // Not here: writing the profile CSV, comparing shapes or fitting devices (the hsdag library does that from
 // this script's JSON); no network, no files written except ORT's own trace in a temporary directory.
 // Entry point: node ort-profile.js --model M.onnx [--runs N] [--warmup W] [--threads T] [--opt all|extended|
-//              basic|disabled] [--clock wall|cpu] [--check-shapes] [--seed S];  node ort-profile.js --probe (exit 3: no runtime)
+//              basic|disabled] [--clock wall|cpu] [--weights constants|inputs] [--check-shapes] [--seed S];  node ort-profile.js --probe (exit 3: no runtime)
 'use strict';
 
 const fs = require('fs');
@@ -102,6 +102,107 @@ function readGraph(file) {
     return g;
 }
 
+// ---- weights as constants: graph inputs that are weights become initializers with random values ----
+// Spans [start, end) of each top-level field of a message, with its field number.
+function spans(buf) {
+    const out = [], pos = {i: 0};
+    while (pos.i < buf.length) {
+        const start = pos.i, key = readVarint(buf, pos), f = Math.floor(key / 8), wt = key & 7;
+        if (wt === 0) readVarint(buf, pos);
+        else if (wt === 1) pos.i += 8;
+        else if (wt === 5) pos.i += 4;
+        else if (wt === 2) {
+            const n = readVarint(buf, pos); // (not pos.i += readVarint(): that adds to the old pos.i)
+            pos.i += n;
+        } else throw new Error('bad wire type ' + wt);
+        out.push({f, start, end: pos.i});
+    }
+    return out;
+}
+
+function varint(n) {
+    const b = [];
+    do {
+        let c = n % 128;
+        n = Math.floor(n / 128);
+        if (n > 0) c |= 128;
+        b.push(c);
+    } while (n > 0);
+    return Buffer.from(b);
+}
+
+const lenField = (f, payload) => Buffer.concat([varint(f * 8 + 2), varint(payload.length), payload]);
+
+// A float32 TensorProto: dims (1), data_type (2) = FLOAT, name (8), raw_data (9).
+function tensorProto(name, shape, data) {
+    const parts = shape.map((d) => Buffer.concat([varint(8), varint(d)]));
+    parts.push(Buffer.from([16, 1]));
+    parts.push(lenField(8, Buffer.from(name, 'utf8')));
+    parts.push(lenField(9, Buffer.from(data.buffer, data.byteOffset, data.byteLength)));
+    return Buffer.concat(parts);
+}
+
+// Slot 0 of these ops (and slot 1 of Gather*) holds activations, so a graph input there is data, not a weight
+// (the rule of hsdag's ONNX reader, src/io/onnx.c, "which graph inputs are weights").
+const ACT_OPS = new Set(['Conv', 'ConvTranspose', 'ConvInteger', 'MatMul', 'MatMulInteger', 'Gemm', 'MaxPool',
+    'AveragePool', 'LpPool', 'GlobalAveragePool', 'GlobalMaxPool', 'GlobalLpPool', 'BatchNormalization',
+    'InstanceNormalization', 'LayerNormalization', 'GroupNormalization', 'LRN', 'MeanVarianceNormalization',
+    'LpNormalization', 'Softmax', 'LogSoftmax', 'Hardmax', 'ReduceMean', 'ReduceSum', 'ReduceMax', 'ReduceMin',
+    'ReduceProd', 'ReduceL1', 'ReduceL2', 'ReduceLogSum', 'ReduceLogSumExp', 'ReduceSumSquare', 'ArgMax', 'ArgMin']);
+
+function weightNames(orig, meta) {
+    const act = new Set();
+    for (const n of orig.nodes) {
+        if (ACT_OPS.has(n.op) && n.inputs[0]) act.add(n.inputs[0]);
+        if (n.op.startsWith('Gather') && n.inputs[1]) act.add(n.inputs[1]);
+    }
+    const isData = (m) => m.type !== 'float32' || m.shape.some((d) => typeof d !== 'number' || d < 0) ||
+                          act.has(m.name);
+    const ins = meta.filter((m) => !orig.inits.has(m.name));
+    const data = new Set(ins.filter(isData).map((m) => m.name));
+    if (!data.size && ins.length) data.add(ins[0].name);
+    return ins.filter((m) => !data.has(m.name));
+}
+
+// The model with every weight input turned into an initializer: uniform in +-1/sqrt(fan-in), 1-D tensors (biases,
+// norm scales and variances) in [0.5, 1.5) so that variances stay positive.
+function withConstWeights(file, weights, seed) {
+    const model = fs.readFileSync(file), rand = rng(seed + 7);
+    const ms = spans(model), gs = ms.find((x) => x.f === 7);
+    if (!gs) throw new Error('no graph');
+    const gpos = {i: gs.start};
+    readVarint(model, gpos);
+    const glen = readVarint(model, gpos), graph = model.subarray(gpos.i, gpos.i + glen);
+    const drop = new Set(weights.map((w) => w.name)), parts = [];
+    for (const sp of spans(graph)) {
+        const raw = graph.subarray(sp.start, sp.end);
+        if (sp.f === 11) { // graph.input: keep data inputs only
+            let name = '';
+            const p = {i: sp.start};
+            readVarint(graph, p);
+            const n = readVarint(graph, p);
+            fields(graph.subarray(p.i, p.i + n), (f, wt, v) => {
+                if (f === 1 && wt === 2) name = str(v);
+            });
+            if (drop.has(name)) continue;
+        }
+        parts.push(raw);
+    }
+    for (const w of weights) {
+        const n = w.shape.reduce((a, b) => a * b, 1), data = new Float32Array(n);
+        if (w.shape.length <= 1) {
+            for (let i = 0; i < n; i++) data[i] = 0.5 + rand();
+        } else {
+            const sc = 1 / Math.sqrt(Math.max(1, n / w.shape[0]));
+            for (let i = 0; i < n; i++) data[i] = (2 * rand() - 1) * sc;
+        }
+        parts.push(lenField(5, tensorProto(w.name, w.shape, data)));
+    }
+    const out = [];
+    for (const sp of ms) out.push(sp.f === 7 ? lenField(7, Buffer.concat(parts)) : model.subarray(sp.start, sp.end));
+    return new Uint8Array(Buffer.concat(out));
+}
+
 // ---- inputs: random tensors of the declared shapes (symbolic dims = 1) ----
 function rng(seed) {
     let s = (seed >>> 0) || 1;
@@ -156,6 +257,8 @@ function median(xs) {
 
 // ops ORT's optimiser eliminates outright: never counted as fused into a neighbour
 const REMOVABLE = new Set(['Identity', 'Dropout']);
+// the op that carries a fused kernel's time when it is one of the kernel's nodes
+const MAIN_OPS = new Set(['Conv', 'ConvTranspose', 'MatMul', 'Gemm', 'ConvInteger', 'MatMulInteger']);
 
 // ---- attribution of ORT's kernels to the original nodes ----
 // A kernel anchors the original node of the same name, else the original node whose output tensor it
@@ -272,6 +375,25 @@ function attribute(orig, opt, kernelMs) {
     orig.nodes.forEach((n, i) => {
         if (!status[i]) status[i] = 'removed';
     });
+    // the kernel's time goes to its main op: a Conv fused with its Relu is timed on the Conv even when ORT named
+    // the kernel after the Relu's output (NCHWc)
+    const kernelOf = anchorOf.slice();
+    const members = new Map();
+    fusedInto.forEach((r, i) => r >= 0 && (members.get(r) || members.set(r, []).get(r)).push(i));
+    for (const [a, ms] of members) {
+        if (MAIN_OPS.has(orig.nodes[a].op)) continue;
+        const b = ms.find((i) => MAIN_OPS.has(orig.nodes[i].op));
+        if (b === undefined) continue;
+        for (const i of ms) fusedInto[i] = b;
+        fusedInto[b] = -1;
+        fusedInto[a] = b;
+        status[b] = 'kernel';
+        status[a] = 'fused';
+        kernelOf[b] = anchorOf[a];
+        kernelOf[a] = -1;
+        for (let ki = 0; ki < kAnchor.length; ki++)
+            if (kAnchor[ki] === a) kAnchor[ki] = b;
+    }
     // times: a kernel's median goes to its anchor; an orphan's to the anchor of its target
     const ms = new Array(orig.nodes.length).fill(0);
     const orphans = [];
@@ -291,7 +413,7 @@ function attribute(orig, opt, kernelMs) {
         name: n.name,
         op: n.op,
         status: status[i],
-        kernel: anchorOf[i] >= 0 ? opt.nodes[anchorOf[i]].op : '',
+        kernel: kernelOf[i] >= 0 ? opt.nodes[kernelOf[i]].op : '',
         into: fusedInto[i],
         ms: ms[i],
     }));
@@ -336,7 +458,8 @@ function kernelTimes(trace, runs, cpu) {
 }
 
 function parseArgs(argv) {
-    const a = {runs: 10, warmup: 3, threads: 1, opt: 'all', checkShapes: false, seed: 1, model: null, clock: 'wall'};
+    const a = {runs: 10, warmup: 3, threads: 1, opt: 'all', checkShapes: false, seed: 1, model: null, clock: 'wall',
+               weights: 'constants'};
     for (let i = 0; i < argv.length; i++) {
         const k = argv[i], v = argv[i + 1];
         const num = (lo, hi) => {
@@ -356,6 +479,9 @@ function parseArgs(argv) {
         } else if (k === '--clock') {
             if (!['wall', 'cpu'].includes(v)) fail(2, 'bad --clock \'' + v + '\'');
             a.clock = v, i++;
+        } else if (k === '--weights') {
+            if (!['constants', 'inputs'].includes(v)) fail(2, 'bad --weights \'' + v + '\'');
+            a.weights = v, i++;
         } else if (k === '--check-shapes') a.checkShapes = true;
         else fail(2, 'unknown option \'' + k + '\'');
     }
@@ -397,6 +523,7 @@ async function main() {
         fail(2, a.model + ': cannot read the ONNX graph: ' + e.message);
     }
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hsdag-ort-'));
+    process.on('exit', () => fs.rmSync(tmp, {recursive: true, force: true})); // also after fail()
     const base = {
         intraOpNumThreads: a.threads,
         interOpNumThreads: 1,
@@ -412,9 +539,21 @@ async function main() {
         // end-to-end latency from a session without profiling; per-kernel times, and the optimised graph for
         // the attribution, from a profiling one; the two alternate run by run
         const optFile = path.join(tmp, 'optimized.onnx');
-        const s = await ort.InferenceSession.create(a.model, base);
-        const sp = await ort.InferenceSession.create(a.model, Object.assign({}, base, {
-            enableProfiling: true, profileFilePrefix: path.join(tmp, 'trace'), optimizedModelFilePath: optFile}));
+        let model = a.model;
+        out.weights = a.weights;
+        if (a.weights === 'constants') { // deployed models hold their weights: ORT prepacks and folds them
+            const probe = await ort.InferenceSession.create(a.model, Object.assign({}, base, {graphOptimizationLevel: 'disabled'}));
+            const w = weightNames(orig, probe.inputMetadata);
+            await probe.release();
+            out.weight_inputs = w.length;
+            if (w.length) model = withConstWeights(a.model, w, a.seed);
+        }
+        const s = await ort.InferenceSession.create(model, base);
+        const sp = await ort.InferenceSession.create(model, Object.assign({}, base, {
+            enableProfiling: true, profileFilePrefix: path.join(tmp, 'trace'), optimizedModelFilePath: optFile,
+            extra: {session: {set_denormal_as_zero: '1',
+                              'optimized_model_external_initializers_file_name': 'weights.bin',
+                              'optimized_model_external_initializers_min_size_in_bytes': '256'}}}));
         const feeds = makeFeeds(ort, s, a.seed);
         const [e2e, prof] = await timeRuns([s, sp], feeds, a.warmup, a.runs);
         out.run_ms = e2e.wall;
@@ -436,7 +575,7 @@ async function main() {
         out.orphan_kernels = orphans;
         if (a.checkShapes) {
             // every original node as one kernel: its output shapes as ORT computed them
-            const sc = await ort.InferenceSession.create(a.model, Object.assign({}, base, {
+            const sc = await ort.InferenceSession.create(model, Object.assign({}, base, {
                 graphOptimizationLevel: 'disabled', enableProfiling: true,
                 profileFilePrefix: path.join(tmp, 'shapes')}));
             await sc.run(feeds);
@@ -453,6 +592,7 @@ async function main() {
             }
         }
     } catch (e) {
+        if (process.env.HSDAG_ORT_DEBUG) console.error(e.stack);
         fail(2, a.model + ': ONNX Runtime cannot run the model: ' + String(e.message || e).split('\n')[0]);
     } finally {
         fs.rmSync(tmp, {recursive: true, force: true});

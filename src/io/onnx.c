@@ -585,8 +585,8 @@ static void onnx_mark_weights(onnx_reader *r, const Onnx__GraphProto *g)
 /* ---- pass 2b: nodes a runtime constant-folds at load (HSDAG_NF_FOLDED) ----
  * A default-domain, deterministic, non-control-flow node whose every input is a constant, or Shape/Size of a tensor
  * of static shape. Constants: initializers that are not also graph inputs (from IR version 4 on those may be fed),
- * and outputs of folded
- * nodes. Weights of weight-free exports are graph inputs, so nothing that reads them is folded. */
+ * the weights of weight-free exports (graph inputs only because their values were left out: deployed, they are
+ * initializers, and e.g. the Transpose of a MatMul weight is folded), and outputs of folded nodes. */
 static int onnx_foldable_op(const Onnx__NodeProto *nd)
 {
     static const char *const never[] = {"If",
@@ -609,7 +609,8 @@ static void onnx_mark_folded(onnx_reader *r, const Onnx__GraphProto *g, int64_t 
 {
     /* before IR version 4 every initializer had to be listed as an input and could not be fed (ORT's rule) */
     for (size_t i = 0; i < r->nt; i++)
-        if ((r->t[i].flags & ONNX_T_INIT) && (!(r->t[i].flags & ONNX_T_INPUT) || ir_version < 4))
+        if (((r->t[i].flags & ONNX_T_INIT) && (!(r->t[i].flags & ONNX_T_INPUT) || ir_version < 4)) ||
+            (r->t[i].flags & (ONNX_T_INPUT | ONNX_T_WEIGHT)) == (ONNX_T_INPUT | ONNX_T_WEIGHT))
             r->t[i].flags |= ONNX_T_CONST;
     for (size_t v = 0; v < g->n_node; v++) {
         const Onnx__NodeProto *nd = g->node[v];
