@@ -292,6 +292,7 @@ function attribute(orig, opt, kernelMs) {
                 if (k.name[j] === '_' && tensorProducer.has(k.name.slice(0, j))) a = tensorProducer.get(k.name.slice(0, j));
         }
         if (a >= 0 && anchorOf[a] < 0) anchorOf[a] = ki;
+        if (process.env.HSDAG_ORT_DEBUG) console.error('anchor', k.name, k.op, '->', a >= 0 ? orig.nodes[a].name : '-');
         return a;
     });
     // orphan kernels: follow produced tensors to consumers (then inputs to producers) until an anchored one
@@ -336,8 +337,9 @@ function attribute(orig, opt, kernelMs) {
             n.outputs.forEach((t) => constant.add(t));
         }
     });
-    // fused: a node ORT did not run joins the kernel of its producer when that kernel changed op or domain
-    // (Conv -> Relu into FusedConv), else the kernel of its consumer (the pieces of a LayerNormalization)
+    // fused: a node ORT did not run joins the kernel of its producer when that kernel changed op or domain and is
+    // anchored on a Conv/MatMul/Gemm (Conv -> Relu into FusedConv), else the kernel of its consumer (the pieces of
+    // a LayerNormalization, the Conv of an NCHWc kernel named after its Relu)
     const changed = (i) => {
         const k = opt.nodes[anchorOf[i]];
         return k.op !== orig.nodes[i].op || k.domain !== orig.nodes[i].domain;
@@ -354,6 +356,10 @@ function attribute(orig, opt, kernelMs) {
         for (const t of orig.nodes[i].inputs) {
             const p = tensorProducer.get(t);
             const r = p === undefined ? -1 : rootOf(p);
+            // forward only from a kernel that starts with its main op (FusedConv keeps the Conv's name); a kernel
+            // named after the last node of its chain (NCHWc: "<Relu output>_nchwc") takes its nodes backwards
+            // and a Conv/MatMul never joins an earlier kernel: ORT's fusions start at it
+            if (r >= 0 && (!MAIN_OPS.has(orig.nodes[r].op) || MAIN_OPS.has(orig.nodes[i].op))) continue;
             if (r >= 0) {
                 status[i] = 'fused';
                 fusedInto[i] = r;

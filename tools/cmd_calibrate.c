@@ -64,9 +64,11 @@ static void model_row(hsdag_buf *b, const char *name, const hsdag_calib_model *m
 
 static void device_text(hsdag_buf *b, const hsdag_device *d, const uint8_t *fitted)
 {
-    hsdag_buf_printf(b,
-                     "device        CPU: peak %.2f GFLOP/s, bandwidth %.2f GB/s, launch overhead %.2f us\n",
+    hsdag_buf_printf(b, "device        CPU: peak %.2f GFLOP/s, bandwidth %.2f GB/s, launch overhead %.2f us",
                      d->peak_flops / 1e9, d->mem_bw / 1e9, d->launch_s * 1e6);
+    if (d->cache_bytes > 0)
+        hsdag_buf_printf(b, ", cache %.2f MiB at %.2f GB/s", d->cache_bytes / 1048576.0, d->cache_bw / 1e9);
+    hsdag_buf_printf(b, "\n");
     hsdag_buf_printf(b, "efficiency   ");
     for (int c = 0; c < HSDAG_OP_CLASS_COUNT_; c++) {
         if (c == HSDAG_OP_BOOKKEEPING) continue;
@@ -203,6 +205,10 @@ int cmd_calibrate(int argc, char **argv)
         hsdag_buf_double(&b, dev->mem_bw);
         hsdag_buf_printf(&b, ", \"launch_overhead_s\": ");
         hsdag_buf_double(&b, dev->launch_s);
+        hsdag_buf_printf(&b, ", \"cache_bytes\": ");
+        hsdag_buf_double(&b, dev->cache_bytes);
+        hsdag_buf_printf(&b, ", \"cache_bandwidth\": ");
+        hsdag_buf_double(&b, dev->cache_bw);
         hsdag_buf_printf(&b, ", \"efficiency\": {");
         for (int k = 0; k < HSDAG_OP_CLASS_COUNT_; k++) {
             hsdag_buf_printf(&b, "%s\"%s\": ", k ? ", " : "", hsdag_opclass_name((hsdag_opclass)k));

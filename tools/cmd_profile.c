@@ -40,6 +40,10 @@ static void profile_usage(FILE *f)
         "by\n"
         "                    one factor to the kernels' share of it) or by the wall clock (default "
         "otherwise)\n"
+        "  --weights W       constants (default): the weights of a weight-free export (graph inputs without\n"
+        "                    values) become random initializers, as in a deployed model, so ORT prepacks "
+        "and\n"
+        "                    folds them; inputs: feed them as random inputs on every run\n"
         "  --device NAME     device name written in the CSV (default CPU)\n"
         "  --check-shapes    also run every node unfused and compare each output shape hsdag inferred with\n"
         "                    ORT's; exit status 1 on any difference\n"
@@ -275,19 +279,25 @@ static void report_json(hsdag_buf *b, const char *path, const hsdag_ortprof *p, 
 
 int cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, 0, 'o'},    {"runs", required_argument, 0, 'r'},
-        {"warmup", required_argument, 0, 'w'}, {"threads", required_argument, 0, 't'},
-        {"opt", required_argument, 0, 'O'},    {"clock", required_argument, 0, 'C'},
-        {"device", required_argument, 0, 'd'}, {"check-shapes", no_argument, 0, 'c'},
-        {"seed", required_argument, 0, 's'},   {"json", no_argument, 0, 'j'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    const char *out = NULL, *opt = "all", *clk = NULL, *device = "CPU", *seed = "1";
+    static const struct option opts[] = {{"out", required_argument, 0, 'o'},
+                                         {"runs", required_argument, 0, 'r'},
+                                         {"warmup", required_argument, 0, 'w'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"opt", required_argument, 0, 'O'},
+                                         {"clock", required_argument, 0, 'C'},
+                                         {"weights", required_argument, 0, 'W'},
+                                         {"device", required_argument, 0, 'd'},
+                                         {"check-shapes", no_argument, 0, 'c'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *out = NULL, *opt = "all", *clk = NULL, *weights = "constants", *device = "CPU", *seed = "1";
     long runs = 10, warmup = 3, threads = 1, sv;
     int check = 0, json = 0, c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "ho:r:w:t:O:C:d:cs:j", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:r:w:t:O:C:W:d:cs:j", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
@@ -314,6 +324,11 @@ int cmd_profile(int argc, char **argv)
             if (strcmp(optarg, "wall") && strcmp(optarg, "cpu"))
                 return cli_usage_error("profile", "bad --clock '%s' (wall or cpu)", optarg);
             clk = optarg;
+            break;
+        case 'W':
+            if (strcmp(optarg, "constants") && strcmp(optarg, "inputs"))
+                return cli_usage_error("profile", "bad --weights '%s' (constants or inputs)", optarg);
+            weights = optarg;
             break;
         case 'd':
             if (!*optarg || strchr(optarg, ',') || strchr(optarg, '\n'))
@@ -367,7 +382,7 @@ int cmd_profile(int argc, char **argv)
     snprintf(a_warm, sizeof a_warm, "%ld", warmup);
     snprintf(a_thr, sizeof a_thr, "%ld", threads);
     const char *node = getenv("HSDAG_NODE");
-    char *args[24];
+    char *args[28];
     int na = 0;
     args[na++] = (char *)(node && *node ? node : "node");
     args[na++] = bridge;
@@ -381,6 +396,8 @@ int cmd_profile(int argc, char **argv)
     args[na++] = a_thr;
     args[na++] = "--opt";
     args[na++] = (char *)opt;
+    args[na++] = "--weights";
+    args[na++] = (char *)weights;
     args[na++] = "--clock";
     args[na++] = (char *)clk;
     args[na++] = "--seed";

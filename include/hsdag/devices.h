@@ -59,6 +59,10 @@ typedef struct hsdag_device {
     double mem_bw;       /* bytes/s, device memory bandwidth */
     double mem_capacity; /* bytes usable by one request, 0 = unlimited */
     double launch_s;     /* seconds of fixed overhead per non-bookkeeping op (kernel launch / dispatch) */
+    /* optional cache level (0 = none): an op's first cache_bytes move at cache_bw, the rest at mem_bw (an op whose
+     * tensors fit in the last-level cache does not stream them from DRAM) */
+    double cache_bytes;                /* bytes */
+    double cache_bw;                   /* bytes/s */
     double eff[HSDAG_OP_CLASS_COUNT_]; /* fraction of peak_flops reached by each op class */
 } hsdag_device;
 

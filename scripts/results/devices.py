@@ -17,6 +17,8 @@ from common import HSDAG, run_json
 
 TITLE = "CPU latency: simulator vs ONNX Runtime"
 RUNS = int(os.environ.get("HSDAG_PROFILE_RUNS", "10"))
+REUSE = os.environ.get("HSDAG_PROFILE_DIR")
+KEEP = os.environ.get("HSDAG_KEEP")  # keep the work folder (fold devices)  # reuse the profiles in this folder instead of measuring
 MODELS = [
     ("AlexNet", "tests/data/onnx/alexnet.onnx"),
     ("BERT-base", "tests/data/onnx/bert_base.onnx"),
@@ -74,7 +76,12 @@ def generate(lines):
     for label, path in MODELS:
         b = os.path.basename(path)[:-5]
         csv = os.path.join(work, b + ".csv")
-        r = run_json(["profile", path, "--runs", str(RUNS), "--warmup", "3", "--out", csv])
+        if REUSE:  # profiles taken before (hsdag profile --out DIR/NAME.csv --json > DIR/NAME.json)
+            csv = os.path.join(REUSE, b + ".csv")
+            with open(os.path.join(REUSE, b + ".json")) as f:
+                r = json.load(f)
+        else:
+            r = run_json(["profile", path, "--runs", str(RUNS), "--warmup", "3", "--out", csv])
         meas[label] = {"path": path, "csv": csv, "latency": r["latency_ms"], "wall": r["wall_latency_ms"],
                        "kernels": r["kernel_ms"], "ort": r["ort_version"]}
     load1 = os.getloadavg()
@@ -147,6 +154,7 @@ def generate(lines):
                  "bandwidth %.1f GB/s, launch overhead %.2f us; efficiency %s."
                  % (len(MODELS), d["peak_flops"] / 1e9, d["mem_bandwidth"] / 1e9, d["launch_overhead_s"] * 1e6,
                     eff))
-    for f in os.listdir(work):
+    for f in os.listdir(work) if not KEEP else []:
         os.remove(os.path.join(work, f))
-    os.rmdir(work)
+    if not KEEP:
+        os.rmdir(work)

@@ -42,6 +42,9 @@
  *  - FLOPs: hsdag_opcost_estimate with the input shapes in ONNX input order, output shapes, group,
  * transA/transB
  *    and the Einsum equation; pooling with a kernel_shape attribute uses out_elems * prod(kernel_shape).
+ *  - folded: a node computed from constants only (initializers that cannot be fed, weights of weight-free
+ *    exports, outputs of folded nodes; Shape/Size of a static shape) gets HSDAG_NF_FOLDED | HSDAG_NF_BOOKKEEPING:
+ *    runtimes evaluate it once at load, so it costs nothing at inference.
  *  - unknown ops (custom domains, control flow, ops outside the cost table) get 0 FLOPs and
  * HSDAG_NF_UNKNOWN_OP;
  *    their edges still carry bytes when the shapes are known.

@@ -7,8 +7,9 @@
  *
  * Method (docs/devices.md, "Calibration"): nodes are grouped into kernels (a measured node, the nodes the
  * profile says were fused into it, and the 0-ms nodes nearest it downstream); a kernel's prediction is the sum
- * of its nodes' roofline times. The objective is sum over kernels of measured_time x Huber(log(pred/measured)),
- * so every op counts with its share of the run time and a few odd kernels cannot drag the fit (robust). The
+ * of its nodes' roofline times. The objective is the sum over kernels of (measured + predicted) / 2 x
+ * Huber(log(predicted / measured)), so every op counts with its share of the run time and a few odd kernels cannot
+ * drag the fit (robust), plus the same term on each model's total, weighted by its measured time. The
  * parameters (log rates per class, log bandwidth, log launch overhead) are found by a deterministic pattern
  * search (the objective is not smooth: the roofline has a max). */
 #include "hsdag/calibrate.h"
@@ -19,7 +20,7 @@
 #include <strings.h>
 
 #define NC HSDAG_OP_CLASS_COUNT_
-#define NP (NC + 2)    /* per-class rates, bandwidth, launch overhead */
+#define NP (NC + 4)    /* per-class rates, bandwidth, launch overhead, cache bandwidth, cache size */
 #define CAL_EPS_S 1e-6 /* added to both sides of the log ratio: 1 us */
 
 hsdag_calib_config hsdag_calib_config_default(void)
@@ -184,18 +185,28 @@ static void params_dev(const double *x, hsdag_device *d)
     for (int c = 0; c < NC; c++) d->eff[c] = exp(x[c]);
     d->mem_bw = exp(x[NC]);
     d->launch_s = exp(x[NC + 1]);
+    d->cache_bw = exp(x[NC + 2]);
+    d->cache_bytes = exp(x[NC + 3]);
 }
 
+/* Sum over kernels of w x Huber(log ratio) with w = (measured + predicted) / 2 (an over-predicted small kernel
+ * weighs what it is predicted to cost, so a large launch overhead cannot hide in many tiny kernels), plus the
+ * same term for each model's total (what the end-to-end latency depends on), weighted by the model's time. */
 static double objective(const cal_set *sets, int32_t n, const double *x, double delta)
 {
     hsdag_device d;
     params_dev(x, &d);
     double loss = 0;
-    for (int32_t j = 0; j < n; j++)
+    for (int32_t j = 0; j < n; j++) {
+        double tm = 0, tp = 0;
         for (int32_t k = 0; k < sets[j].nk; k++) {
             double m = sets[j].meas_s[k], p = kernel_pred(&sets[j], k, &d);
-            loss += m * huber(log((p + CAL_EPS_S) / (m + CAL_EPS_S)), delta);
+            loss += 0.5 * (m + p) * huber(log((p + CAL_EPS_S) / (m + CAL_EPS_S)), delta);
+            tm += m;
+            tp += p;
         }
+        loss += tm * huber(log((tp + CAL_EPS_S) / (tm + CAL_EPS_S)), delta);
+    }
     return loss;
 }
 
@@ -310,6 +321,9 @@ static void params_to_device(const double *x, const uint8_t *fitted, hsdag_devic
     d->peak_flops = peak;
     d->mem_bw = exp(x[NC]);
     d->launch_s = exp(x[NC + 1]);
+    d->cache_bw = exp(x[NC + 2]);
+    d->cache_bytes = exp(x[NC + 3]);
+    if (d->cache_bw <= d->mem_bw) d->cache_bw = d->cache_bytes = 0; /* no faster level found */
     double effs[NC];
     int ne = 0;
     for (int c = 0; c < NC; c++) {
@@ -321,6 +335,36 @@ static void params_to_device(const double *x, const uint8_t *fitted, hsdag_devic
     double med = ne ? effs[ne / 2] : 1.0;
     for (int c = 0; c < NC; c++)
         if (!fitted[c]) d->eff[c] = med;
+}
+
+/* One pattern search from x (in place): per parameter, try +-step, grow a successful step, halve a failed one,
+ * until every step is below 1e-4 or the sweep budget is spent. Returns the objective at x. */
+static double cal_search(const cal_set *sets, int32_t n, double *x, const uint8_t *fitted,
+                         const hsdag_calib_config *cfg, int32_t *sweeps)
+{
+    double step[NP], best = objective(sets, n, x, cfg->huber_delta);
+    for (int i = 0; i < NP; i++) step[i] = (i < NC && !fitted[i]) ? 0 : log(2.0);
+    for (; *sweeps < cfg->max_sweeps; (*sweeps)++) {
+        int active = 0;
+        for (int i = 0; i < NP; i++) {
+            if (step[i] < 1e-4) continue;
+            active = 1;
+            double keep = x[i], bx = keep, bl = best;
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                x[i] = keep + sgn * step[i];
+                if (i == NC + 1 && x[i] < log(1e-9)) x[i] = log(1e-9); /* launch overhead >= 1 ns */
+                double l = objective(sets, n, x, cfg->huber_delta);
+                if (l < bl) bl = l, bx = x[i];
+            }
+            x[i] = bx;
+            if (bl < best)
+                best = bl, step[i] *= 1.5;
+            else
+                step[i] *= 0.5;
+        }
+        if (!active) break;
+    }
+    return best;
 }
 
 int hsdag_calibrate_fit(hsdag_calib_result *r, hsdag_calib_model *models, const hsdag_graph *const *graphs,
@@ -364,29 +408,30 @@ int hsdag_calibrate_fit(hsdag_calib_result *r, hsdag_calib_model *models, const 
     }
     x[NC] = log(tb > 0 && tt > 0 ? tb / tt : 1e10);
     x[NC + 1] = log(2e-6);
-    double step[NP], best = objective(sets, n, x, cfg->huber_delta);
-    for (int i = 0; i < NP; i++) step[i] = (i < NC && !r->fitted[i]) ? 0 : log(2.0);
+    x[NC + 2] = x[NC] + log(4.0); /* cache 4x faster than DRAM */
+    x[NC + 3] = 0;                /* cache size: set by each start below */
+    /* pattern search from a few starts of the cache size (the objective has local minima there), each run until
+     * a restart with fresh steps no longer improves; the best end point wins */
+    static const double cache_start[] = {0.5, 4.0, 32.0}; /* MiB */
+    double x0[NP], bestx[NP], best = INFINITY;
+    memcpy(x0, x, sizeof x);
     int32_t sweep = 0;
-    for (; sweep < cfg->max_sweeps; sweep++) {
-        int active = 0;
-        for (int i = 0; i < NP; i++) {
-            if (step[i] < 1e-4) continue;
-            active = 1;
-            double keep = x[i], bx = keep, bl = best;
-            for (int sgn = -1; sgn <= 1; sgn += 2) {
-                x[i] = keep + sgn * step[i];
-                if (i == NC + 1 && x[i] < log(1e-9)) x[i] = log(1e-9); /* launch overhead >= 1 ns */
-                double l = objective(sets, n, x, cfg->huber_delta);
-                if (l < bl) bl = l, bx = x[i];
-            }
-            x[i] = bx;
-            if (bl < best)
-                best = bl, step[i] *= 1.5;
-            else
-                step[i] *= 0.5;
+    for (size_t s0 = 0; s0 < sizeof cache_start / sizeof cache_start[0]; s0++) {
+        memcpy(x, x0, sizeof x);
+        x[NC + 3] = log(cache_start[s0] * 1048576.0);
+        double l = objective(sets, n, x, cfg->huber_delta), prev;
+        int32_t used = 0; /* sweeps of this start */
+        do {
+            prev = l;
+            l = cal_search(sets, n, x, r->fitted, cfg, &used);
+        } while (l < prev * (1 - 1e-6) && used < cfg->max_sweeps);
+        sweep += used;
+        if (l < best) {
+            best = l;
+            memcpy(bestx, x, sizeof x);
         }
-        if (!active) break;
     }
+    memcpy(x, bestx, sizeof x);
     r->sweeps = sweep;
     r->loss = best;
     params_to_device(x, r->fitted, &r->dev);
@@ -460,6 +505,8 @@ int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const 
     t->peak_flops = dev->peak_flops;
     t->mem_bw = dev->mem_bw;
     t->launch_s = dev->launch_s;
+    t->cache_bytes = dev->cache_bytes;
+    t->cache_bw = dev->cache_bw;
     memcpy(t->eff, dev->eff, sizeof t->eff);
     const char *nm = hsdag_arena_strdup(d->arena, name ? name : "this-cpu");
     if (!nm) {

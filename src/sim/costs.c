@@ -194,6 +194,10 @@ double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops
     double eff = (cls >= 0 && cls < HSDAG_OP_CLASS_COUNT_) ? dev->eff[cls] : 1.0;
     double tc = flops > 0 ? flops / (dev->peak_flops * eff) : 0.0;
     double tm = bytes > 0 ? bytes / dev->mem_bw : 0.0;
+    if (bytes > 0 && dev->cache_bytes > 0 && dev->cache_bw > 0)
+        tm = bytes <= dev->cache_bytes
+                 ? bytes / dev->cache_bw
+                 : dev->cache_bytes / dev->cache_bw + (bytes - dev->cache_bytes) / dev->mem_bw;
     return (tc > tm ? tc : tm) + dev->launch_s;
 }
 

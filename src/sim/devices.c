@@ -129,6 +129,8 @@ static void dev_fill(hsdag_devices *d, int32_t i, const char *name, const char *
     v->mem_bw = bw;
     v->mem_capacity = cap;
     v->launch_s = launch;
+    v->cache_bytes = 0;
+    v->cache_bw = 0;
     for (int c = 0; c < HSDAG_OP_CLASS_COUNT_; c++) v->eff[c] = 1.0;
 }
 
@@ -437,9 +439,17 @@ static int j_str(const jctx *c, json_object *obj, const char *key, const char *w
 
 static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object *o)
 {
-    static const char *const keys[] = {"name",          "kind",         "peak_flops",
-                                       "mem_bandwidth", "mem_capacity", "launch_overhead_s",
-                                       "efficiency",    "openvino",     NULL};
+    static const char *const keys[] = {"name",
+                                       "kind",
+                                       "peak_flops",
+                                       "mem_bandwidth",
+                                       "mem_capacity",
+                                       "launch_overhead_s",
+                                       "efficiency",
+                                       "openvino",
+                                       "cache_bytes",
+                                       "cache_bandwidth",
+                                       NULL};
     char where[64];
     snprintf(where, sizeof where, "devices[%d]", (int)i);
     if (!json_object_is_type(o, json_type_object))
@@ -465,9 +475,14 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
     if ((rc = j_num(c, o, "mem_bandwidth", where, 1, 1e3, BIG, &bw)) < 0) return rc;
     if ((rc = j_num(c, o, "mem_capacity", where, 0, 0, BIG, &cap)) < 0) return rc;
     if ((rc = j_num(c, o, "launch_overhead_s", where, 0, 0, 1e3, &launch)) < 0) return rc;
+    double cache = 0, cache_bw = 0;
+    if ((rc = j_num(c, o, "cache_bytes", where, 0, 0, BIG, &cache)) < 0) return rc;
+    if ((rc = j_num(c, o, "cache_bandwidth", where, cache > 0, 1e3, BIG, &cache_bw)) < 0) return rc;
     dev_fill(d, i, name, ov, (hsdag_devkind)k, peak, bw, cap, launch);
     if (!d->dev[i].name || !d->dev[i].ov_name)
         return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+    d->dev[i].cache_bytes = cache;
+    d->dev[i].cache_bw = cache > 0 ? cache_bw : 0;
     json_object *eff;
     if (json_object_object_get_ex(o, "efficiency", &eff)) {
         if (!json_object_is_type(eff, json_type_object))
@@ -683,6 +698,12 @@ int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *b)
         hsdag_buf_double(b, v->mem_capacity);
         hsdag_buf_printf(b, ", \"launch_overhead_s\": ");
         hsdag_buf_double(b, v->launch_s);
+        if (v->cache_bytes > 0) {
+            hsdag_buf_printf(b, ", \"cache_bytes\": ");
+            hsdag_buf_double(b, v->cache_bytes);
+            hsdag_buf_printf(b, ", \"cache_bandwidth\": ");
+            hsdag_buf_double(b, v->cache_bw);
+        }
         hsdag_buf_printf(b, ",\n     \"efficiency\": {");
         for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) {
             hsdag_buf_printf(b, "%s\"%s\": ", cl ? ", " : "", class_keys[cl]);

@@ -9,7 +9,7 @@ SKIPPED=0
 
 # help lists every option
 expect_rc 0 $HSDAG profile --help
-for o in --out --runs --warmup --threads --opt --clock --device --check-shapes --seed --json; do expect_grep "$o" "$TMP/out"; done
+for o in --out --runs --warmup --threads --opt --clock --weights --device --check-shapes --seed --json; do expect_grep "$o" "$TMP/out"; done
 expect_rc 0 $HSDAG calibrate --help
 for o in --model --out --name --base --devices --device --json; do expect_grep "$o" "$TMP/out"; done
 

@@ -182,10 +182,10 @@ def run(path):
         if op in CONV | MATMUL: mm += f
     uniq = sum(nbytes(w) or 0 for w in weights)
     # bookkeeping: the zero-cost op types, plus every node a runtime constant-folds at load (all inputs constant:
-    # initializers not fed as inputs (any initializer before IR version 4), Constant outputs, outputs of folded
-    # nodes; or Shape/Size of a static shape)
+    # initializers not fed as inputs (any initializer before IR version 4), weights of weight-free exports,
+    # Constant outputs, outputs of folded nodes; or Shape/Size of a static shape)
     fed = {i.name for i in g.input} if m.ir_version >= 4 else set()
-    const = {i.name for i in g.initializer if i.name not in fed}
+    const = {i.name for i in g.initializer if i.name not in fed} | set(weights)  # weights: deployed as initializers
     never = {'If', 'Loop', 'Scan', 'RandomNormal', 'RandomNormalLike', 'RandomUniform', 'RandomUniformLike',
              'Multinomial', 'Bernoulli', 'SequenceConstruct'}
     book = 0
