@@ -7,6 +7,7 @@
 #include "hsdag/calibrate.h"
 #include "hsdag/io.h"
 #include "hsdag/ortprof.h"
+#include "hsdag/sim.h"
 
 #include <string.h>
 

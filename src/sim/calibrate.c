@@ -13,6 +13,7 @@
  * parameters (log rates per class, log bandwidth, log launch overhead) are found by a deterministic pattern
  * search (the objective is not smooth: the roofline has a max). */
 #include "hsdag/calibrate.h"
+#include "hsdag/sim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -85,11 +86,11 @@ static int cal_prepare(cal_set *s, const hsdag_graph *g, const hsdag_profile *p,
         anchor[v] = -1;
         if (hsdag_strmap_put(m, g->name[v], strlen(g->name[v]), v) < 0) goto oom;
     }
-    int32_t used = 0;
-    for (int32_t i = 0; i < hsdag_profile_count(p); i++) {
-        const char *nm, *dv;
-        double ms;
-        hsdag_profile_entry(p, i, &nm, &dv, &ms);
+    int32_t used = 0, np = 0;
+    const hsdag_profile_entry *pe = hsdag_profile_entries(p, &np);
+    for (int32_t i = 0; i < np; i++) {
+        const char *nm = pe[i].node, *dv = pe[i].device;
+        double ms = pe[i].ms;
         if (device && strcasecmp(dv, device) != 0) continue;
         int32_t v = hsdag_strmap_get(m, nm, strlen(nm));
         if (v < 0) {
