@@ -134,9 +134,9 @@ static hsdag_profile *synthetic_profile(const hsdag_graph *g, const hsdag_device
     hsdag_buf b = {0};
     hsdag_buf_printf(&b, "node,device,ms\n");
     for (int32_t v = 0; v < g->n_nodes; v++) {
-        double f, by;
-        int bk = hsdag_costs_node_work(g, v, &f, &by);
-        double ms = bk ? 0 : 1e3 * hsdag_roofline_s(dev, (hsdag_opclass)g->opclass[v], f, by);
+        double f, by, el;
+        int bk = hsdag_costs_node_work(g, v, &f, &by, &el);
+        double ms = bk ? 0 : 1e3 * hsdag_roofline_elems_s(dev, (hsdag_opclass)g->opclass[v], f, by, el);
         hsdag_buf_printf(&b, "%s,CPU,%.9g\n", g->name[v], ms);
     }
     hsdag_profile *p = NULL;

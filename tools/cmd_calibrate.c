@@ -75,23 +75,57 @@ static void device_text(hsdag_buf *b, const hsdag_device *d, const uint8_t *fitt
         hsdag_buf_printf(b, " %s %.3g%s", hsdag_opclass_name((hsdag_opclass)c), d->eff[c],
                          fitted && !fitted[c] ? "*" : "");
     }
-    hsdag_buf_printf(b, "%s\n", fitted ? "  (* = no data: median of the fitted classes)" : "");
+    hsdag_buf_printf(b, "%s\nns per output element",
+                     fitted ? "  (* = no data: median of the fitted classes)" : "");
+    for (int c = 0; c < HSDAG_OP_CLASS_COUNT_; c++)
+        if (d->elem_s[c] > 0)
+            hsdag_buf_printf(b, " %s %.3g", hsdag_opclass_name((hsdag_opclass)c), d->elem_s[c] * 1e9);
+    hsdag_buf_printf(b, "\n");
+}
+
+/* This machine's last-level cache in bytes (the highest /sys cache index of cpu0), 0 if unknown. */
+static double llc_bytes(void)
+{
+    double best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], buf[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (fgets(buf, sizeof buf, f)) {
+            char *end;
+            double v = strtod(buf, &end);
+            if (*end == 'K')
+                v *= 1024;
+            else if (*end == 'M')
+                v *= 1048576;
+            if (v > best) best = v;
+        }
+        fclose(f);
+    }
+    return best;
 }
 
 int cmd_calibrate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, 0, 'm'},   {"out", required_argument, 0, 'o'},
-        {"name", required_argument, 0, 'n'},    {"base", required_argument, 0, 'b'},
-        {"devices", required_argument, 0, 'D'}, {"device", required_argument, 0, 'd'},
-        {"json", no_argument, 0, 'j'},          {"kernels", required_argument, 0, 'K'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    static const struct option opts[] = {{"model", required_argument, 0, 'm'},
+                                         {"out", required_argument, 0, 'o'},
+                                         {"name", required_argument, 0, 'n'},
+                                         {"base", required_argument, 0, 'b'},
+                                         {"devices", required_argument, 0, 'D'},
+                                         {"device", required_argument, 0, 'd'},
+                                         {"json", no_argument, 0, 'j'},
+                                         {"kernels", required_argument, 0, 'K'},
+                                         {"cache-bytes", required_argument, 0, 'c'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *models[CAL_MAX], *out = NULL, *name = "this-cpu", *base = NULL, *score = NULL,
                                  *device = "CPU", *kernels = NULL;
     int nm = 0, json = 0, c;
+    double cache = -1; /* -1 = this machine's */
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "hm:o:n:b:D:d:jK:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hm:o:n:b:D:d:jK:c:", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
             if (nm == CAL_MAX) return cli_usage_error("calibrate", "more than %d models", CAL_MAX);
@@ -117,6 +151,10 @@ int cmd_calibrate(int argc, char **argv)
             break;
         case 'K':
             kernels = optarg;
+            break;
+        case 'c':
+            if (cli_parse_double(optarg, 0, 1e12, &cache) < 0)
+                return cli_usage_error("calibrate", "bad --cache-bytes '%s'", optarg);
             break;
         case 'h':
             calibrate_usage(stdout);
@@ -147,6 +185,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     hsdag_calib_config cc = hsdag_calib_config_default();
     cc.device = device;
+    cc.cache_bytes = cache >= 0 ? cache : llc_bytes();
     cc.labels = (const char *const *)(argv + optind);
     hsdag_calib_result r;
     const hsdag_device *dev;
@@ -209,6 +248,12 @@ int cmd_calibrate(int argc, char **argv)
         hsdag_buf_double(&b, dev->cache_bytes);
         hsdag_buf_printf(&b, ", \"cache_bandwidth\": ");
         hsdag_buf_double(&b, dev->cache_bw);
+        hsdag_buf_printf(&b, ", \"output_element_s\": {");
+        for (int k = 0; k < HSDAG_OP_CLASS_COUNT_; k++) {
+            hsdag_buf_printf(&b, "%s\"%s\": ", k ? ", " : "", hsdag_opclass_name((hsdag_opclass)k));
+            hsdag_buf_double(&b, dev->elem_s[k]);
+        }
+        hsdag_buf_printf(&b, "}");
         hsdag_buf_printf(&b, ", \"efficiency\": {");
         for (int k = 0; k < HSDAG_OP_CLASS_COUNT_; k++) {
             hsdag_buf_printf(&b, "%s\"%s\": ", k ? ", " : "", hsdag_opclass_name((hsdag_opclass)k));

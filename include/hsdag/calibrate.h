@@ -24,6 +24,9 @@ typedef struct hsdag_calib_config {
     const char *device; /* profile entries of this device name are used (case-insensitive); default "CPU" */
     double huber_delta; /* Huber threshold on log(predicted / measured) per kernel; default 0.3 */
     int32_t max_sweeps; /* pattern-search sweeps over the parameters; default 400 */
+    /* last-level cache size of the profiled machine (bytes): an op's first cache_bytes move at a fitted cache
+     * bandwidth; 0 (default) = no cache level, one bandwidth for all bytes */
+    double cache_bytes;
     const char *const
         *labels; /* optional: a name per (graph, profile) pair for messages, e.g. the CSV path */
 } hsdag_calib_config;

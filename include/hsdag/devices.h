@@ -57,8 +57,11 @@ typedef struct hsdag_device {
     double launch_s;     /* seconds of fixed overhead per non-bookkeeping op (kernel launch / dispatch) */
     /* optional cache level (0 = none): an op's first cache_bytes move at cache_bw, the rest at mem_bw (an op whose
      * tensors fit in the last-level cache does not stream them from DRAM) */
-    double cache_bytes;                /* bytes */
-    double cache_bw;                   /* bytes/s */
+    double cache_bytes; /* bytes */
+    double cache_bw;    /* bytes/s */
+    /* seconds per output element of each op class, on the compute side (0 = none): what an op costs beyond its
+     * multiply-adds (a depthwise convolution's per-output work, an elementwise op's per-element work) */
+    double elem_s[HSDAG_OP_CLASS_COUNT_];
     double eff[HSDAG_OP_CLASS_COUNT_]; /* fraction of peak_flops reached by each op class */
 } hsdag_device;
 

@@ -21,21 +21,25 @@
 #include <strings.h>
 
 #define NC HSDAG_OP_CLASS_COUNT_
-#define NP (NC + 4)    /* per-class rates, bandwidth, launch overhead, cache bandwidth, cache size */
-#define CAL_EPS_S 1e-6 /* added to both sides of the log ratio: 1 us */
+#define NP \
+    (2 * NC + 4) /* per-class rates, bandwidth, launch, cache bandwidth, cache size, per-class s/elem */
+#define ELEM_FIT(c) ((c) == HSDAG_OP_CONV) /* classes whose per-output-element cost is fitted */
+#define XE (NC + 4)                        /* first per-class per-output-element cost */
+#define CAL_EPS_S 1e-6                     /* added to both sides of the log ratio: 1 us */
 
 hsdag_calib_config hsdag_calib_config_default(void)
 {
-    return (hsdag_calib_config){.device = "CPU", .huber_delta = 0.3, .max_sweeps = 400, .labels = NULL};
+    return (hsdag_calib_config){
+        .device = "CPU", .huber_delta = 0.3, .max_sweeps = 400, .cache_bytes = 0, .labels = NULL};
 }
 
 /* One (graph, profile) pair reduced to kernels: members of kernel k are node[off[k] .. off[k+1]). */
 typedef struct cal_set {
     int32_t nk, nn;
     int32_t *off, *node;
-    double *meas_s;        /* [nk] */
-    double *flops, *bytes; /* [nn] per member */
-    uint8_t *cls, *bk;     /* [nn] */
+    double *meas_s;                /* [nk] */
+    double *flops, *bytes, *elems; /* [nn] per member */
+    uint8_t *cls, *bk;             /* [nn] */
     const hsdag_graph *g;
 } cal_set;
 
@@ -46,6 +50,7 @@ static void cal_set_free(cal_set *s)
     hsdag_free(s->meas_s);
     hsdag_free(s->flops);
     hsdag_free(s->bytes);
+    hsdag_free(s->elems);
     hsdag_free(s->cls);
     hsdag_free(s->bk);
     memset(s, 0, sizeof *s);
@@ -130,9 +135,11 @@ static int cal_prepare(cal_set *s, const hsdag_graph *g, const hsdag_profile *p,
     s->node = hsdag_malloc(((size_t)V + 1) * sizeof *s->node);
     s->flops = hsdag_malloc(((size_t)V + 1) * sizeof *s->flops);
     s->bytes = hsdag_malloc(((size_t)V + 1) * sizeof *s->bytes);
+    s->elems = hsdag_malloc(((size_t)V + 1) * sizeof *s->elems);
     s->cls = hsdag_malloc((size_t)V + 1);
     s->bk = hsdag_malloc((size_t)V + 1);
-    if (!s->off || !s->meas_s || !cnt || !s->node || !s->flops || !s->bytes || !s->cls || !s->bk) goto oom;
+    if (!s->off || !s->meas_s || !cnt || !s->node || !s->flops || !s->bytes || !s->elems || !s->cls || !s->bk)
+        goto oom;
     for (int32_t v = 0; v < V; v++)
         if (grp[v] >= 0) {
             cnt[grp[v]]++;
@@ -144,7 +151,7 @@ static int cal_prepare(cal_set *s, const hsdag_graph *g, const hsdag_profile *p,
         if (grp[v] < 0) continue;
         int32_t at = s->off[grp[v]] + cnt[grp[v]]++;
         s->node[at] = v;
-        s->bk[at] = (uint8_t)hsdag_costs_node_work(g, v, &s->flops[at], &s->bytes[at]);
+        s->bk[at] = (uint8_t)hsdag_costs_node_work(g, v, &s->flops[at], &s->bytes[at], &s->elems[at]);
         s->cls[at] = g->opclass[v];
     }
     s->nn = s->off[nk];
@@ -165,7 +172,8 @@ static double kernel_pred(const cal_set *s, int32_t k, const hsdag_device *d)
 {
     double t = 0;
     for (int32_t i = s->off[k]; i < s->off[k + 1]; i++)
-        if (!s->bk[i]) t += hsdag_roofline_s(d, (hsdag_opclass)s->cls[i], s->flops[i], s->bytes[i]);
+        if (!s->bk[i])
+            t += hsdag_roofline_elems_s(d, (hsdag_opclass)s->cls[i], s->flops[i], s->bytes[i], s->elems[i]);
     return t;
 }
 
@@ -188,6 +196,7 @@ static void params_dev(const double *x, hsdag_device *d)
     d->launch_s = exp(x[NC + 1]);
     d->cache_bw = exp(x[NC + 2]);
     d->cache_bytes = exp(x[NC + 3]);
+    for (int c = 0; c < NC; c++) d->elem_s[c] = exp(x[XE + c]);
 }
 
 /* Sum over kernels of w x Huber(log ratio) with w = (measured + predicted) / 2 (an over-predicted small kernel
@@ -278,9 +287,9 @@ static int cal_score(hsdag_calib_model *m, const cal_set *s, const hsdag_device 
     const hsdag_graph *g = s->g;
     double total = 0, meas_total = 0;
     for (int32_t v = 0; v < g->n_nodes; v++) {
-        double f, b;
-        if (!hsdag_costs_node_work(g, v, &f, &b))
-            total += hsdag_roofline_s(d, (hsdag_opclass)g->opclass[v], f, b);
+        double f, b, el;
+        if (!hsdag_costs_node_work(g, v, &f, &b, &el))
+            total += hsdag_roofline_elems_s(d, (hsdag_opclass)g->opclass[v], f, b, el);
     }
     for (int32_t k = 0; k < n; k++) meas_total += ms[k];
     m->kernels = n;
@@ -324,7 +333,10 @@ static void params_to_device(const double *x, const uint8_t *fitted, hsdag_devic
     d->launch_s = exp(x[NC + 1]);
     d->cache_bw = exp(x[NC + 2]);
     d->cache_bytes = exp(x[NC + 3]);
-    if (d->cache_bw <= d->mem_bw) d->cache_bw = d->cache_bytes = 0; /* no faster level found */
+    if (d->cache_bw <= d->mem_bw || d->cache_bytes < 2)
+        d->cache_bw = d->cache_bytes = 0; /* none, or no faster */
+    for (int c = 0; c < NC; c++)
+        d->elem_s[c] = fitted[c] && ELEM_FIT(c) && exp(x[XE + c]) > 1e-13 ? exp(x[XE + c]) : 0;
     double effs[NC];
     int ne = 0;
     for (int c = 0; c < NC; c++) {
@@ -341,10 +353,14 @@ static void params_to_device(const double *x, const uint8_t *fitted, hsdag_devic
 /* One pattern search from x (in place): per parameter, try +-step, grow a successful step, halve a failed one,
  * until every step is below 1e-4 or the sweep budget is spent. Returns the objective at x. */
 static double cal_search(const cal_set *sets, int32_t n, double *x, const uint8_t *fitted,
-                         const hsdag_calib_config *cfg, int32_t *sweeps)
+                         const hsdag_calib_config *cfg, int cache, int32_t *sweeps)
 {
     double step[NP], best = objective(sets, n, x, cfg->huber_delta);
-    for (int i = 0; i < NP; i++) step[i] = (i < NC && !fitted[i]) ? 0 : log(2.0);
+    for (int i = 0; i < NP; i++)
+        step[i] = ((i < NC && !fitted[i]) || (i >= XE && (!fitted[i - XE] || !ELEM_FIT(i - XE))) ||
+                   i == NC + 3 || (i == NC + 2 && !cache))
+                      ? 0
+                      : log(2.0);
     for (; *sweeps < cfg->max_sweeps; (*sweeps)++) {
         int active = 0;
         for (int i = 0; i < NP; i++) {
@@ -409,22 +425,24 @@ int hsdag_calibrate_fit(hsdag_calib_result *r, hsdag_calib_model *models, const 
     }
     x[NC] = log(tb > 0 && tt > 0 ? tb / tt : 1e10);
     x[NC + 1] = log(2e-6);
-    x[NC + 2] = x[NC] + log(4.0); /* cache 4x faster than DRAM */
-    x[NC + 3] = 0;                /* cache size: set by each start below */
-    /* pattern search from a few starts of the cache size (the objective has local minima there), each run until
-     * a restart with fresh steps no longer improves; the best end point wins */
-    static const double cache_start[] = {0.5, 4.0, 32.0}; /* MiB */
+    x[NC + 2] = x[NC] + log(4.0);                        /* cache 4x faster than DRAM */
+    x[NC + 3] = 0;                                       /* cache size: set by each start below */
+    for (int c = 0; c < NC; c++) x[XE + c] = log(1e-12); /* s per output element: start negligible */
+    /* pattern search, run until a restart with fresh steps no longer improves */
+    int cache = cfg->cache_bytes > 0;
     double x0[NP], bestx[NP], best = INFINITY;
     memcpy(x0, x, sizeof x);
     int32_t sweep = 0;
-    for (size_t s0 = 0; s0 < sizeof cache_start / sizeof cache_start[0]; s0++) {
+    for (int s0 = 0; s0 < 1; s0++) {
         memcpy(x, x0, sizeof x);
-        x[NC + 3] = log(cache_start[s0] * 1048576.0);
+        /* the cache size is the machine's (not fitted: with it free, one huge layer of one model can turn the
+         * whole DRAM level into "cache"); without one, the cache level sits unused at 1 byte */
+        x[NC + 3] = log(cache ? cfg->cache_bytes : 1.0);
         double l = objective(sets, n, x, cfg->huber_delta), prev;
         int32_t used = 0; /* sweeps of this start */
         do {
             prev = l;
-            l = cal_search(sets, n, x, r->fitted, cfg, &used);
+            l = cal_search(sets, n, x, r->fitted, cfg, cache, &used);
         } while (l < prev * (1 - 1e-6) && used < cfg->max_sweeps);
         sweep += used;
         if (l < best) {
@@ -469,6 +487,7 @@ int hsdag_calibrate_kernels(hsdag_buf *out, const hsdag_device *dev, const hsdag
     for (int32_t k = 0; k < s.nk; k++) {
         double f = 0, b = 0;
         int32_t anchor = s.node[s.off[k]];
+        (void)0;
         for (int32_t i = s.off[k]; i < s.off[k + 1]; i++) {
             f += s.flops[i];
             b += s.bytes[i];
@@ -508,6 +527,7 @@ int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const 
     t->launch_s = dev->launch_s;
     t->cache_bytes = dev->cache_bytes;
     t->cache_bw = dev->cache_bw;
+    memcpy(t->elem_s, dev->elem_s, sizeof t->elem_s);
     memcpy(t->eff, dev->eff, sizeof t->eff);
     const char *nm = hsdag_arena_strdup(d->arena, name ? name : "this-cpu");
     if (!nm) {
