@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // ort-profile.js - the ONNX Runtime bridge of `hsdag profile`: runs one ONNX model on this machine's CPU with
-// onnxruntime-node and prints what it measured as one JSON object (schema: docs/devices.md, "Profiling").
+// onnxruntime-node and prints what it measured as one JSON object (schema: docs/devices.md, "Measuring this CPU").
+// Weights of weight-free exports become random initializers first (--weights constants), as in a deployed model.
 // Not here: writing the profile CSV, comparing shapes or fitting devices (the hsdag library does that from
-// this script's JSON); no network, no files written except ORT's own trace in a temporary directory.
+// this script's JSON); no network, no files written except ORT's trace and optimised model in a temporary
+// directory (removed on exit).
 // Entry point: node ort-profile.js --model M.onnx [--runs N] [--warmup W] [--threads T] [--opt all|extended|
 //              basic|disabled] [--clock wall|cpu] [--weights constants|inputs] [--check-shapes] [--seed S];  node ort-profile.js --probe (exit 3: no runtime)
 'use strict';
@@ -260,12 +262,14 @@ const REMOVABLE = new Set(['Identity', 'Dropout']);
 // the op that carries a fused kernel's time when it is one of the kernel's nodes
 const MAIN_OPS = new Set(['Conv', 'ConvTranspose', 'MatMul', 'Gemm', 'ConvInteger', 'MatMulInteger']);
 
-// ---- attribution of ORT's kernels to the original nodes ----
-// A kernel anchors the original node of the same name, else the original node whose output tensor it
-// produces. Original nodes ORT does not run: "folded" (constant-folded: all inputs constant), "fused" (reached
-// backwards from an anchor whose kernel changed op or domain, through nodes that are not run), else "removed".
-// Kernels that anchor nothing (layout reorders and renamed NCHWc kernels) give their time to the nearest
-// anchored kernel downstream (else upstream).
+// ---- attribution of ORT's kernels to the original nodes (docs/devices.md, "Measuring this CPU") ----
+// A kernel anchors the original node of the same name, else the node whose output tensor it produces, else the
+// node whose name (or output tensor's name) starts the kernel's name (fusions append "/FusionName/...", NCHWc
+// kernels are named "<tensor>_nchwc"). A node ORT does not run is "folded" (all inputs constant, or Shape/Size),
+// "fused" (into its producer's kernel when that kernel changed op and starts with a Conv/MatMul/Gemm, else into
+// its consumer's kernel), else "removed". A fused kernel's time goes to its Conv/MatMul/Gemm node when it has one.
+// Kernels that anchor nothing (layout reorders) give their time to the nearest anchored kernel downstream (else
+// upstream).
 function attribute(orig, opt, kernelMs) {
     const nameIdx = new Map(), tensorProducer = new Map();
     orig.nodes.forEach((n, i) => {
@@ -292,7 +296,6 @@ function attribute(orig, opt, kernelMs) {
                 if (k.name[j] === '_' && tensorProducer.has(k.name.slice(0, j))) a = tensorProducer.get(k.name.slice(0, j));
         }
         if (a >= 0 && anchorOf[a] < 0) anchorOf[a] = ki;
-        if (process.env.HSDAG_ORT_DEBUG) console.error('anchor', k.name, k.op, '->', a >= 0 ? orig.nodes[a].name : '-');
         return a;
     });
     // orphan kernels: follow produced tensors to consumers (then inputs to producers) until an anchored one
