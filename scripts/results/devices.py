@@ -113,7 +113,7 @@ def generate(lines):
     rows.sort(key=lambda r: [x for x, _ in MODELS].index(r[0]))
     lines.append("Measured with `hsdag profile` (ONNX Runtime %s, CPU execution provider, 1 intra-op thread, "
                  "graph optimisation `all`, random inputs; %d timed runs after 3 warm-up runs, median; "
-                 "clock: the process's CPU time per run, see docs/devices.md \"Profiling\"). Load average "
+                 "clock: the process's CPU time per run, see docs/devices.md \"Measuring this CPU\"). Load average "
                  "%.1f / %.1f / %.1f before and %.1f / %.1f / %.1f after the measurements (2 cores, shared); "
                  "profiling took %.0f s." % (meas[MODELS[0][0]]["ort"], RUNS, load0[0], load0[1], load0[2],
                                             load1[0], load1[1], load1[2], time.time() - t0))
