@@ -6,6 +6,7 @@
  * Entry points: main.
  */
 #include "check.h"
+#include "hsdag/codec.h"
 #include "hsdag/io.h"
 #include "hsdag/placement.h"
 #include "hsdag/sim.h"
@@ -957,9 +958,7 @@ static void test_feasibility_flags(void)
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
+    return hsdag_fnv1a64(h, p, n); /* the library's one FNV-1a */
 }
 
 static uint64_t fnv_result(uint64_t h, const hsdag_sim_result *r)
@@ -987,7 +986,7 @@ static uint64_t golden_one(const char *path, const char *devices, hsdag_priority
     hsdag_devices *d = NULL;
     hsdag_sim *s = NULL;
     hsdag_err e = {0};
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = HSDAG_FNV64_BASIS;
     if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 || hsdag_devices_load(devices, g, &d, &e) < 0) {
         fprintf(stderr, "%s\n", e.msg);
         CHECK(!"cannot load");

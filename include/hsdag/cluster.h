@@ -172,6 +172,22 @@ void hsdag_cluster_pacml_observe(hsdag_pacml_obs *out, const hsdag_cluster *env,
 int hsdag_cluster_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
                           hsdag_cluster_metrics *m, hsdag_err *e);
 
+/* ---- PAC-ML training runs: DIR/checkpoint.bin of `hsdag cluster train` (src/cluster/train_run.c) ---- */
+/* Appends a run: a codec frame "HSPACRUN" v2 (codec.h) holding the cluster configuration field by field,
+ * then the trainer state (hsdag_pacml_trainer_save). */
+int hsdag_cluster_train_save(hsdag_buf *out, const hsdag_cluster_config *c, const hsdag_pacml_trainer *t,
+                             hsdag_err *e);
+/* Reads a run written by hsdag_cluster_train_save, or the version-1 file of earlier builds: *c gets its
+ * cluster configuration, *env a new env of the five built-in graphs made from it, *t the trainer continuing
+ * on *env (iterations >= 0 replaces the saved total); the caller frees both. Every message starts with
+ * `what` (the path). Errors: EPARSE (bad magic, truncated, checksum mismatch, a configuration out of range),
+ * ENOMEM. */
+int hsdag_cluster_train_load(hsdag_cluster **env, hsdag_pacml_trainer **t, hsdag_cluster_config *c,
+                             const void *buf, size_t len, int32_t iterations, const char *what, hsdag_err *e);
+/* The name of the first field in which a and b differ ("beta", "horizon", "interarrival", ...: the option
+ * names of `hsdag cluster`), or NULL if they are equal. */
+const char *hsdag_cluster_config_diff(const hsdag_cluster_config *a, const hsdag_cluster_config *b);
+
 /* ---- pieces exposed for tests ---- */
 /* Per-op split degree: max(1, min(2*ceil(ceil(c/q)/2), a)). */
 int32_t hsdag_ramp_split(double compute, double quantum, int32_t a);

@@ -93,8 +93,9 @@ int64_t hsdag_learn_evals(const hsdag_learn *L);      /* placements evaluated so
 int32_t hsdag_learn_groups(const hsdag_learn *L);     /* groups after coarsening */
 size_t hsdag_learn_param_count(const hsdag_learn *L); /* floats in the parameter block */
 
-/* Checkpoint: configuration fingerprint, episode counter, RNG state, baseline, best placement, curve,
- * then the parameter block with Adam state (hsdag_nn_params_save). Loading into a learner created with the
+/* Checkpoint (codec.h frame "HSDAGLRN" version 2): configuration fingerprint, episode counter, RNG state,
+ * baseline, best placement, curve, then the parameter block with Adam state (hsdag_nn_params_save).
+ * Version-1 checkpoints of earlier builds load too. Loading into a learner created with the
  * same graph and configuration (episodes may differ) continues bit-identically. Errors: EPARSE (bad or
  * truncated image), EINVAL (made for another graph or configuration; the message says which field). */
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e);

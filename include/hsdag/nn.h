@@ -106,10 +106,11 @@ int64_t hsdag_nn_params_step(const hsdag_nn_params *p); /* Adam steps taken so f
  * naming the first mismatch. Both sets must be allocated. */
 int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src, hsdag_err *e);
 
-/* Checkpoint: appends to out a binary image (little-endian): magic "HSDAGNN\0", version u32,
- * n_tensors u32, count u64, adam step i64, per tensor (rows i32, cols i32, name_len u32, name
- * bytes), then value, adam m, adam v as float32 arrays (grad is not saved), then an FNV-1a 64-bit
- * checksum of everything before it. Returns 0, EINVAL (not allocated) or ENOMEM (out->oom). */
+/* Checkpoint: appends to out a binary image through the wire codec (codec.h): a frame "HSDAGNN\0"
+ * version 2 (magic, version, length, checksum) whose payload is n_tensors u32, count u64, adam step i64,
+ * per tensor (rows i32, cols i32, name_len u32, name bytes), then value, adam m, adam v as float32 arrays
+ * (grad is not saved). Version-1 images (the same fields after magic + u32 1, FNV-1a 64 at the end) load
+ * too. Returns 0, EINVAL (not allocated) or ENOMEM (out->oom). */
 int hsdag_nn_params_save(const hsdag_nn_params *p, hsdag_buf *out, hsdag_err *e);
 /* Restores values, Adam m/v and step from buf. The tensor table (count, names, shapes) must match
  * p exactly. *used (optional) gets the bytes consumed, so an image can be embedded in a larger

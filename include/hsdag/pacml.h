@@ -211,7 +211,8 @@ hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t);
  * format). */
 double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter);
 int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
-/* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, config). */
+/* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, the configuration field
+ * by field): a codec frame "HSPACPP\0" v2 followed by the parameter image. */
 int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
 /* Creates a trainer from a state saved by hsdag_pacml_trainer_save (same build; env made with the same
  * configuration); it continues bit-identically. iterations >= 0 replaces the saved total. EPARSE if
@@ -220,13 +221,25 @@ int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env
                                 size_t len, int32_t iterations, hsdag_err *e);
 /* Total iterations the trainer was configured for. */
 int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
+const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag_pacml_trainer *t);
+/* The name of the first field in which a and b differ ("seed", "lr", "hidden", "mask", ...; the option
+ * names of `hsdag cluster train`), or NULL if they are equal. */
+const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
+                                          const hsdag_pacml_train_config *b);
 
 /* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
-/* Image: magic "HSPACML\0", version u32, beta char + time_unit_fix u8 + 2 pad, net config 5 x i32,
+/* Image (codec.h frame "HSPACML\0" version 2): beta char + time_unit_fix u8 + 2 pad, net config 6 x i32,
  * value scale f32, n_tensors u32, count u64, per tensor (rows i32, cols i32, name_len u32, name), the
- * parameter values as float32 (no optimiser state), FNV-1a 64 of everything before. */
+ * parameter values as float32 (no optimiser state). Version-1 files (the shipped policies among them) load
+ * too. */
 int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
                             hsdag_buf *out, hsdag_err *e);
+/* Parses a policy image buf[0..len) (version 1 or 2) for jobs[n_jobs]; `what` names it in messages.
+ * beta_out / tuf_out (optional) get what the policy was trained on. EPARSE (bad magic, truncated, checksum,
+ * a network that does not fit the jobs, trailing bytes) or ENOMEM. Fuzz target: fuzz/fuzz_pacml_policy.c. */
+int hsdag_pacml_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                             const void *buf, size_t len, const char *what, char *beta_out, int *tuf_out,
+                             hsdag_err *e);
 /* Loads a policy file for jobs[n_jobs]: path is a file or a directory holding policy.bin. beta_out /
  * tuf_out (optional) get what the policy was trained on. EIO, EPARSE or EINVAL with the path named. */
 int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,

@@ -1,6 +1,7 @@
 /* common.c - status strings, error buffer, allocation wrapper with fault injection, arena, RNG,
  * string map, file helpers and the growable text buffer.
  * Not here: anything graph-specific. Entry points: see include/hsdag/common.h. */
+#include "hsdag/codec.h"
 #include "hsdag/common.h"
 
 #include <errno.h>
@@ -285,12 +286,7 @@ struct hsdag_strmap {
 
 static uint64_t fnv1a(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
+    return hsdag_fnv1a64(HSDAG_FNV64_BASIS, s, n); /* the one FNV-1a (codec.c); order-free: never iterated */
 }
 
 hsdag_strmap *hsdag_strmap_create(void)

@@ -31,6 +31,13 @@ eps=$(($(wc -l < "$TMP/k/curve.csv") - 1)); echo "killed after $eps episodes" >&
 expect_rc 0 $HSDAG train $S --episodes 30 --steps 4 --resume "$TMP/k"
 cmp -s "$TMP/full/curve.csv" "$TMP/k/curve.csv" && ok || bad "curve after kill + resume differs"
 cmp -s "$TMP/full/best_placement.json" "$TMP/k/best_placement.json" && ok || bad "placement after kill + resume differs"
+# a flipped bit in the checkpoint: one line naming the file, exit 2, nothing written
+cp -r "$TMP/c" "$TMP/flip"
+python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//3]^=4; open(p,'wb').write(b)" "$TMP/flip/checkpoint.bin"
+expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --resume "$TMP/flip"
+expect_grep "flip/checkpoint.bin: .*(checksum mismatch|corrupt)" "$TMP/err"
+one_line "$TMP/err"
+cmp -s "$TMP/c/curve.csv" "$TMP/flip/curve.csv" && ok || bad "a refused resume changed curve.csv"
 # resume with other options is refused
 expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --seed 7 --resume "$TMP/c"
 expect_grep "different seed" "$TMP/err"
