@@ -90,6 +90,20 @@ typedef struct hsdag_rng {
     uint64_t s[4];
 } hsdag_rng;
 void hsdag_rng_seed(hsdag_rng *r, uint64_t seed);
+/* The xoshiro256** step, the only copy of it: hsdag_rng_u64 is this function. Inline so that a hot loop
+ * (dropout masks) can run it on a local copy of the state, kept in registers, and store the copy back. */
+static inline uint64_t hsdag_rng_next(hsdag_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t x = s[1] * 5, result = ((x << 7) | (x >> 57)) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return result;
+}
 uint64_t hsdag_rng_u64(hsdag_rng *r);
 double hsdag_rng_uniform(hsdag_rng *r);             /* [0, 1) with 53 random bits */
 uint32_t hsdag_rng_below(hsdag_rng *r, uint32_t n); /* uniform in [0, n), n > 0, unbiased */
