@@ -89,6 +89,16 @@ static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t
     return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
 }
 
+/* HEFT's per-node averages, the one home of them (the simulator's priorities and the list placers use them):
+ * mean_cost[n_nodes] = mean node_s over the node's allowed devices (over all devices when none is allowed);
+ * mean_xfer[n_nodes] = mean hsdag_costs_xfer_s of its output over the ordered pairs of distinct devices (0
+ * on one device). Either output may be NULL. */
+void hsdag_costs_means(double *mean_cost, double *mean_xfer, const hsdag_costs *c);
+/* HEFT's upward rank from those averages: rank[v] = mean_cost[v] + the largest mean_xfer[v] + rank[s] over
+ * v's successors s (0 without successors). rank has g->n_nodes slots. */
+void hsdag_costs_upward_rank(double *rank, const hsdag_graph *g, const double *mean_cost,
+                             const double *mean_xfer);
+
 /* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
 double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
 

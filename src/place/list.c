@@ -107,18 +107,10 @@ static void ls_commit(lsched *s, int32_t v, int32_t d, double start, double fini
     }
 }
 
-/* HEFT's upward rank: mean cost plus the largest (mean transfer + rank) over successors. rank[n]. */
+/* HEFT's upward rank (the simulator's, on the problem's mean costs): rank[n]. */
 static void upward_rank(const hsdag_place_problem *p, double *rank)
 {
-    const hsdag_graph *g = p->g;
-    for (int32_t v = p->n - 1; v >= 0; v--) {
-        double best = 0;
-        for (int32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-            double x = p->mean_xfer[v] + rank[g->out_dst[j]];
-            if (x > best) best = x;
-        }
-        rank[v] = p->mean_cost[v] + best;
-    }
+    hsdag_costs_upward_rank(rank, p->g, p->mean_cost, p->mean_xfer);
 }
 
 static void ls_note(const lsched *s, hsdag_place_report *r)

@@ -84,21 +84,7 @@ static int problem_tables(hsdag_place_problem *p)
     if (!fill) return HSDAG_ENOMEM;
     for (int32_t v = 0; v < n; v++) p->grp_node[p->grp_off[p->group[v]] + fill[p->group[v]]++] = v;
     hsdag_free(fill);
-    for (int32_t v = 0; v < n; v++) {
-        double s = 0, x = 0;
-        int32_t cnt = 0;
-        for (int32_t d = 0; d < k; d++)
-            if (c->allowed[(size_t)v * (size_t)k + (size_t)d]) {
-                s += place_cost(p, v, d);
-                cnt++;
-            }
-        if (cnt == 0)
-            for (int32_t d = 0; d < k; d++, cnt++) s += place_cost(p, v, d);
-        p->mean_cost[v] = s / cnt;
-        for (int32_t a = 0; a < k; a++)
-            for (int32_t b = 0; b < k; b++) x += hsdag_costs_xfer_s(c, v, a, b);
-        p->mean_xfer[v] = k > 1 ? x / ((double)k * (k - 1)) : 0.0;
-    }
+    hsdag_costs_means(p->mean_cost, p->mean_xfer, c);
     for (int32_t d = 0; d < k; d++)
         p->cap[d] = p->devs->dev[d].mem_capacity > 0 ? p->devs->dev[d].mem_capacity : INFINITY;
     double work[HSDAG_MAX_DEVICES] = {0};
