@@ -1,6 +1,7 @@
-/* common.h - status codes, error buffer, allocation wrapper, arena, RNG and a string map.
+/* common.h - status codes, error buffer, allocation wrapper, arena, RNG, a string map and a binary heap.
  * Not here: anything about graphs or devices; this is the base every module stands on.
- * Entry points: hsdag_err_set, hsdag_status_str, hsdag_malloc, hsdag_arena_*, hsdag_rng_*, hsdag_strmap_*.
+ * Entry points: hsdag_err_set, hsdag_status_str, hsdag_malloc, hsdag_arena_*, hsdag_rng_*, hsdag_strmap_*,
+ *   hsdag_heap_*.
  *
  * Usage:
  *   hsdag_err e = {0};
@@ -119,6 +120,28 @@ int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen);
  * HSDAG_ENOMEM on failure. */
 int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
 int32_t hsdag_strmap_count(const hsdag_strmap *m);
+
+/* ---- binary min-heap of fixed-size items (src/core/heap.c), the one heap of the library ----
+ * Items are copied in and out; less(a, b, ctx) != 0 when a goes before b. Pops follow a strict order when
+ * less is a total order (ties make the order depend on the push sequence only: still deterministic). */
+typedef int (*hsdag_heap_less_fn)(const void *a, const void *b, void *ctx);
+typedef struct hsdag_heap {
+    unsigned char *a;    /* [cap * size] */
+    size_t n, cap, size; /* items held, capacity in items, bytes per item (1..64) */
+    int owned;           /* 1: a is the heap's (grown on push, freed by hsdag_heap_free) */
+    hsdag_heap_less_fn less;
+    void *ctx;
+} hsdag_heap;
+/* storage: the caller's array of cap items (never grown or freed), or NULL (the heap allocates as it grows). */
+void hsdag_heap_init(hsdag_heap *h, size_t item_size, void *storage, size_t cap, hsdag_heap_less_fn less,
+                     void *ctx);
+/* 0, or HSDAG_ENOMEM (own storage could not grow) / HSDAG_ELIMIT (the caller's storage is full). */
+int hsdag_heap_push(hsdag_heap *h, const void *item);
+/* Removes the least item into *out (h->n > 0). */
+void hsdag_heap_pop(hsdag_heap *h, void *out);
+/* The least item, in place (valid until the next push or pop), or NULL when empty. */
+const void *hsdag_heap_top(const hsdag_heap *h);
+void hsdag_heap_free(hsdag_heap *h); /* frees own storage; the heap is empty afterwards */
 
 /* ---- files ---- */
 /* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */
