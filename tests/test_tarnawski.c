@@ -282,7 +282,7 @@ static void test_split_errors(void)
     size_t len;
     CHECK(hsdag_read_file(DATA "human-experts/bert24_inference_expert.json", &buf, &len, 0, &e) == 0);
     CHECK(hsdag_split_read(buf, len, "inf.json", g, dev, &nc, &na, &e) == HSDAG_EPARSE);
-    CHECK(strstr(e.msg, "inf.json: node id 33 ('node1grad') is on no device") != NULL);
+    CHECK(strstr(e.msg, "inf.json: node id 33 ('node1grad') is in no group of the split") != NULL);
     hsdag_free(buf);
     static const struct {
         const char *text, *msg;
@@ -291,7 +291,7 @@ static void test_split_errors(void)
         {"{\"cpus\":[],\"fpgas\":[{\"nodes\":[1,999]}]}",
          "s.json: fpgas[0].nodes[1]: id 999 is not a node of the graph", HSDAG_EDANGLING},
         {"{\"cpus\":[{\"nodes\":[1]}],\"fpgas\":[{\"nodes\":[1]}]}",
-         "s.json: cpus[0].nodes[0]: node id 1 ('node1') is already on device 0", HSDAG_EPARSE},
+         "s.json: cpus[0].nodes[0]: node id 1 ('node1') is listed twice (also in fpgas[0])", HSDAG_EPARSE},
         {"{\"cpus\":[]}", "s.json: fpgas is missing", HSDAG_EPARSE},
         {"{\"cpus\":[],\"fpgas\":[{\"nodes\":[\"1\"]}]}", "s.json: fpgas[0]: nodes[0] is not an integer",
          HSDAG_EPARSE},

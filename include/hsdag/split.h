@@ -1,5 +1,6 @@
 /* split.h - Tarnawski et al. split files: which accelerator ("fpga") or CPU each node runs on.
- * Not here: evaluating a split (the simulator) or choosing one (the placers); graphs come from io.h.
+ * Not here: evaluating a split (the simulator) or choosing one (the placers); graphs come from io.h; splits
+ *   mapped onto a device set (placement.h, which reads and writes them through the same code).
  * Entry points: hsdag_split_read, hsdag_split_write.
  *
  * Usage:
@@ -27,7 +28,8 @@ extern "C" {
 int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_graph *g,
                      int32_t *device_of_node, int32_t *n_cpus, int32_t *n_accels, hsdag_err *e);
 
-/* Writes a split in the same shape (nodes listed by file id, in the graph's node order). Devices
+/* Writes a split in the same shape (each group's nodes by file id, ascending; the layout of
+ * hsdag_placement_write_split without its "device" names). Devices
  * 0..n_accels-1 are accelerators, n_accels..n_accels+n_cpus-1 CPUs; a node with any other device
  * gives HSDAG_EINVAL. Appends to out; 0 or a negative status with a message in e (HSDAG_ENOMEM if out
  * ran out of memory). */
