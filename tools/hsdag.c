@@ -39,7 +39,7 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        puts("hsdag 0.1.0");
+        puts("hsdag " HSDAG_VERSION);
         return CLI_OK;
     }
     /* the learned placers ("hsdag") join the placer registry here, once, before any command runs */

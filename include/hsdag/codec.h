@@ -36,19 +36,20 @@ extern "C" {
  * with its last digit dropped (1469598103934665603). Only for reading those old files. */
 #define HSDAG_FNV64_BASIS_V1 1469598103934665603ull
 /* Continues an FNV-1a 64 hash h over n bytes (start with h = HSDAG_FNV64_BASIS). */
-uint64_t hsdag_fnv1a64(uint64_t h, const void *p, size_t n);
+HSDAG_API uint64_t hsdag_fnv1a64(uint64_t h, const void *p, size_t n);
 
 /* ---- writers: append to b; a failed append sets b->oom and later ones are no-ops (hsdag_buf) ---- */
-void hsdag_put_u8(hsdag_buf *b, uint8_t v);
-void hsdag_put_u32(hsdag_buf *b, uint32_t v);
-void hsdag_put_u64(hsdag_buf *b, uint64_t v);
-void hsdag_put_i32(hsdag_buf *b, int32_t v);
-void hsdag_put_i64(hsdag_buf *b, int64_t v);
-void hsdag_put_f32(hsdag_buf *b, float v); /* IEEE bits */
-void hsdag_put_f64(hsdag_buf *b, double v);
-void hsdag_put_bytes(hsdag_buf *b, const void *p, size_t n);
-void hsdag_put_f32s(hsdag_buf *b, const float *f, size_t n); /* n floats, converted in 4 KiB chunks */
-void hsdag_put_str(hsdag_buf *b, const char *s);             /* u32 length, then the bytes (no NUL) */
+HSDAG_API void hsdag_put_u8(hsdag_buf *b, uint8_t v);
+HSDAG_API void hsdag_put_u32(hsdag_buf *b, uint32_t v);
+HSDAG_API void hsdag_put_u64(hsdag_buf *b, uint64_t v);
+HSDAG_API void hsdag_put_i32(hsdag_buf *b, int32_t v);
+HSDAG_API void hsdag_put_i64(hsdag_buf *b, int64_t v);
+HSDAG_API void hsdag_put_f32(hsdag_buf *b, float v); /* IEEE bits */
+HSDAG_API void hsdag_put_f64(hsdag_buf *b, double v);
+HSDAG_API void hsdag_put_bytes(hsdag_buf *b, const void *p, size_t n);
+HSDAG_API void hsdag_put_f32s(hsdag_buf *b, const float *f,
+                              size_t n);                   /* n floats, converted in 4 KiB chunks */
+HSDAG_API void hsdag_put_str(hsdag_buf *b, const char *s); /* u32 length, then the bytes (no NUL) */
 
 /* ---- reader: every get checks the bounds; past the end it returns 0 (or copies nothing) and sets bad ---- */
 typedef struct hsdag_rd {
@@ -56,39 +57,39 @@ typedef struct hsdag_rd {
     size_t len, pos;
     int bad; /* set once a get ran past len; sticky */
 } hsdag_rd;
-hsdag_rd hsdag_rd_make(const void *p, size_t len);
-size_t hsdag_rd_left(const hsdag_rd *r); /* bytes not read yet (0 once bad) */
-uint8_t hsdag_get_u8(hsdag_rd *r);
-uint32_t hsdag_get_u32(hsdag_rd *r);
-uint64_t hsdag_get_u64(hsdag_rd *r);
-int32_t hsdag_get_i32(hsdag_rd *r);
-int64_t hsdag_get_i64(hsdag_rd *r);
-float hsdag_get_f32(hsdag_rd *r);
-double hsdag_get_f64(hsdag_rd *r);
-void hsdag_get_bytes(hsdag_rd *r, void *out, size_t n);
-void hsdag_get_f32s(hsdag_rd *r, float *f, size_t n);
+HSDAG_API hsdag_rd hsdag_rd_make(const void *p, size_t len);
+HSDAG_API size_t hsdag_rd_left(const hsdag_rd *r); /* bytes not read yet (0 once bad) */
+HSDAG_API uint8_t hsdag_get_u8(hsdag_rd *r);
+HSDAG_API uint32_t hsdag_get_u32(hsdag_rd *r);
+HSDAG_API uint64_t hsdag_get_u64(hsdag_rd *r);
+HSDAG_API int32_t hsdag_get_i32(hsdag_rd *r);
+HSDAG_API int64_t hsdag_get_i64(hsdag_rd *r);
+HSDAG_API float hsdag_get_f32(hsdag_rd *r);
+HSDAG_API double hsdag_get_f64(hsdag_rd *r);
+HSDAG_API void hsdag_get_bytes(hsdag_rd *r, void *out, size_t n);
+HSDAG_API void hsdag_get_f32s(hsdag_rd *r, float *f, size_t n);
 /* A pointer to the next n bytes (advancing past them), or NULL and bad if fewer are left. */
-const void *hsdag_get_view(hsdag_rd *r, size_t n);
+HSDAG_API const void *hsdag_get_view(hsdag_rd *r, size_t n);
 /* A u32-length string into out[cap] (NUL-terminated); bad if truncated or longer than cap - 1. */
-void hsdag_get_str(hsdag_rd *r, char *out, size_t cap);
+HSDAG_API void hsdag_get_str(hsdag_rd *r, char *out, size_t cap);
 
 /* ---- frames ---- */
 #define HSDAG_FRAME_HEADER 32 /* bytes before the payload */
 /* Appends a frame header for magic (8 bytes, e.g. "HSDAGNN\0") and version with room for the length and
  * checksum; returns the frame's offset in b, to give to hsdag_frame_end after the payload is appended. */
-size_t hsdag_frame_begin(hsdag_buf *b, const char magic[8], uint32_t version);
+HSDAG_API size_t hsdag_frame_begin(hsdag_buf *b, const char magic[8], uint32_t version);
 /* Fills in the payload length and checksum of the frame at offset `at`. Returns 0 or HSDAG_ENOMEM (b->oom:
  * something was not appended). */
-int hsdag_frame_end(hsdag_buf *b, size_t at);
+HSDAG_API int hsdag_frame_end(hsdag_buf *b, size_t at);
 /* Version of the image at buf if it starts with magic (8 bytes), else 0. Reads the u32 after the magic, so
  * it also tells version-1 (pre-frame) images of the same magic apart. */
-uint32_t hsdag_frame_version(const void *buf, size_t len, const char magic[8]);
+HSDAG_API uint32_t hsdag_frame_version(const void *buf, size_t len, const char magic[8]);
 /* Opens the frame at buf: checks the magic, the length and the checksum, and sets *payload to read the
  * payload; *version gets the version, *used (optional) the frame's size in bytes (header + payload).
  * Errors, all HSDAG_EPARSE with `what` (a path) first: "not a <magic> file (bad magic)", "truncated",
  * "checksum mismatch (corrupt file)". The caller checks the version it got. */
-int hsdag_frame_open(hsdag_rd *payload, uint32_t *version, size_t *used, const void *buf, size_t len,
-                     const char magic[8], const char *what, hsdag_err *e);
+HSDAG_API int hsdag_frame_open(hsdag_rd *payload, uint32_t *version, size_t *used, const void *buf,
+                               size_t len, const char magic[8], const char *what, hsdag_err *e);
 
 #ifdef __cplusplus
 }

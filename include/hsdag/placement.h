@@ -48,28 +48,28 @@ typedef struct hsdag_placement_info {
 /* Parses any of the three formats (detected from the content) into device[g->n_nodes]. info may be NULL.
  * Errors (HSDAG_EPARSE / HSDAG_EINVAL, one line, `what` first): bad JSON, unknown node name or id, unknown
  * device, node listed twice (split), node missing without "default", more split groups than devices. */
-int hsdag_placement_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info,
-                          hsdag_err *e);
-int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e);
+HSDAG_API int hsdag_placement_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
+                                    const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info,
+                                    hsdag_err *e);
+HSDAG_API int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs,
+                                        int32_t *device, hsdag_placement_info *info, hsdag_err *e);
 /* spec: "<device>-only" or "<device>" (every op on that device, e.g. "cpu-only", "GPU", "gpu0"),
  * "<kind>-only"
  * (first device of that kind: "cpu-only", "gpu-only", "accel-only"), else a file path. */
-int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e);
+HSDAG_API int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs,
+                                        int32_t *device, hsdag_placement_info *info, hsdag_err *e);
 
 /* ---- writers (append to out; return 0 or HSDAG_ENOMEM / HSDAG_EINVAL for an out-of-range index) ---- */
 /* hsdag placement JSON with "devices": devs->name; nodes in index order. */
-int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                               hsdag_buf *out);
+HSDAG_API int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs,
+                                         const int32_t *device, hsdag_buf *out);
 /* OpenVINO affinity map: layer name -> device ov_name ("CPU"/"GPU"), ready for HETERO's per-node affinity. */
-int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                   hsdag_buf *out);
+HSDAG_API int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *devs,
+                                             const int32_t *device, hsdag_buf *out);
 /* Tarnawski split: one "cpus" entry per CPU device, one "fpgas" entry per non-CPU device (in device order),
  * node ids = g->file_id, ascending. */
-int hsdag_placement_write_split(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                hsdag_buf *out);
+HSDAG_API int hsdag_placement_write_split(const hsdag_graph *g, const hsdag_devices *devs,
+                                          const int32_t *device, hsdag_buf *out);
 
 #ifdef __cplusplus
 }

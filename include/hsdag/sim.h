@@ -45,7 +45,7 @@ typedef struct hsdag_costs_config {
     hsdag_costsrc source;
     const hsdag_profile *profile; /* optional (NULL): overrides single (node, device) entries, any source */
 } hsdag_costs_config;
-hsdag_costs_config hsdag_costs_config_default(void);
+HSDAG_API hsdag_costs_config hsdag_costs_config_default(void);
 
 /* The precomputed [node x device] cost table and everything a simulator or placer needs per node.
  * Read-only after hsdag_costs_create. Invariants: node_s >= 0 and finite; bookkeeping nodes cost 0 everywhere
@@ -74,9 +74,9 @@ typedef struct hsdag_costs {
     hsdag_arena *arena;
 } hsdag_costs;
 
-int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d,
-                       const hsdag_costs_config *cfg, hsdag_err *e);
-void hsdag_costs_free(hsdag_costs *c); /* NULL is a no-op */
+HSDAG_API int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d,
+                                 const hsdag_costs_config *cfg, hsdag_err *e);
+HSDAG_API void hsdag_costs_free(hsdag_costs *c); /* NULL is a no-op */
 
 /* Seconds to send node v's output from device a to device b (0 if a == b): the file's transfer time times the
  * link's file_factor when the file gives one, else latency + xfer_bytes / bandwidth. */
@@ -93,14 +93,14 @@ static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t
  * mean_cost[n_nodes] = mean node_s over the node's allowed devices (over all devices when none is allowed);
  * mean_xfer[n_nodes] = mean hsdag_costs_xfer_s of its output over the ordered pairs of distinct devices (0
  * on one device). Either output may be NULL. */
-void hsdag_costs_means(double *mean_cost, double *mean_xfer, const hsdag_costs *c);
+HSDAG_API void hsdag_costs_means(double *mean_cost, double *mean_xfer, const hsdag_costs *c);
 /* HEFT's upward rank from those averages: rank[v] = mean_cost[v] + the largest mean_xfer[v] + rank[s] over
  * v's successors s (0 without successors). rank has g->n_nodes slots. */
-void hsdag_costs_upward_rank(double *rank, const hsdag_graph *g, const double *mean_cost,
-                             const double *mean_xfer);
+HSDAG_API void hsdag_costs_upward_rank(double *rank, const hsdag_graph *g, const double *mean_cost,
+                                       const double *mean_xfer);
 
 /* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
-double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
+HSDAG_API double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
 
 /* Concurrent semantics: the order in which a device picks among its ready ops (ties: lower node index). */
 typedef enum hsdag_priority {
@@ -114,7 +114,7 @@ typedef struct hsdag_sim_config {
     hsdag_costs_config costs;  /* how op costs are obtained */
     int record_trace;          /* 1: keep each op's and transfer's start/end for hsdag_sim_trace_write */
 } hsdag_sim_config;
-hsdag_sim_config hsdag_sim_config_default(void);
+HSDAG_API hsdag_sim_config hsdag_sim_config_default(void);
 
 /* Result of one run. The arrays point into the simulator and stay valid until the next run or free.
  * Invariants: makespan_s >= 0; feasible == 0 iff max_excess_bytes > 0 or n_unsupported > 0 or
@@ -144,23 +144,23 @@ typedef struct hsdag_sim hsdag_sim;
 
 /* Builds the cost table, priorities and every buffer a run needs. g and devs are borrowed and must outlive
  * s. */
-int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
-                     const hsdag_sim_config *cfg, hsdag_err *e);
+HSDAG_API int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
+                               const hsdag_sim_config *cfg, hsdag_err *e);
 /* Simulates one request with device[v] in [0, n_devices) for every node v. O((V+E) log V), no allocation,
  * deterministic (events ordered by time, then sequence number). Returns 0, or HSDAG_EINVAL for an
  * out-of-range device index (nothing else can fail). */
-int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out);
-void hsdag_sim_free(hsdag_sim *s); /* NULL is a no-op */
+HSDAG_API int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out);
+HSDAG_API void hsdag_sim_free(hsdag_sim *s); /* NULL is a no-op */
 
-const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s);
-hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s);
+HSDAG_API const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s);
+HSDAG_API hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s);
 /* Runs the same evaluation with another semantics without rebuilding the tables. */
-void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
+HSDAG_API void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
 
 /* Appends the last run's schedule as Chrome/Perfetto trace JSON ({"traceEvents": [...]}): one track (tid) per
  * device and one per link resource, times in microseconds. Needs cfg.record_trace = 1 and a run first
  * (HSDAG_EINVAL otherwise). */
-int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *out, hsdag_err *e);
+HSDAG_API int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *out, hsdag_err *e);
 
 /* ---- lower bounds on latency (docs/simulator.md) ---- */
 
@@ -187,8 +187,8 @@ typedef struct hsdag_bound {
  *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its
  * inputs).
  * sem AUTO = the device set's default. exact may be NULL. */
-int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact, void *ctx,
-                        hsdag_bound *out, hsdag_err *e);
+HSDAG_API int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact,
+                                  void *ctx, hsdag_bound *out, hsdag_err *e);
 
 #ifdef __cplusplus
 }
