@@ -13,7 +13,7 @@ static hsdag_nn_params *make_model(void)
     hsdag_nn_linear l;
     hsdag_rng r;
     hsdag_rng_seed(&r, 1);
-    if (hsdag_nn_params_create(&p) < 0) return NULL;
+    if (hsdag_nn_params_create(&p, NULL) < 0) return NULL;
     if (hsdag_nn_linear_add(p, &l, "l", 3, 2, 1, &e) < 0 ||
         hsdag_nn_params_add(p, "x", 2, 3, HSDAG_NN_INIT_NORMAL, 1.0f, &e) < 0 ||
         hsdag_nn_params_alloc(p, &r, &e) < 0) {

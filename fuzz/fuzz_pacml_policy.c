@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     if (!env) {
         hsdag_cluster_config c = hsdag_cluster_config_default();
         c.horizon = 1000;
-        if (hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e) < 0) return 0;
+        if (hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e) < 0) return 0;
         hsdag_cluster_pacml_env(&pe, env);
     }
     hsdag_pacml_net *n = NULL;

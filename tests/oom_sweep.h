@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef int (*oom_reader_fn)(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e);
+typedef int (*oom_reader_fn)(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e);
 
 typedef struct oom_sweep {
     int ok;          /* attempts that succeeded */
@@ -29,7 +29,7 @@ static oom_sweep oom_sweep_run(oom_reader_fn rd, const void *buf, size_t len, co
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
         hsdag_alloc_fail_after(n);
-        int rc = rd(buf, len, what, &g, &e);
+        int rc = rd(&g, buf, len, what, &e);
         hsdag_alloc_fail_after(0);
         if (rc == 0) {
             if (!s.ok++) s.first_ok = n;

@@ -205,8 +205,8 @@ static void test_train_sim_optimum(void)
     hsdag_devices *devs = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
-    CHECK_EQ_INT(hsdag_load_file("tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &g, &e), 0);
-    CHECK_EQ_INT(hsdag_devices_load("cpu-gpu", g, &devs, &e), 0);
+    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_load(&devs, "cpu-gpu", g, &e), 0);
     CHECK_EQ_INT(hsdag_place_problem_create(&p, g, devs, NULL, &e), 0);
     if (!p) goto done;
     double opt = 0;
@@ -330,12 +330,12 @@ static void test_legacy_checkpoint(void)
     hsdag_learn *L = NULL, *M = NULL;
     char *ck = NULL, *want = NULL;
     size_t len = 0, wlen = 0;
-    CHECK_EQ_INT(hsdag_load_file("tests/data/legacy/tiny.json", HSDAG_FMT_UNKNOWN, &g, &e), 0);
-    CHECK_EQ_INT(hsdag_read_file("tests/data/legacy/learn_v1.bin", &ck, &len, 0, &e), 0);
-    CHECK_EQ_INT(hsdag_read_file("tests/data/legacy/learn_v1.expect", &want, &wlen, 0, &e), 0);
+    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/legacy/tiny.json", HSDAG_FMT_UNKNOWN, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&ck, &len, "tests/data/legacy/learn_v1.bin", 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&want, &wlen, "tests/data/legacy/learn_v1.expect", 0, &e), 0);
     if (!g || !ck || !want) goto done;
     hsdag_sim_config sc = hsdag_sim_config_default();
-    CHECK_EQ_INT(hsdag_devices_preset("cpu-gpu", g, &d, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_preset(&d, "cpu-gpu", g, &e), 0);
     CHECK_EQ_INT(hsdag_sim_create(&sim, g, d, &sc, &e), 0);
     hsdag_learn_config cfg = hsdag_learn_config_default();
     cfg.hidden = 8;

@@ -532,7 +532,7 @@ static void test_params(void)
 {
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
-    CHECK_EQ_INT(hsdag_nn_params_create(&p), 0);
+    CHECK_EQ_INT(hsdag_nn_params_create(&p, NULL), 0);
     hsdag_nn_linear l;
     hsdag_nn_layernorm ln;
     CHECK_EQ_INT(hsdag_nn_linear_add(p, &l, "enc", 10, 300, 1, &e), 0);
@@ -586,7 +586,7 @@ static void test_params(void)
     CHECK_NEAR(sqrt(s2 / 10000), 2.0, 0.06);
     /* same seed -> identical block */
     hsdag_nn_params *q = NULL;
-    hsdag_nn_params_create(&q);
+    hsdag_nn_params_create(&q, NULL);
     hsdag_nn_linear l2;
     hsdag_nn_layernorm ln2;
     hsdag_nn_linear_add(q, &l2, "enc", 10, 300, 1, &e);
@@ -609,7 +609,7 @@ static void test_params(void)
     for (long f = 1; f <= 3; f++) {
         hsdag_nn_params *z = NULL;
         hsdag_alloc_fail_after(f);
-        int rc = hsdag_nn_params_create(&z);
+        int rc = hsdag_nn_params_create(&z, NULL);
         int32_t id = rc == 0 ? hsdag_nn_params_add(z, "a", 4, 4, HSDAG_NN_INIT_ZERO, 0, &e) : rc;
         int rc2 = id >= 0 ? hsdag_nn_params_alloc(z, &r, &e) : id;
         hsdag_alloc_fail_after(0);
@@ -624,7 +624,7 @@ static void test_adam(void)
 {
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
-    hsdag_nn_params_create(&p);
+    hsdag_nn_params_create(&p, NULL);
     int32_t a = hsdag_nn_params_add(p, "a", 3, 5, HSDAG_NN_INIT_UNIFORM, 1.0f, &e);
     int32_t b = hsdag_nn_params_add(p, "b", 1, 7, HSDAG_NN_INIT_UNIFORM, 1.0f, &e);
     hsdag_rng r;
@@ -676,7 +676,7 @@ static void test_adam(void)
     /* AdamW: decoupled decay on a zero gradient shrinks the value by lr * wd exactly */
     {
         hsdag_nn_params *z = NULL;
-        hsdag_nn_params_create(&z);
+        hsdag_nn_params_create(&z, NULL);
         int32_t zt = hsdag_nn_params_add(z, "z", 1, 4, HSDAG_NN_INIT_CONST, 2.0f, &e);
         hsdag_nn_params_alloc(z, &r, &e);
         c = hsdag_nn_adam_config_default();
@@ -707,7 +707,7 @@ static hsdag_nn_params *make_set(int variant, uint64_t seed)
 {
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
-    hsdag_nn_params_create(&p);
+    hsdag_nn_params_create(&p, NULL);
     hsdag_nn_linear l;
     hsdag_nn_linear_add(p, &l, "l", 6, variant == 1 ? 5 : 4, 1, &e);
     hsdag_nn_params_add(p, variant == 2 ? "other" : "x", 2, 3, HSDAG_NN_INIT_NORMAL, 1.0f, &e);
@@ -798,7 +798,7 @@ static hsdag_nn_params *legacy_model(void)
     hsdag_nn_linear l;
     hsdag_rng r;
     hsdag_rng_seed(&r, 99);
-    if (hsdag_nn_params_create(&p) < 0) return NULL;
+    if (hsdag_nn_params_create(&p, NULL) < 0) return NULL;
     if (hsdag_nn_linear_add(p, &l, "l1", 3, 2, 1, &e) < 0 || hsdag_nn_params_alloc(p, &r, &e) < 0) {
         hsdag_nn_params_free(p);
         return NULL;
@@ -817,7 +817,7 @@ static void test_checkpoint_versions(void)
     hsdag_err e = {0};
     char *v1 = NULL;
     size_t len = 0;
-    CHECK_EQ_INT(hsdag_read_file("tests/data/legacy/nn_v1.bin", &v1, &len, 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&v1, &len, "tests/data/legacy/nn_v1.bin", 0, &e), 0);
     hsdag_nn_params *p = legacy_model(), *q = legacy_model();
     if (!v1 || !p || !q) return;
     size_t used = 0;

@@ -43,14 +43,14 @@ static hsdag_cluster *tiny_env(void)
     const char *names[2] = {"tiny_a", "tiny_b"};
     const char *txt[2] = {tiny_a, tiny_b};
     for (int i = 0; i < 2; i++)
-        if (hsdag_pipedream_read(txt[i], strlen(txt[i]), names[i], &g[i], &e) < 0) {
+        if (hsdag_pipedream_read(&g[i], txt[i], strlen(txt[i]), names[i], &e) < 0) {
             fprintf(stderr, "tiny graph: %s\n", e.msg);
             return NULL;
         }
     hsdag_cluster_config c = hsdag_cluster_config_default();
     c.horizon = 20000;
     hsdag_cluster *env = NULL;
-    if (hsdag_cluster_create(&c, (const hsdag_graph *const *)g, names, 2, &env, &e) < 0)
+    if (hsdag_cluster_create(&env, &c, (const hsdag_graph *const *)g, names, 2, &e) < 0)
         fprintf(stderr, "tiny env: %s\n", e.msg);
     hsdag_graph_free(g[0]);
     hsdag_graph_free(g[1]);
@@ -73,7 +73,7 @@ static hsdag_cluster *builtin_env(char beta, double horizon)
     c.beta = beta;
     c.horizon = horizon;
     hsdag_cluster *env = NULL;
-    if (hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e) < 0) fprintf(stderr, "env: %s\n", e.msg);
+    if (hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e) < 0) fprintf(stderr, "env: %s\n", e.msg);
     return env;
 }
 
@@ -535,7 +535,7 @@ static void test_determinism_and_checkpoint(void)
             hsdag_cluster_policy lp;
             char spec[300];
             snprintf(spec, sizeof spec, "learned:%s", path);
-            CHECK(hsdag_cluster_policy_parse(spec, &lp, &e) == 0);
+            CHECK(hsdag_cluster_policy_parse(&lp, spec, &e) == 0);
             CHECK(hsdag_cluster_run(env, &lp, 0, &m1, &e) == 0);
             CHECK(hsdag_cluster_run_net(env, ln, 1, 0, &m2, &e) == 0);
             CHECK(m1.jobs_blocked == m2.jobs_blocked && m1.jobs_arrived == m2.jobs_arrived);
@@ -583,7 +583,7 @@ static void test_tiny_training(void)
     }
     double learned = 0, rnd = 0;
     hsdag_cluster_policy rp;
-    CHECK(hsdag_cluster_policy_parse("random", &rp, &e) == 0);
+    CHECK(hsdag_cluster_policy_parse(&rp, "random", &e) == 0);
     for (uint64_t seed = 0; seed < 3; seed++) {
         hsdag_cluster_metrics m;
         CHECK(hsdag_cluster_run_net(env, hsdag_pacml_trainer_net(t), 1, seed, &m, &e) == 0);
@@ -713,8 +713,8 @@ static void test_old_files(void)
     hsdag_err e = {0};
     char *run = NULL, *want = NULL;
     size_t len = 0, wlen = 0;
-    CHECK_EQ_INT(hsdag_read_file("tests/data/legacy/pacml_run_v1.bin", &run, &len, 0, &e), 0);
-    CHECK_EQ_INT(hsdag_read_file("tests/data/legacy/pacml_run_v1.expect", &want, &wlen, 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&run, &len, "tests/data/legacy/pacml_run_v1.bin", 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&want, &wlen, "tests/data/legacy/pacml_run_v1.expect", 0, &e), 0);
     if (!run || !want) return;
     /* a run state of the build before the codec: the configuration comes back, the run continues exactly */
     hsdag_cluster *env = NULL, *env2 = NULL;
@@ -797,7 +797,7 @@ static void test_old_files(void)
         if (i < 2) { /* a full sweep of one version-1 and one version-2 image */
             char *img = NULL;
             size_t il = 0;
-            CHECK_EQ_INT(hsdag_read_file(files[i], &img, &il, 0, &e), 0);
+            CHECK_EQ_INT(hsdag_read_file(&img, &il, files[i], 0, &e), 0);
             CHECK_EQ_INT(flip_sweep_run(img, il, il / 200 + 1, policy_parse_copy, &pe, NULL), 0);
             CHECK_EQ_INT(flip_sweep_run(v2.data, v2.len, v2.len / 200 + 1, policy_parse_copy, &pe, NULL), 0);
             hsdag_free(img);

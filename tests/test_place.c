@@ -35,7 +35,7 @@ static hsdag_devices *two_devices(const char *sem, double cap_gpu)
              sem, CPU_PEAK, CPU_BW, CPU_L, GPU_PEAK, GPU_BW, cap_gpu, GPU_L, LINK_L, LINK_BW);
     hsdag_devices *d = NULL;
     hsdag_err e = {0};
-    if (hsdag_devices_parse(buf, strlen(buf), "test2", &d, &e) < 0) fprintf(stderr, "devices: %s\n", e.msg);
+    if (hsdag_devices_parse(&d, buf, strlen(buf), "test2", &e) < 0) fprintf(stderr, "devices: %s\n", e.msg);
     return d;
 }
 
@@ -43,7 +43,7 @@ static hsdag_devices *preset(const char *name, const hsdag_graph *g)
 {
     hsdag_devices *d = NULL;
     hsdag_err e = {0};
-    if (hsdag_devices_preset(name, g, &d, &e) < 0) fprintf(stderr, "preset: %s\n", e.msg);
+    if (hsdag_devices_preset(&d, name, g, &e) < 0) fprintf(stderr, "preset: %s\n", e.msg);
     return d;
 }
 
@@ -168,7 +168,7 @@ static void test_exact_vs_brute(void)
         CHECK(r.rep.optimal);
         CHECK_NEAR(r.latency_s, best, 1e-7 * best);
         double opt = 0;
-        CHECK_EQ_INT(hsdag_place_bound_exact(p->c, HSDAG_SEM_SEQUENTIAL, &opt, &e, NULL), 0);
+        CHECK_EQ_INT(hsdag_place_bound_exact(NULL, &opt, p->c, HSDAG_SEM_SEQUENTIAL, &e), 0);
         CHECK_NEAR(opt, best, 1e-9 * best);
         hsdag_place_problem_free(p);
         hsdag_graph_free(g);
@@ -465,7 +465,7 @@ static void test_light_components(void)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_load_file("tests/data/onnx/bert_base.onnx", HSDAG_FMT_UNKNOWN, &g, &e) < 0) {
+    if (hsdag_load_file(&g, "tests/data/onnx/bert_base.onnx", HSDAG_FMT_UNKNOWN, &e) < 0) {
         fprintf(stderr, "%s\n", e.msg);
         CHECK(0);
         return;
@@ -526,6 +526,7 @@ static void test_registry(void)
 
 int main(void)
 {
+    hsdag_nn_set_threads(1); /* the learned placer runs too: as the CLI does */
     hsdag_err re = {0};
     CHECK_EQ_INT(hsdag_learn_register_methods(&re), 0);
     test_exact_vs_brute();

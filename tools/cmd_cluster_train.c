@@ -294,7 +294,7 @@ int cmd_cluster_train(int argc, char **argv)
     if (ct_join(path, sizeof path, dir, "checkpoint.bin") < 0)
         return cli_usage_error("cluster train", "'%s': path too long", dir);
     if (o.resume) {
-        if ((rc = hsdag_read_file(path, &ck, &ck_len, (size_t)256 << 20, &e)) < 0)
+        if ((rc = hsdag_read_file(&ck, &ck_len, path, (size_t)256 << 20, &e)) < 0)
             return cli_fail("cluster train", rc, &e);
         if ((rc = hsdag_cluster_train_load(&env, &t, &o.cc, ck, ck_len, o.iters_set ? o.tc.iterations : -1,
                                            path, &e)) < 0)
@@ -303,7 +303,7 @@ int cmd_cluster_train(int argc, char **argv)
         if ((rc = ct_same_run(argc, argv, &o, path, &e)) < 0) goto fail;
         char cp[4096];
         if (ct_join(cp, sizeof cp, dir, "curve.csv") == 0 &&
-            hsdag_read_file(cp, &curve_old, &curve_len, 0, NULL) == 0) {
+            hsdag_read_file(&curve_old, &curve_len, cp, 0, NULL) == 0) {
             /* keep the header and the rows of the iterations the checkpoint covers */
             int32_t done = hsdag_pacml_trainer_iteration(t), lines = 0;
             size_t keep = 0;
@@ -324,7 +324,7 @@ int cmd_cluster_train(int argc, char **argv)
             hsdag_err_set(&e, HSDAG_EINVAL, "%s exists: use --resume %s or another --out", path, dir);
             return cli_fail("cluster train", HSDAG_EINVAL, &e);
         }
-        if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
+        if ((rc = hsdag_cluster_create(&env, &o.cc, NULL, NULL, 0, &e)) < 0) goto fail;
         hsdag_pacml_env pe;
         hsdag_cluster_pacml_env(&pe, env);
         if ((rc = hsdag_pacml_trainer_create(&t, &pe, &o.tc, &e)) < 0) goto fail;

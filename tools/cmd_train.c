@@ -171,7 +171,7 @@ static int parse_args(int argc, char **argv, train_args *a)
             a->polish = 1;
             break;
         case O_GNN:
-            if (hsdag_nn_gnn_kind_parse(optarg, &a->cfg.gnn) < 0)
+            if (hsdag_nn_gnn_kind_parse(&a->cfg.gnn, optarg, NULL) < 0)
                 return cli_usage_error("train", "bad --gnn '%s' (gcn, gat, gin, sage)", optarg);
             break;
         case O_NOSHAPE:
@@ -313,7 +313,7 @@ static int measure_eval(void *ctx, const int32_t *device, double *latency_s, int
 {
     measure_ctx *m = ctx;
     hsdag_buf b = {0};
-    int rc = hsdag_placement_write_json(m->g, m->devs, device, &b);
+    int rc = hsdag_placement_write_json(&b, m->g, m->devs, device);
     if (rc == 0 && b.oom) rc = HSDAG_ENOMEM;
     if (rc == 0) rc = hsdag_write_file_atomic(m->path, b.data, b.len, e);
     hsdag_buf_free(&b);
@@ -408,11 +408,10 @@ int cmd_train(int argc, char **argv)
     char *ck = NULL;
     int st;
     double t0 = hsdag_now();
-    hsdag_nn_set_threads(1);
-    if ((st = hsdag_load_file(a.model, HSDAG_FMT_UNKNOWN, &g, &e)) < 0) goto fail;
-    if ((st = hsdag_devices_load(a.devices, g, &devs, &e)) < 0) goto fail;
+    if ((st = hsdag_load_file(&g, a.model, HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+    if ((st = hsdag_devices_load(&devs, a.devices, g, &e)) < 0) goto fail;
     hsdag_sim_config sc = hsdag_sim_config_default();
-    if (a.semantics && hsdag_semantics_parse(a.semantics, &sc.semantics) < 0) {
+    if (a.semantics && hsdag_semantics_parse(&sc.semantics, a.semantics, NULL) < 0) {
         rc = cli_usage_error("train", "bad --semantics '%s'", a.semantics);
         goto done;
     }
@@ -426,7 +425,7 @@ int cmd_train(int argc, char **argv)
         char path[4096];
         size_t len;
         snprintf(path, sizeof path, "%s/checkpoint.bin", a.resume);
-        if ((st = hsdag_read_file(path, &ck, &len, 0, &e)) < 0) goto fail;
+        if ((st = hsdag_read_file(&ck, &len, path, 0, &e)) < 0) goto fail;
         if ((st = hsdag_learn_load(L, ck, len, &e)) < 0) {
             hsdag_err_prefix(&e, path);
             goto fail;
@@ -477,7 +476,7 @@ int cmd_train(int argc, char **argv)
     hsdag_buf b = {0};
     char path[4096];
     snprintf(path, sizeof path, "%s/best_placement.json", a.out);
-    if ((st = hsdag_placement_write_json(g, devs, best, &b)) < 0 ||
+    if ((st = hsdag_placement_write_json(&b, g, devs, best)) < 0 ||
         (st = hsdag_write_file_atomic(path, b.data, b.len, &e)) < 0) {
         hsdag_buf_free(&b);
         goto fail;

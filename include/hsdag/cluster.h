@@ -104,9 +104,9 @@ typedef struct hsdag_cluster hsdag_cluster;
 
 /* Builds the env from PipeDream forward graphs (names[i] labels graphs[i]); graphs == NULL uses the five
  * built-in PAC-ML graphs. Precomputes every (model, degree) lookahead JCT. */
-HSDAG_API int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
-                                   const char *const *names, int32_t n_graphs, hsdag_cluster **out,
-                                   hsdag_err *e);
+HSDAG_API int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c,
+                                   const hsdag_graph *const *graphs, const char *const *names,
+                                   int32_t n_graphs, hsdag_err *e);
 HSDAG_API void hsdag_cluster_free(hsdag_cluster *env);
 HSDAG_API int32_t hsdag_cluster_n_models(const hsdag_cluster *env);
 HSDAG_API const hsdag_cluster_model *hsdag_cluster_model_get(const hsdag_cluster *env, int32_t i);
@@ -151,7 +151,7 @@ typedef struct hsdag_cluster_policy {
  * the
  * known end times of running jobs, block availability and the beta distribution); ties to least
  * worker-time. */
-HSDAG_API int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e);
+HSDAG_API int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err *e);
 HSDAG_API const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
 /* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED: its network is
  * loaded once per episode, so it acts inside hsdag_cluster_run. */
@@ -197,8 +197,8 @@ HSDAG_API int32_t hsdag_ramp_split(double compute, double quantum, int32_t a);
 /* First block of `a` servers for the RAMP shape (nc, nr, ns) whose servers are all free (busy[idx] == 0,
  * idx = (c*nr + r)*ns + s), in the spec's shape and origin order. Writes a server indices to out;
  * returns 1 if found, 0 if not, -1 if `a` has no block shape. */
-HSDAG_API int hsdag_ramp_find_block(int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a,
-                                    int32_t *out);
+HSDAG_API int hsdag_ramp_find_block(int32_t *out, int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy,
+                                    int32_t a);
 /* RAMP all-reduce time (s) of a collective of total size M bytes over servers spanning cgs groups, racks
  * rack indices and node_ids server indices (x = groups in the network). */
 HSDAG_API double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x,
@@ -210,7 +210,7 @@ HSDAG_API double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r);
 HSDAG_API void hsdag_beta_free(hsdag_beta_dist *d);
 /* The built-in graphs (i = 0..4): writes the name and appends the PipeDream text (byte-identical to the
  * file). */
-HSDAG_API int hsdag_cluster_builtin_graph(int32_t i, const char **name, hsdag_buf *text);
+HSDAG_API int hsdag_cluster_builtin_graph(const char **name, hsdag_buf *text, int32_t i);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
  *
  * Usage:
  *   hsdag_devices *d; hsdag_err e = {0};
- *   if (hsdag_devices_load("cpu-gpu", g, &d, &e) < 0) ...        // a preset name or a JSON file path
+ *   if (hsdag_devices_load(&d, "cpu-gpu", g, &e) < 0) ...        // a preset name or a JSON file path
  *   int32_t gpu = hsdag_devices_find(d, "GPU");                  // index, or -1
  *   hsdag_devices_free(d);
  */
@@ -35,7 +35,7 @@ typedef enum hsdag_semantics {
 HSDAG_API const char *
 hsdag_semantics_name(hsdag_semantics s); /* "sequential", "concurrent", "tarnawski", "auto" */
 /* Parses "sequential" | "concurrent" | "tarnawski" | "auto"; returns 0 or HSDAG_EINVAL. */
-HSDAG_API int hsdag_semantics_parse(const char *s, hsdag_semantics *out);
+HSDAG_API int hsdag_semantics_parse(hsdag_semantics *out, const char *s, hsdag_err *e);
 
 typedef enum hsdag_devkind {
     HSDAG_DEV_CPU = 0,
@@ -96,18 +96,18 @@ typedef struct hsdag_devices {
  *                hsdag_split_read), file costs, semantics tarnawski (needs g with
  *                g->meta.format == HSDAG_FMT_TARNAWSKI, or explicit counts "tarnawski:K" / "tarnawski:K:L").
  * g may be NULL except for "tarnawski". */
-HSDAG_API int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e);
+HSDAG_API int hsdag_devices_preset(hsdag_devices **out, const char *name, const hsdag_graph *g, hsdag_err *e);
 /* Preset names, NULL-terminated (for --help). */
 const char *const *hsdag_devices_preset_names(void);
 /* The default for a graph: "tarnawski" for Tarnawski JSON graphs, "cpu-gpu" otherwise. */
 HSDAG_API const char *hsdag_devices_default_name(const hsdag_graph *g);
 /* spec = a preset name, a JSON file path, or NULL/""/"auto" (= hsdag_devices_default_name(g)). */
-HSDAG_API int hsdag_devices_load(const char *spec, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e);
+HSDAG_API int hsdag_devices_load(hsdag_devices **out, const char *spec, const hsdag_graph *g, hsdag_err *e);
 /* Parses the JSON schema of docs/devices.md. `what` names the input in messages (NULL = "<buffer>"). */
-HSDAG_API int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_devices **out,
+HSDAG_API int hsdag_devices_parse(hsdag_devices **out, const void *buf, size_t len, const char *what,
                                   hsdag_err *e);
 /* Writes a set back in the same schema (round-trips through hsdag_devices_parse). */
-HSDAG_API int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *out);
+HSDAG_API int hsdag_devices_write_json(hsdag_buf *out, const hsdag_devices *d);
 HSDAG_API void hsdag_devices_free(hsdag_devices *d); /* NULL is a no-op */
 /* Index of the device named `name` (exact, then case-insensitive), or -1. */
 HSDAG_API int32_t hsdag_devices_find(const hsdag_devices *d, const char *name);
@@ -116,9 +116,9 @@ HSDAG_API int32_t hsdag_devices_first_of(const hsdag_devices *d, hsdag_devkind k
 
 /* ---- per-op per-device profile (CSV lines "node,device,ms"; '#' comments; optional header) ---- */
 typedef struct hsdag_profile hsdag_profile;
-HSDAG_API int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out,
+HSDAG_API int hsdag_profile_parse(hsdag_profile **out, const void *buf, size_t len, const char *what,
                                   hsdag_err *e);
-HSDAG_API int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e);
+HSDAG_API int hsdag_profile_read_file(hsdag_profile **out, const char *path, hsdag_err *e);
 HSDAG_API int32_t hsdag_profile_count(const hsdag_profile *p); /* entries */
 /* One entry (ms >= 0, finite; line = 1-based line number in the file). */
 typedef struct hsdag_profile_entry {

@@ -6,7 +6,7 @@
  * Usage:
  *   #include <hsdag/hsdag.h>      // cc prog.c $(pkg-config --cflags --libs hsdag)
  *   hsdag_graph *g; hsdag_err e = {0};
- *   if (hsdag_load_file("model.onnx", HSDAG_FMT_UNKNOWN, &g, &e) < 0) fprintf(stderr, "%s\n", e.msg);
+ *   if (hsdag_load_file(&g, "model.onnx", HSDAG_FMT_UNKNOWN, &e) < 0) fprintf(stderr, "%s\n", e.msg);
  */
 #ifndef HSDAG_H
 #define HSDAG_H

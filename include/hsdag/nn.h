@@ -6,7 +6,7 @@
  *
  * Usage (a 2-layer MLP trained with Adam; error handling shortened):
  *   hsdag_nn_set_threads(1);                               // deterministic, fast for small matrices
- *   hsdag_nn_params *p; hsdag_nn_params_create(&p);
+ *   hsdag_nn_params *p; hsdag_nn_params_create(&p, NULL);
  *   hsdag_nn_linear l1, l2;
  *   hsdag_nn_linear_add(p, &l1, "l1", 16, 128, 1);         // register shapes first ...
  *   hsdag_nn_linear_add(p, &l2, "l2", 128, 4, 1);
@@ -53,8 +53,9 @@
 extern "C" {
 #endif
 
-/* Sets the number of OpenBLAS threads (process-wide). 1 is recommended: small matrices gain nothing
- * from threads on a shared machine and results stay bit-identical run to run. */
+/* Sets the number of OpenBLAS threads. Process-wide, so it is the program's explicit choice: the library
+ * never calls it (the CLI's main sets 1). 1 is recommended: small matrices gain nothing from threads on a
+ * shared machine and results stay bit-identical run to run. */
 HSDAG_API void hsdag_nn_set_threads(int n);
 
 /* ======================================================================================
@@ -76,8 +77,8 @@ typedef enum {
  * value, grad, adam_m, adam_v each hold count() floats in the same layout, tensor t at offset(t). */
 typedef struct hsdag_nn_params hsdag_nn_params;
 
-HSDAG_API int hsdag_nn_params_create(hsdag_nn_params **out); /* 0 or HSDAG_ENOMEM */
-HSDAG_API void hsdag_nn_params_free(hsdag_nn_params *p);     /* NULL is a no-op */
+HSDAG_API int hsdag_nn_params_create(hsdag_nn_params **out, hsdag_err *e); /* 0 or HSDAG_ENOMEM */
+HSDAG_API void hsdag_nn_params_free(hsdag_nn_params *p);                   /* NULL is a no-op */
 
 /* Registers a (rows, cols) tensor; returns its id (>= 0) or a negative status (EINVAL if p is
  * already allocated, the name is empty/longer than 63 bytes or already used, or a size is <= 0;
@@ -354,7 +355,7 @@ typedef struct hsdag_nn_gnn_config {
 } hsdag_nn_gnn_config;
 HSDAG_API hsdag_nn_gnn_config hsdag_nn_gnn_config_default(void);
 /* Parses "gcn", "gat", "gin", "sage" (or "graphsage"); returns 0 or EINVAL. */
-HSDAG_API int hsdag_nn_gnn_kind_parse(const char *s, hsdag_nn_gnn_kind *out);
+HSDAG_API int hsdag_nn_gnn_kind_parse(hsdag_nn_gnn_kind *out, const char *s, hsdag_err *e);
 HSDAG_API const char *hsdag_nn_gnn_kind_name(hsdag_nn_gnn_kind k);
 
 typedef struct hsdag_nn_gnn hsdag_nn_gnn;

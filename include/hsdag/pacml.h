@@ -249,7 +249,7 @@ HSDAG_API int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_j
  * $HSDAG_DATA/policies/pacml/F, ./policies/pacml/F, <dir of the running binary>/../policies/pacml/F,
  * <dir of the running binary>/../share/hsdag/policies/pacml/F, HSDAG_SHARE_DIR/policies/pacml/F
  * (compile-time, default /usr/local/share/hsdag). EIO naming every place tried if none exists. */
-HSDAG_API int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e);
+HSDAG_API int hsdag_pacml_policy_find(char *path, size_t cap, char beta, int time_unit_fix, hsdag_err *e);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,8 @@ extern "C" {
 #endif
 
 /* ---- the problem every placer sees ----
- * Plain data built once per (graph, device set, semantics); placers read it and may run p->sim.
+ * Plain data built once per (graph, device set, semantics) by hsdag_place_problem_create only (private state,
+ * such as the lower bound's cache, lives behind it); placers read it and may run p->sim.
  * Invariants: n == g->n_nodes, k == devs->n; groups partition the nodes (a group = one colour class, or a
  * single node without a class), group ids follow the first member's topological index, members ascend;
  * group_allowed[gi] has bit d set iff every member may run on d (never 0: a class no device can host
@@ -54,8 +55,6 @@ typedef struct hsdag_place_problem {
     double *mean_xfer;       /* [n] mean transfer time of the node's output over ordered device pairs */
     int32_t dev_rank
         [HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
-    int bound_ready;         /* hsdag_place_lower_bound's cache */
-    hsdag_bound bound;
     hsdag_arena *arena;
 } hsdag_place_problem;
 
@@ -152,8 +151,8 @@ HSDAG_API int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, 
  * sequential semantics on exactly two devices -> the min-cut optimum in seconds, with colour classes and
  * allowed devices enforced and memory capacities ignored (a relaxation, so a valid bound). Anything else
  * -> HSDAG_EUNSUPPORTED. */
-HSDAG_API int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e,
-                                      void *ctx);
+HSDAG_API int hsdag_place_bound_exact(void *ctx, double *opt_s, const hsdag_costs *c, hsdag_semantics sem,
+                                      hsdag_err *e);
 
 /* ---- the exact two-device sequential optimum (exposed for tests and the bound) ----
  * Minimises sum_v node_s[v, dev v] + sum over (tensor u, other device b holding a consumer) xfer(u, dev u, b)

@@ -167,8 +167,8 @@ HSDAG_API int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *out, hsdag_er
 /* Optional exact solver for a semantics (e.g. the two-device min-cut for sequential, from the placers);
  * writes the optimal latency in seconds ignoring memory caps (a relaxation, so still a lower bound).
  * Return 0, HSDAG_EUNSUPPORTED when it does not apply (the bound then falls back), or another error. */
-typedef int (*hsdag_bound_exact_fn)(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e,
-                                    void *ctx);
+typedef int (*hsdag_bound_exact_fn)(void *ctx, double *opt_s, const hsdag_costs *c, hsdag_semantics sem,
+                                    hsdag_err *e);
 
 typedef struct hsdag_bound {
     hsdag_semantics semantics;
@@ -187,8 +187,8 @@ typedef struct hsdag_bound {
  *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its
  * inputs).
  * sem AUTO = the device set's default. exact may be NULL. */
-HSDAG_API int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact,
-                                  void *ctx, hsdag_bound *out, hsdag_err *e);
+HSDAG_API int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
+                                  hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e);
 
 #ifdef __cplusplus
 }

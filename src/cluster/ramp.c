@@ -74,7 +74,7 @@ static int32_t cl_shapes(int32_t nc, int32_t nr, int32_t ns, int32_t a, cl_shape
     return n;
 }
 
-int hsdag_ramp_find_block(int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a, int32_t *out)
+int hsdag_ramp_find_block(int32_t *out, int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a)
 {
     cl_shape sh[64];
     int32_t nsh = cl_shapes(nc, nr, ns, a, sh, 64);
@@ -308,8 +308,8 @@ int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t
         }
         if (!reused) {
             if (have[k] < 0)
-                have[k] = (int8_t)(hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, busy, k,
-                                                         blocks[k]) == 1);
+                have[k] = (int8_t)(hsdag_ramp_find_block(blocks[k], c->n_cgs, c->n_racks, c->n_servers, busy,
+                                                         k) == 1);
             if (!have[k]) return -1;
             memcpy(dst, blocks[k], (size_t)k * sizeof(int32_t));
         }

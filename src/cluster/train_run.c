@@ -108,7 +108,7 @@ int hsdag_cluster_train_load(hsdag_cluster **env, hsdag_pacml_trainer **t, hsdag
         if (r.bad || hsdag_rd_left(&r))
             return hsdag_err_set(e, HSDAG_EPARSE, "%s: bad cluster configuration record", what);
     }
-    if ((rc = hsdag_cluster_create(c, NULL, NULL, 0, env, e)) < 0) {
+    if ((rc = hsdag_cluster_create(env, c, NULL, NULL, 0, e)) < 0) {
         hsdag_err_prefix(e, what);
         return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
     }

@@ -343,7 +343,7 @@ int32_t hsdag_strmap_count(const hsdag_strmap *m)
 }
 
 /* ---- files ---- */
-int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e)
+int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e)
 {
     *buf = NULL;
     *len = 0;

@@ -25,9 +25,9 @@ const char *hsdag_semantics_name(hsdag_semantics s)
     return (s >= 0 && s < HSDAG_SEM_COUNT_) ? sem_names[s] : "?";
 }
 
-int hsdag_semantics_parse(const char *s, hsdag_semantics *out)
+int hsdag_semantics_parse(hsdag_semantics *out, const char *s, hsdag_err *e)
 {
-    if (!s) return HSDAG_EINVAL;
+    if (!s) return hsdag_err_set(e, HSDAG_EINVAL, "semantics: missing");
     if (strcmp(s, "auto") == 0) {
         *out = HSDAG_SEM_AUTO;
         return 0;
@@ -37,7 +37,7 @@ int hsdag_semantics_parse(const char *s, hsdag_semantics *out)
             *out = (hsdag_semantics)i;
             return 0;
         }
-    return HSDAG_EINVAL;
+    return hsdag_err_set(e, HSDAG_EINVAL, "semantics '%.40s': sequential, concurrent, tarnawski or auto", s);
 }
 
 const char *hsdag_devkind_name(hsdag_devkind k)
@@ -278,7 +278,7 @@ static int parse_count(const char *s, long lo, long hi, long *out)
     return (int)(end - s);
 }
 
-int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e)
+int hsdag_devices_preset(hsdag_devices **out, const char *name, const hsdag_graph *g, hsdag_err *e)
 {
     *out = NULL;
     int rc = HSDAG_ENOMEM;
@@ -341,17 +341,17 @@ unknown:
         name);
 }
 
-int hsdag_devices_load(const char *spec, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e)
+int hsdag_devices_load(hsdag_devices **out, const char *spec, const hsdag_graph *g, hsdag_err *e)
 {
     *out = NULL;
     if (!spec || !*spec || strcmp(spec, "auto") == 0) spec = hsdag_devices_default_name(g);
     int is_file = strchr(spec, '/') != NULL || strchr(spec, '.') != NULL;
-    if (!is_file) return hsdag_devices_preset(spec, g, out, e);
+    if (!is_file) return hsdag_devices_preset(out, spec, g, e);
     char *buf = NULL;
     size_t len = 0;
-    int rc = hsdag_read_file(spec, &buf, &len, 16u << 20, e);
+    int rc = hsdag_read_file(&buf, &len, spec, 16u << 20, e);
     if (rc < 0) return rc;
-    rc = hsdag_devices_parse(buf, len, spec, out, e);
+    rc = hsdag_devices_parse(out, buf, len, spec, e);
     hsdag_free(buf);
     return rc;
 }
@@ -545,7 +545,7 @@ static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
     }
     if (sem) {
         hsdag_semantics s;
-        if (hsdag_semantics_parse(sem, &s) < 0 || s == HSDAG_SEM_AUTO) {
+        if (hsdag_semantics_parse(&s, sem, NULL) < 0 || s == HSDAG_SEM_AUTO) {
             rc = hsdag_err_set(c->e, HSDAG_EPARSE,
                                "%s: semantics '%.40s' is not sequential, concurrent or tarnawski", c->what,
                                sem);
@@ -589,7 +589,7 @@ fail:
     return rc;
 }
 
-int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_devices **out, hsdag_err *e)
+int hsdag_devices_parse(hsdag_devices **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     jctx c = {what ? what : "<buffer>", e};
@@ -604,7 +604,7 @@ int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_dev
 
 /* ---- JSON writer ---- */
 
-int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *b)
+int hsdag_devices_write_json(hsdag_buf *b, const hsdag_devices *d)
 {
     hsdag_buf_printf(b, "{\n  \"format\": \"hsdag-devices\",\n  \"name\": ");
     hsdag_buf_json_str(b, d->name);

@@ -149,9 +149,8 @@ static int pl_read_split(json_object *root, const char *what, const hsdag_graph 
 
 /* ---- entry points ---- */
 
-int hsdag_placement_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info,
-                          hsdag_err *e)
+int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
+                          const char *what, const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
 {
     what = what ? what : "<buffer>";
     if (info) memset(info, 0, sizeof *info);
@@ -186,21 +185,21 @@ done:
     return rc;
 }
 
-int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e)
+int hsdag_placement_read_file(int32_t *device, hsdag_placement_info *info, const char *path,
+                              const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
     if (info) memset(info, 0, sizeof *info);
-    int rc = hsdag_read_file(path, &buf, &len, PL_MAX_BYTES, e);
+    int rc = hsdag_read_file(&buf, &len, path, PL_MAX_BYTES, e);
     if (rc < 0) return rc;
-    rc = hsdag_placement_parse(buf, len, path, g, devs, device, info, e);
+    rc = hsdag_placement_parse(device, info, buf, len, path, g, devs, e);
     hsdag_free(buf);
     return rc;
 }
 
-int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e)
+int hsdag_placement_from_spec(int32_t *device, hsdag_placement_info *info, const char *spec,
+                              const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
 {
     if (info) memset(info, 0, sizeof *info);
     if (!spec || !*spec) return hsdag_err_set(e, HSDAG_EINVAL, "placement: empty specification");
@@ -223,7 +222,7 @@ int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsda
         return 0;
     }
     if (strchr(spec, '/') || strchr(spec, '.'))
-        return hsdag_placement_read_file(spec, g, devs, device, info, e);
+        return hsdag_placement_read_file(device, info, spec, g, devs, e);
     return hsdag_err_set(e, HSDAG_EINVAL,
                          "placement: '%.120s' is neither a device of '%s', '<device>-only', nor a file", spec,
                          devs->name);
@@ -238,8 +237,8 @@ static int pl_check(const hsdag_graph *g, const hsdag_devices *devs, const int32
     return 0;
 }
 
-int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                               hsdag_buf *b)
+int hsdag_placement_write_json(hsdag_buf *b, const hsdag_graph *g, const hsdag_devices *devs,
+                               const int32_t *device)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     hsdag_buf_printf(b, "{\n  \"format\": \"hsdag-placement\",\n  \"devices\": ");
@@ -255,8 +254,8 @@ int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, 
     return b->oom ? HSDAG_ENOMEM : 0;
 }
 
-int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                   hsdag_buf *b)
+int hsdag_placement_write_affinity(hsdag_buf *b, const hsdag_graph *g, const hsdag_devices *devs,
+                                   const int32_t *device)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     hsdag_buf_printf(b, "{");
@@ -270,8 +269,8 @@ int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *de
     return b->oom ? HSDAG_ENOMEM : 0;
 }
 
-int hsdag_placement_write_split(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                hsdag_buf *b)
+int hsdag_placement_write_split(hsdag_buf *b, const hsdag_graph *g, const hsdag_devices *devs,
+                                const int32_t *device)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     /* groups: the non-CPU devices in order (fpgas), then the CPUs (cpus), each named by its device */

@@ -102,8 +102,8 @@ done:
     return rc;
 }
 
-int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                     int32_t *device_of_node, int32_t *n_cpus, int32_t *n_accels, hsdag_err *e)
+int hsdag_split_read(int32_t *device_of_node, int32_t *n_cpus, int32_t *n_accels, const void *buf, size_t len,
+                     const char *what, const hsdag_graph *g, hsdag_err *e)
 {
     if (!what) what = "<buffer>";
     *n_cpus = *n_accels = 0;
@@ -171,8 +171,8 @@ int io_split_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *group_of
     return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "split: out of memory") : 0;
 }
 
-int hsdag_split_write(const hsdag_graph *g, const int32_t *device_of_node, int32_t n_accels, int32_t n_cpus,
-                      hsdag_buf *out, hsdag_err *e)
+int hsdag_split_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *device_of_node, int32_t n_accels,
+                      int32_t n_cpus, hsdag_err *e)
 {
     if (n_accels < 0 || n_cpus < 0 || n_accels > SPLIT_MAX_DEVICES || n_cpus > SPLIT_MAX_DEVICES)
         return hsdag_err_set(e, HSDAG_EINVAL, "split: bad device counts (%d accelerators, %d CPUs)", n_accels,

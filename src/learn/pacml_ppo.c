@@ -83,7 +83,6 @@ int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env 
         !(c->gamma > 0) || !(c->gamma < 1) || !(c->lambda >= 0) || !(c->lambda <= 1) || !(c->lr > 0) ||
         c->eval_episodes < 0 || !(c->loss.clip > 0))
         return hsdag_err_set(e, HSDAG_EINVAL, "pacml train: configuration out of range");
-    hsdag_nn_set_threads(1);
     hsdag_pacml_trainer *t = hsdag_calloc(1, sizeof *t);
     if (!t) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml train: out of memory");
     t->env = *env;
@@ -490,14 +489,14 @@ int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, 
         snprintf(file, sizeof file, "%s", path);
     char *data = NULL;
     size_t len = 0;
-    int rc = hsdag_read_file(file, &data, &len, (size_t)64 << 20, e);
+    int rc = hsdag_read_file(&data, &len, file, (size_t)64 << 20, e);
     if (rc < 0) return rc;
     rc = hsdag_pacml_policy_parse(out, jobs, n_jobs, data, len, file, beta_out, tuf_out, e);
     hsdag_free(data);
     return rc;
 }
 
-int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e)
+int hsdag_pacml_policy_find(char *path, size_t cap, char beta, int time_unit_fix, hsdag_err *e)
 {
     char fname[64], tried[1024] = "";
     snprintf(fname, sizeof fname, "policies/pacml/beta_%c%s.bin", beta, time_unit_fix ? "_tuf" : "");

@@ -38,10 +38,10 @@ void hsdag_nn_set_threads(int n)
     openblas_set_num_threads(n > 0 ? n : 1);
 }
 
-int hsdag_nn_params_create(hsdag_nn_params **out)
+int hsdag_nn_params_create(hsdag_nn_params **out, hsdag_err *e)
 {
     *out = hsdag_calloc(1, sizeof(hsdag_nn_params));
-    return *out ? 0 : HSDAG_ENOMEM;
+    return *out ? 0 : hsdag_err_set(e, HSDAG_ENOMEM, "nn params: out of memory");
 }
 
 void hsdag_nn_params_free(hsdag_nn_params *p)

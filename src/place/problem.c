@@ -102,8 +102,9 @@ int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, 
 {
     *out = NULL;
     hsdag_sim_config dc = hsdag_sim_config_default();
-    hsdag_place_problem *p = hsdag_calloc(1, sizeof *p);
-    if (!p) return hsdag_err_set(e, HSDAG_ENOMEM, "place: out of memory");
+    place_problem_priv *pp = hsdag_calloc(1, sizeof *pp);
+    if (!pp) return hsdag_err_set(e, HSDAG_ENOMEM, "place: out of memory");
+    hsdag_place_problem *p = &pp->pub;
     int rc = hsdag_sim_create(&p->sim, g, devs, cfg ? cfg : &dc, e);
     if (rc < 0) goto fail;
     p->g = g;
@@ -220,12 +221,13 @@ int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name)
 
 int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e)
 {
-    if (!p->bound_ready) {
-        int rc = hsdag_bound_compute(p->c, p->sem, hsdag_place_bound_exact, NULL, &p->bound, e);
+    place_problem_priv *pp = (place_problem_priv *)p;
+    if (!pp->bound_ready) {
+        int rc = hsdag_bound_compute(&pp->bound, p->c, p->sem, hsdag_place_bound_exact, NULL, e);
         if (rc < 0) return rc;
-        p->bound_ready = 1;
+        pp->bound_ready = 1;
     }
-    if (out) *out = p->bound;
+    if (out) *out = pp->bound;
     return 0;
 }
 

@@ -44,7 +44,7 @@ int main(void)
     hsdag_graph *g = NULL;
     hsdag_devices *d = NULL;
     hsdag_place_problem *p = NULL;
-    if (hsdag_gb_finish(b, &g, &e) < 0 || hsdag_devices_preset("cpu-gpu", g, &d, &e) < 0 ||
+    if (hsdag_gb_finish(b, &g, &e) < 0 || hsdag_devices_preset(&d, "cpu-gpu", g, &e) < 0 ||
         hsdag_place_problem_create(&p, g, d, NULL, &e) < 0 || hsdag_learn_register_methods(&e) < 0) {
         fprintf(stderr, "%s\n", e.msg);
         return 1;
