@@ -94,8 +94,7 @@ HSDAG_API hsdag_arena *hsdag_arena_create(size_t chunk_bytes); /* 0 = default (6
 HSDAG_API void *hsdag_arena_alloc(hsdag_arena *a, size_t n);   /* 16-byte aligned, zeroed; NULL on ENOMEM */
 HSDAG_API char *hsdag_arena_strdup(hsdag_arena *a, const char *s);
 HSDAG_API char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n);
-HSDAG_API size_t hsdag_arena_used(const hsdag_arena *a); /* bytes handed out */
-HSDAG_API void hsdag_arena_free(hsdag_arena *a);         /* NULL is a no-op */
+HSDAG_API void hsdag_arena_free(hsdag_arena *a); /* NULL is a no-op */
 
 /* ---- RNG: xoshiro256**, seeded through splitmix64; passed explicitly, never global ---- */
 typedef struct hsdag_rng {

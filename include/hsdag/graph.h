@@ -203,7 +203,6 @@ HSDAG_API void hsdag_gb_set_meta(hsdag_gb *b, const hsdag_graph_meta *m);
  * sorts topologically (Kahn, ties by insertion order, so ids are stable), merges parallel edges
  * (bytes summed, cost max) and derives opclass/flags/out_bytes. The builder may be reused or freed. */
 HSDAG_API int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e);
-HSDAG_API int32_t hsdag_gb_node_count(const hsdag_gb *b);
 
 /* ---- op cost annotation ---- */
 /* Classifies an op type string (ONNX, OpenVINO, PyTorch or NNCF spelling). */

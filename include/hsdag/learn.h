@@ -81,8 +81,6 @@ HSDAG_API void hsdag_learn_free(hsdag_learn *L); /* NULL is a no-op */
  * 1 when progress asked to stop, or the oracle's / an internal error status. */
 HSDAG_API int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
                                 hsdag_learn_progress_fn progress, void *progress_ctx, hsdag_err *e);
-/* Sets the episode target (e.g. a resumed run asked for more episodes). */
-HSDAG_API void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes);
 
 /* Best feasible placement so far (NULL and INFINITY if none), its latency and episode (-1 if none). */
 HSDAG_API void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s,

@@ -143,7 +143,6 @@ typedef struct arena_chunk {
 struct hsdag_arena {
     arena_chunk *head;
     size_t chunk_bytes;
-    size_t total;
 };
 
 hsdag_arena *hsdag_arena_create(size_t chunk_bytes)
@@ -177,7 +176,6 @@ void *hsdag_arena_alloc(hsdag_arena *a, size_t n)
     }
     void *p = c->data + c->used;
     c->used += n;
-    a->total += n;
     memset(p, 0, n);
     return p;
 }
@@ -194,11 +192,6 @@ char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n)
 char *hsdag_arena_strdup(hsdag_arena *a, const char *s)
 {
     return hsdag_arena_strndup(a, s, strlen(s));
-}
-
-size_t hsdag_arena_used(const hsdag_arena *a)
-{
-    return a ? a->total : 0;
 }
 
 void hsdag_arena_free(hsdag_arena *a)

@@ -149,11 +149,6 @@ void hsdag_gb_free(hsdag_gb *b)
     hsdag_free(b);
 }
 
-int32_t hsdag_gb_node_count(const hsdag_gb *b)
-{
-    return (int32_t)b->n_nodes;
-}
-
 static int32_t gb_str(hsdag_gb *b, const char *s)
 {
     if (!s) return -1;

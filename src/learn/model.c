@@ -152,10 +152,6 @@ const hsdag_coarse *lmodel_coarse(const lmodel *M)
 {
     return M->c;
 }
-int32_t lmodel_hidden(const lmodel *M)
-{
-    return M->H;
-}
 
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
                   hsdag_rng *init_rng, hsdag_err *e)

@@ -133,11 +133,6 @@ fail:
     return rc;
 }
 
-void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes)
-{
-    L->cfg.episodes = episodes;
-}
-
 void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode)
 {
     if (device) *device = L->best_episode >= 0 || isfinite(L->best_lat) ? L->best : NULL;
