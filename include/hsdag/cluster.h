@@ -10,13 +10,18 @@
  * Usage:
  *   hsdag_cluster_config c = hsdag_cluster_config_default();
  *   hsdag_cluster *env; hsdag_err e = {0};
- *   if (hsdag_cluster_create(&c, NULL, 0, &env, &e) < 0) puts(e.msg);   // NULL: the five built-in graphs
+ *   if (hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e) < 0) {   // NULL: the five built-in graphs
+ *       puts(e.msg);
+ *       return;
+ *   }
  *   hsdag_cluster_reset(env, 0);
  *   while (!hsdag_cluster_done(env)) {
  *       const hsdag_cluster_obs *o = hsdag_cluster_observe(env);  // job graph, features, mask
- *       double r; hsdag_cluster_step(env, my_action(o), &r);
+ *       double r;
+ *       hsdag_cluster_step(env, my_action(o), &r);
  *   }
- *   hsdag_cluster_metrics m; hsdag_cluster_metrics_get(env, &m);
+ *   hsdag_cluster_metrics m;
+ *   hsdag_cluster_metrics_get(env, &m);
  *   hsdag_cluster_free(env);
  */
 #ifndef HSDAG_CLUSTER_H

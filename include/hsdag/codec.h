@@ -8,11 +8,12 @@
  *   hsdag_buf b = {0};
  *   size_t at = hsdag_frame_begin(&b, "HSDAGXYZ", 2);          // 8-byte magic, version
  *   hsdag_put_u32(&b, 7); hsdag_put_f64(&b, 0.5); hsdag_put_str(&b, "name");
- *   if (hsdag_frame_end(&b, at) < 0) ...                       // fills length + checksum; ENOMEM
+ *   if (hsdag_frame_end(&b, at) < 0) return;                   // fills length + checksum; ENOMEM
  *   hsdag_rd r; uint32_t ver; size_t used; hsdag_err e = {0};
  *   if (hsdag_frame_open(&r, &ver, &used, b.data, b.len, "HSDAGXYZ", "x.bin", &e) < 0) puts(e.msg);
  *   uint32_t seven = hsdag_get_u32(&r); double half = hsdag_get_f64(&r);
- *   if (r.bad) ...                                             // a get ran past the payload
+ *   if (r.bad || seven != 7 || half != 0.5) puts("a get ran past the payload");
+ *   hsdag_buf_free(&b);
  *
  * Frame (all little-endian): magic[8] | u32 version | u32 0 | u64 payload bytes | u64 checksum | payload;
  * the checksum is FNV-1a 64 (standard basis) over the version, zero and length fields, then the payload,

@@ -8,7 +8,9 @@
  *   hsdag_arena *a = hsdag_arena_create(0);
  *   char *s = hsdag_arena_strdup(a, "conv1");
  *   hsdag_rng r; hsdag_rng_seed(&r, 42); double u = hsdag_rng_uniform(&r);
- *   if (rc < 0) fprintf(stderr, "%s\n", e.msg);
+ *   int rc = s ? 0 : hsdag_err_set(&e, HSDAG_ENOMEM, "%s: out of memory", "names");
+ *   if (rc < 0) fprintf(stderr, "%s\n", e.msg);       // one line, the caller's buffer
+ *   printf("%s %.3f\n", s, u);
  *   hsdag_arena_free(a);
  */
 #ifndef HSDAG_COMMON_H

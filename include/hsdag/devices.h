@@ -7,7 +7,7 @@
  *
  * Usage:
  *   hsdag_devices *d; hsdag_err e = {0};
- *   if (hsdag_devices_load(&d, "cpu-gpu", g, &e) < 0) ...        // a preset name or a JSON file path
+ *   if (hsdag_devices_load(&d, "cpu-gpu", g, &e) < 0) return;    // a preset name or a JSON file path
  *   int32_t gpu = hsdag_devices_find(d, "GPU");                  // index, or -1
  *   hsdag_devices_free(d);
  */

@@ -5,13 +5,15 @@
  *
  * Usage:
  *   hsdag_coarse *c; hsdag_err e = {0};
- *   hsdag_coarsen_create(&c, g, &e);                  // groups: in-degree-1 nodes join their predecessor
+ *   if (hsdag_coarsen_create(&c, g, 0, &e) < 0) return;   // in-degree-1 nodes join their predecessor
  *   hsdag_features_config fc = hsdag_features_config_default();
  *   hsdag_features f;
  *   hsdag_features_compute(&f, g, c, &fc, &e);        // f.x is (c->n_groups, f.dim), kinds side by side
- *   // edge scores s[k] for the undirected edges (u[k], v[k]) of c's group graph:
+ *   // edge scores s[k] for the m undirected edges (u[k], w[k]) of a graph of n nodes:
+ *   int32_t n = 3, m = 2, u[2] = {0, 1}, w[2] = {1, 2};
+ *   float sc[2] = {0.9f, 0.1f};
  *   hsdag_gpn_parse_result pr;
- *   hsdag_gpn_parse(&pr, c->n_groups, m, u, v, s, &e);  // pr.cluster[node], pooled adjacency pr.adj_*
+ *   hsdag_gpn_parse(&pr, n, m, u, w, sc, &e);          // pr.cluster[node], pooled edges pr.pu / pr.pv
  *   hsdag_gpn_parse_free(&pr); hsdag_features_free(&f); hsdag_coarsen_free(c);
  */
 #ifndef HSDAG_FEATURES_H

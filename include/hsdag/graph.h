@@ -10,7 +10,7 @@
  *   hsdag_graph *g; hsdag_err e = {0};
  *   if (hsdag_gb_finish(b, &g, &e) < 0) puts(e.msg);   // rejects cycles, dangling edges
  *   hsdag_gb_free(b);
- *   for (int32_t k = g->out_off[r]; k < g->out_off[r + 1]; k++) ... g->out_dst[k] ...
+ *   for (int32_t k = g->out_off[x]; k < g->out_off[x + 1]; k++) printf("x -> %d\n", g->out_dst[k]);
  *   hsdag_graph_free(g);
  */
 #ifndef HSDAG_GRAPH_H

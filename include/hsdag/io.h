@@ -7,7 +7,7 @@
  *   hsdag_graph *g; hsdag_err e = {0};
  *   if (hsdag_load_file(&g, "model.onnx", HSDAG_FMT_UNKNOWN, &e) < 0) {   // detect by content
  *       fprintf(stderr, "%s\n", e.msg);  // "model.onnx: node 'conv1': ..."
- *       return 2;
+ *       return;
  *   }
  *   hsdag_graph_free(g);
  */

@@ -9,9 +9,8 @@
  * Usage:
  *   hsdag_learn_config cfg = hsdag_learn_config_default();     // the paper: 25 episodes x 20 steps, seed 42
  *   hsdag_learn *L; hsdag_err e = {0};
- *   if (hsdag_learn_create(&L, g, devs->n, &cfg, &e) < 0) ...
- *   hsdag_learn_train(L, my_eval, my_ctx, NULL, NULL, &e);      // my_eval(ctx, device[n_nodes], &lat, &ok,
- * e)
+ *   if (hsdag_learn_create(&L, g, devs->n, &cfg, &e) < 0) return;
+ *   hsdag_learn_train(L, my_eval, my_ctx, NULL, NULL, &e);      // my_eval(ctx, device, &lat, &ok, e)
  *   const int32_t *best; double lat; hsdag_learn_best(L, &best, &lat, NULL);
  *   hsdag_buf ck = {0}; hsdag_learn_save(L, &ck, &e);          // resume later with hsdag_learn_load
  *   hsdag_learn_free(L);

@@ -4,21 +4,28 @@
  * Entry points: hsdag_nn_params_*, hsdag_nn_adam_*, hsdag_nn_<kernel>_forward/_backward,
  *   hsdag_nn_adj_*, hsdag_nn_gnn_*, hsdag_nn_categorical_*, hsdag_nn_entropy_*.
  *
- * Usage (a 2-layer MLP trained with Adam; error handling shortened):
- *   hsdag_nn_set_threads(1);                               // deterministic, fast for small matrices
- *   hsdag_nn_params *p; hsdag_nn_params_create(&p, NULL);
+ * Usage (a 2-layer MLP trained with Adam; error handling shortened; the program sets the thread count):
+ *   enum { N = 8 };                                        // rows (samples)
+ *   static float x[N * 16], h[N * 128], z[N * 4], logp[N * 4], dlogp[N * 4], dz[N * 4], dh[N * 128],
+ *       du[N * 128];
+ *   hsdag_err e = {0};
+ *   hsdag_nn_params *p;
+ *   if (hsdag_nn_params_create(&p, &e) < 0) return;
  *   hsdag_nn_linear l1, l2;
- *   hsdag_nn_linear_add(p, &l1, "l1", 16, 128, 1);         // register shapes first ...
- *   hsdag_nn_linear_add(p, &l2, "l2", 128, 4, 1);
+ *   hsdag_nn_linear_add(p, &l1, "l1", 16, 128, 1, &e);     // register shapes first ...
+ *   hsdag_nn_linear_add(p, &l2, "l2", 128, 4, 1, &e);
  *   hsdag_rng r; hsdag_rng_seed(&r, 42);
  *   hsdag_nn_params_alloc(p, &r, &e);                      // ... then ONE allocation, initialised
+ *   float *(*W)(hsdag_nn_params *, int32_t) = hsdag_nn_params_value, *(*G)(hsdag_nn_params *, int32_t) =
+ *       hsdag_nn_params_grad;
  *   // forward: h (N,128), logp (N,4)
  *   hsdag_nn_linear_forward(h, x, W(p, l1.w), W(p, l1.b), N, 16, 128);
  *   hsdag_nn_relu_forward(h, h, N * 128);
  *   hsdag_nn_linear_forward(z, h, W(p, l2.w), W(p, l2.b), N, 128, 4);
  *   hsdag_nn_log_softmax_forward(logp, z, NULL, N, 4);
  *   // backward: dlogp holds dLoss/dlogp; backward kernels ACCUMULATE (+=) into zeroed buffers
- *   hsdag_nn_params_zero_grad(p); memset(dz, 0, ...); memset(dh, 0, ...); memset(du, 0, ...);
+ *   hsdag_nn_params_zero_grad(p);
+ *   memset(dz, 0, sizeof dz); memset(dh, 0, sizeof dh); memset(du, 0, sizeof du);
  *   hsdag_nn_log_softmax_backward(dz, dlogp, logp, N, 4);
  *   hsdag_nn_linear_backward(dh, G(p, l2.w), G(p, l2.b), dz, h, W(p, l2.w), N, 128, 4);
  *   hsdag_nn_relu_backward(du, dh, h, N * 128);            // h is ReLU's output (in place above)
@@ -26,7 +33,6 @@
  *   hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
  *   hsdag_nn_adam_step(p, &ac, NULL);
  *   hsdag_nn_params_free(p);
- *   (W = hsdag_nn_params_value, G = hsdag_nn_params_grad)
  *
  * Conventions:
  *  - Tensors are row-major float arrays; shapes are stated as (rows, cols) in comments.

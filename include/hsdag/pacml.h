@@ -7,9 +7,11 @@
  *   hsdag_pacml_trainer_* (PPO), hsdag_pacml_policy_* (policy files, lookup of shipped policies).
  *
  * Usage (with the RAMP environment of cluster.h; error handling shortened):
+ *   hsdag_err e = {0};
  *   hsdag_pacml_env pe; hsdag_cluster_pacml_env(&pe, env);       // callbacks over an hsdag_cluster
  *   hsdag_pacml_train_config tc = hsdag_pacml_train_config_default();
- *   hsdag_pacml_trainer *t; hsdag_pacml_trainer_create(&t, &pe, &tc, &e);
+ *   hsdag_pacml_trainer *t;
+ *   if (hsdag_pacml_trainer_create(&t, &pe, &tc, &e) < 0) return;
  *   hsdag_pacml_iter_stats st;
  *   while (hsdag_pacml_trainer_iteration(t) < tc.iterations) hsdag_pacml_trainer_iterate(t, &st, &e);
  *   hsdag_buf pol = {0}; hsdag_pacml_trainer_save_best(t, &pol, &e);   // a policy file image

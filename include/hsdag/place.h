@@ -9,14 +9,13 @@
  * Usage:
  *   hsdag_place_problem *p; hsdag_err e = {0};
  *   hsdag_sim_config sc = hsdag_sim_config_default();            // semantics AUTO = the device set's default
- *   if (hsdag_place_problem_create(&p, g, devs, &sc, &e) < 0) ...
+ *   if (hsdag_place_problem_create(&p, g, devs, &sc, &e) < 0) return;
  *   int32_t *dev = hsdag_malloc(g->n_nodes * sizeof *dev);
  *   hsdag_place_opts o = hsdag_place_opts_default();             // seed 1, method default time limits
  *   hsdag_place_result r;
- *   if (hsdag_place_run(p, "heft", &o, dev, &r, &e) < 0) ...      // or "mincut", "ilp", "cpu-only", "GPU",
- * ...
- *   printf("%s %.3f ms (bound %.3f, gap %.1f%%)\n", r.method, r.latency_s * 1e3, r.lower_bound_s * 1e3, 100 *
- * r.gap);
+ *   if (hsdag_place_run(p, "heft", &o, dev, &r, &e) < 0) puts(e.msg);  // or "mincut", "ilp", "GPU", ...
+ *   printf("%s %.3f ms (bound %.3f, gap %.1f%%)\n", r.method, r.latency_s * 1e3, r.lower_bound_s * 1e3,
+ *          100 * r.gap);
  *   hsdag_free(dev); hsdag_place_problem_free(p);
  */
 #ifndef HSDAG_PLACE_H

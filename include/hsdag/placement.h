@@ -6,9 +6,11 @@
  * A placement is a plain int32_t array device[g->n_nodes] of indices into an hsdag_devices set.
  * Usage:
  *   int32_t *dev = hsdag_malloc(g->n_nodes * sizeof *dev);
- *   hsdag_placement_info pi;
- *   if (hsdag_placement_from_spec(dev, &pi, "p.json", g, devs, &e) < 0) ...   // or "cpu-only", "GPU", ...
- *   hsdag_buf b = {0}; hsdag_placement_write_json(&b, g, devs, dev); ... hsdag_buf_free(&b);
+ *   hsdag_placement_info pi; hsdag_err e = {0};
+ *   if (hsdag_placement_from_spec(dev, &pi, "p.json", g, devs, &e) < 0) puts(e.msg);  // or "cpu-only", ...
+ *   hsdag_buf b = {0}; hsdag_placement_write_json(&b, g, devs, dev);
+ *   hsdag_write_file_atomic("q.json", b.data, b.len, &e);
+ *   hsdag_buf_free(&b); hsdag_free(dev);
  *
  * hsdag placement JSON (docs/simulator.md):
  *   {"format": "hsdag-placement", "devices": "cpu-gpu", "default": "CPU",

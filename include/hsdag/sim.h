@@ -7,16 +7,15 @@
  * Usage (create once, run many times; a run allocates nothing):
  *   hsdag_sim *s; hsdag_err e = {0};
  *   hsdag_sim_config cfg = hsdag_sim_config_default();      // semantics AUTO = the device set's default
- *   if (hsdag_sim_create(&s, g, devs, &cfg, &e) < 0) ...
- *   int32_t *dev = ...;                                      // [g->n_nodes] device index per node
+ *   if (hsdag_sim_create(&s, g, devs, &cfg, &e) < 0) return;
+ *   int32_t *dev = hsdag_calloc((size_t)g->n_nodes, sizeof *dev); // [g->n_nodes] device index per node
  *   hsdag_sim_result r;
- *   if (hsdag_sim_run(s, dev, &r) < 0) ...                   // only fails on a device index out of range
+ *   if (hsdag_sim_run(s, dev, &r) < 0) return;               // only fails on a device index out of range
  *   printf("%.3f ms %s\n", r.makespan_s * 1e3, r.feasible ? "ok" : "infeasible");
- *   hsdag_sim_free(s);
- *
- * The cost table alone:
+ *   hsdag_free(dev); hsdag_sim_free(s);
+ *   // the cost table alone:
  *   hsdag_costs *c; hsdag_costs_config cc = hsdag_costs_config_default();
- *   if (hsdag_costs_create(&c, g, devs, &cc, &e) < 0) ...
+ *   if (hsdag_costs_create(&c, g, devs, &cc, &e) < 0) return;
  *   double t = c->node_s[v * c->n_devices + k];                  // seconds of node v on device k
  *   double x = hsdag_costs_xfer_s(c, v, a, b);                   // seconds to send v's output a -> b
  *   hsdag_costs_free(c);

@@ -4,10 +4,10 @@
  * Entry points: hsdag_split_read, hsdag_split_write.
  *
  * Usage:
+ *   hsdag_err e = {0};
  *   int32_t *dev = hsdag_malloc(g->n_nodes * sizeof *dev), n_cpus, n_accels;
  *   if (hsdag_split_read(dev, &n_cpus, &n_accels, buf, len, "expert.json", g, &e) < 0) puts(e.msg);
- *   // dev[v] in 0..n_accels-1: accelerator fpgas[dev[v]]; n_accels..n_accels+n_cpus-1: CPU
- * cpus[dev[v]-n_accels]
+ *   // dev[v] < n_accels: accelerator fpgas[dev[v]]; else CPU cpus[dev[v] - n_accels]
  *   hsdag_buf out = {0};
  *   hsdag_split_write(&out, g, dev, n_accels, n_cpus, &e);
  */
