@@ -3,6 +3,7 @@
  * Not here: the PipeDream reader itself (test_pipedream.c). Numbers are from the shared PAC-ML spec tables.
  * Entry points: main (run from the repository root). */
 #include "check.h"
+#include "oom_sweep.h"
 #include "hsdag/cluster.h"
 #include "hsdag/io.h"
 
@@ -376,8 +377,54 @@ static void test_models_and_determinism(void)
     CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), HSDAG_EINVAL);
 }
 
+/* ---- allocation failures: the env, a heuristic episode and a learned one answer ENOMEM with a message ---- */
+typedef struct cluster_oom {
+    const hsdag_graph *g;
+    const char *policy;
+} cluster_oom;
+
+static int cluster_oom_call(void *ctx, hsdag_err *e)
+{
+    const cluster_oom *c = ctx;
+    hsdag_cluster_config cc = hsdag_cluster_config_default();
+    cc.horizon = 8000;
+    cc.replication = 3;
+    const char *names[] = {"alexnet"};
+    hsdag_cluster *env = NULL;
+    int rc = hsdag_cluster_create(&env, &cc, &c->g, names, 1, e);
+    hsdag_cluster_policy p;
+    if (rc == 0) rc = hsdag_cluster_policy_parse(&p, c->policy, e);
+    hsdag_cluster_metrics m;
+    if (rc == 0) rc = hsdag_cluster_run(env, &p, 1, &m, e);
+    hsdag_cluster_free(env);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_read_file(&buf, &len, "tests/data/pacml/alexnet.txt", 0, &e), 0);
+    if (buf) CHECK_EQ_INT(hsdag_pipedream_read(&g, buf, len, "alexnet", &e), 0);
+    hsdag_free(buf);
+    if (!g) return;
+    const char *pols[] = {"lookahead", "acceptable-jct", "learned:policies/pacml/beta_A.bin"};
+    for (int i = 0; i < 3; i++) {
+        cluster_oom c = {g, pols[i]};
+        oom_sweep s = oom_sweep_call(cluster_oom_call, &c, 100000, 1);
+        if (!s.ok || s.other || s.oom_bad_msg) fprintf(stderr, "oom sweep of policy %s\n", pols[i]);
+        CHECK(s.ok && s.oom > 0);
+        CHECK_EQ_INT(s.other, 0);
+        CHECK_EQ_INT(s.oom_bad_msg, 0);
+    }
+    hsdag_graph_free(g);
+}
+
 int main(void)
 {
+    hsdag_nn_set_threads(1);
     test_split_counts();
     test_blocks();
     test_allreduce();
@@ -385,5 +432,6 @@ int main(void)
     test_beta();
     test_blocking_rules();
     test_models_and_determinism();
+    test_oom();
     return check_summary("test_cluster");
 }

@@ -4,6 +4,7 @@
  * Entry points: main. */
 #include "check.h"
 #include "flip_sweep.h"
+#include "oom_sweep.h"
 #include "hsdag/io.h"
 #include "hsdag/learn.h"
 
@@ -384,6 +385,46 @@ done:
     hsdag_free(want);
 }
 
+/* ---- allocation failures: create, train, save and load answer ENOMEM with a message, nothing leaks ---- */
+typedef struct learn_oom {
+    const hsdag_graph *g;
+    toy *t;
+    hsdag_learn_config cfg;
+} learn_oom;
+
+static int learn_oom_call(void *ctx, hsdag_err *e)
+{
+    learn_oom *c = ctx;
+    hsdag_learn *L = NULL, *M = NULL;
+    hsdag_buf ck = {0};
+    int rc = hsdag_learn_create(&L, c->g, 2, &c->cfg, e);
+    if (rc == 0) rc = hsdag_learn_train(L, toy_eval, c->t, NULL, NULL, e);
+    if (rc == 0) rc = hsdag_learn_save(L, &ck, e);
+    if (rc == 0) rc = hsdag_learn_create(&M, c->g, 2, &c->cfg, e);
+    if (rc == 0) rc = hsdag_learn_load(M, ck.data, ck.len, e);
+    hsdag_buf_free(&ck);
+    hsdag_learn_free(L);
+    hsdag_learn_free(M);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    hsdag_graph *g = small_graph();
+    toy t;
+    toy_init(&t, g);
+    learn_oom c = {g, &t, small_cfg()};
+    c.cfg.episodes = 2;
+    c.cfg.steps = 2;
+    c.cfg.hidden = 8;
+    c.cfg.embed = 4;
+    oom_sweep s = oom_sweep_call(learn_oom_call, &c, 100000, 1);
+    CHECK(s.ok && s.oom > 0);
+    CHECK_EQ_INT(s.other, 0);
+    CHECK_EQ_INT(s.oom_bad_msg, 0);
+    hsdag_graph_free(g);
+}
+
 static void test_bad_config(void)
 {
     hsdag_graph *g = small_graph();
@@ -408,6 +449,7 @@ int main(void)
     test_train_sim_optimum();
     test_determinism_resume();
     test_legacy_checkpoint();
+    test_oom();
     test_bad_config();
     return check_summary("test_learn");
 }

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "flip_sweep.h"
 #include "gradcheck.h"
+#include "oom_sweep.h"
 #include "hsdag/cluster.h"
 #include "hsdag/io.h"
 #include "hsdag/pacml.h"
@@ -684,6 +685,60 @@ static void test_own_env(void)
     hsdag_graph_free(g);
 }
 
+/* ---- allocation failures: the trainer (create, iterate, save, restore) and policy files on the toy env ---- */
+typedef struct pacml_oom {
+    const hsdag_pacml_env *pe;
+    hsdag_pacml_train_config c;
+} pacml_oom;
+
+static int pacml_oom_call(void *ctx, hsdag_err *e)
+{
+    const pacml_oom *o = ctx;
+    hsdag_pacml_trainer *t = NULL, *t2 = NULL;
+    hsdag_pacml_net *n = NULL;
+    hsdag_buf st = {0}, pol = {0};
+    hsdag_pacml_iter_stats s;
+    int rc = hsdag_pacml_trainer_create(&t, o->pe, &o->c, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_iterate(t, &s, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_save(t, &st, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_restore(&t2, o->pe, st.data, st.len, -1, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_save_best(t, &pol, e);
+    if (rc == 0)
+        rc = hsdag_pacml_policy_parse(&n, o->pe->jobs, o->pe->n_jobs, pol.data, pol.len, "p", NULL, NULL, e);
+    hsdag_pacml_net_free(n);
+    hsdag_buf_free(&st);
+    hsdag_buf_free(&pol);
+    hsdag_pacml_trainer_free(t);
+    hsdag_pacml_trainer_free(t2);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    hsdag_err e = {0};
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t u = hsdag_gb_add_node(b, "u", "Conv"), v = hsdag_gb_add_node(b, "v", "Relu");
+    hsdag_gb_add_edge(b, u, v, 1);
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    float nf[2 * HSDAG_PACML_NODE_FEATS] = {0.5f}, ef[HSDAG_PACML_EDGE_FEATS] = {0.25f};
+    hsdag_pacml_job job = {"toy", g, nf, ef};
+    toy x = {0};
+    hsdag_pacml_env pe = {&x, 1, &job, 'B', 0, toy_reset, toy_done, toy_observe, toy_step, toy_end};
+    pacml_oom o = {&pe, tiny_train(3)};
+    o.c.episodes_per_iter = 1;
+    o.c.epochs = 1;
+    o.c.minibatch = 8;
+    o.c.net.fc_hidden = 4;
+    oom_sweep s = oom_sweep_call(pacml_oom_call, &o, 100000, 1);
+    CHECK(s.ok && s.oom > 0);
+    CHECK_EQ_INT(s.other, 0);
+    CHECK_EQ_INT(s.oom_bad_msg, 0);
+    hsdag_graph_free(g);
+}
+
 /* ---- files of earlier builds load; every flipped bit is refused ---- */
 static int policy_parse_copy(void *ctx, const void *buf, size_t len)
 {
@@ -826,5 +881,6 @@ int main(void)
     test_tiny_training();
     test_own_env();
     test_old_files();
+    test_oom();
     return check_summary("test_pacml");
 }

@@ -305,7 +305,8 @@ const hsdag_pacml_job *cl_env_jobs(const hsdag_cluster *env)
 void hsdag_cluster_free(hsdag_cluster *env)
 {
     if (!env) return;
-    for (int32_t i = 0; i < env->K; i++) cl_model_free(&env->models[i]);
+    if (env->models) /* NULL when its own allocation failed in create */
+        for (int32_t i = 0; i < env->K; i++) cl_model_free(&env->models[i]);
     hsdag_free(env->models);
     hsdag_beta_free(env->beta);
     hsdag_free(env->pool_model);
