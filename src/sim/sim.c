@@ -128,40 +128,12 @@ static int sim_colors(hsdag_sim *s)
         if (!(ptr)) goto oom;                                                \
     } while (0)
 
-int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
-                     const hsdag_sim_config *cfg, hsdag_err *e)
+/* Result arrays, memory reference counts and the packed per-node records every semantics reads. */
+static int sim_alloc_common(hsdag_sim *s)
 {
-    *out = NULL;
-    hsdag_sim_config def = hsdag_sim_config_default();
-    if (!cfg) cfg = &def;
-    if (!g || !devs) return hsdag_err_set(e, HSDAG_EINVAL, "simulate: no graph or no devices");
-    if (cfg->semantics != HSDAG_SEM_AUTO && (cfg->semantics < 0 || cfg->semantics >= HSDAG_SEM_COUNT_))
-        return hsdag_err_set(e, HSDAG_EINVAL, "simulate: unknown semantics %d", (int)cfg->semantics);
-    hsdag_arena *a = hsdag_arena_create(0);
-    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "simulate: out of memory");
-    hsdag_sim *s = hsdag_arena_alloc(a, sizeof *s);
-    if (!s) {
-        hsdag_arena_free(a);
-        return hsdag_err_set(e, HSDAG_ENOMEM, "simulate: out of memory");
-    }
-    s->arena = a;
-    int rc = hsdag_costs_create(&s->costs, g, devs, &cfg->costs, e);
-    if (rc < 0) {
-        hsdag_arena_free(a);
-        return rc;
-    }
-    s->g = g;
-    s->devs = devs;
-    s->prio = cfg->priority;
-    s->record = cfg->record_trace;
-    hsdag_sim_set_semantics(s, cfg->semantics);
-    const int32_t V = g->n_nodes, E = g->n_edges, D = devs->n;
-    s->V = V;
-    s->E = E;
-    s->D = D;
-    s->R = devs->n_resources;
-    const int32_t R = s->R;
-
+    hsdag_arena *a = s->arena;
+    const hsdag_graph *g = s->g;
+    const int32_t V = s->V, E = s->E, D = s->D;
     SIM_ALLOC(s->prio_rank, V);
     SIM_ALLOC(s->prio_node, V);
     SIM_ALLOC(s->color_id, V);
@@ -191,6 +163,17 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
         s->nodes[v].out_begin = g->out_off[v];
         s->nodes[v].out_end = g->out_off[v + 1];
     }
+    return 0;
+oom:
+    return -1;
+}
+
+/* The concurrent run's in-degrees, sources, ready bitsets, events and link queues. */
+static int sim_alloc_concurrent(hsdag_sim *s)
+{
+    hsdag_arena *a = s->arena;
+    const hsdag_graph *g = s->g;
+    const int32_t V = s->V, E = s->E, D = s->D, R = s->R;
     SIM_ALLOC(s->pend, V);
     SIM_ALLOC(s->indeg, V);
     SIM_ALLOC(s->sources, V);
@@ -216,6 +199,16 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     SIM_ALLOC(s->xq_head, R);
     SIM_ALLOC(s->xq_tail, R);
     SIM_ALLOC(s->res_busy, R);
+    return 0;
+oom:
+    return -1;
+}
+
+/* The tarnawski run's units and blocks, and the trace records (record_trace). */
+static int sim_alloc_tarnawski_trace(hsdag_sim *s)
+{
+    hsdag_arena *a = s->arena;
+    const int32_t V = s->V, E = s->E;
     SIM_ALLOC(s->dp, V);
     SIM_ALLOC(s->unit, V);
     SIM_ALLOC(s->udeg, 3 * (size_t)V);
@@ -235,6 +228,17 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
         SIM_ALLOC(s->tx_src, s->cap_tx);
         SIM_ALLOC(s->tx_dst, s->cap_tx);
     }
+    return 0;
+oom:
+    return -1;
+}
+
+/* Device facts: CPUs, the host, link resources, whether every op may run everywhere; colour classes. */
+static int sim_devices_colors(hsdag_sim *s)
+{
+    hsdag_arena *a = s->arena;
+    const hsdag_devices *devs = s->devs;
+    const int32_t V = s->V, D = s->D;
     s->host = -1;
     for (int32_t d = 0; d < D; d++) {
         s->is_cpu[d] = devs->dev[d].kind == HSDAG_DEV_CPU;
@@ -248,12 +252,50 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
         SIM_ALLOC(s->color_dev, s->n_colors);
         SIM_ALLOC(s->color_bad, s->n_colors);
     }
-    if (sim_priorities(s) < 0) goto oom;
-    *out = s;
     return 0;
 oom:
-    hsdag_sim_free(s);
-    return hsdag_err_set(e, HSDAG_ENOMEM, "simulate: out of memory for %d nodes", (int)V);
+    return -1;
+}
+
+int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
+                     const hsdag_sim_config *cfg, hsdag_err *e)
+{
+    *out = NULL;
+    hsdag_sim_config def = hsdag_sim_config_default();
+    if (!cfg) cfg = &def;
+    if (!g || !devs) return hsdag_err_set(e, HSDAG_EINVAL, "simulate: no graph or no devices");
+    if (cfg->semantics != HSDAG_SEM_AUTO && (cfg->semantics < 0 || cfg->semantics >= HSDAG_SEM_COUNT_))
+        return hsdag_err_set(e, HSDAG_EINVAL, "simulate: unknown semantics %d", (int)cfg->semantics);
+    hsdag_arena *a = hsdag_arena_create(0);
+    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "simulate: out of memory");
+    hsdag_sim *s = hsdag_arena_alloc(a, sizeof *s);
+    if (!s) {
+        hsdag_arena_free(a);
+        return hsdag_err_set(e, HSDAG_ENOMEM, "simulate: out of memory");
+    }
+    s->arena = a;
+    int rc = hsdag_costs_create(&s->costs, g, devs, &cfg->costs, e);
+    if (rc < 0) {
+        hsdag_arena_free(a);
+        return rc;
+    }
+    s->g = g;
+    s->devs = devs;
+    s->prio = cfg->priority;
+    s->record = cfg->record_trace;
+    hsdag_sim_set_semantics(s, cfg->semantics);
+    s->V = g->n_nodes;
+    s->E = g->n_edges;
+    s->D = devs->n;
+    s->R = devs->n_resources;
+    if (sim_alloc_common(s) < 0 || sim_alloc_concurrent(s) < 0 || sim_alloc_tarnawski_trace(s) < 0 ||
+        sim_devices_colors(s) < 0 || sim_priorities(s) < 0) {
+        int32_t V = s->V;
+        hsdag_sim_free(s);
+        return hsdag_err_set(e, HSDAG_ENOMEM, "simulate: out of memory for %d nodes", (int)V);
+    }
+    *out = s;
+    return 0;
 }
 
 /* ---- the per-run setup every semantics shares (sim_internal.h) ---- */
