@@ -6,7 +6,7 @@
  *
  * Usage:
  *   hsdag_ortprof *p; hsdag_err e = {0};
- *   if (hsdag_ortprof_parse(&p, buf, len, "bridge", g, &e) < 0) return; // g: the same .onnx, read by hsdag
+ *   if (hsdag_ortprof_parse(&p, buf, len, "bridge", g, &e) < 0) return;  // buf: the bridge's JSON; g: the .onnx
  *   hsdag_buf csv = {0};
  *   hsdag_ortprof_write_csv(&csv, p, g, "CPU");                        // node,device,ms (+ # notes)
  *   printf("%d shape differences\n", p->n_shape_diffs);
