@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_suite *s = NULL;
     hsdag_err e = {0};
-    if (hsdag_suite_parse(data, size, "fuzz", &s, &e) < 0) {
+    if (hsdag_suite_parse(&s, data, size, "fuzz", &e) < 0) {
         HSDAG_ASSERT(s == NULL && e.msg[0] && !strchr(e.msg, '\n'));
     } else {
         HSDAG_ASSERT(s->n > 0);

@@ -49,7 +49,7 @@ static int fixture_open(fixture *f, const char *devices)
     hsdag_err e = {0};
     memset(f, 0, sizeof *f);
     f->g = small_graph();
-    if (!f->g || hsdag_devices_load(devices, f->g, &f->d, &e) < 0 ||
+    if (!f->g || hsdag_devices_load(&f->d, devices, f->g, &e) < 0 ||
         hsdag_place_problem_create(&f->p, f->g, f->d, NULL, &e) < 0) {
         fprintf(stderr, "fixture: %s\n", e.msg);
         return -1;
@@ -410,8 +410,8 @@ static void test_rnn_optimum_and_determinism(void)
            good[0] * 1e3, good[1] * 1e3, drift[0] * 1e3, drift[1] * 1e3);
     CHECK(drift[1] > drift[0]);
     hsdag_rnnplace_reward rw;
-    CHECK(hsdag_rnnplace_reward_parse("sqrt-bug", &rw) == 0 && rw == HSDAG_RNNPLACE_REWARD_SQRT_BUG);
-    CHECK(hsdag_rnnplace_reward_parse("sqrt", &rw) == HSDAG_EINVAL);
+    CHECK(hsdag_rnnplace_reward_parse(&rw, "sqrt-bug", NULL) == 0 && rw == HSDAG_RNNPLACE_REWARD_SQRT_BUG);
+    CHECK(hsdag_rnnplace_reward_parse(&rw, "sqrt", NULL) == HSDAG_EINVAL);
     fixture_close(&f);
 }
 

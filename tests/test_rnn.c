@@ -260,12 +260,70 @@ static void test_embedding_bag(hsdag_rng *r)
     CHECK(gc_check("embedding_bag dtable", c.table, ER * ED, dt, bag_loss, &c) <= GC_TOL);
 }
 
+static double maxrel_ff(const float *a, const float *b, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]) / fmax(1.0, fabs((double)b[i]));
+        if (d > m) m = d;
+    }
+    return m;
+}
+
+/* One-row paths (GEMV / rank-1 update): the row Linear against the 1-row Linear (finite-difference checked in
+ * test_nn.c), and the LSTM cell at n = 1 against row 0 of the n = LN cell checked above. */
+static void test_one_row(hsdag_rng *r)
+{
+    enum { IN = 7, OUT = 5 };
+    float x[IN], w[OUT * IN], b[OUT], dy[OUT], y1[OUT], y2[OUT];
+    float dx1[IN], dx2[IN], dw1[OUT * IN], dw2[OUT * IN], db1[OUT], db2[OUT];
+    gc_rand_f(x, IN, r, -1, 1);
+    gc_rand_f(w, OUT * IN, r, -1, 1);
+    gc_rand_f(b, OUT, r, -1, 1);
+    gc_rand_f(dy, OUT, r, -1, 1);
+    hsdag_nn_linear_forward(y1, x, w, b, 1, IN, OUT);
+    hsdag_nn_linear_row_forward(y2, x, w, b, IN, OUT);
+    CHECK(maxrel_ff(y2, y1, OUT) <= FWD_TOL);
+    hsdag_nn_linear_row_forward(y2, x, w, NULL, IN, OUT);
+    hsdag_nn_linear_forward(y1, x, w, NULL, 1, IN, OUT);
+    CHECK(maxrel_ff(y2, y1, OUT) <= FWD_TOL);
+    pre(dx1, IN), pre(dx2, IN), pre(dw1, OUT * IN), pre(dw2, OUT * IN), pre(db1, OUT), pre(db2, OUT);
+    hsdag_nn_linear_backward(dx1, dw1, db1, dy, x, w, 1, IN, OUT);
+    hsdag_nn_linear_row_backward(dx2, dw2, db2, dy, x, w, IN, OUT);
+    CHECK(maxrel_ff(dx2, dx1, IN) <= FWD_TOL && maxrel_ff(dw2, dw1, OUT * IN) <= FWD_TOL &&
+          maxrel_ff(db2, db1, OUT) <= FWD_TOL);
+
+    float lx[LN * LIN], h0[LN * LH], c0[LN * LH], wx[4 * LH * LIN], wh[4 * LH * LH], lb[4 * LH];
+    float h1[LN * LH], c1[LN * LH], cache[LN * 5 * LH], dh[LN * LH], dz[LN * 4 * LH];
+    float dxa[LN * LIN], dxb[LIN], dwa[4 * LH * LIN], dwb[4 * LH * LIN], dha[LN * LH], dhb[LH];
+    gc_rand_f(lx, LN * LIN, r, -1, 1);
+    gc_rand_f(h0, LN * LH, r, -1, 1);
+    gc_rand_f(c0, LN * LH, r, -1, 1);
+    gc_rand_f(wx, 4 * LH * LIN, r, -1, 1);
+    gc_rand_f(wh, 4 * LH * LH, r, -1, 1);
+    gc_rand_f(lb, 4 * LH, r, -1, 1);
+    gc_rand_f(dh, LN * LH, r, -1, 1);
+    memset(dh + LH, 0, sizeof(float) * (LN - 1) * LH); /* only row 0 carries gradient */
+    float h1b[LH], c1b[LH], cacheb[5 * LH];
+    hsdag_nn_lstm_cell_forward(h1, c1, cache, lx, h0, c0, wx, wh, lb, LN, LIN, LH);
+    hsdag_nn_lstm_cell_forward(h1b, c1b, cacheb, lx, h0, c0, wx, wh, lb, 1, LIN, LH);
+    CHECK(maxrel_ff(h1b, h1, LH) <= FWD_TOL && maxrel_ff(c1b, c1, LH) <= FWD_TOL);
+    memset(dxa, 0, sizeof dxa), memset(dxb, 0, sizeof dxb), memset(dwa, 0, sizeof dwa);
+    memset(dwb, 0, sizeof dwb), memset(dha, 0, sizeof dha), memset(dhb, 0, sizeof dhb);
+    hsdag_nn_lstm_cell_backward(dxa, dha, NULL, dwa, NULL, NULL, dz, dh, NULL, cache, lx, h0, c0, wx, wh, LN,
+                                LIN, LH);
+    hsdag_nn_lstm_cell_backward(dxb, dhb, NULL, dwb, NULL, NULL, dz, dh, NULL, cacheb, lx, h0, c0, wx, wh, 1,
+                                LIN, LH);
+    CHECK(maxrel_ff(dxb, dxa, LIN) <= FWD_TOL && maxrel_ff(dhb, dha, LH) <= FWD_TOL &&
+          maxrel_ff(dwb, dwa, 4 * LH * LIN) <= FWD_TOL);
+}
+
 /* The LSTM registration helper: names, shapes and the PyTorch init range. */
 static void test_lstm_add(void)
 {
     hsdag_nn_params *p;
     hsdag_err e = {0};
-    CHECK(hsdag_nn_params_create(&p) == 0);
+    CHECK(hsdag_nn_params_create(&p, NULL) == 0);
     hsdag_nn_lstm l;
     CHECK(hsdag_nn_lstm_add(p, &l, "enc", 7, 16, &e) == 0);
     CHECK(hsdag_nn_lstm_add(p, &l, "enc", 7, 16, &e) < 0); /* names are unique */
@@ -295,6 +353,7 @@ int main(void)
     test_attention(&r, 1, 1);
     test_attention(&r, 1, 6); /* |kp + qp| up to 12: the clamp at 9 */
     test_embedding_bag(&r);
+    test_one_row(&r);
     test_lstm_add();
     return check_summary("test_rnn");
 }

@@ -29,6 +29,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_pretrain(int argc, char **argv); /* 'train --graphs': cmd_train hands over */
 int cmd_cluster(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* Prints "hsdag <cmd>: <msg>" on stderr and returns CLI_BADINPUT (use for bad options). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -71,6 +73,9 @@ int cli_mem_apply(const cli_mem *m, hsdag_devices *d, const hsdag_graph *g, cons
     "  --mem DEV=SIZE    cap DEV's memory: bytes with K/M/G/T suffix, or P%% of what the whole model " \
     "needs\n"                                                                                          \
     "                    on DEV (--mem GPU=50%%: the GPU holds about half the model); repeatable\n"
+/* Finds a file the project ships: $HSDAG_DATA/name, then beside the executable's tree (<exe>/../srcdir/name
+ * for a build tree, <exe>/../share/hsdag/name when installed), then /usr/local/share/hsdag/name. 0 or -1. */
+int cli_find_data(const char *name, const char *srcdir, char *out, size_t cap);
 
 /* Writes b to path ("-" = stdout). Returns 0 or prints an error and returns CLI_FAIL. */
 int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b);

@@ -215,6 +215,13 @@ static void print_table(const cmp_inst *in, const hsdag_place_problem *p, const 
         printf("%-18s %12.6g %9s %-10s %11.3f  %s\n", rows[i].name, r->latency_s * 1e3, gap,
                r->feasible ? "yes" : "NO", r->place_s * 1e3, r->rep.note);
     }
+    /* one line per method saying what it is */
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        const hsdag_place_method *m = hsdag_place_method_find(rows[i].name);
+        printf("  %-16s %s\n", rows[i].name,
+               m ? m->summary : "every op on one device (the paper's single-device baselines)");
+    }
 }
 
 /* Loads one instance and runs every method on it. Returns CLI_OK or an exit code (error printed). */
@@ -229,7 +236,7 @@ static int run_instance(const cmp_args *a, const cmp_inst *in, cmp_row *rows, in
     hsdag_bound b;
     hsdag_sim_config sc = a->sc;
     memset(rows, 0, sizeof *rows * CMP_MAX_METHODS);
-    if (in->semantics && hsdag_semantics_parse(in->semantics, &sc.semantics) < 0) {
+    if (in->semantics && hsdag_semantics_parse(&sc.semantics, in->semantics, NULL) < 0) {
         st = hsdag_err_set(&e, HSDAG_EINVAL,
                            "%s: --semantics '%s' is not sequential, concurrent, tarnawski or auto", in->name,
                            in->semantics);
@@ -248,8 +255,8 @@ static int run_instance(const cmp_args *a, const cmp_inst *in, cmp_row *rows, in
             goto fail;
         }
     }
-    if ((st = hsdag_load_file(in->model, HSDAG_FMT_UNKNOWN, &g, &e)) < 0) goto fail;
-    if ((st = hsdag_devices_load(in->devices, g, &devs, &e)) < 0) goto fail;
+    if ((st = hsdag_load_file(&g, in->model, HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+    if ((st = hsdag_devices_load(&devs, in->devices, g, &e)) < 0) goto fail;
     for (int i = 0; i < in->n_mem; i++)
         if ((st = hsdag_devices_mem_override(devs, g, &sc, in->mem[i], &e)) < 0) goto fail;
     if (a->methods) {
@@ -316,7 +323,7 @@ static int run_suite(const cmp_args *a, cmp_row *rows)
     const char *path = suite_path(a->suite, pbuf, sizeof pbuf);
     hsdag_err e = {0};
     hsdag_suite *S = NULL;
-    int st = hsdag_suite_read_file(path, &S, &e);
+    int st = hsdag_suite_read_file(&S, path, &e);
     if (st < 0) return cli_fail("compare", st, &e);
     sum_col *cols = hsdag_calloc(CMP_MAX_METHODS, sizeof *cols);
     hsdag_buf js = {0};
@@ -472,7 +479,7 @@ int cmd_compare(int argc, char **argv)
             if (cli_mem_add("compare", &a.mem, optarg)) return CLI_BADINPUT;
             break;
         case O_SEM:
-            if (hsdag_semantics_parse(optarg, &a.sc.semantics) < 0)
+            if (hsdag_semantics_parse(&a.sc.semantics, optarg, NULL) < 0)
                 return cli_usage_error("compare",
                                        "--semantics: '%s' is not sequential, concurrent, tarnawski or "
                                        "auto",

@@ -117,7 +117,7 @@ static int parse(int argc, char **argv, pre_args *a)
             a->devices = optarg;
             break;
         case O_METHOD:
-            if (hsdag_policy_method_parse(optarg, &a->cfg.method) < 0)
+            if (hsdag_policy_method_parse(&a->cfg.method, optarg, NULL) < 0)
                 return cli_usage_error("train", "bad --method '%s' (hsdag or placeto)", optarg);
             break;
         case O_ROUNDS:
@@ -156,7 +156,7 @@ static int parse(int argc, char **argv, pre_args *a)
             a->cfg.hsdag.samples = (int32_t)l;
             break;
         case O_GNN:
-            if (hsdag_nn_gnn_kind_parse(optarg, &a->cfg.hsdag.gnn) < 0)
+            if (hsdag_nn_gnn_kind_parse(&a->cfg.hsdag.gnn, optarg, NULL) < 0)
                 return cli_usage_error("train", "bad --gnn '%s' (gcn, gat, gin, sage)", optarg);
             break;
         case O_NOSHAPE:
@@ -263,10 +263,9 @@ int cmd_pretrain(int argc, char **argv)
         goto done;
     }
     double t0 = hsdag_now();
-    hsdag_nn_set_threads(1);
     for (int32_t i = 0; i < n; i++) {
-        if ((st = hsdag_load_file(names[i], HSDAG_FMT_UNKNOWN, &g[i], &e)) < 0) goto fail;
-        if ((st = hsdag_devices_load(a.devices, g[i], &d[i], &e)) < 0) goto fail;
+        if ((st = hsdag_load_file(&g[i], names[i], HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+        if ((st = hsdag_devices_load(&d[i], a.devices, g[i], &e)) < 0) goto fail;
         hsdag_sim_config sc = hsdag_sim_config_default();
         if ((st = cli_mem_apply(&a.mem, d[i], g[i], &sc, &e)) < 0) goto fail;
         if ((st = hsdag_place_problem_create(&p[i], g[i], d[i], NULL, &e)) < 0) goto fail;

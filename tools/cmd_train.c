@@ -2,19 +2,16 @@
  * measurement command, with a progress bar, learning curve, best placement and resumable checkpoints.
  * Not here: the learner (src/learn), the simulator or placers. Entry points: cmd_train. */
 #include "cli.h"
-#include "hsdag/learn.h"
 #include "hsdag/io.h"
+#include "hsdag/learn.h"
+#include "hsdag/measure.h"
 #include "hsdag/placement.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 typedef struct train_args {
     const char *model, *devices, *out, *resume, *measure_cmd, *semantics, *warm;
@@ -55,8 +52,10 @@ static void usage(FILE *f)
         "  --update U         episode (paper: one Adam step per episode, weight R) | step (default)\n"
         "  --baseline B       none (paper) | moving (moving average) | loo (leave-one-out, default)\n"
         "  --reward R         inv (paper: 1 / latency ms) | log (default: -ln(latency / first latency))\n"
-        "  --no-normalize     do not divide a step's advantages by their standard deviation\n"
-        "  --epochs N         gradient epochs per step, PPO-clipped after the first (default 4)\n"
+        "  --normalize N      divide advantages by the reward standard deviation: step (of the step) | run "
+        "(a\n"
+        "                     moving average over steps) | none (default run)\n"
+        "  --epochs N         gradient epochs per step, PPO-clipped after the first (default 2)\n"
         "  --clip X           PPO ratio clip (default 0.2)\n"
         "  --entropy X        entropy bonus weight (default 0.01; paper 0); decays linearly to "
         "--entropy-end\n"
@@ -72,7 +71,9 @@ static void usage(FILE *f)
         "                     predecessor's device with a learned probability (contiguous blocks)\n"
         "  --no-memory-mask   offer every device to every cluster (paper); default: only devices with room "
         "for\n"
-        "                     the static bytes (weights) of what is already there\n"
+        "                     the static bytes (weights) of what is already there\n");
+    fprintf(
+        f,
         "  --state-update     add the cluster features to the state after each step (paper)\n"
         "  --no-state-update  do not (default)\n"
         "  --seed S           random seed (default 42)\n"
@@ -94,13 +95,16 @@ static void usage(FILE *f)
         "  --no-id            ablation: drop the node-id feature\n"
         "  --no-struct        ablation: drop degree, fractal dimension and closeness\n"
         "  --no-coarsen       ablation: no co-location coarsening (one group per op)\n"
+        "  --max-groups N     at most N groups: runs of consecutive groups merge (default 4096; 0 = no "
+        "limit)\n"
         "  --min-groups N     coarsening groups close at ops / N ops (default 64; 0 = no limit, the paper)\n"
         "  --group-mem F      ... and at F x the smallest device capacity in weights (default 0.125; 0 = "
         "off)\n"
         "  --penalty X        infeasible placements are rewarded as X times slower (default 10)\n"
-        "  --measure-cmd CMD  reward from an external program: CMD with {placement} replaced by the path of\n"
-        "                     a placement JSON; the last number it prints on stdout is the latency in "
-        "seconds\n"
+        "  --measure-cmd CMD  reward from an external program, run without a shell: CMD is split into words\n"
+        "                     ('...', \"...\" and \\ as in sh; no ; | $ or #), every {placement} (or {}) in\n"
+        "                     a word becomes the path of a placement JSON, else the path is appended as the\n"
+        "                     last argument; the last number it prints on stdout is the latency in seconds\n"
         "  --measure-timeout S  seconds per measurement (default 600)\n"
         "  --measure-retries N  retries of a failed measurement (default 2)\n"
         "  --out DIR          output directory (default hsdag-train)\n"
@@ -142,7 +146,7 @@ static int parse_args(int argc, char **argv, train_args *a)
         O_BUDGET,
         O_UPDATE,
         O_REWARD,
-        O_NONORM,
+        O_NORM,
         O_EPOCHS,
         O_CLIP,
         O_DROP,
@@ -155,6 +159,7 @@ static int parse_args(int argc, char **argv, train_args *a)
         O_NOMEMMASK,
         O_MINGROUPS,
         O_GROUPMEM,
+        O_MAXGROUPS,
         O_WARM,
         O_IMIT,
         O_NOISE,
@@ -191,7 +196,7 @@ static int parse_args(int argc, char **argv, train_args *a)
                                          {"budget", 1, 0, O_BUDGET},
                                          {"update", 1, 0, O_UPDATE},
                                          {"reward", 1, 0, O_REWARD},
-                                         {"no-normalize", 0, 0, O_NONORM},
+                                         {"normalize", 1, 0, O_NORM},
                                          {"epochs", 1, 0, O_EPOCHS},
                                          {"clip", 1, 0, O_CLIP},
                                          {"dropout", 1, 0, O_DROP},
@@ -203,6 +208,7 @@ static int parse_args(int argc, char **argv, train_args *a)
                                          {"no-memory-mask", 0, 0, O_NOMEMMASK},
                                          {"min-groups", 1, 0, O_MINGROUPS},
                                          {"group-mem", 1, 0, O_GROUPMEM},
+                                         {"max-groups", 1, 0, O_MAXGROUPS},
                                          {"no-state-update", 0, 0, O_NOSTATE},
                                          {"warm-start", 1, 0, O_WARM},
                                          {"imitate-steps", 1, 0, O_IMIT},
@@ -298,8 +304,15 @@ static int parse_args(int argc, char **argv, train_args *a)
             else
                 return cli_usage_error("train", "bad --reward '%s' (inv, log)", optarg);
             break;
-        case O_NONORM:
-            a->cfg.normalize = 0;
+        case O_NORM:
+            if (strcmp(optarg, "none") == 0)
+                a->cfg.normalize = 0;
+            else if (strcmp(optarg, "step") == 0)
+                a->cfg.normalize = 1;
+            else if (strcmp(optarg, "run") == 0)
+                a->cfg.normalize = 2;
+            else
+                return cli_usage_error("train", "bad --normalize '%s' (none, step, run)", optarg);
             break;
         case O_EPOCHS:
             if (cli_parse_int(optarg, 1, 100, &l))
@@ -341,6 +354,11 @@ static int parse_args(int argc, char **argv, train_args *a)
             if (cli_parse_int(optarg, 0, 1000000000, &l))
                 return cli_usage_error("train", "bad --min-groups '%s'", optarg);
             a->cfg.min_groups = (int32_t)l;
+            break;
+        case O_MAXGROUPS:
+            if (cli_parse_int(optarg, 0, 1000000000, &l))
+                return cli_usage_error("train", "bad --max-groups '%s'", optarg);
+            a->cfg.max_groups = (int32_t)l;
             break;
         case O_GROUPMEM:
             if (cli_parse_double(optarg, 0, 1, &d))
@@ -384,7 +402,7 @@ static int parse_args(int argc, char **argv, train_args *a)
             if (cli_mem_add("train", &a->mem, optarg)) return CLI_BADINPUT;
             break;
         case O_GNN:
-            if (hsdag_nn_gnn_kind_parse(optarg, &a->cfg.gnn) < 0)
+            if (hsdag_nn_gnn_kind_parse(&a->cfg.gnn, optarg, NULL) < 0)
                 return cli_usage_error("train", "bad --gnn '%s' (gcn, gat, gin, sage)", optarg);
             break;
         case O_NOSHAPE:
@@ -444,122 +462,6 @@ static int parse_args(int argc, char **argv, train_args *a)
     if (a->warm && a->resume)
         return cli_usage_error("train", "--warm-start with --resume (the checkpoint has it)");
     return 0;
-}
-
-/* ---- external measurement ---- */
-
-typedef struct measure_ctx {
-    const char *cmd, *dir;
-    const hsdag_graph *g;
-    const hsdag_devices *devs;
-    double timeout;
-    long retries;
-    char path[4096];
-} measure_ctx;
-
-/* Runs sh -c cmd once; reads stdout; returns 0 and *lat, or a status with e set. */
-static int measure_once(measure_ctx *m, const char *cmd, double *lat, hsdag_err *e)
-{
-    int fd[2];
-    if (pipe(fd) < 0) return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char out[8192];
-    size_t n = 0;
-    double deadline = hsdag_now() + m->timeout;
-    int timed_out = 0;
-    for (;;) {
-        double left = deadline - hsdag_now();
-        if (left <= 0) {
-            timed_out = 1;
-            break;
-        }
-        struct pollfd pf = {.fd = fd[0], .events = POLLIN};
-        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR) continue;
-        if (pr <= 0) continue;
-        char tmp[1024];
-        ssize_t k = read(fd[0], tmp, sizeof tmp);
-        if (k <= 0) break;
-        /* keep the tail: the latency is the last number printed */
-        for (ssize_t i = 0; i < k; i++) {
-            if (n == sizeof out - 1) {
-                memmove(out, out + sizeof out / 2, sizeof out / 2 - 1);
-                n = sizeof out / 2 - 1;
-            }
-            out[n++] = tmp[i];
-        }
-    }
-    close(fd[0]);
-    if (timed_out) kill(-pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (timed_out)
-        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' timed out after %g s", m->cmd, m->timeout);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' failed (exit status %d)", m->cmd,
-                             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    out[n] = 0;
-    /* last token that parses completely as a number */
-    double val = NAN;
-    char *save = NULL;
-    for (char *t = strtok_r(out, " \t\r\n,;", &save); t; t = strtok_r(NULL, " \t\r\n,;", &save)) {
-        char *end;
-        double v = strtod(t, &end);
-        if (*end == 0 && end != t) val = v;
-    }
-    if (!(val > 0) || !isfinite(val))
-        return hsdag_err_set(e, HSDAG_EEXTERNAL,
-                             "measure: '%s' printed no positive latency (seconds) on stdout", m->cmd);
-    *lat = val;
-    return 0;
-}
-
-static int measure_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e)
-{
-    measure_ctx *m = ctx;
-    hsdag_buf b = {0};
-    int rc = hsdag_placement_write_json(m->g, m->devs, device, &b);
-    if (rc == 0 && b.oom) rc = HSDAG_ENOMEM;
-    if (rc == 0) rc = hsdag_write_file_atomic(m->path, b.data, b.len, e);
-    hsdag_buf_free(&b);
-    if (rc < 0) return hsdag_err_set(e, rc, "measure: cannot write %s", m->path);
-    /* substitute {placement} (single-quoted path); append the path if there is no placeholder */
-    hsdag_buf cmd = {0};
-    const char *s = m->cmd, *hit;
-    int subst = 0;
-    while ((hit = strstr(s, "{placement}"))) {
-        hsdag_buf_append(&cmd, s, (size_t)(hit - s));
-        hsdag_buf_printf(&cmd, "'%s'", m->path);
-        s = hit + strlen("{placement}");
-        subst = 1;
-    }
-    hsdag_buf_printf(&cmd, "%s", s);
-    if (!subst) hsdag_buf_printf(&cmd, " '%s'", m->path);
-    if (cmd.oom) {
-        hsdag_buf_free(&cmd);
-        return hsdag_err_set(e, HSDAG_ENOMEM, "measure: out of memory");
-    }
-    for (long attempt = 0; attempt <= m->retries; attempt++) {
-        rc = measure_once(m, cmd.data, latency_s, e);
-        if (rc == 0) break;
-    }
-    hsdag_buf_free(&cmd);
-    *feasible = 1;
-    return rc;
 }
 
 /* ---- outputs ---- */
@@ -628,15 +530,15 @@ int cmd_train(int argc, char **argv)
     hsdag_devices *devs = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
+    hsdag_measure *meas = NULL;
     char *ck = NULL;
     int32_t *warm = NULL;
     int st;
     double t0 = hsdag_now();
-    hsdag_nn_set_threads(1);
-    if ((st = hsdag_load_file(a.model, HSDAG_FMT_UNKNOWN, &g, &e)) < 0) goto fail;
-    if ((st = hsdag_devices_load(a.devices, g, &devs, &e)) < 0) goto fail;
+    if ((st = hsdag_load_file(&g, a.model, HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+    if ((st = hsdag_devices_load(&devs, a.devices, g, &e)) < 0) goto fail;
     hsdag_sim_config sc = hsdag_sim_config_default();
-    if (a.semantics && hsdag_semantics_parse(a.semantics, &sc.semantics) < 0) {
+    if (a.semantics && hsdag_semantics_parse(&sc.semantics, a.semantics, NULL) < 0) {
         rc = cli_usage_error("train", "bad --semantics '%s'", a.semantics);
         goto done;
     }
@@ -654,23 +556,26 @@ int cmd_train(int argc, char **argv)
         char path[4096];
         size_t len;
         snprintf(path, sizeof path, "%s/checkpoint.bin", a.resume);
-        if ((st = hsdag_read_file(path, &ck, &len, 0, &e)) < 0) goto fail;
+        if ((st = hsdag_read_file(&ck, &len, path, 0, &e)) < 0) goto fail;
         if ((st = hsdag_learn_load(L, ck, len, &e)) < 0) {
             hsdag_err_prefix(&e, path);
             goto fail;
         }
     }
-    measure_ctx mc = {.cmd = a.measure_cmd,
-                      .dir = a.out,
-                      .g = g,
-                      .devs = devs,
-                      .timeout = a.measure_timeout,
-                      .retries = a.measure_retries};
-    snprintf(mc.path, sizeof mc.path, "%s/measure_placement.json", a.out);
+    if (a.measure_cmd) { /* the oracle is a library module: no shell, the path is an argument of its own */
+        char mpath[4096];
+        snprintf(mpath, sizeof mpath, "%s/measure_placement.json", a.out);
+        hsdag_measure_config mcfg = hsdag_measure_config_default();
+        mcfg.cmd = a.measure_cmd;
+        mcfg.path = mpath;
+        mcfg.timeout_s = a.measure_timeout;
+        mcfg.retries = (int32_t)a.measure_retries;
+        if ((st = hsdag_measure_create(&meas, &mcfg, g, devs, &e)) < 0) goto fail;
+    }
     hsdag_place_oracle orc;
     hsdag_place_oracle_init(&orc, p, a.noise, a.cfg.seed);
-    hsdag_learn_eval_fn evalf = a.measure_cmd ? measure_eval : hsdag_place_oracle_eval;
-    void *evalc = a.measure_cmd ? (void *)&mc : (void *)&orc;
+    hsdag_learn_eval_fn evalf = a.measure_cmd ? hsdag_measure_eval : hsdag_place_oracle_eval;
+    void *evalc = a.measure_cmd ? (void *)meas : (void *)&orc;
     /* imitation warm start from a heuristic's placement (measured once, counted) */
     const char *warm_from = NULL;
     double warm_lat = NAN;
@@ -740,7 +645,7 @@ int cmd_train(int argc, char **argv)
     hsdag_buf b = {0};
     char path[4096];
     snprintf(path, sizeof path, "%s/best_placement.json", a.out);
-    if ((st = hsdag_placement_write_json(g, devs, best, &b)) < 0 ||
+    if ((st = hsdag_placement_write_json(&b, g, devs, best)) < 0 ||
         (st = hsdag_write_file_atomic(path, b.data, b.len, &e)) < 0) {
         hsdag_buf_free(&b);
         goto fail;
@@ -824,6 +729,7 @@ int cmd_train(int argc, char **argv)
 fail:
     rc = cli_fail("train", st, &e);
 done:
+    hsdag_measure_free(meas);
     hsdag_free(ck);
     hsdag_free(warm);
     hsdag_learn_free(L);

@@ -84,7 +84,7 @@ static int parse_entry(hsdag_suite *S, hsdag_suite_entry *en, char **tok, int nt
     return 0;
 }
 
-int hsdag_suite_parse(const void *buf, size_t len, const char *what, hsdag_suite **out, hsdag_err *e)
+int hsdag_suite_parse(hsdag_suite **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     if (!what) what = "<buffer>";
@@ -152,14 +152,14 @@ int hsdag_suite_parse(const void *buf, size_t len, const char *what, hsdag_suite
     return 0;
 }
 
-int hsdag_suite_read_file(const char *path, hsdag_suite **out, hsdag_err *e)
+int hsdag_suite_read_file(hsdag_suite **out, const char *path, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
     *out = NULL;
-    int rc = hsdag_read_file(path, &buf, &len, (size_t)16 << 20, e);
+    int rc = hsdag_read_file(&buf, &len, path, (size_t)16 << 20, e);
     if (rc < 0) return rc;
-    rc = hsdag_suite_parse(buf, len, path, out, e);
+    rc = hsdag_suite_parse(out, buf, len, path, e);
     hsdag_free(buf);
     return rc;
 }

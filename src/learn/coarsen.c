@@ -125,6 +125,13 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
     gops = NULL;
     gbytes = NULL;
     if (colocate && (ng = merge_colocated(c->group_of, n, ng, colocate)) < 0) goto oom;
+    if (o->max_groups > 0 && ng > o->max_groups) {
+        /* runs of consecutive groups become one: ids follow the topological order of their roots, so every
+         * edge still goes from a run to the same or a later one */
+        int32_t per = (ng + o->max_groups - 1) / o->max_groups;
+        for (int32_t v = 0; v < n; v++) c->group_of[v] /= per;
+        ng = (ng + per - 1) / per;
+    }
     c->n_groups = ng;
     /* group -> ops CSR by counting sort (members stay in node order, root first) */
     for (int32_t v = 0; v < n; v++) c->off[c->group_of[v] + 1]++;

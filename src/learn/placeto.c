@@ -100,7 +100,7 @@ int hsdag_placeto_policy_create(hsdag_placeto_policy **out, int32_t n_devices,
     pol->H = H;
     pol->F = 2 * K + 4;
     pol->lr = cfg->lr;
-    int rc = hsdag_nn_params_create(&pol->P);
+    int rc = hsdag_nn_params_create(&pol->P, NULL);
     if (rc < 0) {
         hsdag_free(pol);
         return hsdag_err_set(e, rc, "placeto: out of memory");

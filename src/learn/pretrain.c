@@ -37,14 +37,14 @@ const char *hsdag_policy_method_name(hsdag_policy_method m)
     return (m >= 0 && m <= HSDAG_POLICY_PLACETO) ? method_names[m] : "?";
 }
 
-int hsdag_policy_method_parse(const char *s, hsdag_policy_method *out)
+int hsdag_policy_method_parse(hsdag_policy_method *out, const char *s, hsdag_err *e)
 {
     for (int i = 0; i < 2; i++)
         if (s && strcmp(s, method_names[i]) == 0) {
             *out = (hsdag_policy_method)i;
             return 0;
         }
-    return HSDAG_EINVAL;
+    return hsdag_err_set(e, HSDAG_EINVAL, "policy method '%.40s': hsdag or placeto", s ? s : "");
 }
 
 hsdag_pretrain_config hsdag_pretrain_config_default(void)
@@ -600,20 +600,20 @@ int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag_err *e)
     char *buf = NULL;
     size_t len = 0;
     *out = NULL;
-    int rc = hsdag_read_file(path, &buf, &len, 0, e);
+    int rc = hsdag_read_file(&buf, &len, path, 0, e);
     if (rc < 0) return rc;
     rc = hsdag_policy_load(out, buf, len, path, e);
     hsdag_free(buf);
     return rc;
 }
 
-int hsdag_policy_find(hsdag_policy_method m, const char *preset, char *path, size_t cap, hsdag_err *e)
+int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char *preset, hsdag_err *e)
 {
     char rel[256], what[320];
     snprintf(rel, sizeof rel, "policies/%s/%s.bin", hsdag_policy_method_name(m), preset ? preset : "");
     snprintf(what, sizeof what, "shipped %s policy for device preset '%s'", hsdag_policy_method_name(m),
              preset ? preset : "");
-    return hsdag_data_find(rel, what, path, cap, e);
+    return hsdag_data_find(path, cap, rel, what, e);
 }
 
 /* ---- placing an unseen graph ---- */

@@ -35,14 +35,14 @@ hsdag_rnnplace_config hsdag_rnnplace_config_default(void)
 
 static const char *const reward_names[] = {"neg-sqrt", "inv", "sqrt-bug"};
 
-int hsdag_rnnplace_reward_parse(const char *s, hsdag_rnnplace_reward *out)
+int hsdag_rnnplace_reward_parse(hsdag_rnnplace_reward *out, const char *s, hsdag_err *e)
 {
     for (int i = 0; i < 3; i++)
         if (s && strcmp(s, reward_names[i]) == 0) {
             *out = (hsdag_rnnplace_reward)i;
             return 0;
         }
-    return HSDAG_EINVAL;
+    return hsdag_err_set(e, HSDAG_EINVAL, "rnn reward '%.40s': neg-sqrt, inv or sqrt-bug", s ? s : "");
 }
 
 const char *hsdag_rnnplace_reward_name(hsdag_rnnplace_reward r)
@@ -151,7 +151,7 @@ static float *fb(size_t n, int *bad)
 
 static int build_params(hsdag_rnnplace *R, hsdag_err *e)
 {
-    int rc = hsdag_nn_params_create(&R->P);
+    int rc = hsdag_nn_params_create(&R->P, NULL);
     if (rc < 0) return hsdag_err_set(e, rc, "rnn: out of memory");
     int32_t id;
     if ((id = hsdag_nn_params_add(R->P, "op_emb", R->V, R->E, HSDAG_NN_INIT_NORMAL, 1.0f, e)) < 0) return id;
@@ -347,13 +347,13 @@ static int decode(hsdag_rnnplace *R, const int32_t *forced, int greedy, double *
         float *h = R->dh + (size_t)t * H;
         hsdag_nn_lstm_cell_forward(h, R->dc + (size_t)t * H, R->dcache + (size_t)t * 5 * H, in, h0, c0,
                                    WV(R->dec.wx), WV(R->dec.wh), WV(R->dec.b), 1, R->DIN, H);
-        hsdag_nn_linear_forward(R->qp + (size_t)t * A, h, WV(R->wq.w), NULL, 1, H, A);
+        hsdag_nn_linear_row_forward(R->qp + (size_t)t * A, h, WV(R->wq.w), NULL, H, A);
         float *tc = R->tcache ? R->tcache + (size_t)t * N * A : NULL;
         hsdag_nn_attention_forward(R->ctx + (size_t)t * H, R->alpha + (size_t)t * N, tc,
                                    R->qp + (size_t)t * A, R->kp, WV(R->v), R->enc_h, 1, N, A, H);
         float *cat = R->cat + (size_t)t * 2 * H, *lp = R->logp + (size_t)t * K;
         hsdag_nn_concat_forward(cat, h, R->ctx + (size_t)t * H, 1, H, H);
-        hsdag_nn_linear_forward(lp, cat, WV(R->out.w), WV(R->out.b), 1, 2 * H, K);
+        hsdag_nn_linear_row_forward(lp, cat, WV(R->out.w), WV(R->out.b), 2 * H, K);
         hsdag_nn_log_softmax_forward(lp, lp, NULL, 1, K);
         int32_t a;
         int rc = forced   ? (a = forced[t], 0)
@@ -392,7 +392,7 @@ static void decode_backward(hsdag_rnnplace *R, float coef, float ent)
         memset(dlg, 0, sizeof(float) * (size_t)K);
         hsdag_nn_log_softmax_backward(dlg, dl, lp, 1, K);
         memset(R->dcat, 0, sizeof(float) * (size_t)2 * H);
-        hsdag_nn_linear_backward(R->dcat, NULL, NULL, dlg, cat, WV(R->out.w), 1, 2 * H, K);
+        hsdag_nn_linear_row_backward(R->dcat, NULL, NULL, dlg, cat, WV(R->out.w), 2 * H, K);
         /* dcat = [dh_t | dctx_t]; gh holds the recurrent gradient of h_t from step t + 1 */
         hsdag_nn_add_forward(R->gh, R->gh, R->dcat, (size_t)H);
         memset(dqp, 0, sizeof(float) * (size_t)A);
@@ -400,7 +400,7 @@ static void decode_backward(hsdag_rnnplace *R, float coef, float ent)
         hsdag_nn_attention_backward(dqp, R->d_kp, GV(R->v), R->d_enc_h, R->att, R->dcat + H,
                                     R->alpha + (size_t)t * N, tc, R->qp + (size_t)t * A, R->kp, WV(R->v),
                                     R->enc_h, 1, N, A, H);
-        hsdag_nn_linear_backward(R->gh, NULL, NULL, dqp, h, WV(R->wq.w), 1, H, A);
+        hsdag_nn_linear_row_backward(R->gh, NULL, NULL, dqp, h, WV(R->wq.w), H, A);
         /* the LSTM step: into the input (device embedding | encoder state t) and the previous state */
         const float *h0 = t ? R->dh + (size_t)(t - 1) * H : R->enc_h + (size_t)(N - 1) * H;
         const float *c0 = t ? R->dc + (size_t)(t - 1) * H : R->enc_c + (size_t)(N - 1) * H;

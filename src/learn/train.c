@@ -2,6 +2,7 @@
  * best-placement tracking, learning curve and bit-exact checkpoints.
  * Not here: the network (model.c), rewards from the simulator or a command (glue.c, measure in the CLI).
  * Entry points: hsdag_learn_config_default, hsdag_learn_create/free/train/save/load/best/curve/... */
+#include "hsdag/codec.h"
 #include "model.h"
 
 #include <math.h>
@@ -30,6 +31,7 @@ hsdag_learn_config hsdag_learn_config_paper(void)
         .inherit_init = 0.0,
         .memory_mask = 0,
         .min_groups = 0,
+        .max_groups = 0,
         .group_mem_frac = 0.0,
         .update = HSDAG_LEARN_EPISODE,
         .baseline = HSDAG_LEARN_BASE_NONE,
@@ -58,12 +60,13 @@ hsdag_learn_config hsdag_learn_config_default(void)
     c.inherit = 1;
     c.memory_mask = 1;
     c.min_groups = 64;
+    c.max_groups = 4096;
     c.group_mem_frac = 0.125;
     c.update = HSDAG_LEARN_STEP;
     c.baseline = HSDAG_LEARN_BASE_LOO;
     c.reward = HSDAG_LEARN_REWARD_LOG;
-    c.normalize = 1;
-    c.epochs = 4;
+    c.normalize = 2;
+    c.epochs = 2;
     c.clip = 0.2;
     c.entropy = 0.01;
     c.entropy_end = 0.0;
@@ -82,6 +85,7 @@ struct hsdag_learn {
     double baseline;
     int baseline_set;
     double ref_lat; /* REWARD_LOG: the first measured latency (s), 0 until then */
+    double run_var; /* normalize 2: moving average of the steps' reward variances, 0 until the first */
     int32_t *best;  /* [n_nodes] */
     double best_lat;
     int32_t best_episode;
@@ -169,7 +173,9 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the leave-one-out baseline needs samples >= 2");
     if (c->epochs < 1 || c->epochs > 100 || !(c->clip > 0 && c->clip < 10))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: epochs must be in 1..100 and clip in (0, 10)");
-    if (c->min_groups < 0 || !(c->group_mem_frac >= 0 && c->group_mem_frac <= 1))
+    if (c->normalize < 0 || c->normalize > 2)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: normalize must be 0, 1 or 2");
+    if (c->min_groups < 0 || c->max_groups < 0 || !(c->group_mem_frac >= 0 && c->group_mem_frac <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min groups must be >= 0 and group memory in [0, 1]");
     if (c->entropy_decay < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: entropy decay must be >= 0");
     if (c->imitate_steps < 0 || c->imitate_steps > 100000 || !(c->imitate_prob > 0 && c->imitate_prob <= 1))
@@ -208,7 +214,18 @@ static int memory_tables(hsdag_learn *L, const hsdag_place_problem *p, hsdag_err
         double b = p->c->static_bytes[v];
         L->gstatic[co->group_of[v]] += b > 0 ? b : 0;
     }
-    memcpy(L->cap, p->cap, sizeof(double) * (size_t)L->K);
+    /* activations: under the sequential and concurrent models an op's inputs and output are live on its device
+     * while it runs, so each capped device keeps room for the largest such working set of the graph (tarnawski
+     * counts static bytes only) */
+    double ws = 0;
+    if (p->sem != HSDAG_SEM_TARNAWSKI)
+        for (int32_t v = 0; v < L->n_nodes; v++) {
+            double w = p->c->act_bytes[v];
+            for (int32_t k = L->g->in_off[v]; k < L->g->in_off[v + 1]; k++)
+                w += L->g->edge_bytes[L->g->in_eid[k]];
+            if (w > ws) ws = w;
+        }
+    for (int32_t d = 0; d < L->K; d++) L->cap[d] = p->cap[d] - ws;
     return 0;
 }
 
@@ -233,6 +250,7 @@ static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devic
      * otherwise be one group: one decision for the whole model) */
     hsdag_coarsen_opts co = {.disable = cfg->no_coarsen, .colocate = p ? p->group : NULL};
     if (cfg->min_groups > 0) co.max_ops = (g->n_nodes + cfg->min_groups - 1) / cfg->min_groups;
+    co.max_groups = cfg->max_groups;
     if (p && cfg->group_mem_frac > 0) {
         double mc = INFINITY;
         for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
@@ -693,7 +711,14 @@ static void advantages(hsdag_learn *L, int32_t S)
         var += (r - mean) * (r - mean);
     }
     if (cfg->normalize && S > 1) {
-        double sd = sqrt(var / (S - 1));
+        /* 1: this step's standard deviation; 2: a moving average (decay 0.9) of the steps' variances, so that
+         * once a policy has converged its samples' small (or noise-only) differences stay small */
+        double v = var / (S - 1);
+        if (cfg->normalize == 2) {
+            L->run_var = L->run_var > 0 ? 0.9 * L->run_var + 0.1 * v : v;
+            v = L->run_var;
+        }
+        double sd = sqrt(v);
         for (int32_t i = 0; i < S; i++) L->adv[i] = sd > 1e-12 ? L->adv[i] / sd : 0.0;
     }
 }
@@ -912,54 +937,16 @@ int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps
     return rc;
 }
 
-/* ---- checkpoints ---- */
+/* ---- checkpoints ----
+ * Version 3: a codec frame "HSDAGLRN" v3 (fingerprint, counters, RNG, baseline, reference latency, reward
+ * variance, best placement, curve with feasible fractions); version 2 the same without those fields and with
+ * the 12-word fingerprint of the paper learner,
+ * then the parameter image (hsdag_nn_params_save, its own frame). Version 1 (before the codec): magic,
+ * u64 1, the same fields as u64 / f64 words, u64 FNV-1a 64 with the one-digit-short basis
+ * (HSDAG_FNV64_BASIS_V1) of everything before it, then a version-1 parameter image; still read. */
 
 #define CK_MAGIC "HSDAGLRN"
-#define CK_VERSION 2u
-
-static void put_u64(hsdag_buf *b, uint64_t v)
-{
-    unsigned char x[8];
-    for (int i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
-    hsdag_buf_append(b, (const char *)x, 8);
-}
-static void put_f64(hsdag_buf *b, double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, 8);
-    put_u64(b, v);
-}
-
-typedef struct {
-    const unsigned char *p;
-    size_t len, pos;
-    int bad;
-} rd;
-static uint64_t get_u64(rd *r)
-{
-    if (r->len - r->pos < 8) {
-        r->bad = 1;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)r->p[r->pos + i] << (8 * i);
-    r->pos += 8;
-    return v;
-}
-static double get_f64(rd *r)
-{
-    uint64_t v = get_u64(r);
-    double d;
-    memcpy(&d, &v, 8);
-    return d;
-}
-
-static uint64_t fnv64(const unsigned char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
+#define CK_VERSION 3u
 
 /* What must match for a checkpoint to continue bit-identically. */
 #define FP_N 18
@@ -994,6 +981,7 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
         fp[14] ^= ii * 0x9e3779b97f4a7c15ull;
     }
     fp[15] = (uint64_t)(uint32_t)c->imitate_steps | ((uint64_t)(uint32_t)c->min_groups << 32);
+    fp[15] ^= (uint64_t)(uint32_t)c->max_groups * 0x9e3779b97f4a7c15ull;
     memcpy(&fp[16], &c->imitate_prob, 8);
     {
         uint64_t gm;
@@ -1022,131 +1010,274 @@ static const char *fp_names[FP_N] = {"nodes",
                                      "imitation probability/group memory",
                                      "learner version/entropy decay"};
 
+/* The fingerprint of versions 1 and 2 (the paper learner of earlier builds). */
+static void fingerprint_v2(const hsdag_learn *L, uint64_t fp[12])
+{
+    const hsdag_learn_config *c = &L->cfg;
+    double lr = c->lr, dr = c->dropout;
+    uint64_t u;
+    fp[0] = (uint64_t)L->n_nodes;
+    fp[1] = (uint64_t)L->n_groups;
+    fp[2] = (uint64_t)L->K;
+    fp[3] = c->seed;
+    fp[4] = (uint64_t)c->steps;
+    memcpy(&u, &lr, 8);
+    fp[5] = u ^ ((uint64_t)c->hidden << 1) ^ ((uint64_t)c->embed << 17);
+    memcpy(&u, &dr, 8);
+    fp[6] = u ^ ((uint64_t)c->gnn << 3) ^ ((uint64_t)c->features << 7) ^ ((uint64_t)c->no_coarsen << 20);
+    fp[7] = (uint64_t)c->levels | ((uint64_t)(uint32_t)c->min_clusters << 32);
+    fp[8] = (uint64_t)c->baseline;
+    memcpy(&fp[9], &c->entropy, 8);
+    memcpy(&fp[10], &c->gamma, 8);
+    memcpy(&fp[11], &c->infeasible_penalty, 8);
+}
+
+static const char *fp_names_v2[12] = {"nodes",
+                                      "groups",
+                                      "devices",
+                                      "seed",
+                                      "steps",
+                                      "lr/hidden/embed",
+                                      "dropout/gnn/features/coarsening",
+                                      "levels/min-clusters",
+                                      "baseline",
+                                      "entropy",
+                                      "gamma",
+                                      "infeasible penalty"};
+
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
 {
-    size_t start = out->len;
     /* reserve the whole checkpoint once (header, placement, curve, params with Adam state, tensor names)
      * instead of growing through a doubling series of reallocations and copies */
-    size_t need = out->len + 8192 + (size_t)L->n_nodes * 8 + (size_t)L->n_curve * 56 +
+    size_t need = out->len + 8192 + (size_t)L->n_nodes * 4 + (size_t)L->n_curve * 48 +
                   hsdag_nn_params_count(lmodel_params(L->M)) * 12;
     if (!out->oom && hsdag_grow((void **)&out->data, &out->cap, need, 1) < 0) out->oom = 1;
     uint64_t fp[FP_N];
     fingerprint(L, fp);
-    hsdag_buf_append(out, CK_MAGIC, 8);
-    put_u64(out, CK_VERSION);
-    for (int i = 0; i < FP_N; i++) put_u64(out, fp[i]);
-    put_u64(out, (uint64_t)L->episode);
-    put_u64(out, (uint64_t)L->evals);
-    for (int i = 0; i < 4; i++) put_u64(out, L->rng.s[i]);
-    put_f64(out, L->baseline);
-    put_u64(out, (uint64_t)L->baseline_set);
-    put_f64(out, L->ref_lat);
-    put_f64(out, L->best_lat);
-    put_u64(out, (uint64_t)(int64_t)L->best_episode);
-    for (int32_t v = 0; v < L->n_nodes; v++) put_u64(out, (uint64_t)(uint32_t)L->best[v]);
-    put_u64(out, (uint64_t)L->n_curve);
+    size_t at = hsdag_frame_begin(out, CK_MAGIC, CK_VERSION);
+    for (int i = 0; i < FP_N; i++) hsdag_put_u64(out, fp[i]);
+    hsdag_put_i32(out, L->episode);
+    hsdag_put_i64(out, L->evals);
+    for (int i = 0; i < 4; i++) hsdag_put_u64(out, L->rng.s[i]);
+    hsdag_put_f64(out, L->baseline);
+    hsdag_put_u8(out, (uint8_t)(L->baseline_set != 0));
+    hsdag_put_f64(out, L->ref_lat);
+    hsdag_put_f64(out, L->run_var);
+    hsdag_put_f64(out, L->best_lat);
+    hsdag_put_i32(out, L->best_episode);
+    for (int32_t v = 0; v < L->n_nodes; v++) hsdag_put_i32(out, L->best[v]);
+    hsdag_put_i32(out, L->n_curve);
     for (int32_t i = 0; i < L->n_curve; i++) {
         const hsdag_learn_row *r = &L->curve[i];
-        put_u64(out, (uint64_t)r->episode);
-        put_f64(out, r->mean_latency_s);
-        put_f64(out, r->best_latency_s);
-        put_f64(out, r->entropy);
-        put_f64(out, r->reward);
-        put_f64(out, r->feasible_frac);
-        put_u64(out, (uint64_t)r->clusters);
+        hsdag_put_i32(out, r->episode);
+        hsdag_put_f64(out, r->mean_latency_s);
+        hsdag_put_f64(out, r->best_latency_s);
+        hsdag_put_f64(out, r->entropy);
+        hsdag_put_f64(out, r->reward);
+        hsdag_put_i32(out, r->clusters);
+        if (CK_VERSION >= 3) hsdag_put_f64(out, r->feasible_frac);
     }
-    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
-    put_u64(out, fnv64((const unsigned char *)out->data + start, out->len - start));
+    if (hsdag_frame_end(out, at) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
     int rc = hsdag_nn_params_save(lmodel_params(L->M), out, e);
     if (rc < 0) return rc;
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
     return 0;
 }
 
-int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
+/* A checkpoint's fields, read before anything is committed to the learner. */
+typedef struct ck_state {
+    uint32_t version;
+    uint64_t fp[FP_N]; /* versions 1, 2: the first 12 of fingerprint_v2 */
+    double ref_lat, run_var;
+    int32_t episode, best_ep, n_curve;
+    int64_t evals;
+    hsdag_rng rng;
+    double baseline, best_lat;
+    int bset;
+    int32_t *best;          /* [n_nodes] */
+    hsdag_learn_row *curve; /* [n_curve] */
+    size_t curve_cap;
+    size_t params_pos; /* where the parameter image starts */
+} ck_state;
+
+/* Version 1: u64 words; the checksum (basis HSDAG_FNV64_BASIS_V1) follows the curve. */
+static int ck_read_v1(ck_state *c, const hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
 {
-    rd r = {.p = buf, .len = len};
-    if (len < 16 || memcmp(buf, CK_MAGIC, 8) != 0)
-        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: not an hsdag learner checkpoint (bad magic)");
-    r.pos = 8;
-    if (get_u64(&r) != CK_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: unsupported version");
-    /* verify the checksum before trusting any field: header (magic, version, fingerprint, episode, evals, RNG,
-     * baseline, its flag, reference latency, best latency and episode), best placement, curve, checksum */
-    size_t head = 8 + 8 + 8 * FP_N + 8 * 2 + 8 * 4 + 8 * 3 + 8 * 2;
+    hsdag_rd r = hsdag_rd_make(buf, len);
+    /* verify the checksum before trusting any field: header 192 bytes, best placement, curve, checksum */
+    size_t head = 192;
     if (len < head || (size_t)L->n_nodes > (len - head) / 8 - 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
     r.pos = head + (size_t)L->n_nodes * 8;
-    uint64_t nc = get_u64(&r);
-    if (r.bad || nc > (uint64_t)INT32_MAX || nc > (len - r.pos) / 56 || (size_t)nc * 56 + 8 > len - r.pos)
+    uint64_t nc = hsdag_get_u64(&r);
+    if (r.bad || nc > (uint64_t)INT32_MAX || nc > (len - r.pos) / 48 || (size_t)nc * 48 + 8 > len - r.pos)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated or inconsistent curve");
-    size_t curve_pos = r.pos;
-    size_t sum_end = curve_pos + (size_t)nc * 56;
-    r.pos = sum_end;
-    uint64_t sum = get_u64(&r);
-    if (r.bad || sum != fnv64(buf, sum_end))
-        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch");
-    size_t params_pos = r.pos;
-    r.pos = 16;
-    uint64_t fp[FP_N];
-    fingerprint(L, fp);
-    for (int i = 0; i < FP_N; i++) {
-        uint64_t v = get_u64(&r);
-        if (v != fp[i])
-            return hsdag_err_set(e, HSDAG_EINVAL,
-                                 "checkpoint: made with a different %s (graph or options differ)",
-                                 fp_names[i]);
-    }
-    int32_t episode = (int32_t)get_u64(&r);
-    int64_t evals = (int64_t)get_u64(&r);
-    hsdag_rng rng;
-    for (int i = 0; i < 4; i++) rng.s[i] = get_u64(&r);
-    double baseline = get_f64(&r);
-    int bset = (int)get_u64(&r);
-    double ref_lat = get_f64(&r);
-    double best_lat = get_f64(&r);
-    int32_t best_ep = (int32_t)(int64_t)get_u64(&r);
-    size_t best_pos = r.pos;
-    for (int32_t v = 0; v < L->n_nodes; v++) {
-        uint64_t d = get_u64(&r);
-        if (d >= (uint64_t)L->K)
-            return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
-    }
-    if (nc > (uint64_t)episode) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
-    r.pos = params_pos;
-    size_t used = 0;
-    int rc =
-        hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + r.pos, len - r.pos, &used, e);
-    if (rc < 0) return rc;
-    /* commit */
-    hsdag_learn_row *curve = NULL;
-    size_t cap = 0;
-    if (nc && hsdag_grow((void **)&curve, &cap, (size_t)nc, sizeof *curve) < 0)
+    size_t sum_end = r.pos + (size_t)nc * 48;
+    hsdag_rd sr = hsdag_rd_make(buf, len);
+    sr.pos = sum_end;
+    if (hsdag_get_u64(&sr) != hsdag_fnv1a64(HSDAG_FNV64_BASIS_V1, buf, sum_end) || sr.bad)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch (corrupt file)");
+    c->params_pos = sr.pos;
+    if (nc && hsdag_grow((void **)&c->curve, &c->curve_cap, (size_t)nc, sizeof *c->curve) < 0)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
-    r.pos = curve_pos;
-    for (uint64_t i = 0; i < nc; i++) {
-        curve[i].episode = (int32_t)get_u64(&r);
-        curve[i].mean_latency_s = get_f64(&r);
-        curve[i].best_latency_s = get_f64(&r);
-        curve[i].entropy = get_f64(&r);
-        curve[i].reward = get_f64(&r);
-        curve[i].feasible_frac = get_f64(&r);
-        curve[i].clusters = (int32_t)get_u64(&r);
+    c->n_curve = (int32_t)nc;
+    for (int32_t i = 0; i < c->n_curve; i++) {
+        hsdag_learn_row *w = &c->curve[i];
+        w->episode = (int32_t)hsdag_get_u64(&r);
+        w->mean_latency_s = hsdag_get_f64(&r);
+        w->best_latency_s = hsdag_get_f64(&r);
+        w->entropy = hsdag_get_f64(&r);
+        w->reward = hsdag_get_f64(&r);
+        w->clusters = (int32_t)hsdag_get_u64(&r);
     }
-    r.pos = best_pos;
-    for (int32_t v = 0; v < L->n_nodes; v++) L->best[v] = (int32_t)get_u64(&r);
-    hsdag_free(L->curve);
-    L->curve = curve;
-    L->curve_cap = cap;
-    L->n_curve = (int32_t)nc;
-    L->episode = episode;
-    L->evals = evals;
-    L->rng = rng;
-    L->baseline = baseline;
-    L->baseline_set = bset;
-    L->ref_lat = ref_lat;
-    L->best_lat = best_lat;
-    L->best_episode = best_ep;
+    r.pos = 16;
+    for (int i = 0; i < 12; i++) c->fp[i] = hsdag_get_u64(&r);
+    c->episode = (int32_t)hsdag_get_u64(&r);
+    c->evals = (int64_t)hsdag_get_u64(&r);
+    for (int i = 0; i < 4; i++) c->rng.s[i] = hsdag_get_u64(&r);
+    c->baseline = hsdag_get_f64(&r);
+    c->bset = (int)hsdag_get_u64(&r);
+    c->best_lat = hsdag_get_f64(&r);
+    c->best_ep = (int32_t)(int64_t)hsdag_get_u64(&r);
+    for (int32_t v = 0; v < L->n_nodes; v++) {
+        uint64_t d = hsdag_get_u64(&r);
+        c->best[v] = d < (uint64_t)L->K ? (int32_t)d : -1;
+    }
+    return r.bad ? hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated") : 0;
+}
+
+static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
+{
+    hsdag_rd r;
+    uint32_t ver = 0;
+    int rc = hsdag_frame_open(&r, &ver, &c->params_pos, buf, len, CK_MAGIC, "checkpoint", e);
+    if (rc < 0) return rc;
+    if (ver != 2 && ver != CK_VERSION)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: version %u, expected 1, 2 or %u", ver, CK_VERSION);
+    c->version = ver;
+    int nfp = ver == 2 ? 12 : FP_N;
+    size_t row = ver == 2 ? 40 : 48;
+    for (int i = 0; i < nfp; i++) c->fp[i] = hsdag_get_u64(&r);
+    c->episode = hsdag_get_i32(&r);
+    c->evals = hsdag_get_i64(&r);
+    for (int i = 0; i < 4; i++) c->rng.s[i] = hsdag_get_u64(&r);
+    c->baseline = hsdag_get_f64(&r);
+    c->bset = hsdag_get_u8(&r);
+    if (ver >= 3) {
+        c->ref_lat = hsdag_get_f64(&r);
+        c->run_var = hsdag_get_f64(&r);
+    }
+    c->best_lat = hsdag_get_f64(&r);
+    c->best_ep = hsdag_get_i32(&r);
+    if (r.bad || hsdag_rd_left(&r) / 4 < (size_t)L->n_nodes)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
+    for (int32_t v = 0; v < L->n_nodes; v++) {
+        int32_t d = hsdag_get_i32(&r);
+        c->best[v] = d >= 0 && d < L->K ? d : -1;
+    }
+    int32_t nc = hsdag_get_i32(&r);
+    if (r.bad || nc < 0 || (size_t)nc != hsdag_rd_left(&r) / row || hsdag_rd_left(&r) % row)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated or inconsistent curve");
+    if (nc && hsdag_grow((void **)&c->curve, &c->curve_cap, (size_t)nc, sizeof *c->curve) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    c->n_curve = nc;
+    for (int32_t i = 0; i < nc; i++) {
+        hsdag_learn_row *w = &c->curve[i];
+        w->episode = hsdag_get_i32(&r);
+        w->mean_latency_s = hsdag_get_f64(&r);
+        w->best_latency_s = hsdag_get_f64(&r);
+        w->entropy = hsdag_get_f64(&r);
+        w->reward = hsdag_get_f64(&r);
+        w->clusters = hsdag_get_i32(&r);
+        w->feasible_frac = ver >= 3 ? hsdag_get_f64(&r) : 1.0;
+    }
     return 0;
+}
+
+int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
+{
+    if (len < 12 || memcmp(buf, CK_MAGIC, 8) != 0)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: not an hsdag learner checkpoint (bad magic)");
+    ck_state c;
+    memset(&c, 0, sizeof c);
+    c.best = hsdag_malloc(sizeof(int32_t) * (size_t)(L->n_nodes ? L->n_nodes : 1));
+    if (!c.best) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    int v1 = hsdag_frame_version(buf, len, CK_MAGIC) == 1;
+    int rc = v1 ? ck_read_v1(&c, L, buf, len, e) : ck_read_v2(&c, L, buf, len, e);
+    if (rc < 0) goto done;
+    if (v1) c.version = 1;
+    uint64_t fp[FP_N];
+    if (c.version < 3) {
+        /* an earlier build's checkpoint: its learner is the paper's, so only a paper learner continues it */
+        hsdag_learn_config pc = hsdag_learn_config_paper(), mc = L->cfg;
+        pc.episodes = mc.episodes, pc.steps = mc.steps, pc.seed = mc.seed, pc.lr = mc.lr, pc.gamma = mc.gamma;
+        pc.hidden = mc.hidden, pc.embed = mc.embed, pc.dropout = mc.dropout, pc.gnn = mc.gnn;
+        pc.features = mc.features, pc.no_coarsen = mc.no_coarsen, pc.levels = mc.levels;
+        pc.min_clusters = mc.min_clusters, pc.baseline = mc.baseline, pc.entropy = mc.entropy;
+        pc.entropy_end = mc.entropy_end, pc.infeasible_penalty = mc.infeasible_penalty;
+        hsdag_learn P = *L;
+        P.cfg = pc;
+        uint64_t a[FP_N], b[FP_N];
+        fingerprint(&P, a);
+        fingerprint(L, b);
+        if (memcmp(a, b, sizeof a) != 0) {
+            rc = hsdag_err_set(
+                e, HSDAG_EINVAL,
+                "checkpoint: written by an earlier build's (paper) learner: continue it with --paper");
+            goto done;
+        }
+        fingerprint_v2(L, fp);
+        for (int i = 0; i < 12; i++)
+            if (c.fp[i] != fp[i]) {
+                rc = hsdag_err_set(e, HSDAG_EINVAL,
+                                   "checkpoint: made with a different %s (graph or options differ)",
+                                   fp_names_v2[i]);
+                goto done;
+            }
+    } else {
+        fingerprint(L, fp);
+        for (int i = 0; i < FP_N; i++)
+            if (c.fp[i] != fp[i]) {
+                rc = hsdag_err_set(e, HSDAG_EINVAL,
+                                   "checkpoint: made with a different %s (graph or options differ)",
+                                   fp_names[i]);
+                goto done;
+            }
+    }
+    for (int32_t v = 0; v < L->n_nodes; v++)
+        if (c.best[v] < 0) {
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
+            goto done;
+        }
+    if (c.n_curve > c.episode) {
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
+        goto done;
+    }
+    size_t used = 0;
+    rc = hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + c.params_pos,
+                              len - c.params_pos, &used, e);
+    if (rc < 0) goto done;
+    /* commit */
+    memcpy(L->best, c.best, sizeof(int32_t) * (size_t)L->n_nodes);
+    hsdag_free(L->curve);
+    L->curve = c.curve;
+    L->curve_cap = c.curve_cap;
+    c.curve = NULL;
+    L->n_curve = c.n_curve;
+    L->episode = c.episode;
+    L->evals = c.evals;
+    L->rng = c.rng;
+    L->baseline = c.baseline;
+    L->baseline_set = c.bset;
+    L->ref_lat = c.ref_lat;
+    L->run_var = c.run_var;
+    L->best_lat = c.best_lat;
+    L->best_episode = c.best_ep;
+done:
+    hsdag_free(c.best);
+    hsdag_free(c.curve);
+    return rc;
 }
 
 /* ---- debug: the whole policy loss for finite differences ---- */

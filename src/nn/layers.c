@@ -36,11 +36,6 @@ void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const flo
 {
     // y (n, out), x (n, in), w (out, in), b (out)
     if (n <= 0) return;
-    if (n == 1) { /* one row (a recurrent step): GEMV; OpenBLAS's GEMM packs its operands even for one row */
-        if (b) memcpy(y, b, (size_t)out * sizeof(float));
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, w, in, x, 1, b ? 1.0f : 0.0f, y, 1);
-        return;
-    }
     float beta = 0.0f;
     if (b) { /* start from the bias rows and let sgemm accumulate (beta = 1) */
         for (int32_t i = 0; i < n; i++) memcpy(y + (size_t)i * out, b, (size_t)out * sizeof(float));
@@ -54,13 +49,6 @@ void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, 
 {
     // dx (n, in), dw (out, in), db (out), dy (n, out)
     if (n <= 0) return;
-    if (n == 1) { /* GEMV and a rank-1 update instead of 1-row GEMMs */
-        if (dx) cblas_sgemv(CblasRowMajor, CblasTrans, out, in, 1.0f, w, in, dy, 1, 1.0f, dx, 1);
-        if (dw) cblas_sger(CblasRowMajor, out, in, 1.0f, dy, 1, x, 1, dw, in);
-        if (db)
-            for (int32_t j = 0; j < out; j++) db[j] += dy[j];
-        return;
-    }
     if (dx)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in, 1.0f, dx,
                     in);
@@ -73,6 +61,25 @@ void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, 
             for (; j + 4 <= out; j += 4) st4_(db + j, ld4_(db + j) + ld4_(r + j));
             for (; j < out; j++) db[j] += r[j];
         }
+}
+
+/* One row (a recurrent step): GEMV and a rank-1 update, as OpenBLAS's GEMM packs its operands even for one
+ * row. Same values as the n = 1 Linear up to float rounding (kept apart so that the GEMM callers stay
+ * bit-identical to their earlier runs). */
+void hsdag_nn_linear_row_forward(float *y, const float *x, const float *w, const float *b, int32_t in,
+                                 int32_t out)
+{
+    if (b) memcpy(y, b, (size_t)out * sizeof(float));
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, w, in, x, 1, b ? 1.0f : 0.0f, y, 1);
+}
+
+void hsdag_nn_linear_row_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                  const float *w, int32_t in, int32_t out)
+{
+    if (dx) cblas_sgemv(CblasRowMajor, CblasTrans, out, in, 1.0f, w, in, dy, 1, 1.0f, dx, 1);
+    if (dw) cblas_sger(CblasRowMajor, out, in, 1.0f, dy, 1, x, 1, dw, in);
+    if (db)
+        for (int32_t j = 0; j < out; j++) db[j] += dy[j];
 }
 
 /* ---- pointwise ---- */
@@ -321,14 +328,10 @@ void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *d
 
 /* ---- Dropout ---- */
 
-static inline uint64_t rotl_(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
 /* Element i is kept iff its 32-bit uniform w_i / 2^32 >= p, decided on the integer: w_i >= ceil(p 2^32)
  * (exact: p 2^32 is exact in double and < 2^32 since p < 1). Two elements per xoshiro256** draw (low half
- * first); the step is the one in common.c's hsdag_rng_u64, inlined on a local copy of the state. */
+ * first); the draw is the core's hsdag_rng_next (common.h) on a local copy of the state, so the compiler
+ * keeps the state in registers. */
 void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train, hsdag_rng *rng,
                               size_t len)
 {
@@ -342,15 +345,9 @@ void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, in
     float keep = 1.0f / (1.0f - p);
     uint32_t thr = (uint32_t)ceil((double)p * 0x1.0p32), kb;
     memcpy(&kb, &keep, 4);
-    uint64_t s0 = rng->s[0], s1 = rng->s[1], s2 = rng->s[2], s3 = rng->s[3];
+    hsdag_rng st = *rng;
     for (size_t i = 0; i < len; i += 2) {
-        uint64_t r = rotl_(s1 * 5, 7) * 9, t = s1 << 17;
-        s2 ^= s0;
-        s3 ^= s1;
-        s1 ^= s2;
-        s0 ^= s3;
-        s2 ^= t;
-        s3 = rotl_(s3, 45);
+        uint64_t r = hsdag_rng_next(&st);
         /* branch-free select (a branch here mispredicts on every p-th element): keep's bits or +0 */
         uint32_t b0 = kb & (0u - (uint32_t)((uint32_t)r >= thr)),
                  b1 = kb & (0u - (uint32_t)((uint32_t)(r >> 32) >= thr));
@@ -364,7 +361,7 @@ void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, in
             y[i + 1] = x[i + 1] * m1;
         }
     }
-    rng->s[0] = s0, rng->s[1] = s1, rng->s[2] = s2, rng->s[3] = s3;
+    *rng = st;
 }
 
 void hsdag_nn_dropout_backward(float *dx, const float *dy, const float *mask, size_t len)

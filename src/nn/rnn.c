@@ -89,6 +89,11 @@ void hsdag_nn_lstm_cell_backward(float *dx, float *dh0, float *dc0, float *dwx, 
             if (dc0) dc0[(size_t)i * hid + j] += dc * gf[j];
         }
     }
+    if (n == 1) {
+        hsdag_nn_linear_row_backward(dx, dwx, db, dz, x, wx, in, g4);
+        if (h0) hsdag_nn_linear_row_backward(dh0, dwh, NULL, dz, h0, wh, hid, g4);
+        return;
+    }
     hsdag_nn_linear_backward(dx, dwx, db, dz, x, wx, n, in, g4);
     if (h0) hsdag_nn_linear_backward(dh0, dwh, NULL, dz, h0, wh, n, hid, g4);
 }
