@@ -7,7 +7,16 @@ Not here: the runs (the hsdag CLI: compare, train), other sections. Entry point:
 import os
 import re
 
-from common import run_json, mean_std, SEEDS, MODELS
+import common
+from common import run_json, mean_std, SEEDS
+
+# PAPER_TABLES_REDUCED=1: the reduced run of a loaded shared machine (the section says so): Table 2 on SqueezeNet
+# 1.1 and ResNet-50 instead of the paper's three models, three hard-suite instances run one by one instead of
+# the whole suite, no Table 3 / GNN-layer runs. Budget and seeds are the same.
+REDUCED = os.environ.get("PAPER_TABLES_REDUCED") == "1"
+MODELS = ([("SqueezeNet-1.1", "tests/data/onnx/squeezenet1_1.onnx"), ("ResNet-50", "tests/data/onnx/resnet50.onnx")]
+          if REDUCED else common.MODELS)
+HARD_SUBSET = ["mem50-squeezenet1_1", "igpu-squeezenet1_1", "mem50-resnet50"]
 
 TITLE = "The HSDAG paper's tables: HSDAG vs Placeto and the RNN placer"
 
@@ -21,8 +30,8 @@ DETERMINISTIC = ["cpu-only", "gpu-only", "heft", "m-etf", "m-sct", "metis", "min
 
 
 def compare(path, devices, methods, seed, extra=()):
-    args = ["compare", path, "--devices", devices, "--methods", ",".join(methods), "--seed", str(seed),
-            "--budget", str(BUDGET)] + list(extra)
+    args = ["compare", path] + (["--devices", devices] if devices else []) + [
+        "--methods", ",".join(methods), "--seed", str(seed), "--budget", str(BUDGET)] + list(extra)
     return {m["method"]: m for m in run_json(args)["methods"]}
 
 
@@ -155,7 +164,54 @@ def variant_table(L, devices, variants):
     L.append("")
 
 
+def hard_subset(L, suite):
+    """Table 2 on some instances of the hard suite, each run as its own compare (the suite's arguments)."""
+    rows = {}
+    for line in open(suite):
+        f = line.split()
+        if f and not f[0].startswith("#"):
+            rows[f[0]] = f
+    methods = ["cpu-only", "gpu-only", "heft", "local-search"] + LEARNED
+    L.append("## Table 2 on hard instances (%s of `bench/hard.suite`, run one by one)" % ", ".join(HARD_SUBSET))
+    L.append("")
+    L.append("`hsdag compare MODEL ARGS --methods M --seed S --budget %d --json` with the suite line's MODEL "
+             "and ARGS, mean ± std over seeds %s; best known = the suite's column, or the best of the row "
+             "when the suite has none (`-`)." % (BUDGET, ",".join(map(str, SEEDS))))
+    L.append("")
+    L.append("| instance | best known ms | " + " | ".join(LABEL.get(m, m) for m in methods) + " |")
+    L.append("|---|---|" + "---|" * len(methods))
+    lat_s, wins = {}, {m: 0 for m in methods}
+    for name in HARD_SUBSET:
+        f = rows[name]
+        per, feas = {}, {}
+        for s in SEEDS:
+            for m, r in compare(f[3], None, methods, s, f[4:]).items():
+                per.setdefault(m, []).append(r["latency_ms"])
+                feas[m] = feas.get(m, True) and r["feasible"]
+        ok = [sum(per[m]) / len(per[m]) for m in methods if feas[m]]
+        best = float(f[1]) if f[1] != "-" else (min(ok) if ok else float("nan"))
+        top = min(ok) if ok else None
+        for m in methods:
+            if top is not None and feas[m] and sum(per[m]) / len(per[m]) <= top * (1 + 1e-9):
+                wins[m] += 1
+        lat_s[name] = {m: per[m] for m in LEARNED}
+        L.append("| %s | %.4f | %s |" % (name, best, " | ".join(
+            fmt(per[m]) + ("" if feas[m] else " (infeasible)") for m in methods)))
+    L.append("")
+    L.append("Instances where each method is the best of these (ties count for each): " +
+             ", ".join("%s %d" % (LABEL.get(m, m), wins[m]) for m in methods) + " of %d." % len(HARD_SUBSET))
+    L.append("")
+    hsdag_vs_placeto(L, lat_s, "these hard instances")
+
+
 def generate(L):
+    if REDUCED:
+        L.append("**Reduced regeneration** (`PAPER_TABLES_REDUCED=1`, 2026-12-01, a shared 2-core machine at "
+                 "load ~20): Table 2 on SqueezeNet 1.1 and ResNet-50 instead of the paper's Inception-V3, "
+                 "ResNet-50 and BERT-base; three hard-suite instances; no Table 3 or GNN-layer runs. Budget "
+                 "(%d measurements per learned method) and seeds (%s) as in the full section." % (
+                     BUDGET, ",".join(map(str, SEEDS))))
+        L.append("")
     seeded = ["local-search"] + LEARNED
     L.append("## Table 2: the paper's setting (`cpu-gpu`: Core i9-12900K + Arc A770, sequential as OpenVINO "
              "HETERO)")
@@ -170,7 +226,9 @@ def generate(L):
     hsdag_vs_placeto(L, lat, "the paper's setting")
 
     suite = "bench/hard.suite"
-    if os.path.exists(suite):
+    if REDUCED:
+        hard_subset(L, suite)
+    elif os.path.exists(suite):
         L.append("## Table 2 on the hard suite (`bench/hard.suite`: memory caps, several accelerators, "
                  "comparable devices)")
         L.append("")
@@ -186,7 +244,7 @@ def generate(L):
                 for m in LEARNED}
         hsdag_vs_placeto(L, lat_s, "the hard suite")
     else:
-        L.append("(The hard suite `bench/hard.suite` is not in this tree yet: its Table 2 is skipped.)")
+        L.append("(The hard suite `bench/hard.suite` is not in this tree: its Table 2 is skipped.)")
         L.append("")
 
     L.append("## Running time: seconds to reach the best placement (`cpu-gpu`, mean over seeds)")
@@ -205,6 +263,13 @@ def generate(L):
         L.append("| " + " | ".join(row) + " |")
     L.append("")
 
+    if REDUCED:
+        L.append("Table 3 (feature ablation) and the GNN-layer table were not run in this reduced regeneration "
+                 "(`PAPER_TABLES_REDUCED=1`); `make results SECTIONS=paper_tables` without it runs them "
+                 "(`hsdag train MODEL --devices cpu-gpu --paper [--no-shape|--no-id|--no-struct|--gnn K] "
+                 "--budget %d --seed S`)." % BUDGET)
+        L.append("")
+        return
     L.append("## Table 3: feature ablation (the paper's algorithm, `cpu-gpu`, mean ± std over seeds %s)"
              % ",".join(map(str, SEEDS)))
     L.append("")
