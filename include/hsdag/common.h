@@ -106,10 +106,23 @@ int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen);
 int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
 int32_t hsdag_strmap_count(const hsdag_strmap *m);
 
-/* ---- files ---- */
+/* ---- files (src/core/file.c; the rules: docs/formats.md, "Writing files") ---- */
 /* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */
 int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e);
-/* Writes atomically: path.tmp, fsync, rename. */
+/* Checks, before any work, that hsdag_write_file_atomic(path) can succeed: path is not a directory, not a
+ * special file, not a read-only file, not a symlink out of its directory (nor a dangling one), and its
+ * directory exists and takes new files. Returns 0 or HSDAG_EINVAL / HSDAG_EIO with a one-line message that
+ * names path. */
+int hsdag_out_check(const char *path, hsdag_err *e);
+/* The same for a run directory: dir exists and is a writable directory, or can be created in an existing
+ * writable parent. *n_entries (may be NULL) = entries in it (0 if it does not exist yet), after removing
+ * stale temporary files of ours. */
+int hsdag_out_dir_check(const char *dir, int *n_entries, hsdag_err *e);
+/* Replaces path atomically: a temp file made by mkstemp (O_EXCL, mode 0600) in path's directory, written,
+ * given the old file's mode (and owner where permitted) or 0666 minus the umask, fsynced and renamed over
+ * path; the directory is then fsynced. A symlink within the directory is followed (its target is replaced);
+ * one leading elsewhere is refused, as are a read-only file and a directory (the hsdag_out_check rules).
+ * Temp files of writers that died are removed first. Messages name path, never the temp file. */
 int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
 
 /* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */
