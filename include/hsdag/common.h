@@ -106,6 +106,15 @@ int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen);
 int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
 int32_t hsdag_strmap_count(const hsdag_strmap *m);
 
+/* ---- weighted pairs (src/core/pairs.c) ---- */
+typedef struct hsdag_pair {
+    int32_t a, b;
+    double w;
+} hsdag_pair;
+/* Sorts p[n] by (a, b) and merges equal pairs, summing w (in sorted order); count[i] (may be NULL, else
+ * n slots) gets how many pairs merged into the i-th. Returns the number of distinct pairs, now first in p. */
+int32_t hsdag_pairs_merge(hsdag_pair *p, int32_t n, int32_t *count);
+
 /* ---- files (src/core/file.c; the rules: docs/formats.md, "Writing files") ---- */
 /* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */
 int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e);
