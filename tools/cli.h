@@ -1,6 +1,6 @@
-/* cli.h - shared pieces of the hsdag command-line tool: subcommand table, option parsing,
- * progress bar and output helpers. Not here: any placement logic (that is the library's).
- * Entry points: cli_opt_* (getopt_long wrapper), cli_progress_*, cli_fail, one cmd_<name>() per
+/* cli.h - shared pieces of the hsdag command-line tool: exit codes, error reporting, strict number parsing,
+ * progress bar and output helpers. Not here: the option table (opt.h) or any placement logic (the library).
+ * Entry points: cli_usage_error, cli_fail, cli_parse_*, cli_progress_*, cli_write_out, one cmd_<name>() per
  * subcommand. */
 #ifndef HSDAG_TOOLS_CLI_H
 #define HSDAG_TOOLS_CLI_H
@@ -13,12 +13,6 @@
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BADINPUT = 2 };
 
 /* Each subcommand: int cmd_<name>(int argc, char **argv) with argv[0] = "<name>". */
-typedef struct cli_command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} cli_command;
-
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
@@ -27,6 +21,7 @@ int cmd_bound(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_cluster_train(int argc, char **argv);
 
 /* Prints "hsdag <cmd>: <msg>" on stderr and returns CLI_BADINPUT (use for bad options). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

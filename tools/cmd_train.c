@@ -1,13 +1,10 @@
 /* cmd_train.c - the 'hsdag train' subcommand: trains the HSDAG placer on the simulator or an external
  * measurement command, with a progress bar, learning curve, best placement and resumable checkpoints.
  * Not here: the learner (src/learn), the simulator or placers. Entry points: cmd_train. */
-#include "cli.h"
 #include "hsdag/learn.h"
-#include "hsdag/io.h"
-#include "hsdag/placement.h"
+#include "simcli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,217 +12,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-typedef struct train_args {
-    const char *model, *devices, *out, *resume, *measure_cmd, *semantics;
-    hsdag_learn_config cfg;
-    int json, polish, episodes_set;
-    double measure_timeout;
-    long measure_retries;
-} train_args;
-
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: hsdag train MODEL [options]\n\n"
-        "Trains the HSDAG placer (features -> GCN -> graph-parsing pooling -> per-cluster device policy,\n"
-        "REINFORCE) and keeps the best placement seen. Reward: 1 / latency from the simulator, or from\n"
-        "--measure-cmd. Every episode writes DIR/curve.csv and DIR/checkpoint.bin (atomically).\n\n"
-        "options:\n"
-        "  --devices D        device preset or JSON file (default: cpu-gpu, or tarnawski for Tarnawski "
-        "graphs)\n"
-        "  --semantics S      sequential | concurrent | tarnawski | auto (default: the device set's)\n"
-        "  --episodes N       episodes (default 25; with --resume: the new total)\n"
-        "  --steps N          placements per episode (default 20)\n"
-        "  --seed S           random seed (default 42)\n"
-        "  --lr X             Adam learning rate (default 1e-3)\n"
-        "  --levels L         graph-parsing levels (default 1)\n"
-        "  --min-clusters K   apply a parsing level only if it leaves >= K clusters (default 2 x devices)\n"
-        "  --baseline         option: per-step advantage against a moving-average baseline\n"
-        "  --entropy X        option: entropy bonus weight (default 0)\n"
-        "  --polish           option: local-search polish of the best placement at the end (simulator)\n"
-        "  --gnn KIND         gcn | gat | gin | sage (default gcn)\n"
-        "  --no-shape         ablation: drop the output-shape features\n"
-        "  --no-id            ablation: drop the node-id feature\n"
-        "  --no-struct        ablation: drop degree, fractal dimension and closeness\n"
-        "  --no-coarsen       ablation: no co-location coarsening (one group per op)\n"
-        "  --penalty X        infeasible placements are rewarded as X times slower (default 10)\n"
-        "  --measure-cmd CMD  reward from an external program: CMD with {placement} replaced by the path of\n"
-        "                     a placement JSON; the last number it prints on stdout is the latency in "
-        "seconds\n"
-        "  --measure-timeout S  seconds per measurement (default 600)\n"
-        "  --measure-retries N  retries of a failed measurement (default 2)\n"
-        "  --out DIR          output directory (default hsdag-train)\n"
-        "  --resume DIR       continue from DIR/checkpoint.bin (bit-identical to an uninterrupted run)\n"
-        "  --json             print a JSON summary\n"
-        "  --help             this text\n");
-}
-
-static int parse_args(int argc, char **argv, train_args *a)
-{
-    enum {
-        O_DEV = 1000,
-        O_SEM,
-        O_EP,
-        O_STEPS,
-        O_SEED,
-        O_LR,
-        O_LEV,
-        O_MINC,
-        O_BASE,
-        O_ENT,
-        O_POL,
-        O_GNN,
-        O_NOSHAPE,
-        O_NOID,
-        O_NOSTRUCT,
-        O_NOCOARSEN,
-        O_PEN,
-        O_MCMD,
-        O_MTIME,
-        O_MRET,
-        O_OUT,
-        O_RESUME,
-        O_JSON,
-        O_HELP
-    };
-    static const struct option opts[] = {{"devices", 1, 0, O_DEV},
-                                         {"semantics", 1, 0, O_SEM},
-                                         {"episodes", 1, 0, O_EP},
-                                         {"steps", 1, 0, O_STEPS},
-                                         {"seed", 1, 0, O_SEED},
-                                         {"lr", 1, 0, O_LR},
-                                         {"levels", 1, 0, O_LEV},
-                                         {"min-clusters", 1, 0, O_MINC},
-                                         {"baseline", 0, 0, O_BASE},
-                                         {"entropy", 1, 0, O_ENT},
-                                         {"polish", 0, 0, O_POL},
-                                         {"gnn", 1, 0, O_GNN},
-                                         {"no-shape", 0, 0, O_NOSHAPE},
-                                         {"no-id", 0, 0, O_NOID},
-                                         {"no-struct", 0, 0, O_NOSTRUCT},
-                                         {"no-coarsen", 0, 0, O_NOCOARSEN},
-                                         {"penalty", 1, 0, O_PEN},
-                                         {"measure-cmd", 1, 0, O_MCMD},
-                                         {"measure-timeout", 1, 0, O_MTIME},
-                                         {"measure-retries", 1, 0, O_MRET},
-                                         {"out", 1, 0, O_OUT},
-                                         {"resume", 1, 0, O_RESUME},
-                                         {"json", 0, 0, O_JSON},
-                                         {"help", 0, 0, O_HELP},
-                                         {0, 0, 0, 0}};
-    long l;
-    double d;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case O_DEV:
-            a->devices = optarg;
-            break;
-        case O_SEM:
-            a->semantics = optarg;
-            break;
-        case O_EP:
-            if (cli_parse_int(optarg, 0, 10000000, &l))
-                return cli_usage_error("train", "bad --episodes '%s'", optarg);
-            a->cfg.episodes = (int32_t)l;
-            a->episodes_set = 1;
-            break;
-        case O_STEPS:
-            if (cli_parse_int(optarg, 1, 100000, &l))
-                return cli_usage_error("train", "bad --steps '%s'", optarg);
-            a->cfg.steps = (int32_t)l;
-            break;
-        case O_SEED:
-            if (cli_parse_int(optarg, 0, 0x7fffffffffffffffL, &l))
-                return cli_usage_error("train", "bad --seed '%s'", optarg);
-            a->cfg.seed = (uint64_t)l;
-            break;
-        case O_LR:
-            if (cli_parse_double(optarg, 1e-9, 10, &d))
-                return cli_usage_error("train", "bad --lr '%s'", optarg);
-            a->cfg.lr = (float)d;
-            break;
-        case O_LEV:
-            if (cli_parse_int(optarg, 1, 16, &l))
-                return cli_usage_error("train", "bad --levels '%s' (1..16)", optarg);
-            a->cfg.levels = (int32_t)l;
-            break;
-        case O_MINC:
-            if (cli_parse_int(optarg, 1, 1000000000, &l))
-                return cli_usage_error("train", "bad --min-clusters '%s'", optarg);
-            a->cfg.min_clusters = (int32_t)l;
-            break;
-        case O_BASE:
-            a->cfg.baseline = 1;
-            break;
-        case O_ENT:
-            if (cli_parse_double(optarg, 0, 1e6, &d))
-                return cli_usage_error("train", "bad --entropy '%s'", optarg);
-            a->cfg.entropy = d;
-            break;
-        case O_POL:
-            a->polish = 1;
-            break;
-        case O_GNN:
-            if (hsdag_nn_gnn_kind_parse(optarg, &a->cfg.gnn) < 0)
-                return cli_usage_error("train", "bad --gnn '%s' (gcn, gat, gin, sage)", optarg);
-            break;
-        case O_NOSHAPE:
-            a->cfg.features &= ~(1u << HSDAG_FEAT_SHAPE);
-            break;
-        case O_NOID:
-            a->cfg.features &= ~(1u << HSDAG_FEAT_ID);
-            break;
-        case O_NOSTRUCT:
-            a->cfg.features &= ~HSDAG_FEAT_STRUCT;
-            break;
-        case O_NOCOARSEN:
-            a->cfg.no_coarsen = 1;
-            break;
-        case O_PEN:
-            if (cli_parse_double(optarg, 1, 1e12, &d))
-                return cli_usage_error("train", "bad --penalty '%s' (>= 1)", optarg);
-            a->cfg.infeasible_penalty = d;
-            break;
-        case O_MCMD:
-            a->measure_cmd = optarg;
-            break;
-        case O_MTIME:
-            if (cli_parse_double(optarg, 0.001, 1e6, &d))
-                return cli_usage_error("train", "bad --measure-timeout '%s'", optarg);
-            a->measure_timeout = d;
-            break;
-        case O_MRET:
-            if (cli_parse_int(optarg, 0, 100, &l))
-                return cli_usage_error("train", "bad --measure-retries '%s'", optarg);
-            a->measure_retries = l;
-            break;
-        case O_OUT:
-            a->out = optarg;
-            break;
-        case O_RESUME:
-            a->resume = optarg;
-            break;
-        case O_JSON:
-            a->json = 1;
-            break;
-        case O_HELP:
-            usage(stdout);
-            return -1;
-        default:
-            return cli_usage_error("train", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind + 1 != argc) return cli_usage_error("train", "expected exactly one MODEL");
-    a->model = argv[optind];
-    if (a->resume && !a->out) a->out = a->resume;
-    if (!a->out) a->out = "hsdag-train";
-    return 0;
-}
 
 /* ---- external measurement ---- */
 
@@ -397,52 +183,66 @@ static int on_episode(void *ctx, const hsdag_learn_row *row, int32_t total)
 
 int cmd_train(int argc, char **argv)
 {
-    train_args a = {.cfg = hsdag_learn_config_default(), .measure_timeout = 600, .measure_retries = 2};
-    int rc = parse_args(argc, argv, &a);
-    if (rc) return rc < 0 ? CLI_OK : rc;
+    cli_args a;
+    cli_args_init(&a, CMD_TRAIN);
+    int rc = cli_parse(&a, argc, argv);
+    if (rc != CLI_CONTINUE) return rc;
+    if (!a.measure_cmd && (cli_given(&a, measure_timeout) || cli_given(&a, measure_retries)))
+        return cli_usage_error(a.name, "--%s applies with --measure-cmd only",
+                               cli_given(&a, measure_timeout) ? "measure-timeout" : "measure-retries");
+    const char *dir;
+    if ((rc = cli_run_dir(&a, &dir)) != CLI_OK) return rc;
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.episodes = (int32_t)a.episodes;
+    cfg.steps = (int32_t)a.steps;
+    cfg.seed = (uint64_t)a.seed;
+    cfg.lr = (float)a.lr;
+    cfg.levels = (int32_t)a.levels;
+    cfg.min_clusters = (int32_t)a.min_clusters;
+    cfg.baseline = a.baseline;
+    cfg.entropy = a.entropy;
+    cfg.infeasible_penalty = a.penalty;
+    hsdag_nn_gnn_kind_parse(a.gnn, &cfg.gnn); /* one of the table's choices */
+    if (a.no_shape) cfg.features &= ~(1u << HSDAG_FEAT_SHAPE);
+    if (a.no_id) cfg.features &= ~(1u << HSDAG_FEAT_ID);
+    if (a.no_struct) cfg.features &= ~HSDAG_FEAT_STRUCT;
+    cfg.no_coarsen = a.no_coarsen;
     hsdag_err e = {0};
-    hsdag_graph *g = NULL;
-    hsdag_devices *devs = NULL;
+    simcli s = {0};
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
     char *ck = NULL;
     int st;
-    double t0 = hsdag_now();
     hsdag_nn_set_threads(1);
-    if ((st = hsdag_load_file(a.model, HSDAG_FMT_UNKNOWN, &g, &e)) < 0) goto fail;
-    if ((st = hsdag_devices_load(a.devices, g, &devs, &e)) < 0) goto fail;
-    hsdag_sim_config sc = hsdag_sim_config_default();
-    if (a.semantics && hsdag_semantics_parse(a.semantics, &sc.semantics) < 0) {
-        rc = cli_usage_error("train", "bad --semantics '%s'", a.semantics);
-        goto done;
-    }
-    if ((st = hsdag_place_problem_create(&p, g, devs, &sc, &e)) < 0) goto fail;
-    if (mkdir(a.out, 0777) < 0 && errno != EEXIST) {
-        st = hsdag_err_set(&e, HSDAG_EIO, "%s: cannot create directory: %s", a.out, strerror(errno));
+    if ((rc = simcli_load(&a, &s)) != CLI_OK) goto done;
+    if ((rc = simcli_problem(&s, &p)) != CLI_OK) goto done;
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+        st = hsdag_err_set(&e, HSDAG_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
         goto fail;
     }
-    if ((st = hsdag_learn_create(&L, g, devs->n, &a.cfg, &e)) < 0) goto fail;
+    if ((st = hsdag_learn_create(&L, s.g, s.devs->n, &cfg, &e)) < 0) goto fail;
     if (a.resume) {
         char path[4096];
         size_t len;
-        snprintf(path, sizeof path, "%s/checkpoint.bin", a.resume);
+        snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
         if ((st = hsdag_read_file(path, &ck, &len, 0, &e)) < 0) goto fail;
         if ((st = hsdag_learn_load(L, ck, len, &e)) < 0) {
             hsdag_err_prefix(&e, path);
             goto fail;
         }
     }
+    double t0 = hsdag_now();
     measure_ctx mc = {.cmd = a.measure_cmd,
-                      .dir = a.out,
-                      .g = g,
-                      .devs = devs,
+                      .dir = dir,
+                      .g = s.g,
+                      .devs = s.devs,
                       .timeout = a.measure_timeout,
                       .retries = a.measure_retries};
-    snprintf(mc.path, sizeof mc.path, "%s/measure_placement.json", a.out);
-    prog_ctx pc = {.L = L, .dir = a.out};
+    snprintf(mc.path, sizeof mc.path, "%s/measure_placement.json", dir);
+    prog_ctx pc = {.L = L, .dir = dir};
     int32_t done_eps;
     hsdag_learn_curve(L, &done_eps);
-    cli_progress_start(&pc.bar, "train", a.cfg.episodes, a.json);
+    cli_progress_start(&pc.bar, "train", cfg.episodes, a.json || a.quiet);
     cli_progress_update(&pc.bar, done_eps, "");
     if (a.measure_cmd)
         st = hsdag_learn_train(L, measure_eval, &mc, on_episode, &pc, &e);
@@ -452,95 +252,78 @@ int cmd_train(int argc, char **argv)
     if (pc.failed) {
         e = pc.e;
         st = e.status ? e.status : HSDAG_EIO;
-        goto fail;
+        rc = cli_fail(a.name, st, &e);
+        rc = CLI_FAIL; /* a write failed during the run */
+        goto done;
     }
     if (st < 0) {
         /* keep what we have: curve, checkpoint and best placement so far */
-        write_curve(a.out, L, &pc.e);
+        write_curve(dir, L, &pc.e);
         goto fail;
     }
-    double train_s = hsdag_now() - t0, polished = NAN, before;
+    double polished = NAN, before;
     hsdag_learn_best(L, NULL, &before, NULL);
-    if (a.polish && (st = hsdag_learn_polish(L, p, a.cfg.seed, 0, &polished, &e)) < 0) goto fail;
+    if (a.polish && (st = hsdag_learn_polish(L, p, cfg.seed, 0, &polished, &e)) < 0) goto fail;
+    double train_s = hsdag_now() - t0;
     const int32_t *best;
     double lat;
     int32_t best_ep;
     hsdag_learn_best(L, &best, &lat, &best_ep);
     if (!best) {
-        st = hsdag_err_set(&e, HSDAG_EINFEASIBLE, "%s: no feasible placement among %lld sampled", a.model,
+        st = hsdag_err_set(&e, HSDAG_EINFEASIBLE, "%s: no feasible placement among %lld sampled", s.model,
                            (long long)hsdag_learn_evals(L));
-        goto fail;
+        rc = cli_fail(a.name, st, &e);
+        rc = CLI_FAIL; /* the computation found nothing: not bad input */
+        goto done;
     }
     /* score the best with the simulator too (with --measure-cmd the latency above is measured) */
     hsdag_place_result pr;
     if ((st = hsdag_place_score(p, best, &pr, &e)) < 0) goto fail;
-    hsdag_buf b = {0};
     char path[4096];
-    snprintf(path, sizeof path, "%s/best_placement.json", a.out);
-    if ((st = hsdag_placement_write_json(g, devs, best, &b)) < 0 ||
-        (st = hsdag_write_file_atomic(path, b.data, b.len, &e)) < 0) {
-        hsdag_buf_free(&b);
-        goto fail;
-    }
-    hsdag_buf_free(&b);
-    double wall = hsdag_now() - t0;
-    int32_t per[HSDAG_MAX_DEVICES] = {0};
-    for (int32_t v = 0; v < g->n_nodes; v++) per[best[v]]++;
+    snprintf(path, sizeof path, "%s/best_placement.json", dir);
+    simcli_outputs o = simcli_outputs_of(&a);
+    simcli_outputs in_dir = {.out = path};
+    if ((rc = simcli_write_outputs(&s, p, best, &in_dir)) != CLI_OK ||
+        (rc = simcli_write_outputs(&s, p, best, &o)) != CLI_OK)
+        goto done;
     if (a.json) {
-        hsdag_buf_printf(&b, "{\"method\": \"hsdag\", \"model\": ");
-        hsdag_buf_json_str(&b, a.model);
-        hsdag_buf_printf(&b, ", \"devices\": ");
-        hsdag_buf_json_str(&b, devs->name ? devs->name : "");
-        hsdag_buf_printf(&b, ", \"semantics\": \"%s\", \"latency_ms\": ", hsdag_semantics_name(p->sem));
-        hsdag_buf_double(&b, lat * 1e3);
-        hsdag_buf_printf(&b, ", \"simulated_ms\": ");
-        hsdag_buf_double(&b, pr.latency_s * 1e3);
-        hsdag_buf_printf(&b, ", \"learned_ms\": ");
-        hsdag_buf_double(&b, before * 1e3);
-        hsdag_buf_printf(&b, ", \"polished_ms\": ");
-        if (isnan(polished))
-            hsdag_buf_printf(&b, "null");
-        else
-            hsdag_buf_double(&b, polished * 1e3);
-        hsdag_buf_printf(&b, ", \"lower_bound_ms\": ");
-        hsdag_buf_double(&b, pr.lower_bound_s * 1e3);
-        hsdag_buf_printf(
-            &b,
-            ", \"feasible\": %s, \"best_episode\": %d, \"placements_evaluated\": %lld, \"episodes\": %d, "
-            "\"steps\": %d, \"groups\": %d, \"params\": %zu, \"train_s\": ",
-            pr.feasible ? "true" : "false", (int)best_ep, (long long)hsdag_learn_evals(L),
-            (int)a.cfg.episodes, (int)a.cfg.steps, (int)hsdag_learn_groups(L), hsdag_learn_param_count(L));
-        hsdag_buf_double(&b, train_s);
-        hsdag_buf_printf(&b, ", \"wall_s\": ");
-        hsdag_buf_double(&b, wall);
-        hsdag_buf_printf(&b, ", \"out\": ");
-        hsdag_buf_json_str(&b, a.out);
-        hsdag_buf_printf(&b, "}\n");
-        rc = cli_write_out("train", "-", &b);
+        hsdag_buf b = {0};
+        hsdag_learn_json_info info = {.model = s.model,
+                                      .cfg = &cfg,
+                                      .measured = a.measure_cmd != NULL,
+                                      .learned_s = before,
+                                      .polished_s = polished,
+                                      .wall_s = train_s,
+                                      .out_dir = dir,
+                                      .out = a.out};
+        hsdag_learn_run_write_json(&b, L, p, &pr, &info);
+        rc = cli_write_out(a.name, "-", &b);
         hsdag_buf_free(&b);
     } else {
-        printf("method      hsdag (%d episodes x %d steps, %d groups)\n", (int)a.cfg.episodes,
-               (int)a.cfg.steps, (int)hsdag_learn_groups(L));
-        printf("devices     %s (%s semantics)\n", devs->name ? devs->name : "", hsdag_semantics_name(p->sem));
+        int32_t per[HSDAG_MAX_DEVICES] = {0};
+        for (int32_t v = 0; v < s.g->n_nodes; v++) per[best[v]]++;
+        printf("method      hsdag (%d episodes x %d steps, %d groups, seed %ld)\n", (int)cfg.episodes,
+               (int)cfg.steps, (int)hsdag_learn_groups(L), a.seed);
+        printf("devices     %s (%s semantics)\n", s.devs->name ? s.devs->name : "",
+               hsdag_semantics_name(p->sem));
         printf("latency     %.6g ms (best at episode %d)%s\n", lat * 1e3, (int)best_ep,
                isnan(polished) ? "" : " after polish");
         if (!isnan(polished)) printf("learned     %.6g ms before polish\n", before * 1e3);
-        printf("lower bound %.6g ms\n", pr.lower_bound_s * 1e3);
-        printf("evaluated   %lld placements in %.3f s\n", (long long)hsdag_learn_evals(L), wall);
+        printf("lower bound %.6g ms (%s)\n", pr.lower_bound_s * 1e3, pr.lower_bound_rule);
+        printf("evaluated   %lld placements in %.3f s\n", (long long)hsdag_learn_evals(L), train_s);
         printf("ops         ");
-        for (int32_t d = 0; d < devs->n; d++)
-            printf("%s%s %d", d ? ", " : "", devs->dev[d].name, (int)per[d]);
-        printf("\nwrote       %s/best_placement.json, curve.csv, checkpoint.bin\n", a.out);
+        for (int32_t d = 0; d < s.devs->n; d++)
+            printf("%s%s %d", d ? ", " : "", s.devs->dev[d].name, (int)per[d]);
+        printf("\nwrote       %s/best_placement.json, curve.csv, checkpoint.bin\n", dir);
         rc = CLI_OK;
     }
     goto done;
 fail:
-    rc = cli_fail("train", st, &e);
+    rc = cli_fail(a.name, st, &e);
 done:
     hsdag_free(ck);
     hsdag_learn_free(L);
     hsdag_place_problem_free(p);
-    hsdag_devices_free(devs);
-    hsdag_graph_free(g);
+    simcli_free(&s);
     return rc;
 }

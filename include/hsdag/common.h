@@ -151,6 +151,32 @@ void hsdag_buf_json_str(hsdag_buf *b, const char *s); /* appends a quoted, escap
 void hsdag_buf_double(hsdag_buf *b, double v);        /* shortest text that round-trips (%.17g fallback) */
 void hsdag_buf_free(hsdag_buf *b);
 
+/* ---- JSON writer for result documents (src/core/jsonw.c; the schemas: docs/formats.md, "Result JSON") ----
+ * One object per document with a "schema" key first; "key": value pairs joined by ", "; in an array whose
+ * elements are objects or arrays each element starts a line. Keys are escaped like strings (device and op
+ * names from files may be keys). Inside an array pass key = NULL. Usage:
+ *   hsdag_jw w; hsdag_jw_begin(&w, &buf, "hsdag-bound/1");
+ *   hsdag_jw_num(&w, "lower_bound_ms", ms); hsdag_jw_array(&w, "methods"); hsdag_jw_object(&w, NULL); ...
+ *   int rc = hsdag_jw_end(&w);                                   // closes what is open; 0 or HSDAG_ENOMEM */
+#define HSDAG_JW_DEPTH 8
+typedef struct hsdag_jw {
+    hsdag_buf *b;
+    int depth;                 /* containers open; 1 = inside the document's object */
+    int32_t n[HSDAG_JW_DEPTH]; /* members written at each depth */
+    unsigned char is_arr[HSDAG_JW_DEPTH];
+    unsigned char lines[HSDAG_JW_DEPTH]; /* an array whose elements went on their own lines */
+} hsdag_jw;
+void hsdag_jw_begin(hsdag_jw *w, hsdag_buf *b, const char *schema);
+void hsdag_jw_str(hsdag_jw *w, const char *key, const char *s); /* NULL -> null */
+void hsdag_jw_num(hsdag_jw *w, const char *key, double v);      /* shortest round trip; NaN, inf -> null */
+void hsdag_jw_int(hsdag_jw *w, const char *key, long long v);
+void hsdag_jw_bool(hsdag_jw *w, const char *key, int v);
+void hsdag_jw_null(hsdag_jw *w, const char *key);
+void hsdag_jw_object(hsdag_jw *w, const char *key); /* opens an object */
+void hsdag_jw_array(hsdag_jw *w, const char *key);  /* opens an array */
+void hsdag_jw_close(hsdag_jw *w);                   /* closes the innermost open container */
+int hsdag_jw_end(hsdag_jw *w);                      /* closes all, appends "\n"; 0 or HSDAG_ENOMEM */
+
 /* Monotonic wall clock in seconds. */
 double hsdag_now(void);
 

@@ -4,7 +4,8 @@
  * their registry through hsdag_learn_register_methods).
  * Entry points: hsdag_learn_config_default, hsdag_learn_create/free, hsdag_learn_train,
  * hsdag_learn_save/load,
- *               hsdag_learn_best, hsdag_learn_curve, hsdag_learn_place, hsdag_learn_sim_eval.
+ *               hsdag_learn_best, hsdag_learn_curve, hsdag_learn_place, hsdag_learn_sim_eval,
+ *               hsdag_learn_run_write_json.
  *
  * Usage:
  *   hsdag_learn_config cfg = hsdag_learn_config_default();     // the paper: 25 episodes x 20 steps, seed 42
@@ -116,6 +117,23 @@ int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
  * any program that wants the learned methods in hsdag_place_methods / hsdag_place_run. Returns 0 or the
  * registry's error. */
 int hsdag_learn_register_methods(hsdag_err *e);
+
+/* ---- result JSON (src/learn/run_json.c; docs/formats.md, "Result JSON") ---- */
+typedef struct hsdag_learn_json_info {
+    const char *model;             /* the input as the user named it */
+    const hsdag_learn_config *cfg; /* the run's configuration (seed, episodes, steps) */
+    int measured;                  /* 1: latencies came from an external measurement, not the simulator */
+    double learned_s;              /* best latency before any polish */
+    double polished_s;             /* after the local-search polish, NAN without one */
+    double wall_s;                 /* seconds of training and polishing */
+    const char *out_dir;           /* the run directory */
+    const char *out;               /* the extra placement file written, or NULL */
+} hsdag_learn_json_info;
+/* The "hsdag-training-run/1" document: the costs head, the best placement's latency as the oracle saw it
+ * (latency_ms) and simulated (best = hsdag_place_score of it on p), the bound, the budget and the outputs.
+ * 0 or HSDAG_ENOMEM. */
+int hsdag_learn_run_write_json(hsdag_buf *out, const hsdag_learn *L, const hsdag_place_problem *p,
+                               const hsdag_place_result *best, const hsdag_learn_json_info *info);
 
 /* ---- one forward pass, for tests (finite-difference check of the whole policy loss) ----
  * Runs one step with the current state and given RNG seed, dropout off, and returns the policy loss

@@ -220,6 +220,13 @@ int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env
                                 size_t len, int32_t iterations, hsdag_err *e);
 /* Total iterations the trainer was configured for. */
 int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
+/* The configuration the trainer runs with (a restored one: the saved run's). */
+const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag_pacml_trainer *t);
+/* The "hsdag-cluster-training-run/1" document (src/learn/run_json.c; docs/formats.md, "Result JSON"):
+ * beta, the trainer's seed, iterations done, decisions collected (last->steps), the best greedy evaluation and its
+ * iteration, wall time (last->wall_s) and the run directory. */
+int hsdag_pacml_run_write_json(hsdag_buf *out, const hsdag_pacml_trainer *t, char beta,
+                               const hsdag_pacml_iter_stats *last, const char *out_dir);
 
 /* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
 /* Image: magic "HSPACML\0", version u32, beta char + time_unit_fix u8 + 2 pad, net config 5 x i32,

@@ -4,12 +4,19 @@
  * Not here: computing or scoring placements. (A split reader may also exist in the Tarnawski importer's
  * module;
  * this one maps split groups onto a device set, which that one does not need to know about.)
- * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split.
+ * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split,
+ *   hsdag_placement_format_name.
  */
 #include "hsdag/placement.h"
 
 #include <json-c/json.h>
 #include <string.h>
+
+const char *hsdag_placement_format_name(hsdag_placement_format f)
+{
+    static const char *const names[] = {"unknown", "hsdag", "affinity", "tarnawski-split", "shorthand"};
+    return f >= HSDAG_PLF_UNKNOWN && f <= HSDAG_PLF_SPEC ? names[f] : "unknown";
+}
 #include <strings.h>
 
 #define PL_MAX_BYTES ((size_t)1 << 30)

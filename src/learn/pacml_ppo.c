@@ -119,6 +119,10 @@ int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t)
 {
     return t->c.iterations;
 }
+const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag_pacml_trainer *t)
+{
+    return &t->c;
+}
 hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t)
 {
     return t->net;

@@ -257,6 +257,7 @@ int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place
     r->latency_s = r->sim.makespan_s;
     r->feasible = r->sim.feasible;
     r->lower_bound_s = b.lower_s;
+    r->lower_bound_rule = b.rule;
     if (b.lower_s > 0)
         r->gap = (r->latency_s - b.lower_s) / b.lower_s;
     else

@@ -2,7 +2,8 @@
  * resources)
  * and tarnawski (Tarnawski et al.'s computeLatency), over a precomputed cost table.
  * Not here: the cost model (costs.c), bounds (bound.c), trace output (trace.c). A run allocates nothing.
- * Entry points: hsdag_sim_config_default, hsdag_sim_create/run/free/costs/semantics/set_semantics.
+ * Entry points: hsdag_sim_config_default, hsdag_sim_create/run/free/costs/semantics/set_semantics,
+ *   hsdag_priority_name/parse.
  */
 #include "sim_internal.h"
 
@@ -15,6 +16,23 @@ hsdag_sim_config hsdag_sim_config_default(void)
                               .priority = HSDAG_PRIO_UPWARD_RANK,
                               .costs = hsdag_costs_config_default(),
                               .record_trace = 0};
+}
+
+static const char *const priority_names[] = {"rank", "topo"};
+
+const char *hsdag_priority_name(hsdag_priority p)
+{
+    return p >= 0 && p <= HSDAG_PRIO_TOPO ? priority_names[p] : NULL;
+}
+
+int hsdag_priority_parse(const char *s, hsdag_priority *out)
+{
+    for (int i = 0; s && i <= HSDAG_PRIO_TOPO; i++)
+        if (strcmp(s, priority_names[i]) == 0) {
+            *out = (hsdag_priority)i;
+            return 0;
+        }
+    return HSDAG_EINVAL;
 }
 
 void hsdag_sim_free(hsdag_sim *s)

@@ -12,7 +12,7 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a <= b * (1
 # help and method list
 expect_rc 0 $HSDAG place --help
 for m in random round-robin m-topo m-etf m-sct heft metis greedy-tarnawski mincut ilp local-search; do
-    expect_grep "^  $m " "$TMP/out"
+    expect_grep "^ +$m +\[mem" "$TMP/out"
 done
 expect_grep "ignores" "$TMP/out"
 expect_rc 0 $HSDAG place --list

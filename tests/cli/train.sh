@@ -5,25 +5,25 @@
 M=tests/data/onnx/alexnet.onnx
 expect_rc 0 $HSDAG train --help
 expect_grep "measure-cmd" "$TMP/out"
-expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --out "$TMP/a" --json
+expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --out-dir "$TMP/a" --json
 for k in latency_ms best_episode placements_evaluated wall_s; do expect_grep "\"$k\"" "$TMP/out"; done
 expect_grep '"placements_evaluated": 20' "$TMP/out"
 [ -s "$TMP/a/best_placement.json" ] && [ -s "$TMP/a/checkpoint.bin" ] && ok || bad "missing outputs in $TMP/a"
 n=$(wc -l < "$TMP/a/curve.csv"); [ "$n" -eq 5 ] && ok || bad "curve.csv has $n lines (want header + 4)"
 expect_grep '"format": "hsdag-placement"' "$TMP/a/best_placement.json"
 # same seed -> identical curve and placement
-expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --out "$TMP/b"
+expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --out-dir "$TMP/b"
 cmp -s "$TMP/a/curve.csv" "$TMP/b/curve.csv" && ok || bad "same seed gave a different curve"
 cmp -s "$TMP/a/best_placement.json" "$TMP/b/best_placement.json" && ok || bad "same seed gave a different placement"
 # interrupted after 2 episodes, resumed to 4 -> identical to the uninterrupted run
-expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 2 --steps 5 --out "$TMP/c"
+expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 2 --steps 5 --out-dir "$TMP/c"
 expect_rc 0 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --resume "$TMP/c"
 cmp -s "$TMP/a/curve.csv" "$TMP/c/curve.csv" && ok || bad "resumed curve differs"
 cmp -s "$TMP/a/best_placement.json" "$TMP/c/best_placement.json" && ok || bad "resumed placement differs"
 # killed (SIGKILL) as soon as its first checkpoint exists, then resumed -> identical to an uninterrupted run
 S=tests/data/onnx/squeezenet1_1.onnx
-expect_rc 0 $HSDAG train $S --episodes 30 --steps 4 --out "$TMP/full"
-$HSDAG train $S --episodes 30 --steps 4 --out "$TMP/k" >/dev/null 2>&1 &
+expect_rc 0 $HSDAG train $S --episodes 30 --steps 4 --out-dir "$TMP/full"
+$HSDAG train $S --episodes 30 --steps 4 --out-dir "$TMP/k" >/dev/null 2>&1 &
 pid=$!
 i=0; while [ ! -s "$TMP/k/checkpoint.bin" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 kill -KILL $pid 2>/dev/null; wait $pid 2>/dev/null
@@ -36,19 +36,19 @@ expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --seed 7 --
 expect_grep "different seed" "$TMP/err"
 one_line "$TMP/err"
 # an external measurement command: the last number printed is the latency (seconds)
-expect_rc 0 $HSDAG train $M --episodes 1 --steps 3 --out "$TMP/m" --json --measure-cmd 'echo measured 0.0025 #'
+expect_rc 0 $HSDAG train $M --episodes 1 --steps 3 --out-dir "$TMP/m" --json --measure-cmd 'echo measured 0.0025 #'
 expect_grep '"latency_ms": 2.5' "$TMP/out"
-expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m2" --measure-cmd 'exit 3' --measure-retries 1
+expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out-dir "$TMP/m2" --measure-cmd 'exit 3' --measure-retries 1
 expect_grep "exit status 3" "$TMP/err"
 one_line "$TMP/err"
-expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m3" --measure-cmd 'sleep 5; echo 1' --measure-timeout 0.2 --measure-retries 0
+expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out-dir "$TMP/m3" --measure-cmd 'sleep 5; echo 1' --measure-timeout 0.2 --measure-retries 0
 expect_grep "timed out" "$TMP/err"
 # ablation switches and GNN variants run
-expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline --entropy 0.01 --polish
+expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out-dir "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline --entropy 0.01 --polish
 # bad input
 expect_rc 2 $HSDAG train $M --gnn nope
 expect_rc 2 $HSDAG train $M --steps 0
-expect_rc 2 $HSDAG train "$TMP/does-not-exist.onnx" --out "$TMP/y"
+expect_rc 2 $HSDAG train "$TMP/does-not-exist.onnx" --out-dir "$TMP/y"
 one_line "$TMP/err"
 expect_rc 2 $HSDAG train
 finish
