@@ -100,7 +100,11 @@ int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b)
         return CLI_FAIL;
     }
     if (!path || strcmp(path, "-") == 0) {
-        if (b->len) fwrite(b->data, 1, b->len, stdout);
+        if ((b->len && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
+            fprintf(stderr, "hsdag %s: standard output: write failed: %s\n", cmd, strerror(errno));
+            clearerr(stdout);
+            return CLI_FAIL;
+        }
         return CLI_OK;
     }
     hsdag_err e = {0};

@@ -5,6 +5,7 @@
 #include "hsdag/learn.h"
 #include "opt.h"
 
+#include <errno.h>
 #include <string.h>
 
 typedef struct cli_entry {
@@ -32,6 +33,16 @@ static void usage(FILE *f)
             "Exit status: 0 ok, 1 the computation failed, 2 bad input or usage.\n");
 }
 
+/* A result that could not be written to standard output (a full disk, a closed pipe) is a failure. */
+static int finish(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "hsdag: standard output: write failed: %s\n", strerror(errno));
+        return rc == CLI_OK ? CLI_FAIL : rc;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -41,11 +52,11 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         (strcmp(argv[1], "help") == 0 && argc == 2)) {
         usage(stdout);
-        return CLI_OK;
+        return finish(CLI_OK);
     }
     if (strcmp(argv[1], "--version") == 0) {
         puts("hsdag 0.1.0");
-        return CLI_OK;
+        return finish(CLI_OK);
     }
     /* the learned placers ("hsdag") join the placer registry here, once, before any command runs */
     hsdag_err e = {0};
@@ -56,17 +67,21 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "help") == 0) {
         if (argc == 3 && strcmp(argv[2], "--reference") == 0) {
             cli_reference(stdout);
-            return CLI_OK;
+            return finish(CLI_OK);
+        }
+        if (argc == 3 && strcmp(argv[2], "--table") == 0) {
+            cli_table_tsv(stdout);
+            return finish(CLI_OK);
         }
         /* hsdag help CMD [SUB] = hsdag CMD [SUB] --help */
         char *args[4] = {argv[2], argc > 3 ? argv[3] : "--help", argc > 3 ? "--help" : NULL, NULL};
         for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
-            if (strcmp(argv[2], entries[i].name) == 0) return entries[i].run(argc > 3 ? 3 : 2, args);
+            if (strcmp(argv[2], entries[i].name) == 0) return finish(entries[i].run(argc > 3 ? 3 : 2, args));
         fprintf(stderr, "hsdag: unknown command '%s' (see hsdag --help)\n", argv[2]);
         return CLI_BADINPUT;
     }
     for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
-        if (strcmp(argv[1], entries[i].name) == 0) return entries[i].run(argc - 1, argv + 1);
+        if (strcmp(argv[1], entries[i].name) == 0) return finish(entries[i].run(argc - 1, argv + 1));
     fprintf(stderr, "hsdag: unknown command '%s' (see hsdag --help)\n", argv[1]);
     return CLI_BADINPUT;
 }

@@ -164,6 +164,7 @@ static void list_item(FILE *f, const char *name, const char *summary);
 static void more_presets(FILE *f, const cli_args *a)
 {
     (void)a;
+    fprintf(f, "%24spresets:\n", "");
     for (const char *const *p = hsdag_devices_preset_names(); *p; p++)
         list_item(f, *p, hsdag_devices_preset_summary(*p));
 }
@@ -192,6 +193,7 @@ static void more_policies(FILE *f, const cli_args *a)
     (void)a;
     int32_t n;
     const hsdag_cluster_policy_info *p = hsdag_cluster_policies(&n);
+    fprintf(f, "%24spolicies:\n", "");
     for (int32_t i = 0; i < n; i++) list_item(f, p[i].name, p[i].summary);
 }
 
@@ -207,8 +209,8 @@ static const cli_opt table[] = {
      "from OUT's extension (.json; .dot or .gv)", NULL},
     /* ---- place, compare ---- */
     {"method", "M", K_STR, OFF(method), 0, 0, NULL, C(PLACE),
-     "the placement method (required): one of the methods below, or a single device: cpu-only, "
-     "gpu-only, accel-only, a device name (CPU, GPU, gpu0, acc1, ...) or DEVICE-only",
+     "the placement method (required): a method of the registry, or a single device: cpu-only, gpu-only, "
+     "accel-only, a device name (CPU, GPU, gpu0, acc1, ...) or DEVICE-only",
      NULL, more_methods},
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",
@@ -267,8 +269,8 @@ static const cli_opt table[] = {
     {"measure-retries", "N", K_INT, OFF(measure_retries), 0, 100, NULL, C(TRAIN),
      "with --measure-cmd: retries of a failed measurement", NULL, NULL},
     /* ---- cluster ---- */
-    {"policy", "P", K_STR, OFF(policy), 0, 0, NULL, C(CLUSTER_RUN),
-     "the partitioning policy (required):", NULL, more_policies},
+    {"policy", "P", K_STR, OFF(policy), 0, 0, NULL, C(CLUSTER_RUN), "the partitioning policy (required)",
+     NULL, more_policies},
     {"beta", "X", K_CHOICE, OFF(beta), 0, 0, choice_beta, C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
      "the JCT requirement distribution (A uniform, B tight, C medium, D loose)", NULL, NULL},
     {"seeds", "LIST", K_STR, OFF(seeds), 0, 0, NULL, C(CLUSTER_COMPARE), "comma-separated episode seeds",
@@ -331,7 +333,7 @@ static const cli_opt table[] = {
      "seed give bit-identical output",
      NULL, NULL},
     {"devices", "D", K_STR, OFF(devices), 0, 0, NULL, ALL_MODEL,
-     "a device preset (below) or a device JSON file (docs/devices.md)",
+     "a device preset or a device JSON file (docs/devices.md)",
      "tarnawski for Tarnawski JSON models, cpu-gpu otherwise", more_presets},
     {"semantics", "S", K_CHOICE, OFF(semantics), 0, 0, choice_semantics, ALL_MODEL,
      "how one request runs (sequential: one op at a time, as OpenVINO HETERO; concurrent: devices in "
@@ -839,6 +841,29 @@ void cli_help(FILE *f, const cli_args *a)
                "error).\n");
 }
 
+/* ---- the machine-readable table (tests walk every command with it) ---- */
+
+void cli_table_tsv(FILE *f)
+{
+    static const char *const kind[] = {"flag", "int", "number", "string", "choice", "in", "out", "dir"};
+    for (int i = 0; i < N_OPTS; i++) {
+        const cli_opt *o = &table[i];
+        fprintf(f, "%s\t%s\t%s\t%.15g\t%.15g\t", o->name, o->arg ? o->arg : "-", kind[o->kind], o->lo, o->hi);
+        if (o->kind == K_CHOICE)
+            for (int c = 0; o->choice(c); c++) fprintf(f, "%s%s", c ? "," : "", o->choice(c));
+        else
+            fputc('-', f);
+        fputc('\t', f);
+        int first = 1;
+        for (int c = 0; c < CMD_COUNT_; c++)
+            if (applies(o, (cli_cmd)c)) {
+                fprintf(f, "%s%s", first ? "" : ",", commands[c].name);
+                first = 0;
+            }
+        fputc('\n', f);
+    }
+}
+
 /* ---- the README reference ---- */
 
 /* Markdown-safe copy ('|' escaped). */
@@ -882,10 +907,10 @@ void cli_reference(FILE *f)
             if (!applies(o, (cli_cmd)c)) continue;
             cli_args a;
             cli_args_init(&a, (cli_cmd)c);
-            default_text(&a, o, d, sizeof d);
+            const char *dt = default_text(&a, o, d, sizeof d);
             if (!seen++)
-                snprintf(d0, sizeof d0, "%s", d);
-            else if (strcmp(d, d0) != 0)
+                snprintf(d0, sizeof d0, "%s", dt);
+            else if (strcmp(dt, d0) != 0)
                 same = 0;
         }
         if (same && d0[0]) {

@@ -113,6 +113,9 @@ int cli_given_off(const cli_args *a, size_t off);
 /* Prints the command's help: usage, about, every option it takes with its default, the registries' lists
  * (presets, methods, ...) under the options that take their names. */
 void cli_help(FILE *f, const cli_args *defaults);
+/* Prints one line per option: name, metavar ("-" for a flag), kind (flag, int, number, string, choice, in,
+ * out, dir), low and high bound, choices ("-" if none) and the commands that take it, tab-separated. */
+void cli_table_tsv(FILE *f);
 /* Prints the markdown CLI reference of every command (README.md, between its cli-reference markers). */
 void cli_reference(FILE *f);
 

@@ -45,7 +45,7 @@ simcli_outputs simcli_outputs_of(const cli_args *a);
  * the coarsened group graph above; --trace simulates dev once more with a recording simulator. CLI_OK or
  * an exit code (1: a write failed after the computation). */
 #define SIMCLI_DOT_FULL_MAX 500
-#define SIMCLI_DOT_GROUPS 120
+#define SIMCLI_DOT_GROUPS 80
 int simcli_write_outputs(const simcli *s, const hsdag_place_problem *p, const int32_t *dev,
                          const simcli_outputs *o);
 

@@ -89,13 +89,15 @@ int hsdag_cluster_compare_write_json(hsdag_buf *out, const hsdag_cluster_config 
             const char *key[2] = {"blocking_rate", "throughput"};
             for (int q = 0; q < 2; q++) {
                 double mu, sd;
+                char k_mean[40], k_std[40], k_seed[40];
                 rj_mean_std(vals[q], ns, &mu, &sd);
-                hsdag_jw_object(&w, key[q]);
-                hsdag_jw_num(&w, "mean", mu);
-                hsdag_jw_num(&w, "std", sd);
-                hsdag_jw_array(&w, "per_seed");
+                snprintf(k_mean, sizeof k_mean, "%s_mean", key[q]);
+                snprintf(k_std, sizeof k_std, "%s_std", key[q]);
+                snprintf(k_seed, sizeof k_seed, "%s_per_seed", key[q]);
+                hsdag_jw_num(&w, k_mean, mu);
+                hsdag_jw_num(&w, k_std, sd);
+                hsdag_jw_array(&w, k_seed);
                 for (int32_t si = 0; si < ns; si++) hsdag_jw_num(&w, NULL, vals[q][si]);
-                hsdag_jw_close(&w);
                 hsdag_jw_close(&w);
             }
             hsdag_jw_close(&w);
@@ -145,8 +147,8 @@ int hsdag_cluster_models_write_json(hsdag_buf *out, const hsdag_cluster *env)
         hsdag_jw_object(&w, NULL);
         hsdag_jw_str(&w, "name", m->name);
         hsdag_jw_int(&w, "fwd_nodes", m->n_fwd);
-        hsdag_jw_int(&w, "ops", m->job->n_nodes);
-        hsdag_jw_int(&w, "deps", m->job->n_edges);
+        hsdag_jw_int(&w, "nodes", m->job->n_nodes);
+        hsdag_jw_int(&w, "edges", m->job->n_edges);
         hsdag_jw_num(&w, "jct_seq", m->jct_seq);
         hsdag_jw_num(&w, "total_op_mem", m->total_op_mem);
         hsdag_jw_num(&w, "total_dep_size", m->total_dep_size);

@@ -265,9 +265,13 @@ int hsdag_dot_write_groups(const hsdag_graph *g, const int32_t *device, const ch
         dw_text(out, g->meta.name);
         hsdag_buf_append(out, ": ", 2);
     }
-    hsdag_buf_printf(out, "%d ops in %d groups (%s)\", labelloc=t, rankdir=TB];\n", n, ng,
-                     banded ? "ops on one device within a band of depth levels"
-                            : "connected ops on one device");
+    /* bounded layout effort (network simplex and crossing minimisation passes, straight edges): a dense
+     * group graph, as a random placement gives, otherwise takes Graphviz minutes */
+    hsdag_buf_printf(
+        out,
+        "%d ops in %d groups (%s)\", labelloc=t, rankdir=TB, nslimit=2, nslimit1=2, mclimit=0.2, "
+        "remincross=false, splines=line];\n",
+        n, ng, banded ? "ops on one device within a band of depth levels" : "connected ops on one device");
     hsdag_buf_printf(out,
                      "  node [shape=box, style=\"rounded,filled\", fillcolor=\"%s\", fontname=\"Helvetica\", "
                      "fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n",

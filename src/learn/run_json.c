@@ -53,7 +53,7 @@ int hsdag_pacml_run_write_json(hsdag_buf *out, const hsdag_pacml_trainer *t, cha
     hsdag_jw_str(&w, "beta", b);
     hsdag_jw_int(&w, "seed", (long long)hsdag_pacml_trainer_config(t)->seed);
     hsdag_jw_int(&w, "iterations", hsdag_pacml_trainer_iteration(t));
-    hsdag_jw_int(&w, "steps", (long long)last->steps);
+    hsdag_jw_int(&w, "decisions", (long long)last->steps);
     hsdag_jw_int(&w, "best_iteration", bi);
     hsdag_jw_num(&w, "best_eval_blocking", best);
     hsdag_jw_num(&w, "wall_s", last->wall_s);

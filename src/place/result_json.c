@@ -27,8 +27,9 @@ int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p, 
 {
     const hsdag_devices *d = p->devs;
     const hsdag_sim_result *s = &r->sim;
-    double ops[HSDAG_MAX_DEVICES] = {0}, cap[HSDAG_MAX_DEVICES];
-    for (int32_t v = 0; v < p->n; v++) ops[device[v]] += 1;
+    int64_t ops[HSDAG_MAX_DEVICES] = {0};
+    double cap[HSDAG_MAX_DEVICES];
+    for (int32_t v = 0; v < p->n; v++) ops[device[v]]++;
     for (int32_t k = 0; k < d->n; k++) cap[k] = d->dev[k].mem_capacity;
     double busy[HSDAG_MAX_DEVICES];
     for (int32_t k = 0; k < d->n; k++) busy[k] = s->busy_s[k] * 1e3;
@@ -64,7 +65,9 @@ int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p, 
         hsdag_jw_null(&w, "blocks");
         hsdag_jw_null(&w, "cycle_cuts");
     }
-    rj_per_device(&w, "ops_per_device", d, ops);
+    hsdag_jw_object(&w, "ops_per_device");
+    for (int32_t k = 0; k < d->n; k++) hsdag_jw_int(&w, d->dev[k].name, (long long)ops[k]);
+    hsdag_jw_close(&w);
     rj_per_device(&w, "busy_ms", d, busy);
     rj_per_device(&w, "peak_memory_bytes", d, s->peak_mem_bytes);
     rj_per_device(&w, "excess_bytes", d, s->excess_bytes);

@@ -62,5 +62,5 @@ expect_rc 2 "$HSDAG" cluster compare --seeds 0,x
 expect_rc 2 "$HSDAG" cluster compare --betas AZ
 # info
 expect_rc 0 "$HSDAG" cluster info --json
-expect_grep '"name": "gnmt", "fwd_nodes": 48, "ops": 96, "deps": 117' "$TMP/out"
+expect_grep '"name": "gnmt", "fwd_nodes": 48, "nodes": 96, "edges": 117' "$TMP/out"
 finish
