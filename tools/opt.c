@@ -97,7 +97,8 @@ typedef enum cli_kind {
     K_CHOICE, /* const char *, one of choice(i) */
     K_IN,     /* an input file (never written; outputs may not name it) */
     K_OUT,    /* an output file, checked before work starts ('-' = standard output) */
-    K_DIR     /* an output directory, checked before work starts */
+    K_DIR,    /* an output directory, checked before work starts */
+    K_LIST    /* cli_list: the option may be repeated, each value kept in order */
 } cli_kind;
 
 typedef struct cli_opt {
@@ -557,6 +558,14 @@ static int set_value(cli_args *a, const cli_opt *o, const char *v)
         char buf[256];
         return cli_usage_error(a->name, "%s '%s' is not %s", opt, v, choices_text(o, buf, sizeof buf));
     }
+    case K_LIST: {
+        cli_list *l = field(a, o);
+        if (!*v) return cli_usage_error(a->name, "%s needs a non-empty value", opt);
+        if (l->n >= CLI_LIST_MAX)
+            return cli_usage_error(a->name, "%s given more than %d times", opt, CLI_LIST_MAX);
+        l->v[l->n++] = v;
+        return 0;
+    }
     default:
         if (!*v) return cli_usage_error(a->name, "%s needs a non-empty value", opt);
         *(const char **)field(a, o) = v;
@@ -611,8 +620,10 @@ static int check_outputs(cli_args *a)
     }
     static char what[CLI_MAX_OPTS][40];
     for (int i = 0; i < N_OPTS; i++) {
-        if (!a->given[i]) continue;
         const cli_opt *o = &table[i];
+        int path = o->kind == K_OUT || o->kind == K_IN ||
+                   (o->kind == K_STR && (o->off == OFF(devices) || o->off == OFF(placement)));
+        if (!a->given[i] || !path) continue;
         const char *v = *(const char *const *)cfield(a, o);
         snprintf(what[i], sizeof what[i], "--%s", o->name);
         if (o->kind == K_OUT) outs[no++] = (cli_path){what[i], v};
@@ -629,8 +640,12 @@ static int check_outputs(cli_args *a)
                                        a->json ? "--json" : "another output");
             continue;
         }
-        if (hsdag_out_check(outs[i].path, &e) < 0)
-            return cli_usage_error(a->name, "%s: %s", outs[i].what, e.msg);
+        if (hsdag_out_check(outs[i].path, &e) < 0) {
+            struct stat st;
+            int dir_meant = a->cmd == CMD_TRAIN && stat(outs[i].path, &st) == 0 && S_ISDIR(st.st_mode);
+            return cli_usage_error(a->name, "%s: %s%s", outs[i].what, e.msg,
+                                   dir_meant ? " (the run directory is --out-dir DIR)" : "");
+        }
         for (int j = 0; j < i; j++)
             if (same_file(outs[i].path, outs[j].path))
                 return cli_usage_error(a->name, "%s and %s name the same file '%s'", outs[j].what,
@@ -795,6 +810,7 @@ static const char *default_text(const cli_args *a, const cli_opt *o, char *buf, 
         snprintf(buf, cap, "%.4g", *(const double *)cfield(a, o));
         break;
     case K_FLAG:
+    case K_LIST:
         break;
     default: {
         const char *s = *(const char *const *)cfield(a, o);
@@ -816,7 +832,8 @@ static void help_line(FILE *f, const cli_args *a, const cli_opt *o)
             n += (size_t)snprintf(ch + n, sizeof ch - n, "%s%s", i ? " | " : "", o->choice(i));
         if (n < sizeof ch) snprintf(ch + n, sizeof ch - n, ": ");
     }
-    snprintf(text, sizeof text, "%s%s%s%s%s", ch, o->help, *d ? " (default " : "", d, *d ? ")" : "");
+    snprintf(text, sizeof text, "%s%s%s%s%s%s", ch, o->help, o->kind == K_LIST ? " (repeatable)" : "",
+             *d ? " (default " : "", d, *d ? ")" : "");
     int col = (int)strlen(head);
     fputs(head, f);
     if (col < 22) {
@@ -845,7 +862,8 @@ void cli_help(FILE *f, const cli_args *a)
 
 void cli_table_tsv(FILE *f)
 {
-    static const char *const kind[] = {"flag", "int", "number", "string", "choice", "in", "out", "dir"};
+    static const char *const kind[] = {"flag", "int", "number", "string", "choice",
+                                       "in",   "out", "dir",    "list"};
     for (int i = 0; i < N_OPTS; i++) {
         const cli_opt *o = &table[i];
         fprintf(f, "%s\t%s\t%s\t%.15g\t%.15g\t", o->name, o->arg ? o->arg : "-", kind[o->kind], o->lo, o->hi);

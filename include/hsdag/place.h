@@ -138,7 +138,8 @@ typedef struct hsdag_place_result {
  * own. */
 int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o, int32_t *device,
                     hsdag_place_result *r, hsdag_err *e);
-/* Scores an existing placement the same way (place_s = 0). */
+/* Scores an existing placement the same way; r is cleared first (method NULL, place_s = 0, an empty report
+ * with bound_s = objective_s = NAN). */
 int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e);
 /* ---- result JSON (docs/formats.md, "Result JSON") ---- */
 typedef struct hsdag_place_json_info {

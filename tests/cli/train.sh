@@ -31,6 +31,8 @@ eps=$(($(wc -l < "$TMP/k/curve.csv") - 1)); echo "killed after $eps episodes" >&
 expect_rc 0 $HSDAG train $S --episodes 30 --steps 4 --resume "$TMP/k"
 cmp -s "$TMP/full/curve.csv" "$TMP/k/curve.csv" && ok || bad "curve after kill + resume differs"
 cmp -s "$TMP/full/best_placement.json" "$TMP/k/best_placement.json" && ok || bad "placement after kill + resume differs"
+# the killed run's temp files (if the kill hit a write) are gone after the resume
+n=$(ls -a "$TMP/k" | grep -c 'hsdag-tmp'); [ "$n" -eq 0 ] && ok || bad "$n temp files left in the resumed run"
 # resume with other options is refused
 expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --seed 7 --resume "$TMP/c"
 expect_grep "different seed" "$TMP/err"
