@@ -189,23 +189,23 @@ static void test_dir_check(void)
 {
     hsdag_err e;
     int n = -1;
-    CHECK_EQ_INT(hsdag_out_dir_check(at("run"), &n, &e), 0);
+    CHECK_EQ_INT(hsdag_out_dir_check(&n, at("run"), &e), 0);
     CHECK_EQ_INT(n, 0);
-    CHECK(hsdag_out_dir_check(at("no/run"), &n, &e) == HSDAG_EINVAL);
+    CHECK(hsdag_out_dir_check(&n, at("no/run"), &e) == HSDAG_EINVAL);
     CHECK(strstr(e.msg, "does not exist") != NULL);
-    CHECK(hsdag_out_dir_check(at("a.json"), &n, &e) == HSDAG_EINVAL);
+    CHECK(hsdag_out_dir_check(&n, at("a.json"), &e) == HSDAG_EINVAL);
     CHECK(strstr(e.msg, "not a directory") != NULL);
     CHECK(mkdir(at("run"), 0777) == 0);
-    CHECK_EQ_INT(hsdag_out_dir_check(at("run"), &n, &e), 0);
+    CHECK_EQ_INT(hsdag_out_dir_check(&n, at("run"), &e), 0);
     CHECK_EQ_INT(n, 0);
     /* only a dead writer's temp file: cleaned, so the directory counts as empty */
     char name[512];
     snprintf(name, sizeof name, "run/.checkpoint.bin~hsdag-tmp-%ld-QwErTy", (long)dead_pid());
     put(at(name), "x");
-    CHECK_EQ_INT(hsdag_out_dir_check(at("run"), &n, &e), 0);
+    CHECK_EQ_INT(hsdag_out_dir_check(&n, at("run"), &e), 0);
     CHECK_EQ_INT(n, 0);
     put(at("run/curve.csv"), "episode\n");
-    CHECK_EQ_INT(hsdag_out_dir_check(at("run/"), &n, &e), 0);
+    CHECK_EQ_INT(hsdag_out_dir_check(&n, at("run/"), &e), 0);
     CHECK_EQ_INT(n, 1);
 }
 

@@ -107,31 +107,31 @@ static void test_dot_groups(void)
     int32_t ops;
     /* one device: one group */
     for (int32_t v = 0; v < n; v++) dev[v] = 1;
-    CHECK_EQ_INT(hsdag_dot_write_groups(g, dev, names, 2, 80, &b), 0);
+    CHECK_EQ_INT(hsdag_dot_write_groups(&b, g, dev, names, 2, 80), 0);
     CHECK_EQ_INT(groups_of(b.data, &ops), 1);
     CHECK_EQ_INT(ops, n);
     CHECK(strstr(b.data, "GPU: 1000 ops\\nop0 .. op999") != NULL);
     hsdag_buf_free(&b);
     /* two halves: two components and one edge between them */
     for (int32_t v = 0; v < n; v++) dev[v] = v < n / 2;
-    CHECK_EQ_INT(hsdag_dot_write_groups(g, dev, names, 2, 80, &b), 0);
+    CHECK_EQ_INT(hsdag_dot_write_groups(&b, g, dev, names, 2, 80), 0);
     CHECK_EQ_INT(groups_of(b.data, &ops), 2);
     CHECK_EQ_INT(ops, n);
     CHECK(strstr(b.data, "connected ops on one device") != NULL);
     hsdag_buf_free(&b);
     /* alternating devices: 1000 components, so bands, and never more than max_groups */
     for (int32_t v = 0; v < n; v++) dev[v] = v % 2;
-    CHECK_EQ_INT(hsdag_dot_write_groups(g, dev, names, 2, 80, &b), 0);
+    CHECK_EQ_INT(hsdag_dot_write_groups(&b, g, dev, names, 2, 80), 0);
     int32_t ng = groups_of(b.data, &ops);
     CHECK(ng >= 2 && ng <= 80);
     CHECK_EQ_INT(ops, n);
     CHECK(strstr(b.data, "within a band of depth levels") != NULL);
     hsdag_buf_free(&b);
-    CHECK_EQ_INT(hsdag_dot_write_groups(g, dev, names, 2, 1, &b), 0);
+    CHECK_EQ_INT(hsdag_dot_write_groups(&b, g, dev, names, 2, 1), 0);
     CHECK(groups_of(b.data, &ops) <= 2); /* one band: one group per device used */
     hsdag_buf_free(&b);
-    CHECK_EQ_INT(hsdag_dot_write_groups(g, NULL, names, 2, 80, &b), HSDAG_EINVAL);
-    CHECK_EQ_INT(hsdag_dot_write_groups(g, dev, names, 2, 0, &b), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_dot_write_groups(&b, g, NULL, names, 2, 80), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_dot_write_groups(&b, g, dev, names, 2, 0), HSDAG_EINVAL);
     hsdag_buf_free(&b);
     hsdag_free(dev);
     hsdag_graph_free(g);

@@ -658,7 +658,7 @@ static int check_outputs(cli_args *a)
     for (int i = 0; i < N_OPTS; i++) {
         if (!a->given[i] || table[i].kind != K_DIR || table[i].off == OFF(resume)) continue;
         const char *dir = *(const char *const *)cfield(a, &table[i]);
-        if (hsdag_out_dir_check(dir, NULL, &e) < 0)
+        if (hsdag_out_dir_check(NULL, dir, &e) < 0)
             return cli_usage_error(a->name, "--%s: %s", table[i].name, e.msg);
     }
     return 0;
@@ -676,7 +676,7 @@ int cli_run_dir(const cli_args *a, const char **dir)
         return cli_usage_error(a->name, "--resume DIR continues the run in DIR: --out-dir does not apply");
     if (a->resume && a->force)
         return cli_usage_error(a->name, "--resume continues a run and --force starts a new one: give one");
-    if (hsdag_out_dir_check(*dir, &n, &e) < 0)
+    if (hsdag_out_dir_check(&n, *dir, &e) < 0)
         return cli_usage_error(a->name, "%s: %s", a->resume ? "--resume" : "--out-dir", e.msg);
     if (a->resume) {
         char path[4096];

@@ -109,7 +109,7 @@ int simcli_write_outputs(const simcli *s, const hsdag_place_problem *p, const in
     if (rc == CLI_OK && o->dot)
         rc = write_one(cmd, o->dot,
                        s->g->n_nodes > SIMCLI_DOT_FULL_MAX
-                           ? hsdag_dot_write_groups(s->g, dev, names, d->n, SIMCLI_DOT_GROUPS, &b)
+                           ? hsdag_dot_write_groups(&b, s->g, dev, names, d->n, SIMCLI_DOT_GROUPS)
                            : hsdag_dot_write(s->g, dev, names, d->n, &b),
                        &b);
     if (rc == CLI_OK && o->dot_full)

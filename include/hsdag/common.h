@@ -126,7 +126,7 @@ int hsdag_out_check(const char *path, hsdag_err *e);
 /* The same for a run directory: dir exists and is a writable directory, or can be created in an existing
  * writable parent. *n_entries (may be NULL) = entries in it (0 if it does not exist yet), after removing
  * stale temporary files of ours. */
-int hsdag_out_dir_check(const char *dir, int *n_entries, hsdag_err *e);
+int hsdag_out_dir_check(int *n_entries, const char *dir, hsdag_err *e);
 /* Replaces path atomically: a temp file made by mkstemp (O_EXCL, mode 0600) in path's directory, written,
  * given the old file's mode (and owner where permitted) or 0666 minus the umask, fsynced and renamed over
  * path; the directory is then fsynced. A symlink within the directory is followed (its target is replaced);

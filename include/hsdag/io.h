@@ -62,8 +62,8 @@ int hsdag_dot_write(const hsdag_graph *g, const int32_t *device, const char *con
  * one edge. Groups are the connected same-device components when there are at most max_groups of them,
  * else (device, band of longest-path levels) with at most max_groups groups. device is required. Returns 0,
  * HSDAG_EINVAL (no device array, max_groups < 1) or HSDAG_ENOMEM. */
-int hsdag_dot_write_groups(const hsdag_graph *g, const int32_t *device, const char *const *device_names,
-                           int32_t n_devices, int32_t max_groups, hsdag_buf *out);
+int hsdag_dot_write_groups(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
+                           const char *const *device_names, int32_t n_devices, int32_t max_groups);
 
 #ifdef __cplusplus
 }

@@ -222,7 +222,7 @@ static mode_t file_new_mode(void)
     return 0666 & ~mask;
 }
 
-int hsdag_out_dir_check(const char *dir, int *n_entries, hsdag_err *e)
+int hsdag_out_dir_check(int *n_entries, const char *dir, hsdag_err *e)
 {
     if (n_entries) *n_entries = 0;
     if (!dir || !*dir) return hsdag_err_set(e, HSDAG_EINVAL, "empty output directory name");

@@ -232,8 +232,8 @@ static void dw_short(hsdag_buf *b, const char *s)
     dw_text(b, cut);
 }
 
-int hsdag_dot_write_groups(const hsdag_graph *g, const int32_t *device, const char *const *device_names,
-                           int32_t n_devices, int32_t max_groups, hsdag_buf *out)
+int hsdag_dot_write_groups(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
+                           const char *const *device_names, int32_t n_devices, int32_t max_groups)
 {
     if (!device || n_devices < 0 || max_groups < 1) return HSDAG_EINVAL;
     int32_t n = g->n_nodes;
