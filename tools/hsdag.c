@@ -15,8 +15,10 @@ typedef struct cli_entry {
 
 /* "cluster" covers the four cluster subcommands (tools/cmd_cluster.c dispatches them). */
 static const cli_entry entries[] = {
-    {"info", cmd_info},   {"convert", cmd_convert}, {"simulate", cmd_simulate}, {"place", cmd_place},
-    {"bound", cmd_bound}, {"compare", cmd_compare}, {"train", cmd_train},       {"cluster", cmd_cluster},
+    {"info", cmd_info},       {"convert", cmd_convert}, {"simulate", cmd_simulate},
+    {"place", cmd_place},     {"bound", cmd_bound},     {"compare", cmd_compare},
+    {"train", cmd_train},     {"profile", cmd_profile}, {"calibrate", cmd_calibrate},
+    {"cluster", cmd_cluster},
 };
 
 static void usage(FILE *f)

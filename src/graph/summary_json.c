@@ -25,6 +25,7 @@ int hsdag_graph_summary_write_json(hsdag_buf *out, const hsdag_graph *g, const h
     hsdag_jw_int(&w, "max_width", st->max_width);
     hsdag_jw_int(&w, "unknown_ops", st->unknown_ops);
     hsdag_jw_int(&w, "bookkeeping_ops", st->bookkeeping_ops);
+    hsdag_jw_int(&w, "unshaped_ops", st->unshaped_ops);
     hsdag_jw_int(&w, "sources", st->sources);
     hsdag_jw_int(&w, "sinks", st->sinks);
     hsdag_jw_int(&w, "op_types", st->n_op_types);
