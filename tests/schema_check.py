@@ -63,6 +63,8 @@ def flatten(doc, table, prefix, out):
         path = prefix + k
         out.append((path, v))
         t = table.get(path, "")
+        if t.endswith(" or null"):
+            t = t[: -len(" or null")]
         if t == "object" and isinstance(v, dict):
             flatten(v, table, path + ".", out)
         elif t == "array of object" and isinstance(v, list):

@@ -59,6 +59,26 @@ static const cli_command_info commands[CMD_COUNT_] = {
                    "policy, REINFORCE) and keeps the best placement seen. Reward: 1 / latency from the "
                    "simulator, or from --measure-cmd. Every episode writes curve.csv and checkpoint.bin "
                    "in the run directory (atomically); the end writes best_placement.json there."},
+    [CMD_PROFILE] =
+        {"profile", "MODEL", 1, -1,
+         "run an ONNX model under ONNX Runtime on this CPU: per-op profile, shape check",
+         "Runs MODEL (ONNX) under ONNX Runtime on this machine's CPU (random inputs of the declared "
+         "shapes): warm-up runs, then the median of --runs timed runs end to end and per op. "
+         "--csv writes the per-op profile (node,device,ms keyed by hsdag's node names) that "
+         "--profile and 'hsdag calibrate' read. Nodes ORT fused into another kernel, "
+         "constant-folded or removed get 0 ms; a fused kernel's time goes to its anchor node "
+         "(comment lines in the CSV say which). Needs Node.js and onnxruntime-node "
+         "(scripts/install-deps installs both); environment: HSDAG_ORT_BRIDGE (the bridge "
+         "script), HSDAG_ORT_MODULES (a node_modules folder holding onnxruntime-node), HSDAG_NODE "
+         "(the node executable)."},
+    [CMD_CALIBRATE] =
+        {"calibrate", "PROFILE.csv...", -1, -1, "fit a CPU device model to measured profiles",
+         "Fits one CPU of the device schema (docs/devices.md) to measured per-op profiles of "
+         "'hsdag profile': a compute rate per op class (peak FLOP/s x efficiency), memory "
+         "bandwidth and per-op launch overhead, by a robust time-weighted least-squares fit of "
+         "log(predicted / measured) per kernel. The i-th --model is the graph of the i-th "
+         "profile. Prints the fit quality per model. With --devices D it fits nothing: it scores "
+         "D's first CPU on the profiles (e.g. models it was not fitted on)."},
     [CMD_CLUSTER_RUN] = {"cluster run", "", 0, -1, "PAC-ML: one episode of a partitioning policy",
                          "PAC-ML (Parsonson et al. 2023): jobs (DNN training graphs) arrive at a RAMP "
                          "optical cluster every --interarrival time units; a policy picks each job's "
@@ -158,6 +178,22 @@ static const char *choice_mask(int i)
 {
     static const char *const v[] = {"spec", "place", "place-jct", NULL};
     return i < 3 ? v[i] : NULL;
+}
+
+static const char *choice_opt(int i)
+{
+    static const char *const v[] = {"all", "extended", "basic", "disabled", NULL};
+    return i < 4 ? v[i] : NULL;
+}
+static const char *choice_clock(int i)
+{
+    static const char *const v[] = {"cpu", "wall", NULL};
+    return i < 2 ? v[i] : NULL;
+}
+static const char *choice_weights(int i)
+{
+    static const char *const v[] = {"constants", "inputs", NULL};
+    return i < 2 ? v[i] : NULL;
 }
 
 static void list_item(FILE *f, const char *name, const char *summary);
@@ -269,6 +305,43 @@ static const cli_opt table[] = {
      "with --measure-cmd: seconds per measurement", NULL, NULL},
     {"measure-retries", "N", K_INT, OFF(measure_retries), 0, 100, NULL, C(TRAIN),
      "with --measure-cmd: retries of a failed measurement", NULL, NULL},
+    /* ---- profile, calibrate ---- */
+    {"csv", "FILE", K_OUT, OFF(csv), 0, 0, NULL, C(PROFILE),
+     "write the per-op profile CSV (node,device,ms: the file --profile and calibrate read)", NULL, NULL},
+    {"runs", "N", K_INT, OFF(runs), 1, 100000, NULL, C(PROFILE), "timed runs", NULL, NULL},
+    {"warmup", "N", K_INT, OFF(warmup), 0, 100000, NULL, C(PROFILE), "untimed warm-up runs", NULL, NULL},
+    {"threads", "T", K_INT, OFF(threads), 0, 1024, NULL, C(PROFILE),
+     "ORT intra-op threads (0 = ORT's default)", NULL, NULL},
+    {"opt", "LEVEL", K_CHOICE, OFF(opt_level), 0, 0, choice_opt, C(PROFILE), "ORT's graph optimisation level",
+     NULL, NULL},
+    {"clock", "C", K_CHOICE, OFF(clock), 0, 0, choice_clock, C(PROFILE),
+     "time runs by the process's CPU time (cpu: the latency without the time other processes held the "
+     "core; needs --threads 1) or by the wall clock",
+     "cpu with --threads 1, else wall", NULL},
+    {"weights", "W", K_CHOICE, OFF(weights), 0, 0, choice_weights, C(PROFILE),
+     "the weights of a weight-free export (graph inputs without values): random initializers as in a "
+     "deployed model, so ORT prepacks and folds them (constants), or random inputs fed on every run",
+     NULL, NULL},
+    {"device", "NAME", K_STR, OFF(device), 0, 0, NULL, C(PROFILE) | C(CALIBRATE),
+     "the device name in the profile CSV's lines", NULL, NULL},
+    {"check-shapes", NULL, K_FLAG, OFF(check_shapes), 0, 0, NULL, C(PROFILE),
+     "also run every node unfused and compare each output shape hsdag inferred with ORT's; exit status 1 on "
+     "any difference",
+     NULL, NULL},
+    {"model", "FILE", K_LIST, OFF(models), 0, 0, NULL, C(CALIBRATE),
+     "the graph of the next profile (once per profile, in the same order)", NULL, NULL},
+    {"device-set", "FILE", K_OUT, OFF(device_set), 0, 0, NULL, C(CALIBRATE),
+     "write the fitted device set as device JSON (the file --devices reads)", NULL, NULL},
+    {"name", "NAME", K_STR, OFF(set_name), 0, 0, NULL, C(CALIBRATE), "the name of the written device set",
+     NULL, NULL},
+    {"base", "SET", K_STR, OFF(base), 0, 0, NULL, C(CALIBRATE),
+     "write SET (a preset or file) with its CPU replaced by the fitted one (cpu-gpu: this CPU + the "
+     "preset's GPU)",
+     "the fitted CPU alone", NULL},
+    {"kernels", "FILE", K_OUT, OFF(kernels), 0, 0, NULL, C(CALIBRATE),
+     "write the first profile's per-kernel measured and predicted times as CSV", NULL, NULL},
+    {"cache-bytes", "B", K_NUM, OFF(cache_bytes), 0, 1e12, NULL, C(CALIBRATE),
+     "the size of the fitted cache level in bytes", "this machine's last-level cache", NULL},
     /* ---- cluster ---- */
     {"policy", "P", K_STR, OFF(policy), 0, 0, NULL, C(CLUSTER_RUN), "the partitioning policy (required)",
      NULL, more_policies},
@@ -329,11 +402,11 @@ static const cli_opt table[] = {
      "greedy evaluation episodes per iteration", NULL, NULL},
     /* ---- the model commands ---- */
     {"seed", "S", K_INT, OFF(seed), 0, 2147483647, NULL,
-     C(PLACE) | C(COMPARE) | C(TRAIN) | C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
+     C(PLACE) | C(COMPARE) | C(TRAIN) | C(PROFILE) | C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
      "seed of every random choice (randomised methods, weights, sampling, episodes); the same input and "
      "seed give bit-identical output",
      NULL, NULL},
-    {"devices", "D", K_STR, OFF(devices), 0, 0, NULL, ALL_MODEL,
+    {"devices", "D", K_STR, OFF(devices), 0, 0, NULL, ALL_MODEL | C(CALIBRATE),
      "a device preset or a device JSON file (docs/devices.md)",
      "tarnawski for Tarnawski JSON models, cpu-gpu otherwise", more_presets},
     {"semantics", "S", K_CHOICE, OFF(semantics), 0, 0, choice_semantics, ALL_MODEL,
@@ -382,9 +455,9 @@ static const cli_opt table[] = {
      "median wall_s and cpu_s of one episode)",
      "1", NULL},
     /* ---- every command ---- */
-    {"json", NULL, K_FLAG, OFF(json), 0, 0, NULL, C(INFO) | ALL_MODEL | CL_ALL | C(SIMULATE),
+    {"json", NULL, K_FLAG, OFF(json), 0, 0, NULL, C(INFO) | ALL_MODEL | C(PROFILE) | C(CALIBRATE) | CL_ALL,
      "print the result as one JSON object (its schema and keys: docs/formats.md)", NULL, NULL},
-    {"quiet", NULL, K_FLAG, OFF(quiet), 0, 0, NULL, ALL_MODEL | CL_ALL,
+    {"quiet", NULL, K_FLAG, OFF(quiet), 0, 0, NULL, ALL_MODEL | C(PROFILE) | CL_ALL,
      "no progress bar and no notes on standard error (errors are still printed)", NULL, NULL},
 };
 #define N_OPTS ((int)(sizeof table / sizeof table[0]))
@@ -401,6 +474,8 @@ static const cli_hint hints[] = {
     {"export-split", C(SIMULATE), "the split is --split FILE"},
     {"out", C(CLUSTER_COMPARE), "the markdown table is --markdown FILE"},
     {"out", C(CLUSTER_TRAIN), "the run directory is --out-dir DIR"},
+    {"out", C(PROFILE), "the per-op profile CSV is --csv FILE"},
+    {"out", C(CALIBRATE), "the fitted device set is --device-set FILE"},
     {"episodes", C(CLUSTER_TRAIN), "episodes per PPO iteration are --batch-episodes N"},
     {"methods", C(PLACE), "place takes one --method M; compare takes --methods LIST"},
     {"method", C(COMPARE), "compare takes --methods LIST"},
@@ -415,6 +490,11 @@ static const cli_hint hints[] = {
 #define N_HINTS ((int)(sizeof hints / sizeof hints[0]))
 
 _Static_assert(sizeof table / sizeof table[0] <= CLI_MAX_OPTS, "raise CLI_MAX_OPTS");
+
+/* Where an option's default is another thing in one command (the meaning is the same). */
+static const cli_hint own_defaults[] = {
+    {"devices", C(CALIBRATE), "none: fit a CPU to the profiles"},
+};
 
 /* ---- defaults ---- */
 
@@ -442,6 +522,19 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
         a->measure_timeout = 600;
         a->measure_retries = 2;
         a->out_dir = "hsdag-train";
+    }
+    if (cmd == CMD_PROFILE) {
+        a->runs = 10;
+        a->warmup = 3;
+        a->threads = 1;
+        a->opt_level = "all";
+        a->weights = "constants";
+        a->device = "CPU";
+    }
+    if (cmd == CMD_CALIBRATE) {
+        a->device = "CPU";
+        a->set_name = "this-cpu";
+        a->cache_bytes = -1; /* this machine's */
     }
     if (cmd >= CMD_CLUSTER_RUN) {
         hsdag_cluster_config c = hsdag_cluster_config_default();
@@ -609,7 +702,7 @@ static int same_file(const char *a, const char *b)
 
 static int check_outputs(cli_args *a)
 {
-    cli_path outs[CLI_MAX_OPTS + 2], ins[CLI_MAX_OPTS + 2];
+    static cli_path outs[CLI_MAX_OPTS + 2], ins[CLI_MAX_POS + CLI_MAX_OPTS + CLI_LIST_MAX];
     int no = 0, ni = 0;
     const cli_command_info *ci = &commands[a->cmd];
     for (int i = 0; i < a->n_pos; i++) {
@@ -618,6 +711,7 @@ static int check_outputs(cli_args *a)
         else
             ins[ni++] = (cli_path){i == 0 ? (ci->n_args == 2 ? "IN" : ci->args) : "argument", a->pos[i]};
     }
+    for (int i = 0; i < a->models.n; i++) ins[ni++] = (cli_path){"--model", a->models.v[i]};
     static char what[CLI_MAX_OPTS][40];
     for (int i = 0; i < N_OPTS; i++) {
         const cli_opt *o = &table[i];
@@ -707,7 +801,9 @@ int cli_parse(cli_args *a, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (only_pos || s[0] != '-' || strcmp(s, "-") == 0) {
-            if (a->n_pos >= 2 || a->n_pos >= commands[a->cmd].n_args)
+            if (commands[a->cmd].n_args < 0 && a->n_pos >= CLI_MAX_POS)
+                return cli_usage_error(a->name, "more than %d arguments", CLI_MAX_POS);
+            if (commands[a->cmd].n_args >= 0 && a->n_pos >= commands[a->cmd].n_args)
                 return cli_usage_error(a->name, "unexpected argument '%s'", s);
             a->pos[a->n_pos++] = s;
             continue;
@@ -751,7 +847,8 @@ int cli_parse(cli_args *a, int argc, char **argv)
         return CLI_OK;
     }
     if (a->list && a->cmd == CMD_PLACE) return CLI_CONTINUE; /* place --list needs no MODEL */
-    if (a->n_pos < commands[a->cmd].n_args) {
+    int need = commands[a->cmd].n_args < 0 ? 1 : commands[a->cmd].n_args;
+    if (a->n_pos < need) {
         const char *args = commands[a->cmd].args;
         return cli_usage_error(a->name, "missing %s", a->n_pos == 0 ? args : strchr(args, ' ') + 1);
     }
@@ -798,6 +895,9 @@ static void list_item(FILE *f, const char *name, const char *summary)
 static const char *default_text(const cli_args *a, const cli_opt *o, char *buf, size_t cap)
 {
     buf[0] = 0;
+    for (size_t i = 0; i < sizeof own_defaults / sizeof own_defaults[0]; i++)
+        if (strcmp(own_defaults[i].name, o->name) == 0 && ((own_defaults[i].cmds >> a->cmd) & 1u))
+            return own_defaults[i].hint;
     if (o->def) {
         if (o->kind == K_INT || o->kind == K_NUM) return o->def;
         if (!*(const char *const *)cfield(a, o)) return o->def;

@@ -20,6 +20,8 @@ typedef enum cli_cmd {
     CMD_BOUND,
     CMD_COMPARE,
     CMD_TRAIN,
+    CMD_PROFILE,
+    CMD_CALIBRATE,
     CMD_CLUSTER_RUN,
     CMD_CLUSTER_COMPARE,
     CMD_CLUSTER_INFO,
@@ -38,7 +40,8 @@ typedef struct cli_command_info {
 } cli_command_info;
 const cli_command_info *cli_commands(int *n);
 
-#define CLI_LIST_MAX 16 /* a repeatable option keeps at most this many values */
+#define CLI_LIST_MAX 256 /* a repeatable option keeps at most this many values */
+#define CLI_MAX_POS 256  /* positional arguments of a command taking one or more */
 typedef struct cli_list {
     const char *v[CLI_LIST_MAX];
     int n;
@@ -52,7 +55,7 @@ typedef struct cli_list {
 typedef struct cli_args {
     cli_cmd cmd;
     const char *name; /* "place", "cluster run" (for messages) */
-    const char *pos[2];
+    const char *pos[CLI_MAX_POS];
     int n_pos;
     unsigned char given[CLI_MAX_OPTS]; /* by row of the table */
     /* common */
@@ -79,6 +82,12 @@ typedef struct cli_args {
     double lr, entropy, penalty, measure_timeout;
     const char *gnn, *measure_cmd;
     int baseline, polish, no_shape, no_id, no_struct, no_coarsen;
+    /* profile, calibrate */
+    const char *csv, *device_set, *kernels, *opt_level, *clock, *weights, *device, *set_name, *base;
+    long runs, warmup, threads;
+    int check_shapes;
+    double cache_bytes;
+    cli_list models;
     /* cluster */
     const char *policy, *beta, *seeds, *policies, *betas, *graphs, *shape, *mask;
     int time_unit_fix;

@@ -6,6 +6,12 @@
 # Not here: output-path rules (outputs.sh), JSON keys (schema.sh). Entry points: run by tests/run.sh.
 . tests/cli_lib.sh
 A=tests/data/onnx/alexnet.onnx
+# a profile of A for calibrate: every op 0.1 ms
+"$HSDAG" convert $A "$TMP/a.json" && python3 -c '
+import json, sys
+for i, n in enumerate(json.load(open(sys.argv[1]))["nodes"]):
+    print("node,device,ms" if i == 0 else "", end="\n" if i == 0 else "")
+    print("%s,CPU,0.1" % n["name"])' "$TMP/a.json" > "$TMP/a.csv"
 printf 'node,device,ms\n' > "$TMP/empty.csv"
 # base CMD: a quick valid invocation of CMD
 base() {
@@ -17,6 +23,8 @@ base() {
     bound) echo "bound $A" ;;
     compare) echo "compare $A --methods cpu-only,heft" ;;
     train) echo "train $A --episodes 1 --steps 2 --out-dir $(mktemp -d -u "$TMP/run.XXXXXX")" ;;
+    profile) echo "profile $A --runs 1 --warmup 0" ;;
+    calibrate) echo "calibrate $TMP/a.csv --model $A" ;;
     "cluster run") echo "cluster run --policy para-max --horizon 20000" ;;
     "cluster compare") echo "cluster compare --seeds 0 --policies para-max --betas A --horizon 20000" ;;
     "cluster info") echo "cluster info --horizon 20000" ;;
@@ -29,7 +37,7 @@ good() {
     case "$1" in
     seed) echo 5 ;; devices) echo cpu-4gpu ;; semantics) echo concurrent ;; costs) echo roofline ;;
     profile) echo "$TMP/empty.csv" ;; repeat) echo 3 ;; save-dir) echo "$TMP/save" ;;
-    out|affinity|split|dot|dot-full|trace|markdown) mktemp -u "$TMP/o.XXXXXX" ;;
+    out|affinity|split|dot|dot-full|trace|markdown|csv|device-set|kernels) mktemp -u "$TMP/o.XXXXXX" ;;
     esac
 }
 # the options every command either takes with one meaning or refuses
@@ -75,18 +83,22 @@ while read -r c; do
             one_line "$TMP/err"; expect_grep "^hsdag $c: --$name 'nope' is not " "$TMP/err" ;;
         esac
     done < "$TMP/table"
-    # every common option with a valid value: exit 0
+    # every common option with a valid value: exit 0 (profile's runs take ONNX Runtime seconds each: they are
+    # tests/cli/profile.sh's and schema.sh's)
+    [ "$c" = profile ] && continue
     b=$(base "$c")
     [ -n "$b" ] || { bad "walk.sh has no invocation of '$c'"; continue; }
     set -- $b
     expect_rc 0 "$HSDAG" "$@"
-    for o in json quiet seed devices semantics costs profile out affinity split dot dot-full trace save-dir markdown repeat; do
+    for o in json quiet seed devices semantics costs profile out affinity split dot dot-full trace save-dir markdown repeat \
+             csv device-set kernels; do
         awk -F'\t' -v o="$o" -v c="$c" '$1 == o && ("," $7 ",") ~ ("," c ",")' "$TMP/table" | grep -q . || continue
         set -- $(base "$c")
         v=$(good "$o")
         if [ -n "$v" ]; then expect_rc 0 "$HSDAG" "$@" --"$o" "$v"; else expect_rc 0 "$HSDAG" "$@" --"$o"; fi
         [ "$o" = json ] && expect_grep '^\{"schema": "hsdag-' "$TMP/out"
-        case "$o" in out|affinity|split|dot|dot-full|trace|markdown) [ -s "$v" ] && ok || bad "$c --$o wrote nothing" ;; esac
+        case "$o" in out|affinity|split|dot|dot-full|trace|markdown|csv|device-set|kernels)
+            [ -s "$v" ] && ok || bad "$c --$o wrote nothing" ;; esac
     done
     # a result that cannot be written: exit 1, one line
     set -- $(base "$c")
