@@ -43,7 +43,7 @@ static int same_text(const char *path, const char *want)
     char *b = NULL;
     size_t n = 0;
     hsdag_err e = {0};
-    if (hsdag_read_file(path, &b, &n, 0, &e) < 0) return 0;
+    if (hsdag_read_file(&b, &n, path, 0, &e) < 0) return 0;
     int ok = n == strlen(want) && memcmp(b, want, n) == 0;
     hsdag_free(b);
     return ok;

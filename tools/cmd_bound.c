@@ -26,7 +26,7 @@ int cmd_bound(int argc, char **argv)
     }
     hsdag_bound bd;
     if (lrc == 0)
-        lrc = hsdag_bound_compute(c, s.sc.semantics, a.no_exact ? NULL : hsdag_place_bound_exact, NULL, &bd,
+        lrc = hsdag_bound_compute(&bd, c, s.sc.semantics, a.no_exact ? NULL : hsdag_place_bound_exact, NULL,
                                   &e);
     if (lrc < 0) {
         rc = cli_fail(a.name, lrc, &e);

@@ -13,39 +13,42 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CT_RUN_MAGIC "HSPACRUN"
-
 typedef struct ct_opts {
     hsdag_cluster_config cc;
     hsdag_pacml_train_config tc;
 } ct_opts;
 
-/* The table's values into the cluster and training configurations. */
-static void ct_setup(const cli_args *a, ct_opts *o)
+/* The table's values into the cluster and training configurations: every option (a new run), or only the
+ * options on the command line, over a restored run's configuration (only_given = 1). */
+static void ct_setup(const cli_args *a, ct_opts *o, int only_given)
 {
-    o->cc = hsdag_cluster_config_default();
-    o->tc = hsdag_pacml_train_config_default();
-    o->cc.beta = a->beta[0];
-    o->cc.time_unit_fix = a->time_unit_fix;
-    o->cc.horizon = a->horizon;
-    o->cc.interarrival = a->interarrival;
-    o->tc.seed = (uint64_t)a->seed;
-    o->tc.iterations = (int32_t)a->iterations;
-    o->tc.episodes_per_iter = (int32_t)a->batch_episodes;
-    o->tc.epochs = (int32_t)a->epochs;
-    o->tc.minibatch = (int32_t)a->minibatch;
-    o->tc.lr = (float)a->lr;
-    o->tc.loss.clip = (float)a->clip;
-    o->tc.gamma = a->gamma;
-    o->tc.lambda = a->lambda;
-    o->tc.loss.ent_coeff = (float)a->entropy;
-    o->tc.loss.vf_coeff = (float)a->vf;
-    o->tc.loss.kl_coeff = (float)a->kl;
-    o->tc.kl_target = (float)a->kl_target;
-    o->tc.grad_clip = (float)a->grad_clip;
-    o->tc.net.fc_hidden = (int32_t)a->hidden;
-    o->tc.eval_episodes = (int32_t)a->eval_episodes;
-    hsdag_pacml_mask_parse(&o->tc.net.mask_mode, a->mask, NULL); /* one of the table's choices */
+#define CT_SET(field, lhs, value)                                \
+    do {                                                         \
+        if (!only_given || cli_given(a, field)) (lhs) = (value); \
+    } while (0)
+    CT_SET(beta, o->cc.beta, a->beta[0]);
+    CT_SET(time_unit_fix, o->cc.time_unit_fix, a->time_unit_fix);
+    CT_SET(horizon, o->cc.horizon, a->horizon);
+    CT_SET(interarrival, o->cc.interarrival, a->interarrival);
+    CT_SET(seed, o->tc.seed, (uint64_t)a->seed);
+    CT_SET(iterations, o->tc.iterations, (int32_t)a->iterations);
+    CT_SET(batch_episodes, o->tc.episodes_per_iter, (int32_t)a->batch_episodes);
+    CT_SET(epochs, o->tc.epochs, (int32_t)a->epochs);
+    CT_SET(minibatch, o->tc.minibatch, (int32_t)a->minibatch);
+    CT_SET(lr, o->tc.lr, (float)a->lr);
+    CT_SET(clip, o->tc.loss.clip, (float)a->clip);
+    CT_SET(gamma, o->tc.gamma, a->gamma);
+    CT_SET(lambda, o->tc.lambda, a->lambda);
+    CT_SET(entropy, o->tc.loss.ent_coeff, (float)a->entropy);
+    CT_SET(vf, o->tc.loss.vf_coeff, (float)a->vf);
+    CT_SET(kl, o->tc.loss.kl_coeff, (float)a->kl);
+    CT_SET(kl_target, o->tc.kl_target, (float)a->kl_target);
+    CT_SET(grad_clip, o->tc.grad_clip, (float)a->grad_clip);
+    CT_SET(hidden, o->tc.net.fc_hidden, (int32_t)a->hidden);
+    CT_SET(eval_episodes, o->tc.eval_episodes, (int32_t)a->eval_episodes);
+    if (!only_given || cli_given(a, mask))
+        hsdag_pacml_mask_parse(&o->tc.net.mask_mode, a->mask, NULL); /* one of the table's choices */
+#undef CT_SET
 }
 
 static int ct_join(char *dst, size_t cap, const char *dir, const char *name)
@@ -69,6 +72,22 @@ static void ct_curve_row(hsdag_buf *b, const hsdag_pacml_iter_stats *s)
                      s->wall_s);
 }
 
+/* --resume continues a run as it was: options given again must agree with the checkpoint's. The given
+ * options are applied on top of the restored configuration; any field they change is refused. */
+static int ct_same_run(const cli_args *a, const ct_opts *o, const char *path, hsdag_err *e)
+{
+    ct_opts chk = *o;
+    ct_setup(a, &chk, 1);
+    chk.tc.iterations = o->tc.iterations;
+    const char *f = hsdag_cluster_config_diff(&chk.cc, &o->cc);
+    if (!f) f = hsdag_pacml_train_config_diff(&chk.tc, &o->tc);
+    if (!f) return 0;
+    return hsdag_err_set(e, HSDAG_EINVAL,
+                         "%s: the run was made with another --%s; --resume continues it as it was (drop the "
+                         "option, or train into a new --out-dir)",
+                         path, f);
+}
+
 int cmd_cluster_train(int argc, char **argv)
 {
     cli_args a;
@@ -79,7 +98,9 @@ int cmd_cluster_train(int argc, char **argv)
     if ((rc = cli_run_dir(&a, &dir)) != CLI_OK) return rc;
     ct_opts o;
     memset(&o, 0, sizeof o);
-    ct_setup(&a, &o);
+    o.cc = hsdag_cluster_config_default();
+    o.tc = hsdag_pacml_train_config_default();
+    ct_setup(&a, &o, 0);
     if (o.cc.horizon / o.cc.interarrival > 1e7)
         return cli_usage_error(a.name, "--horizon / --interarrival is %.3g arrivals, above 1e7",
                                o.cc.horizon / o.cc.interarrival);
@@ -88,33 +109,21 @@ int cmd_cluster_train(int argc, char **argv)
     char *ck = NULL, *curve_old = NULL;
     size_t ck_len = 0, curve_len = 0;
     hsdag_cluster *env = NULL;
-    hsdag_pacml_env pe;
     hsdag_pacml_trainer *t = NULL;
     hsdag_buf curve = {0}, img = {0};
     if (ct_join(path, sizeof path, dir, "checkpoint.bin") < 0)
         return cli_usage_error(a.name, "'%s': path too long", dir);
     if (a.resume) {
-        if ((rc = hsdag_read_file(path, &ck, &ck_len, (size_t)256 << 20, &e)) < 0)
+        if ((rc = hsdag_read_file(&ck, &ck_len, path, (size_t)256 << 20, &e)) < 0)
             return cli_fail(a.name, rc, &e);
-        size_t hl = 8 + sizeof(uint32_t) + sizeof o.cc;
-        uint32_t sz = 0;
-        if (ck_len < hl || memcmp(ck, CT_RUN_MAGIC, 8) || (memcpy(&sz, ck + 8, 4), sz != sizeof o.cc)) {
-            hsdag_free(ck);
-            hsdag_err_set(&e, HSDAG_EPARSE,
-                          "%s: not a checkpoint of 'hsdag cluster train' (or of another build)", path);
-            return cli_fail(a.name, HSDAG_EPARSE, &e);
-        }
-        memcpy(&o.cc, ck + 12, sizeof o.cc);
-        if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
-        hsdag_cluster_pacml_env(&pe, env);
-        if ((rc = hsdag_pacml_trainer_restore(&t, &pe, ck + hl, ck_len - hl,
-                                              cli_given(&a, iterations) ? o.tc.iterations : -1, &e)) < 0) {
-            hsdag_err_prefix(&e, path);
+        if ((rc = hsdag_cluster_train_load(&env, &t, &o.cc, ck, ck_len,
+                                           cli_given(&a, iterations) ? o.tc.iterations : -1, path, &e)) < 0)
             goto fail;
-        }
+        o.tc = *hsdag_pacml_trainer_config(t);
+        if ((rc = ct_same_run(&a, &o, path, &e)) < 0) goto fail;
         char cp[4096];
         if (ct_join(cp, sizeof cp, dir, "curve.csv") == 0 &&
-            hsdag_read_file(cp, &curve_old, &curve_len, 0, NULL) == 0) {
+            hsdag_read_file(&curve_old, &curve_len, cp, 0, NULL) == 0) {
             /* keep the header and the rows of the iterations the checkpoint covers */
             int32_t done = hsdag_pacml_trainer_iteration(t), lines = 0;
             size_t keep = 0;
@@ -130,7 +139,8 @@ int cmd_cluster_train(int argc, char **argv)
             hsdag_err_set(&e, HSDAG_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
             return cli_fail(a.name, HSDAG_EIO, &e);
         }
-        if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
+        if ((rc = hsdag_cluster_create(&env, &o.cc, NULL, NULL, 0, &e)) < 0) goto fail;
+        hsdag_pacml_env pe;
         hsdag_cluster_pacml_env(&pe, env);
         if ((rc = hsdag_pacml_trainer_create(&t, &pe, &o.tc, &e)) < 0) goto fail;
     }
@@ -151,13 +161,9 @@ int cmd_cluster_train(int argc, char **argv)
         img.len = 0;
         if (rc == 0) rc = hsdag_pacml_trainer_save_best(t, &img, &e);
         if (rc == 0) rc = ct_write(dir, "policy.bin", &img, &e);
-        /* checkpoint = run header (cluster config) + trainer state; all writes atomic */
+        /* checkpoint = the cluster configuration + the trainer state (the library's run format); atomic */
         hsdag_buf ckb = {0};
-        uint32_t sz = (uint32_t)sizeof o.cc;
-        hsdag_buf_append(&ckb, CT_RUN_MAGIC, 8);
-        hsdag_buf_append(&ckb, (const char *)&sz, 4);
-        hsdag_buf_append(&ckb, (const char *)&o.cc, sizeof o.cc);
-        if (rc == 0) rc = hsdag_pacml_trainer_save(t, &ckb, &e);
+        if (rc == 0) rc = hsdag_cluster_train_save(&ckb, &o.cc, t, &e);
         if (rc == 0) rc = ct_write(dir, "checkpoint.bin", &ckb, &e);
         hsdag_buf_free(&ckb);
         if (rc < 0) break;

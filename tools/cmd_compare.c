@@ -53,11 +53,12 @@ static void default_methods(const hsdag_devices *devs, cmp_row *rows, int *n)
         if (m[i].in_compare) snprintf(rows[(*n)++].name, sizeof rows[0].name, "%s", m[i].name);
 }
 
-static void print_table(const hsdag_place_problem *p, const hsdag_place_compare_row *rows, int n)
+static void print_table(const hsdag_place_problem *p, const hsdag_bound *b,
+                        const hsdag_place_compare_row *rows, int n)
 {
     printf("devices %s, %s semantics, %d ops; lower bound %.6g ms (%s)\n\n",
-           p->devs->name ? p->devs->name : "", hsdag_semantics_name(p->sem), (int)p->n,
-           p->bound.lower_s * 1e3, p->bound.rule ? p->bound.rule : "");
+           p->devs->name ? p->devs->name : "", hsdag_semantics_name(p->sem), (int)p->n, b->lower_s * 1e3,
+           b->rule ? b->rule : "");
     printf("%-18s %12s %9s %-10s %11s  %s\n", "method", "latency_ms", "gap", "feasible", "place_ms", "note");
     for (int i = 0; i < n; i++) {
         const hsdag_place_result *r = &rows[i].r;
@@ -109,6 +110,7 @@ int cmd_compare(int argc, char **argv)
     cmp_row *names = hsdag_calloc(CMP_MAX_METHODS, sizeof *names);
     hsdag_place_compare_row *rows = hsdag_calloc(CMP_MAX_METHODS, sizeof *rows);
     hsdag_err e = {0};
+    hsdag_bound bd;
     int n = 0, st;
     if (!names || !rows) {
         rc = cli_fail(a.name, HSDAG_ENOMEM, NULL);
@@ -121,7 +123,7 @@ int cmd_compare(int argc, char **argv)
         default_methods(s.devs, names, &n);
     }
     if ((rc = simcli_problem(&s, &p)) != CLI_OK) goto done;
-    if ((st = hsdag_place_lower_bound(p, NULL, &e)) < 0 ||
+    if ((st = hsdag_place_lower_bound(p, &bd, &e)) < 0 ||
         !(dev = hsdag_malloc((size_t)(s.g->n_nodes ? s.g->n_nodes : 1) * sizeof *dev))) {
         rc = cli_fail(a.name, dev ? st : HSDAG_ENOMEM, &e);
         goto done;
@@ -160,11 +162,11 @@ int cmd_compare(int argc, char **argv)
     if (a.json) {
         hsdag_buf b = {0};
         hsdag_place_json_info info = {.model = s.model, .seed = a.seed, .evals_per_s = NAN};
-        hsdag_place_compare_write_json(&b, p, rows, n, &info);
+        hsdag_place_compare_write_json(&b, p, &bd, rows, n, &info);
         rc = cli_write_out(a.name, "-", &b);
         hsdag_buf_free(&b);
     } else {
-        print_table(p, rows, n);
+        print_table(p, &bd, rows, n);
     }
 done:
     hsdag_free(dev);

@@ -67,7 +67,7 @@ int cmd_place(int argc, char **argv)
     po.time_limit_s = a.time_limit;
     po.max_evals = a.max_evals;
     if (a.init) {
-        if ((st = hsdag_placement_read_file(a.init, s.g, s.devs, init, NULL, &e)) < 0) {
+        if ((st = hsdag_placement_read_file(init, NULL, a.init, s.g, s.devs, &e)) < 0) {
             rc = cli_fail(a.name, st, &e);
             goto done;
         }

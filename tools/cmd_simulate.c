@@ -17,7 +17,7 @@ static int read_placement(simcli *s, int32_t **dev_out, hsdag_placement_info *pi
     hsdag_err e = {0};
     int32_t *dev = hsdag_malloc(((size_t)s->g->n_nodes + 1) * sizeof *dev);
     if (!dev) return cli_fail(a->name, HSDAG_ENOMEM, NULL);
-    int rc = hsdag_placement_from_spec(a->placement, s->g, s->devs, dev, pi, &e);
+    int rc = hsdag_placement_from_spec(dev, pi, a->placement, s->g, s->devs, &e);
     if (rc < 0 && pi->format == HSDAG_PLF_SPLIT && s->devices_defaulted &&
         s->g->meta.format == HSDAG_FMT_TARNAWSKI &&
         (pi->split_fpgas > s->g->meta.max_accels || pi->split_cpus > s->g->meta.max_cpus)) {
@@ -35,7 +35,7 @@ static int read_placement(simcli *s, int32_t **dev_out, hsdag_placement_info *pi
             hsdag_free(dev);
             return rc;
         }
-        rc = hsdag_placement_from_spec(a->placement, s->g, s->devs, dev, pi, &e);
+        rc = hsdag_placement_from_spec(dev, pi, a->placement, s->g, s->devs, &e);
     }
     if (rc < 0) {
         hsdag_free(dev);

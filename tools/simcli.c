@@ -15,12 +15,13 @@ int simcli_load(const cli_args *a, simcli *s)
     s->a = a;
     s->model = a->pos[0];
     s->sc = hsdag_sim_config_default();
-    if (a->semantics) hsdag_semantics_parse(a->semantics, &s->sc.semantics); /* one of the table's choices */
-    if (a->costs) hsdag_costsrc_parse(a->costs, &s->sc.costs.source);
-    if (a->priority) hsdag_priority_parse(a->priority, &s->sc.priority);
-    int rc = hsdag_load_file(s->model, HSDAG_FMT_UNKNOWN, &s->g, &e);
+    /* the values are among the table's choices, so these cannot fail */
+    if (a->semantics) hsdag_semantics_parse(&s->sc.semantics, a->semantics, NULL);
+    if (a->costs) hsdag_costsrc_parse(&s->sc.costs.source, a->costs, NULL);
+    if (a->priority) hsdag_priority_parse(&s->sc.priority, a->priority, NULL);
+    int rc = hsdag_load_file(&s->g, s->model, HSDAG_FMT_UNKNOWN, &e);
     if (rc < 0) return cli_fail(a->name, rc, &e);
-    if (a->profile && (rc = hsdag_profile_read_file(a->profile, &s->prof, &e)) < 0)
+    if (a->profile && (rc = hsdag_profile_read_file(&s->prof, a->profile, &e)) < 0)
         return cli_fail(a->name, rc, &e);
     s->sc.costs.profile = s->prof;
     s->devices_defaulted = a->devices == NULL;
@@ -31,7 +32,7 @@ int simcli_set_devices(simcli *s, const char *spec)
 {
     hsdag_err e = {0};
     hsdag_devices *d = NULL;
-    int rc = hsdag_devices_load(spec, s->g, &d, &e);
+    int rc = hsdag_devices_load(&d, spec, s->g, &e);
     if (rc < 0) return cli_fail(s->a->name, rc, &e);
     hsdag_devices_free(s->devs);
     s->devs = d;
@@ -99,21 +100,21 @@ int simcli_write_outputs(const simcli *s, const hsdag_place_problem *p, const in
     const hsdag_devices *d = p->devs;
     hsdag_buf b = {0};
     int rc = CLI_OK;
-    if (o->out) rc = write_one(cmd, o->out, hsdag_placement_write_json(s->g, d, dev, &b), &b);
+    if (o->out) rc = write_one(cmd, o->out, hsdag_placement_write_json(&b, s->g, d, dev), &b);
     if (rc == CLI_OK && o->affinity)
-        rc = write_one(cmd, o->affinity, hsdag_placement_write_affinity(s->g, d, dev, &b), &b);
+        rc = write_one(cmd, o->affinity, hsdag_placement_write_affinity(&b, s->g, d, dev), &b);
     if (rc == CLI_OK && o->split)
-        rc = write_one(cmd, o->split, hsdag_placement_write_split(s->g, d, dev, &b), &b);
+        rc = write_one(cmd, o->split, hsdag_placement_write_split(&b, s->g, d, dev), &b);
     const char *names[HSDAG_MAX_DEVICES];
     for (int32_t k = 0; k < d->n; k++) names[k] = d->dev[k].name;
     if (rc == CLI_OK && o->dot)
         rc = write_one(cmd, o->dot,
                        s->g->n_nodes > SIMCLI_DOT_FULL_MAX
                            ? hsdag_dot_write_groups(&b, s->g, dev, names, d->n, SIMCLI_DOT_GROUPS)
-                           : hsdag_dot_write(s->g, dev, names, d->n, &b),
+                           : hsdag_dot_write(&b, s->g, dev, names, d->n),
                        &b);
     if (rc == CLI_OK && o->dot_full)
-        rc = write_one(cmd, o->dot_full, hsdag_dot_write(s->g, dev, names, d->n, &b), &b);
+        rc = write_one(cmd, o->dot_full, hsdag_dot_write(&b, s->g, dev, names, d->n), &b);
     if (rc == CLI_OK && o->trace) rc = write_trace(s, p, dev, o->trace);
     return rc;
 }

@@ -26,7 +26,7 @@
 #define FILE_TMP_TAG "~hsdag-tmp-"
 
 /* ---- reading ---- */
-int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e)
+int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e)
 {
     *buf = NULL;
     *len = 0;

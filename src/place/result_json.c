@@ -76,7 +76,7 @@ int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p, 
     return hsdag_jw_end(&w);
 }
 
-int hsdag_place_compare_write_json(hsdag_buf *out, const hsdag_place_problem *p,
+int hsdag_place_compare_write_json(hsdag_buf *out, const hsdag_place_problem *p, const hsdag_bound *b,
                                    const hsdag_place_compare_row *rows, int32_t n_rows,
                                    const hsdag_place_json_info *info)
 {
@@ -84,8 +84,8 @@ int hsdag_place_compare_write_json(hsdag_buf *out, const hsdag_place_problem *p,
     hsdag_jw_begin(&w, out, "hsdag-comparison/1");
     hsdag_costs_write_json_head(&w, p->c, p->sem, info ? info->model : NULL);
     rj_seed(&w, info);
-    hsdag_jw_num(&w, "lower_bound_ms", p->bound_ready ? p->bound.lower_s * 1e3 : NAN);
-    hsdag_jw_str(&w, "lower_bound_rule", p->bound_ready ? p->bound.rule : NULL);
+    hsdag_jw_num(&w, "lower_bound_ms", b->lower_s * 1e3);
+    hsdag_jw_str(&w, "lower_bound_rule", b->rule);
     hsdag_jw_array(&w, "methods");
     for (int32_t i = 0; i < n_rows; i++) {
         const hsdag_place_compare_row *row = &rows[i];
