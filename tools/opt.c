@@ -298,8 +298,10 @@ static const cli_opt table[] = {
     {"penalty", "X", K_NUM, OFF(penalty), 1, 1e12, NULL, C(TRAIN),
      "an infeasible placement is rewarded as X times slower", NULL, NULL},
     {"measure-cmd", "CMD", K_STR, OFF(measure_cmd), 0, 0, NULL, C(TRAIN),
-     "reward from an external program: CMD with {placement} replaced by the path of a placement JSON; "
-     "the last number it prints on standard output is the latency in seconds",
+     "reward from an external program, run without a shell: CMD is split into words ('...', \"...\" and \\ "
+     "as in sh; no ; | $ or #), every {placement} (or {}) in a word becomes the path of a placement JSON, "
+     "else the path is appended as the last argument; the last number it prints on standard output is the "
+     "latency in seconds",
      NULL, NULL},
     {"measure-timeout", "SEC", K_NUM, OFF(measure_timeout), 0.001, 1e6, NULL, C(TRAIN),
      "with --measure-cmd: seconds per measurement", NULL, NULL},
