@@ -7,30 +7,8 @@
 # Not here: the atomic write itself (tests/test_file.c). Entry points: run by tests/run.sh.
 . tests/cli_lib.sh
 A=tests/data/onnx/alexnet.onnx
-# a profile of A for calibrate: every op 0.1 ms
-"$HSDAG" convert $A "$TMP/a.json" && python3 -c '
-import json, sys
-for i, n in enumerate(json.load(open(sys.argv[1]))["nodes"]):
-    print("node,device,ms" if i == 0 else "", end="\n" if i == 0 else "")
-    print("%s,CPU,0.1" % n["name"])' "$TMP/a.json" > "$TMP/a.csv"
-# base CMD: a quick valid invocation of CMD (one word per line, the command's words first)
-base() {
-    case "$1" in
-    info) echo "info $A" ;;
-    convert) echo "convert $A $TMP/conv.json" ;;
-    simulate) echo "simulate $A --placement cpu-only" ;;
-    place) echo "place $A --method heft" ;;
-    bound) echo "bound $A" ;;
-    compare) echo "compare $A --methods cpu-only,heft" ;;
-    train) echo "train $A --episodes 1 --steps 2 --out-dir $(mktemp -d -u "$TMP/run.XXXXXX")" ;;
-    profile) echo "profile $A --runs 1 --warmup 0" ;;
-    calibrate) echo "calibrate $TMP/a.csv --model $A" ;;
-    "cluster run") echo "cluster run --policy para-max --horizon 20000" ;;
-    "cluster compare") echo "cluster compare --seeds 0 --policies para-max --betas A --horizon 20000" ;;
-    "cluster info") echo "cluster info" ;;
-    "cluster train") echo "cluster train --batch-episodes 1 --epochs 1 --hidden 16 --eval-episodes 1 --iterations 1 --horizon 20000 --out-dir $(mktemp -d -u "$TMP/crun.XXXXXX")" ;;
-    esac
-}
+base_profile
+base() { base_cmd "$@"; }
 no_temp_named() { # FILE: no temp file name in the message
     if grep -Eq 'hsdag-tmp|\.tmp[0-9]' "$1"; then bad "a temp file is named: $(cat "$1")"; else ok; fi
 }

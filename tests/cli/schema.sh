@@ -29,12 +29,7 @@ run_json compare compare $A --devices cpu-4gpu --methods heft,mincut
 run_json train train $A --episodes 1 --steps 2 --out-dir "$TMP/t1"
 run_json train train $A --episodes 1 --steps 2 --out-dir "$TMP/t2" --polish --out "$TMP/t2.json"
 # calibrate on a profile written here (every op 0.1 ms), profile itself where ONNX Runtime runs
-"$HSDAG" convert $A "$TMP/a.json" && python3 -c '
-import json, sys
-g = json.load(open(sys.argv[1]))
-print("node,device,ms")
-for n in g["nodes"]:
-    print("%s,CPU,0.1" % n["name"])' "$TMP/a.json" > "$TMP/a.csv"
+base_profile
 run_json calibrate calibrate "$TMP/a.csv" --model $A
 run_json calibrate calibrate "$TMP/a.csv" --model $A --devices cpu-gpu
 if command -v node >/dev/null 2>&1 && node scripts/ort-profile.js --probe >/dev/null 2>&1; then
