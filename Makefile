@@ -105,7 +105,16 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
 
-bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag
+# the learner's large-graph rows read transformer graphs generated here (tests/gen_transformer.py)
+BENCH_GRAPHS := $(BUILD)/bench/transformer_7k.json $(BUILD)/bench/transformer_100k.json
+$(BUILD)/bench/transformer_7k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 76 > $@
+$(BUILD)/bench/transformer_100k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 1076 > $@
+
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BENCH_GRAPHS)
 	$(BUILD)/bench_hsdag
 
 $(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)

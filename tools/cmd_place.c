@@ -66,6 +66,8 @@ int cmd_place(int argc, char **argv)
     po.seed = (uint64_t)a.seed;
     po.time_limit_s = a.time_limit;
     po.max_evals = a.max_evals;
+    po.budget = a.budget;
+    po.noise = a.noise;
     if (a.init) {
         if ((st = hsdag_placement_read_file(init, NULL, a.init, s.g, s.devs, &e)) < 0) {
             rc = cli_fail(a.name, st, &e);

@@ -49,16 +49,24 @@ static const cli_command_info commands[CMD_COUNT_] = {
                    "where the placers provide one (two devices: the min cut); concurrent - max(critical "
                    "path, total cheapest work / devices); tarnawski - the critical path at each op's "
                    "cheapest cost. place, compare, simulate and train report the same bound."},
-    [CMD_COMPARE] = {"compare", "MODEL", 1, -1, "compare every placement method in one table",
+    [CMD_COMPARE] = {"compare", "MODEL", 1, -1,
+                     "compare every placement method in one table (--suite: on every instance of a benchmark "
+                     "suite)",
                      "Runs every placement method on MODEL and prints one table: simulated latency, gap to "
                      "the lower bound, feasibility and time to place. A method that does not apply (mincut "
-                     "on three devices) is a row with its reason, not a failure."},
-    [CMD_TRAIN] = {"train", "MODEL", 1, -1,
-                   "train the HSDAG placer (GCN + graph-parsing pooling + REINFORCE)",
-                   "Trains the HSDAG placer (features -> GCN -> graph-parsing pooling -> per-cluster device "
-                   "policy, REINFORCE) and keeps the best placement seen. Reward: 1 / latency from the "
-                   "simulator, or from --measure-cmd. Every episode writes curve.csv and checkpoint.bin "
-                   "in the run directory (atomically); the end writes best_placement.json there."},
+                     "on three devices) is a row with its reason, not a failure. With --suite NAME instead "
+                     "of MODEL: one table per instance of bench/NAME.suite, then a summary of each method "
+                     "against the instances' best known latencies."},
+    [CMD_TRAIN] =
+        {"train", "MODEL", 1, -1,
+         "train the HSDAG placer (GCN + graph-parsing pooling + policy gradient; --paper: the paper's)",
+         "Trains the HSDAG placer (features -> GCN -> graph-parsing pooling -> per-cluster device "
+         "policy, policy gradient) and keeps the best placement seen. Reward: latency from the "
+         "simulator, or from --measure-cmd. The defaults are the project's learner (docs/hsdag.md: "
+         "per-step leave-one-out advantages on the log latency, PPO-style clipped epochs, an "
+         "entropy schedule); --paper gives the paper's algorithm exactly. Every episode writes "
+         "curve.csv and checkpoint.bin in the run directory (atomically); the end writes "
+         "best_placement.json there."},
     [CMD_PROFILE] =
         {"profile", "MODEL", 1, -1,
          "run an ONNX model under ONNX Runtime on this CPU: per-op profile, shape check",
@@ -180,6 +188,50 @@ static const char *choice_mask(int i)
     return i < 3 ? v[i] : NULL;
 }
 
+static const char *choice_baseline(int i)
+{
+    static const char *const v[] = {"none", "moving", "loo", NULL}; /* hsdag_learn_baseline's order */
+    return i < 3 ? v[i] : NULL;
+}
+static const char *choice_update(int i)
+{
+    static const char *const v[] = {"episode", "step", NULL}; /* hsdag_learn_update's order */
+    return i < 2 ? v[i] : NULL;
+}
+static const char *choice_reward(int i)
+{
+    static const char *const v[] = {"inv", "log", NULL}; /* hsdag_learn_reward's order */
+    return i < 2 ? v[i] : NULL;
+}
+static const char *choice_normalize(int i)
+{
+    static const char *const v[] = {"none", "step", "run", NULL}; /* hsdag_learn_config.normalize 0, 1, 2 */
+    return i < 3 ? v[i] : NULL;
+}
+
+static int cli_choice_index(const char *(*choice)(int), const char *v)
+{
+    for (int i = 0; v && choice(i); i++)
+        if (strcmp(choice(i), v) == 0) return i;
+    return -1;
+}
+int cli_learn_baseline(const char *v)
+{
+    return cli_choice_index(choice_baseline, v);
+}
+int cli_learn_update(const char *v)
+{
+    return cli_choice_index(choice_update, v);
+}
+int cli_learn_reward(const char *v)
+{
+    return cli_choice_index(choice_reward, v);
+}
+int cli_learn_normalize(const char *v)
+{
+    return cli_choice_index(choice_normalize, v);
+}
+
 static const char *choice_opt(int i)
 {
     static const char *const v[] = {"all", "extended", "basic", "disabled", NULL};
@@ -256,6 +308,18 @@ static const cli_opt table[] = {
      "seconds for ilp and local-search (for local-search a safety stop)", "10", NULL},
     {"max-evals", "N", K_INT, OFF(max_evals), 1, 1e9, NULL, C(PLACE) | C(COMPARE),
      "local-search simulator evaluations (the reproducible stop)", "20000", NULL},
+    {"budget", "N", K_INT, OFF(budget), 1, 1e9, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
+     "measurements of the black-box methods (bb-random, bb-local) and placements sampled by the learned ones "
+     "(hsdag*; train: sets --episodes to N / (steps x samples), rounded up)",
+     NULL, NULL},
+    {"noise", "SIGMA", K_NUM, OFF(noise), 0, 10, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
+     "the black-box and learned methods see every latency x exp(SIGMA z), z ~ N(0,1) seeded; the latency "
+     "printed is always the noise-free one of the placement returned",
+     NULL, NULL},
+    {"suite", "NAME", K_STR, OFF(suite), 0, 0, NULL, C(COMPARE),
+     "instead of MODEL: every instance of the benchmark suite bench/NAME.suite (or the file NAME), then each "
+     "method's latency against each instance's best known (docs/hsdag.md, \"hard suite\")",
+     NULL, NULL},
     {"init", "FILE", K_IN, OFF(init), 0, 0, NULL, C(PLACE),
      "local-search only: the start, a placement JSON, affinity map or Tarnawski split",
      "the best of every single device, heft, greedy-tarnawski and mincut", NULL},
@@ -271,21 +335,77 @@ static const cli_opt table[] = {
     {"no-exact", NULL, K_FLAG, OFF(no_exact), 0, 0, NULL, C(BOUND),
      "skip the exact solver even where it applies (the bound other commands report uses it)", NULL, NULL},
     /* ---- train ---- */
+    {"paper", NULL, K_FLAG, OFF(paper), 0, 0, NULL, C(TRAIN),
+     "the paper's algorithm exactly: REINFORCE on 1/latency, one Adam step per episode of 20 placements, no "
+     "baseline, dropout 0.2 while sampling, clusters re-parsed every step, the state update x += h_cluster "
+     "(options given with it still apply; the defaults shown are the project's learner's, docs/hsdag.md)",
+     NULL, NULL},
     {"episodes", "N", K_INT, OFF(episodes), 1, 1e7, NULL, C(TRAIN),
      "training episodes in total (with --resume: the new total)", NULL, NULL},
-    {"steps", "N", K_INT, OFF(steps), 1, 100000, NULL, C(TRAIN), "placements sampled per episode", NULL,
-     NULL},
+    {"steps", "N", K_INT, OFF(steps), 1, 100000, NULL, C(TRAIN), "policy evaluations per episode (paper: 20)",
+     NULL, NULL},
+    {"samples", "N", K_INT, OFF(samples), 1, 4096, NULL, C(TRAIN),
+     "placements sampled per policy evaluation (paper: 1)", NULL, NULL},
+    {"update", "U", K_CHOICE, OFF(update), 0, 0, choice_update, C(TRAIN),
+     "episode: one Adam step per episode weighted by its return (paper); step: one update per step from its "
+     "samples' advantages",
+     NULL, NULL},
+    {"reward", "R", K_CHOICE, OFF(reward), 0, 0, choice_reward, C(TRAIN),
+     "inv: 1 / latency in ms (paper); log: -ln(latency / first latency)", NULL, NULL},
+    {"normalize", "N", K_CHOICE, OFF(normalize), 0, 0, choice_normalize, C(TRAIN),
+     "divide advantages by the reward standard deviation: of the step, of a moving average over steps "
+     "(run), or not",
+     NULL, NULL},
+    {"dropout", "X", K_NUM, OFF(dropout), 0, 0.99, NULL, C(TRAIN), "dropout while sampling (paper: 0.2)",
+     NULL, NULL},
+    {"fixed-clusters", NULL, K_FLAG, OFF(fixed_clusters), 0, 0, NULL, C(TRAIN),
+     "decide the graph-parsing clusters once from the initial network (the default)", NULL, NULL},
+    {"dynamic-clusters", NULL, K_FLAG, OFF(dynamic_clusters), 0, 0, NULL, C(TRAIN),
+     "re-parse the clusters at every step (paper)", NULL, NULL},
+    {"inherit", NULL, K_FLAG, OFF(inherit), 0, 0, NULL, C(TRAIN),
+     "a cluster keeps its main predecessor's device with a learned probability (contiguous blocks; the "
+     "default)",
+     NULL, NULL},
+    {"no-inherit", NULL, K_FLAG, OFF(no_inherit), 0, 0, NULL, C(TRAIN),
+     "every cluster samples its own device (paper)", NULL, NULL},
+    {"state-update", NULL, K_FLAG, OFF(state_update), 0, 0, NULL, C(TRAIN),
+     "add the cluster features to the state after each step (paper)", NULL, NULL},
+    {"no-state-update", NULL, K_FLAG, OFF(no_state_update), 0, 0, NULL, C(TRAIN),
+     "do not add them (the default)", NULL, NULL},
+    {"no-memory-mask", NULL, K_FLAG, OFF(no_memory_mask), 0, 0, NULL, C(TRAIN),
+     "offer every device to every cluster (paper); by default only devices with room for the static bytes "
+     "(weights) of what is already there",
+     NULL, NULL},
     {"lr", "X", K_NUM, OFF(lr), 1e-9, 10, NULL, C(TRAIN) | C(CLUSTER_TRAIN), "Adam learning rate", NULL,
      NULL},
-    {"levels", "L", K_INT, OFF(levels), 1, 16, NULL, C(TRAIN), "graph-parsing levels", NULL, NULL},
+    {"levels", "L", K_INT, OFF(levels), 0, 16, NULL, C(TRAIN),
+     "graph-parsing levels (0 = none: one decision per group)", NULL, NULL},
     {"min-clusters", "K", K_INT, OFF(min_clusters), 1, 1e9, NULL, C(TRAIN),
      "apply a further parsing level only if it leaves at least K clusters", "2 x devices", NULL},
-    {"baseline", NULL, K_FLAG, OFF(baseline), 0, 0, NULL, C(TRAIN),
-     "option: per-step advantage against a moving-average baseline", NULL, NULL},
-    {"entropy", "X", K_NUM, OFF(entropy), 0, 100, NULL, C(TRAIN) | C(CLUSTER_TRAIN), "entropy bonus weight",
+    {"baseline", "B", K_CHOICE, OFF(baseline), 0, 0, choice_baseline, C(TRAIN),
+     "the advantage's baseline: none (paper), a moving average of step rewards, or leave-one-out over the "
+     "step's samples",
      NULL, NULL},
+    {"entropy", "X", K_NUM, OFF(entropy), 0, 100, NULL, C(TRAIN) | C(CLUSTER_TRAIN),
+     "entropy bonus weight (train: at the start, decaying linearly to --entropy-end; paper 0)", NULL, NULL},
+    {"entropy-end", "X", K_NUM, OFF(entropy_end), 0, 100, NULL, C(TRAIN),
+     "the entropy weight at the end of the decay", "--entropy's when only that is given, else 0", NULL},
+    {"warm-start", "M", K_STR, OFF(warm_start), 0, 0, NULL, C(TRAIN),
+     "imitation warm start from method M's placement (auto: the best of every single device, heft, m-etf "
+     "and greedy-tarnawski, measured and counted); not with --resume",
+     NULL, NULL},
+    {"imitate-steps", "N", K_INT, OFF(imitate_steps), 0, 100000, NULL, C(TRAIN),
+     "with --warm-start: Adam steps of the imitation", NULL, NULL},
     {"polish", NULL, K_FLAG, OFF(polish), 0, 0, NULL, C(TRAIN),
-     "option: local-search polish of the best placement at the end (simulator)", NULL, NULL},
+     "local-search polish of the best placement at the end (simulator)", NULL, NULL},
+    {"polish-evals", "N", K_INT, OFF(polish_evals), 1, 1e9, NULL, C(TRAIN), "with --polish: its evaluations",
+     NULL, NULL},
+    {"min-groups", "N", K_INT, OFF(min_groups), 0, 1e9, NULL, C(TRAIN),
+     "coarsening groups close at ops / N ops (0 = no limit, the paper)", NULL, NULL},
+    {"max-groups", "N", K_INT, OFF(max_groups), 0, 1e9, NULL, C(TRAIN),
+     "at most N groups: runs of consecutive groups merge (0 = no limit)", NULL, NULL},
+    {"group-mem", "F", K_NUM, OFF(group_mem), 0, 1, NULL, C(TRAIN),
+     "coarsening groups also close at F x the smallest device capacity in weights (0 = off)", NULL, NULL},
     {"gnn", "KIND", K_CHOICE, OFF(gnn), 0, 0, choice_gnn, C(TRAIN), "the graph network", NULL, NULL},
     {"no-shape", NULL, K_FLAG, OFF(no_shape), 0, 0, NULL, C(TRAIN),
      "ablation: drop the output-shape features", NULL, NULL},
@@ -379,11 +499,14 @@ static const cli_opt table[] = {
      "PPO iterations in total (with --resume: the new total)", NULL, NULL},
     {"batch-episodes", "N", K_INT, OFF(batch_episodes), 1, 10000, NULL, C(CLUSTER_TRAIN),
      "episodes collected per iteration (about 1000 decisions each)", NULL, NULL},
-    {"epochs", "N", K_INT, OFF(epochs), 1, 1000, NULL, C(CLUSTER_TRAIN),
-     "SGD passes over each iteration's batch (the tuned RLlib config used 50)", NULL, NULL},
+    {"epochs", "N", K_INT, OFF(epochs), 1, 1000, NULL, C(TRAIN) | C(CLUSTER_TRAIN),
+     "PPO epochs: gradient passes over each batch (train: a step's samples, clipped after the first; cluster "
+     "train: an iteration's, the tuned RLlib config used 50)",
+     NULL, NULL},
     {"minibatch", "N", K_INT, OFF(minibatch), 1, 1000000, NULL, C(CLUSTER_TRAIN), "samples per Adam step",
      NULL, NULL},
-    {"clip", "X", K_NUM, OFF(clip), 1e-3, 10, NULL, C(CLUSTER_TRAIN), "PPO ratio clip", NULL, NULL},
+    {"clip", "X", K_NUM, OFF(clip), 1e-6, 10, NULL, C(TRAIN) | C(CLUSTER_TRAIN), "PPO ratio clip", NULL,
+     NULL},
     {"gamma", "X", K_NUM, OFF(gamma), 1e-3, 0.999999, NULL, C(CLUSTER_TRAIN), "discount", NULL, NULL},
     {"lambda", "X", K_NUM, OFF(lambda), 0, 1, NULL, C(CLUSTER_TRAIN), "GAE lambda", NULL, NULL},
     {"vf", "X", K_NUM, OFF(vf), 0, 100, NULL, C(CLUSTER_TRAIN), "value loss weight", NULL, NULL},
@@ -421,6 +544,10 @@ static const cli_opt table[] = {
      "auto: file when every op has measured times", NULL},
     {"profile", "CSV", K_IN, OFF(profile), 0, 0, NULL, ALL_MODEL,
      "per-op per-device times (lines node,device,ms) overriding the cost model", NULL, NULL},
+    {"mem", "DEV=SIZE", K_LIST, OFF(mem), 0, 0, NULL, C(SIMULATE) | C(PLACE) | C(COMPARE) | C(TRAIN),
+     "cap DEV's memory: bytes with a K/M/G/T suffix, or P% of what the whole model needs on DEV (GPU=50%: "
+     "the GPU holds about half the model)",
+     NULL, NULL},
     /* ---- outputs ---- */
     {"out", "FILE", K_OUT, OFF(out), 0, 0, NULL, PLACEMENT_OUT,
      "write the placement (train: the best one) as hsdag placement JSON ('-' = standard output)", NULL, NULL},
@@ -496,6 +623,7 @@ _Static_assert(sizeof table / sizeof table[0] <= CLI_MAX_OPTS, "raise CLI_MAX_OP
 /* Where an option's default is another thing in one command (the meaning is the same). */
 static const cli_hint own_defaults[] = {
     {"devices", C(CALIBRATE), "none: fit a CPU to the profiles"},
+    {"budget", C(TRAIN), "--episodes x --steps x --samples"},
 };
 
 /* ---- defaults ---- */
@@ -511,10 +639,25 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
     a->repeat = 1;
     a->top = 12;
     a->priority = "rank";
+    if (cmd == CMD_PLACE || cmd == CMD_COMPARE) a->budget = 500; /* hsdag_place_opts.budget's default */
     if (cmd == CMD_TRAIN) {
         hsdag_learn_config c = hsdag_learn_config_default();
         a->episodes = c.episodes;
         a->steps = c.steps;
+        a->samples = c.samples;
+        a->update = choice_update((int)c.update);
+        a->reward = choice_reward((int)c.reward);
+        a->normalize = choice_normalize(c.normalize);
+        a->baseline = choice_baseline((int)c.baseline);
+        a->epochs = c.epochs;
+        a->clip = c.clip;
+        a->dropout = c.dropout;
+        a->entropy_end = c.entropy_end;
+        a->imitate_steps = c.imitate_steps;
+        a->polish_evals = 20000;
+        a->min_groups = c.min_groups;
+        a->max_groups = c.max_groups;
+        a->group_mem = c.group_mem_frac;
         a->lr = c.lr;
         a->levels = c.levels;
         a->min_clusters = c.min_clusters;
@@ -850,6 +993,13 @@ int cli_parse(cli_args *a, int argc, char **argv)
     }
     if (a->list && a->cmd == CMD_PLACE) return CLI_CONTINUE; /* place --list needs no MODEL */
     int need = commands[a->cmd].n_args < 0 ? 1 : commands[a->cmd].n_args;
+    if (a->cmd == CMD_COMPARE && a->suite) { /* the suite names its models */
+        if (a->n_pos) return cli_usage_error(a->name, "--suite takes no MODEL (unexpected '%s')", a->pos[0]);
+        if (a->mem.n)
+            return cli_usage_error(a->name,
+                                   "--mem is given per instance in the suite file, not with --suite");
+        need = 0;
+    }
     if (a->n_pos < need) {
         const char *args = commands[a->cmd].args;
         return cli_usage_error(a->name, "missing %s", a->n_pos == 0 ? args : strchr(args, ' ') + 1);

@@ -62,6 +62,9 @@ typedef struct cli_args {
     int help, json, quiet, force;
     long seed;
     const char *devices, *semantics, *costs, *profile;
+    cli_list mem; /* --mem DEV=SIZE|P%, in order */
+    long budget;  /* measurements of black-box and learned methods */
+    double noise; /* their log-normal measurement noise */
     /* outputs */
     const char *out, *out_dir, *affinity, *split, *dot, *dot_full, *trace, *save_dir, *markdown, *resume;
     long repeat;
@@ -70,7 +73,7 @@ typedef struct cli_args {
     int mirror;
     long top;
     /* place, compare */
-    const char *method, *methods, *init;
+    const char *method, *methods, *init, *suite;
     int list;
     double time_limit;
     long max_evals;
@@ -78,10 +81,12 @@ typedef struct cli_args {
     const char *placement, *priority;
     int no_exact;
     /* train */
-    long episodes, steps, levels, min_clusters, measure_retries;
-    double lr, entropy, penalty, measure_timeout;
-    const char *gnn, *measure_cmd;
-    int baseline, polish, no_shape, no_id, no_struct, no_coarsen;
+    long episodes, steps, samples, levels, min_clusters, measure_retries, polish_evals, imitate_steps;
+    long min_groups, max_groups;
+    double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout;
+    const char *gnn, *measure_cmd, *baseline, *update, *reward, *normalize, *warm_start;
+    int paper, polish, no_shape, no_id, no_struct, no_coarsen;
+    int fixed_clusters, dynamic_clusters, inherit, no_inherit, state_update, no_state_update, no_memory_mask;
     /* profile, calibrate */
     const char *csv, *device_set, *kernels, *opt_level, *clock, *weights, *device, *set_name, *base;
     long runs, warmup, threads;
@@ -127,6 +132,13 @@ void cli_help(FILE *f, const cli_args *defaults);
 void cli_table_tsv(FILE *f);
 /* Prints the markdown CLI reference of every command (README.md, between its cli-reference markers). */
 void cli_reference(FILE *f);
+
+/* The index of a choice option's value in its list (-1 if not one): the library enum of train's --baseline,
+ * --update, --reward and --normalize (the lists are in the enums' order). */
+int cli_learn_baseline(const char *v);
+int cli_learn_update(const char *v);
+int cli_learn_reward(const char *v);
+int cli_learn_normalize(const char *v);
 
 /* The one wording of a range error: "hsdag CMD: --OPT 'VALUE' is not an integer in [LO, HI]" (or "a
  * number"); returns 2. */

@@ -30,7 +30,7 @@ typedef struct simcli {
 int simcli_load(const cli_args *a, simcli *s);
 /* Replaces the device set by a preset/file spec (used to widen a Tarnawski set for a split). */
 int simcli_set_devices(simcli *s, const char *spec);
-/* The placement problem for s->sc (the options' semantics and costs); an option that does not apply to the
+/* The placement problem for s->sc (the options' semantics and costs) after the --mem caps; an option that does not apply to the
  * model (--costs file without measured costs) is an error naming it. CLI_OK or an exit code. */
 int simcli_problem(simcli *s, hsdag_place_problem **p);
 void simcli_free(simcli *s);

@@ -26,7 +26,9 @@ run_json bound bound $A
 run_json bound bound $A --devices cpu-4gpu
 run_json compare compare $A --methods cpu-only,heft,mincut
 run_json compare compare $A --devices cpu-4gpu --methods heft,mincut
+run_json compare compare --suite tests/data/suite/tiny.suite --methods heft,hsdag-learned --budget 20
 run_json train train $A --episodes 1 --steps 2 --out-dir "$TMP/t1"
+run_json train train $A --budget 20 --warm-start auto --noise 0.1 --mem GPU=50% --out-dir "$TMP/t3"
 run_json train train $A --episodes 1 --steps 2 --out-dir "$TMP/t2" --polish --out "$TMP/t2.json"
 # calibrate on a profile written here (every op 0.1 ms), profile itself where ONNX Runtime runs
 base_profile
