@@ -242,17 +242,14 @@ static int entry_args(cli_args *ia, const cli_args *a, const hsdag_suite_entry *
     ia->pos[0] = en->model;
     ia->n_pos = 1;
     if (en->devices) ia->devices = en->devices;
-    hsdag_err e = {0};
-    hsdag_semantics sem;
-    hsdag_costsrc cs;
+    char where[4200];
+    snprintf(where, sizeof where, "%s:%d: %s", path, (int)en->line, en->name);
     if (en->semantics) {
-        if (hsdag_semantics_parse(&sem, en->semantics, &e) < 0)
-            return cli_usage_error(a->name, "%s:%d: %s: --%s", path, (int)en->line, en->name, e.msg);
+        if (cli_check_choice(a->name, where, "semantics", en->semantics) != CLI_OK) return CLI_BADINPUT;
         ia->semantics = en->semantics;
     }
     if (en->costs) {
-        if (hsdag_costsrc_parse(&cs, en->costs, &e) < 0)
-            return cli_usage_error(a->name, "%s:%d: %s: --%s", path, (int)en->line, en->name, e.msg);
+        if (cli_check_choice(a->name, where, "costs", en->costs) != CLI_OK) return CLI_BADINPUT;
         ia->costs = en->costs;
     }
     ia->mem.n = 0;

@@ -393,7 +393,7 @@ static const cli_opt table[] = {
     {"warm-start", "M", K_STR, OFF(warm_start), 0, 0, NULL, C(TRAIN),
      "imitation warm start from method M's placement (auto: the best of every single device, heft, m-etf "
      "and greedy-tarnawski, measured and counted); not with --resume",
-     NULL, NULL},
+     NULL, more_methods},
     {"imitate-steps", "N", K_INT, OFF(imitate_steps), 0, 100000, NULL, C(TRAIN),
      "with --warm-start: Adam steps of the imitation", NULL, NULL},
     {"polish", NULL, K_FLAG, OFF(polish), 0, 0, NULL, C(TRAIN),
@@ -757,6 +757,18 @@ static const char *choices_text(const cli_opt *o, char *buf, size_t cap)
                                              : ", ",
                               o->choice(i));
     return buf;
+}
+
+static const cli_opt *find_opt(const char *name, size_t len, int *index);
+
+int cli_check_choice(const char *cmd, const char *where, const char *opt, const char *v)
+{
+    const cli_opt *o = find_opt(opt, strlen(opt), NULL);
+    HSDAG_ASSERT(o && o->kind == K_CHOICE);
+    for (int i = 0; o->choice(i); i++)
+        if (strcmp(v, o->choice(i)) == 0) return CLI_OK;
+    char buf[256];
+    return cli_usage_error(cmd, "%s: --%s '%s' is not %s", where, opt, v, choices_text(o, buf, sizeof buf));
 }
 
 static int applies(const cli_opt *o, cli_cmd c)

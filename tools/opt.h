@@ -140,6 +140,10 @@ int cli_learn_update(const char *v);
 int cli_learn_reward(const char *v);
 int cli_learn_normalize(const char *v);
 
+/* Checks v against the choices of the table's option --opt (a value read from a file, not the command line):
+ * CLI_OK, or the one wording "hsdag CMD: WHERE: --OPT 'V' is not a, b or c" and 2. */
+int cli_check_choice(const char *cmd, const char *where, const char *opt, const char *v);
+
 /* The one wording of a range error: "hsdag CMD: --OPT 'VALUE' is not an integer in [LO, HI]" (or "a
  * number"); returns 2. */
 int cli_range_error(const char *cmd, const char *opt, const char *value, int integer, double lo, double hi);

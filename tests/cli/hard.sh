@@ -80,6 +80,14 @@ expect_rc 2 $HSDAG train $S --warm-start nope --out-dir "$TMP/c1"
 one_line "$TMP/err"
 [ -e "$TMP/c1" ] && bad "a refused train created its run directory" || ok
 expect_rc 2 $HSDAG compare --suite tests/data/suite/tiny.suite --mem GPU=50%
+printf 'a 1 x %s --semantics nope\n' $A > "$TMP/sem.suite"
+expect_rc 2 $HSDAG compare --suite "$TMP/sem.suite" --methods heft
+one_line "$TMP/err"; expect_grep "sem.suite:1: a: --semantics 'nope' is not auto, " "$TMP/err"
+printf 'a 1 x %s --costs nope\n' $A > "$TMP/costs.suite"
+expect_rc 2 $HSDAG compare --suite "$TMP/costs.suite" --methods heft
+one_line "$TMP/err"
+expect_rc 0 $HSDAG train --help
+expect_grep '^ +bb-local ' "$TMP/out"
 expect_rc 2 $HSDAG compare
 expect_rc 0 $HSDAG compare --suite tests/data/suite/tiny.suite --methods heft --save-dir "$TMP/sv"
 [ -s "$TMP/sv/alex-mem50/heft.json" ] && ok || bad "compare --suite --save-dir: no DIR/INSTANCE/METHOD.json"
