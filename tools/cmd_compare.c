@@ -357,7 +357,9 @@ int cmd_compare(int argc, char **argv)
     if (rc != CLI_CONTINUE) return rc;
     cmp_row *names = hsdag_calloc(CMP_MAX_METHODS, sizeof *names);
     hsdag_place_compare_row *rows = hsdag_calloc(CMP_MAX_METHODS, sizeof *rows);
-    if (!names || !rows) {
+    if ((rc = simcli_check_method_opts(&a, a.methods)) != CLI_OK) {
+        /* printed */
+    } else if (!names || !rows) {
         rc = cli_fail(a.name, HSDAG_ENOMEM, NULL);
     } else if (a.suite) {
         rc = run_suite(&a, names, rows);

@@ -41,8 +41,7 @@ int cmd_place(int argc, char **argv)
         return CLI_OK;
     }
     if (!a.method) return cli_usage_error(a.name, "missing --method (try --list)");
-    if (a.init && strcmp(a.method, "local-search") != 0)
-        return cli_usage_error(a.name, "--init applies to --method local-search only, not to '%s'", a.method);
+    if ((rc = simcli_check_method_opts(&a, a.method)) != CLI_OK) return rc;
     simcli s = {0};
     hsdag_place_problem *p = NULL;
     int32_t *dev = NULL, *init = NULL;

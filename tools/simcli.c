@@ -2,7 +2,7 @@
  * bound, compare, train).
  * Not here: the commands themselves (cmd_*.c) or option parsing (opt.c).
  * Entry points: simcli_load, simcli_set_devices, simcli_problem, simcli_outputs_of, simcli_write_outputs,
- *   simcli_free.
+ *   simcli_free, simcli_check_method_opts.
  */
 #include "simcli.h"
 
@@ -121,4 +121,56 @@ int simcli_write_outputs(const simcli *s, const hsdag_place_problem *p, const in
         rc = write_one(cmd, o->dot_full, hsdag_dot_write(&b, s->g, dev, names, d->n), &b);
     if (rc == CLI_OK && o->trace) rc = write_trace(s, p, dev, o->trace);
     return rc;
+}
+
+/* 1 if the registry method name (a single-device spec reads nothing) reads what flag stands for. */
+static int method_uses(const char *name, size_t len, unsigned flag)
+{
+    int32_t n;
+    const hsdag_place_method *m = hsdag_place_methods(&n);
+    for (int32_t i = 0; i < n; i++)
+        if (strlen(m[i].name) == len && strncmp(m[i].name, name, len) == 0) return (m[i].uses & flag) != 0;
+    return 0;
+}
+
+int simcli_check_method_opts(const cli_args *a, const char *methods)
+{
+    static const struct {
+        size_t off;
+        const char *name;
+        unsigned flag;
+    } opts[] = {
+        {offsetof(cli_args, time_limit), "time-limit", HSDAG_PLACE_USES_TIME_LIMIT},
+        {offsetof(cli_args, max_evals), "max-evals", HSDAG_PLACE_USES_MAX_EVALS},
+        {offsetof(cli_args, budget), "budget", HSDAG_PLACE_USES_BUDGET},
+        {offsetof(cli_args, noise), "noise", HSDAG_PLACE_USES_BUDGET},
+        {offsetof(cli_args, init), "init", HSDAG_PLACE_USES_INIT},
+    };
+    int32_t n;
+    const hsdag_place_method *m = hsdag_place_methods(&n);
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        if (!cli_given_off(a, opts[k].off)) continue;
+        int used = 0;
+        if (methods) {
+            for (const char *s = methods; *s && !used;) {
+                size_t len = strcspn(s, ",");
+                used = method_uses(s, len, opts[k].flag);
+                s += len + (s[len] == ',');
+            }
+        } else { /* compare's default list: every method marked in_compare, and single devices */
+            for (int32_t i = 0; i < n && !used; i++) used = m[i].in_compare && (m[i].uses & opts[k].flag);
+        }
+        if (used) continue;
+        char readers[512];
+        size_t len = 0;
+        readers[0] = 0;
+        for (int32_t i = 0; i < n && len < sizeof readers; i++)
+            if (m[i].uses & opts[k].flag)
+                len +=
+                    (size_t)snprintf(readers + len, sizeof readers - len, "%s%s", len ? ", " : "", m[i].name);
+        return cli_usage_error(a->name, "--%s does not apply to %s '%s': it is read by %s only", opts[k].name,
+                               a->cmd == CMD_PLACE ? "--method" : "--methods", methods ? methods : "",
+                               readers);
+    }
+    return CLI_OK;
 }

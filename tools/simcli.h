@@ -3,7 +3,7 @@
  * a placement in every format the outputs ask for.
  * Not here: option parsing (opt.c), each command's own logic and printing.
  * Entry points: simcli_load, simcli_set_devices, simcli_problem, simcli_outputs_of, simcli_write_outputs,
- *   simcli_free.
+ *   simcli_free, simcli_check_method_opts.
  */
 #ifndef HSDAG_TOOLS_SIMCLI_H
 #define HSDAG_TOOLS_SIMCLI_H
@@ -34,6 +34,11 @@ int simcli_set_devices(simcli *s, const char *spec);
  * model (--costs file without measured costs) is an error naming it. CLI_OK or an exit code. */
 int simcli_problem(simcli *s, hsdag_place_problem **p);
 void simcli_free(simcli *s);
+/* Before any work: every method option given (--time-limit, --max-evals, --budget, --noise, --init) is read
+ * by at least one of the methods to run (methods: one name or a comma list; NULL = compare's default list),
+ * as the registry's hsdag_place_method.uses says; otherwise a usage error naming the methods that read it.
+ * CLI_OK or 2. */
+int simcli_check_method_opts(const cli_args *a, const char *methods);
 
 /* Where to write one placement: any may be NULL. */
 typedef struct simcli_outputs {

@@ -108,7 +108,16 @@ typedef struct hsdag_place_method {
     hsdag_place_respect memory; /* device memory capacities */
     hsdag_place_respect color;  /* colour classes (co-location) and ops a device may not run */
     int in_compare;             /* run by `hsdag compare` when no --methods is given */
+    unsigned uses;              /* the hsdag_place_opts it reads (HSDAG_PLACE_USES_*), besides the seed */
 } hsdag_place_method;
+/* hsdag_place_method.uses: which options change what a method does (the CLI refuses an option no method it
+ * runs reads). The seed is not listed: any method may use it. */
+enum {
+    HSDAG_PLACE_USES_TIME_LIMIT = 1u << 0, /* time_limit_s */
+    HSDAG_PLACE_USES_MAX_EVALS = 1u << 1,  /* max_evals */
+    HSDAG_PLACE_USES_BUDGET = 1u << 2,     /* budget and noise (a black-box oracle's measurements) */
+    HSDAG_PLACE_USES_INIT = 1u << 3        /* init */
+};
 
 /* The registry, in display order: the built-in methods, then the registered ones in registration order. */
 HSDAG_API const hsdag_place_method *hsdag_place_methods(int32_t *count);
