@@ -409,6 +409,34 @@ done:
     return rc;
 }
 
+/* 0 if x is NAN (not given) or in [0, max], else a status with "<what><elem>: <field> <x> is ..." in e. */
+static int gb_range(hsdag_err *e, const char *what, const char *elem, const char *field, double x, double max,
+                    const char *unit)
+{
+    if (isnan(x) || (x >= 0 && x <= max)) return 0;
+    if (x < 0) return hsdag_err_set(e, HSDAG_ELIMIT, "%s%s: %s is negative (%.6g)", what, elem, field, x);
+    return hsdag_err_set(e, HSDAG_ELIMIT, "%s%s: %s %.6g %s is above the limit of %.6g %s", what, elem, field,
+                         x, unit, max, unit);
+}
+
+/* The ranges of graph.h (HSDAG_MAX_COST_MS, _BYTES, _FLOPS) for every node's numbers. */
+static int gb_check_nodes(const hsdag_gb *b, hsdag_err *e, const char *what)
+{
+    static const char *const cost_field[HSDAG_COST_KINDS_] = {"cost_ms.cpu", "cost_ms.accel", "cost_ms.bwd"};
+    for (size_t v = 0; v < b->n_nodes; v++) {
+        const gb_node *nd = &b->nodes[v];
+        char elem[200];
+        snprintf(elem, sizeof elem, "node '%.150s'", gb_name(b, (int32_t)v));
+        int rc = gb_range(e, what, elem, "flops", nd->flops, HSDAG_MAX_FLOPS, "FLOP");
+        if (!rc) rc = gb_range(e, what, elem, "param_bytes", nd->param, HSDAG_MAX_BYTES, "B");
+        if (!rc) rc = gb_range(e, what, elem, "mem_bytes", nd->mem, HSDAG_MAX_BYTES, "B");
+        for (int k = 0; k < HSDAG_COST_KINDS_ && !rc; k++)
+            rc = gb_range(e, what, elem, cost_field[k], nd->cost[k], HSDAG_MAX_COST_MS, "ms");
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
 {
     *out = NULL;
@@ -438,6 +466,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
             return hsdag_err_set(e, HSDAG_ECYCLE, "%snode '%s' has an edge to itself", what,
                                  gb_name(b, ed->u));
     }
+    if ((rc = gb_check_nodes(b, e, what)) < 0) return rc;
 
     off = hsdag_calloc((size_t)n + 1, sizeof *off);
     adj = hsdag_malloc((ne ? ne : 1) * sizeof *adj);
@@ -473,6 +502,15 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         } else {
             edges[m++] = edges[k];
         }
+    }
+    /* merged edges in range (each given one is, as the sum's terms are not negative) */
+    for (size_t k = 0; k < m; k++) {
+        char elem[340];
+        snprintf(elem, sizeof elem, "edge '%.150s' -> '%.150s'", gb_name(b, order[edges[k].u]),
+                 gb_name(b, order[edges[k].v]));
+        if ((rc = gb_range(e, what, elem, "bytes", edges[k].bytes, HSDAG_MAX_BYTES, "B")) < 0 ||
+            (rc = gb_range(e, what, elem, "cost_ms", edges[k].cost, HSDAG_MAX_COST_MS, "ms")) < 0)
+            goto fail;
     }
 
     /* allocate the IR */

@@ -59,8 +59,16 @@ static void ilpc_row(glp_prob *lp, int type, double rhs, int cnt, const int *ind
     glp_set_mat_row(lp, row, cnt, ind, val);
 }
 
-int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
-                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
+/* Scratch comes from glp_alloc (zeroed here): a GLPK failure inside (place_glpk_call) frees it with the model. */
+static void *ilpc_zalloc(size_t n, size_t size)
+{
+    void *q = glp_alloc((int)n, (int)size);
+    memset(q, 0, n * size);
+    return q;
+}
+
+static int ilpc_model(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                      int32_t *device, hsdag_place_report *r, hsdag_err *e)
 {
     const hsdag_graph *g = p->g;
     int32_t n = p->n, k = p->k, ng = p->n_groups;
@@ -80,19 +88,14 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
     bigm = bigm * 1.01 + 1e-6;
     int rc = 0, ncols, *ind = NULL;
     double *val = NULL, *x = NULL;
-    uint8_t *reach = hsdag_calloc((size_t)n * (size_t)n + 1, 1);
-    int32_t *ycol = hsdag_calloc((size_t)n * (size_t)n + 1, sizeof *ycol), *tcol = NULL;
+    uint8_t *reach = ilpc_zalloc((size_t)n * (size_t)n + 1, 1);
+    int32_t *ycol = ilpc_zalloc((size_t)n * (size_t)n + 1, sizeof *ycol), *tcol = NULL;
     glp_prob *lp = glp_create_prob();
     int cap = ng + 2 * k + 2 * n + 16;
-    ind = hsdag_malloc((size_t)(cap + 1) * sizeof *ind);
-    val = hsdag_malloc((size_t)(cap + 1) * sizeof *val);
-    tcol = hsdag_calloc((size_t)g->n_edges + 1, sizeof *tcol);
-    if (!reach || !ycol || !ind || !val || !tcol) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
+    ind = ilpc_zalloc((size_t)(cap + 1), sizeof *ind);
+    val = ilpc_zalloc((size_t)(cap + 1), sizeof *val);
+    tcol = ilpc_zalloc((size_t)g->n_edges + 1, sizeof *tcol);
     ilpc_reach(g, reach);
-    glp_term_out(GLP_OFF);
     glp_set_obj_dir(lp, GLP_MIN);
     /* columns: X (ng * k), S (n), C (1), T (cross edges), Y (incomparable costly pairs) */
     int xc = glp_add_cols(lp, ng * k);
@@ -183,21 +186,13 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
             if (p->grp_mem[gi] > 0) ind[++cnt] = xc + gi * k + d, val[cnt] = p->grp_mem[gi] / p->cap[d];
         if (cnt) ilpc_row(lp, GLP_UP, 1.0, cnt, ind, val);
     }
+    if ((rc = place_glpk_prepare(lp, "ilp", e)) < 0) goto done;
     ncols = glp_get_num_cols(lp);
     /* the start placement, with a schedule: a topological list schedule gives S, T and Y */
-    if (!(x = hsdag_calloc((size_t)ncols + 1, sizeof *x))) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
+    x = ilpc_zalloc((size_t)ncols + 1, sizeof *x);
     {
         double avail[HSDAG_MAX_DEVICES] = {0}, mk = 0;
-        double *fin = hsdag_malloc((size_t)n * sizeof *fin), *stt = hsdag_malloc((size_t)n * sizeof *stt);
-        if (!fin || !stt) {
-            hsdag_free(fin);
-            hsdag_free(stt);
-            rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-            goto done;
-        }
+        double *fin = ilpc_zalloc((size_t)n + 1, sizeof *fin), *stt = ilpc_zalloc((size_t)n + 1, sizeof *stt);
         for (int32_t gi = 0; gi < ng; gi++) x[xc + gi * k + start[p->grp_node[p->grp_off[gi]]]] = 1;
         for (int32_t v = 0; v < n; v++) {
             int32_t d = start[p->grp_node[p->grp_off[p->group[v]]]];
@@ -218,8 +213,8 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
         for (int32_t u = 0; u < n; u++)
             for (int32_t v = u + 1; v < n; v++)
                 if (ycol[(size_t)u * n + v]) x[ycol[(size_t)u * n + v]] = stt[u] <= stt[v] ? 1 : 0;
-        hsdag_free(fin);
-        hsdag_free(stt);
+        glp_free(fin);
+        glp_free(stt);
     }
     glp_scale_prob(lp, GLP_SF_AUTO);
     glp_smcp sp;
@@ -266,11 +261,32 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
     }
 done:
     glp_delete_prob(lp);
-    hsdag_free(reach);
-    hsdag_free(ycol);
-    hsdag_free(tcol);
-    hsdag_free(ind);
-    hsdag_free(val);
-    hsdag_free(x);
+    glp_free(reach);
+    glp_free(ycol);
+    glp_free(tcol);
+    glp_free(ind);
+    glp_free(val);
+    if (x) glp_free(x);
     return rc;
+}
+
+typedef struct ilpc_args {
+    hsdag_place_problem *p;
+    const hsdag_place_opts *o;
+    const int32_t *start;
+    int32_t *device;
+    hsdag_place_report *r;
+} ilpc_args;
+
+static int ilpc_solve(void *ctx, hsdag_err *e)
+{
+    ilpc_args *a = ctx;
+    return ilpc_model(a->p, a->o, a->start, a->device, a->r, e);
+}
+
+int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
+{
+    ilpc_args a = {p, o, start, device, r};
+    return place_glpk_call(ilpc_solve, &a, "ilp", e);
 }
