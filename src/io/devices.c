@@ -5,6 +5,7 @@
  * hsdag_devkind_name.
  */
 #include "hsdag/devices.h"
+#include "jsonin.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -429,6 +430,19 @@ static int j_str(const jctx *c, json_object *obj, const char *key, const char *w
     if (n == 0 || n > 400)
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' must have 1..400 characters", c->what, where,
                              key);
+    /* names end up in tables and messages on a terminal: no NUL (it would cut the name), no control
+     * characters (ESC, newline, ...), C0, DEL or C1 (U+0080..U+009F, as UTF-8 C2 80..C2 9F) */
+    if ((size_t)json_object_get_string_len(v) != n)
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' contains a NUL character", c->what, where,
+                             key);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch == 0x7f ||
+            (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f))
+            return hsdag_err_set(c->e, HSDAG_EPARSE,
+                                 "%s: %s: '%s' contains a control character (byte %zu is 0x%02x)", c->what,
+                                 where, key, i, ch == 0xc2 ? (unsigned char)s[i + 1] : ch);
+    }
     *out = s;
     return 0;
 }
@@ -641,7 +655,11 @@ int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_dev
     enum json_tokener_error je = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
     int rc;
-    if (!root || je != json_tokener_success) {
+    if (hsdag_jsonin_oom(root, je, (const char *)buf, used)) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory while parsing the JSON text", c.what);
+        goto done;
+    }
+    if (je != json_tokener_success) {
         rc = hsdag_err_set(
             e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", c.what, used,
             json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));

@@ -7,6 +7,7 @@
  * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split.
  */
 #include "hsdag/placement.h"
+#include "jsonin.h"
 
 #include <json-c/json.h>
 #include <string.h>
@@ -228,7 +229,11 @@ int hsdag_placement_parse(const void *buf, size_t len, const char *what, const h
     enum json_tokener_error je = json_tokener_get_error(tok);
     size_t used = json_tokener_get_parse_end(tok);
     int rc;
-    if (!root || je != json_tokener_success) {
+    if (hsdag_jsonin_oom(root, je, (const char *)buf, used)) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory while parsing the JSON text", what);
+        goto done;
+    }
+    if (je != json_tokener_success) {
         rc = hsdag_err_set(
             e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", what, used,
             json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));
@@ -253,6 +258,24 @@ int hsdag_placement_parse(const void *buf, size_t len, const char *what, const h
         }
         json_object_object_get_ex(root, "default", &def);
         if (info) info->format = HSDAG_PLF_HSDAG;
+        /* a newer or other format, or a placement for another device set, would map nodes to the wrong
+         * devices silently */
+        if (json_object_object_get_ex(root, "format", &tmp) &&
+            (!json_object_is_type(tmp, json_type_string) ||
+             strcmp(json_object_get_string(tmp), "hsdag-placement"))) {
+            rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: \"format\" is '%.80s', not 'hsdag-placement'",
+                               what, json_object_get_string(tmp));
+            goto done;
+        }
+        if (json_object_object_get_ex(root, "devices", &tmp) &&
+            (!json_object_is_type(tmp, json_type_string) ||
+             strcmp(json_object_get_string(tmp), devs->name))) {
+            rc = hsdag_err_set(
+                e, HSDAG_EINVAL,
+                "%s: the placement is for device set '%.80s', not '%.80s' (give that set with --devices)",
+                what, json_object_get_string(tmp), devs->name);
+            goto done;
+        }
         rc = pl_read_map(pl, def, what, g, devs, device, info, e);
     } else if (json_object_object_get_ex(root, "cpus", &tmp) ||
                json_object_object_get_ex(root, "fpgas", &tmp)) {
