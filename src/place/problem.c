@@ -53,23 +53,32 @@ static int problem_groups(hsdag_place_problem *p)
 
 /* Every time a placer sees must be a finite number of seconds no solver has trouble scaling: graphs are
  * range-checked at load (graph.h), but a device file can still turn them into 1e21 s (HSDAG_PLACE_MAX_S). */
-static int problem_range(const hsdag_place_problem *p, int32_t v, int32_t a, int32_t b, double t,
-                         hsdag_err *e)
+static int problem_ranges(const hsdag_place_problem *p, hsdag_err *e)
 {
-    if (t >= 0 && t <= HSDAG_PLACE_MAX_S) return 0;
-    const char *nm = p->g->name[v], *da = p->devs->dev[a].name;
-    if (b < 0)
-        return hsdag_err_set(e, HSDAG_ELIMIT,
-                             "place: node '%.100s' takes %.6g s on device '%.40s' (limit %.6g s): check the "
-                             "graph's costs and the device set",
-                             nm, t, da, HSDAG_PLACE_MAX_S);
-    return hsdag_err_set(e, HSDAG_ELIMIT,
-                         "place: the output of node '%.100s' takes %.6g s from device '%.40s' to '%.40s' "
-                         "(limit %.6g s): check the graph's sizes and the device set's links",
-                         nm, t, da, p->devs->dev[b].name, HSDAG_PLACE_MAX_S);
+    const hsdag_costs *c = p->c;
+    for (int32_t v = 0; v < p->n; v++)
+        for (int32_t a = 0; a < p->k; a++) {
+            double t = place_cost(p, v, a);
+            if (!(t >= 0 && t <= HSDAG_PLACE_MAX_S))
+                return hsdag_err_set(
+                    e, HSDAG_ELIMIT,
+                    "place: node '%.100s' takes %.6g s on device '%.40s' (limit %.6g s): check "
+                    "the graph's costs and the device set",
+                    p->g->name[v], t, p->devs->dev[a].name, HSDAG_PLACE_MAX_S);
+            for (int32_t b = 0; b < p->k; b++) {
+                t = hsdag_costs_xfer_s(c, v, a, b);
+                if (!(t >= 0 && t <= HSDAG_PLACE_MAX_S))
+                    return hsdag_err_set(
+                        e, HSDAG_ELIMIT,
+                        "place: the output of node '%.100s' takes %.6g s from device '%.40s' to "
+                        "'%.40s' (limit %.6g s): check the graph's sizes and the device set's links",
+                        p->g->name[v], t, p->devs->dev[a].name, p->devs->dev[b].name, HSDAG_PLACE_MAX_S);
+            }
+        }
+    return 0;
 }
 
-static int problem_tables(hsdag_place_problem *p, hsdag_err *e)
+static int problem_tables(hsdag_place_problem *p)
 {
     int32_t n = p->n, k = p->k, ng;
     const hsdag_costs *c = p->c;
@@ -105,22 +114,16 @@ static int problem_tables(hsdag_place_problem *p, hsdag_err *e)
     for (int32_t v = 0; v < n; v++) {
         double s = 0, x = 0;
         int32_t cnt = 0;
-        for (int32_t d = 0; d < k; d++) {
-            if ((rc = problem_range(p, v, d, -1, place_cost(p, v, d), e)) < 0) return rc;
+        for (int32_t d = 0; d < k; d++)
             if (c->allowed[(size_t)v * (size_t)k + (size_t)d]) {
                 s += place_cost(p, v, d);
                 cnt++;
             }
-        }
         if (cnt == 0)
             for (int32_t d = 0; d < k; d++, cnt++) s += place_cost(p, v, d);
         p->mean_cost[v] = s / cnt;
         for (int32_t a = 0; a < k; a++)
-            for (int32_t b = 0; b < k; b++) {
-                double t = hsdag_costs_xfer_s(c, v, a, b);
-                if ((rc = problem_range(p, v, a, b, t, e)) < 0) return rc;
-                x += t;
-            }
+            for (int32_t b = 0; b < k; b++) x += hsdag_costs_xfer_s(c, v, a, b);
         p->mean_xfer[v] = k > 1 ? x / ((double)k * (k - 1)) : 0.0;
     }
     for (int32_t d = 0; d < k; d++)
@@ -161,9 +164,9 @@ int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, 
     p->mean_cost = hsdag_arena_alloc(p->arena, n1 * sizeof *p->mean_cost);
     p->mean_xfer = hsdag_arena_alloc(p->arena, n1 * sizeof *p->mean_xfer);
     if (!p->mem || !p->cap || !p->group || !p->mean_cost || !p->mean_xfer) goto oom;
-    rc = problem_tables(p, e);
-    if (rc == HSDAG_ENOMEM) goto oom;
-    if (rc < 0) goto fail;
+    rc = problem_tables(p);
+    if (rc < 0) goto oom;
+    if ((rc = problem_ranges(p, e)) < 0) goto fail;
     *out = p;
     return 0;
 oom:
