@@ -107,6 +107,9 @@ case("pipedream-forward-1e300", "costs 1e300", {"fwd.txt": lambda: gen.pipedream
      ["place", "{fwd.txt}", "--method", "m-sct"], "reject", pat="above the limit|1e\\+300")
 case("flops-1e300", "costs 1e300", {"flops.json": lambda: gen.hsdag_json(2, [(0, 1)], flops=1e300)},
      ["place", "{flops.json}", "--method", "ilp"], "reject", pat="flops")
+case("profile-1e300-ms", "costs 1e300",
+     {"pcsv.csv": lambda: b"node,device,ms\nn0,CPU,1e300\n", "pg2.json": lambda: gen.hsdag_json(2, [(0, 1)])},
+     ["bound", "{pg2.json}", "--profile", "{pcsv.csv}"], "reject", pat="above the limit", name_file="pcsv.csv")
 case("slow-device-file", "costs 1e300",
      {"big.json": lambda: gen.hsdag_json(2, [(0, 1)], flops=1e24, bytes_=1e18),
       "slow.json": lambda: gen.devices(2, peak=1e3, bw=1e3, link_bw=1)},
