@@ -21,8 +21,10 @@
  *    one, else non-constant inputs first (the data), then constant ones (weights), each in file order;
  *    constant-valued nodes (computed from constants only) are folded: 0 FLOPs.
  * Security: cgraph is not built for hostile input: the input is capped at HSDAG_DOT_MAX_BYTES, must
- * not contain NUL bytes, and cgraph's messages are captured through agseterrf (process-global, so
- * this reader is not thread-safe; cgraph's parser is not re-entrant anyway).
+ * not contain NUL bytes, is pre-scanned (dot_prescan: identifier length, nesting, the edges and attribute
+ * slots it would create) and the address space cgraph needs is probed before cgraph sees it; cgraph's
+ * messages are captured through agseterrf (process-global, so this reader is not thread-safe; cgraph's
+ * parser is not re-entrant anyway).
  */
 #include "hsdag/io.h"
 
