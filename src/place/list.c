@@ -528,6 +528,9 @@ static int sct_solve(void *ctx, hsdag_err *e)
         glp_init_smcp(&sp);
         sp.msg_lev = GLP_MSG_OFF;
         sp.presolve = GLP_ON;
+        /* a deterministic stop: on badly scaled inputs (1e18-byte tensors next to 1e-300 ms costs) GLPK's
+         * simplex ran for minutes on 7 ops; normally it needs far fewer than rows + columns iterations */
+        sp.it_lim = 20 * (glp_get_num_rows(lp) + glp_get_num_cols(lp)) + 10000;
         sr = glp_simplex(lp, &sp);
         if (sr != 0 || glp_get_status(lp) != GLP_OPT) {
             rc = hsdag_err_set(e, HSDAG_ESOLVER, "place: m-sct: LP not solved (glpk code %d, status %d)", sr,

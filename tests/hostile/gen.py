@@ -76,6 +76,17 @@ def tarnawski_glpk_scale():
     return json.dumps({"maxSizePerFPGA": 1e18, "maxFPGAs": 3, "maxCPUs": 1, "nodes": nodes, "edges": edges}).encode()
 
 
+def msct_simplex_stall():
+    """7 ops with 1e18-byte tensors beside 1e-300 ms transfers (found by fuzz_compare): with no iteration
+    limit GLPK's simplex ran for minutes on m-SCT's LP (cpu-4gpu, concurrent)."""
+    nodes = [('v0', 'Softmax', ['no_accel'], 1000000000000000.0, None, -1), ('v1', 'Constant', ['bookkeeping'], 1000000000000, 4096, 2), ('v2', 'Weird', ['unknown_op', 'no_accel'], 0, None, -1), ('v3', 'Conv', [], 0, None, 1), ('v4', 'Conv', [], 0, 1, 2), ('v5', 'Softmax', [], 0, None, -1), ('v6', 'Constant', ['bookkeeping', 'no_accel'], 1000000, None, -1)]
+    edges = [(0, 3, 1000000000000000.0, None), (0, 6, 1e+18, None), (1, 2, 1000000000, None), (1, 3, 1e+18, None), (1, 4, 1e+18, None), (1, 6, 1, None), (2, 3, 1000000000, 1000000000000), (2, 4, 0, 1), (2, 6, 0, 1), (3, 4, 1, 1e-300), (3, 6, 4096, 1e-12), (4, 5, 4096, None), (4, 6, 1000000000000000.0, None)]
+    nd = [{"name": a, "op": b, "flags": [f for f in c if f != "bookkeeping" and f != "unknown_op"], "flops": d,
+           "mem_bytes": m, "color": k} for a, b, c, d, m, k in nodes]
+    ed = [{"src": a, "dst": b, "bytes": x, "cost_ms": c} for a, b, x, c in edges]
+    return json.dumps({"format": "hsdag-graph", "version": 1, "nodes": nd, "edges": ed}).encode()
+
+
 def hsdag_json(n, edges=(), cost=None, flops=None, bytes_=1.0, outputs=False):
     nodes = []
     for i in range(n):

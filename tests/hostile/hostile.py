@@ -118,6 +118,9 @@ case("slow-device-file", "costs 1e300",
 for method in ("m-sct", "ilp", "m-etf", "heft", "metis", "local-search"):
     case("glpk-scale-%s" % method, "costs 1e300", {"scale.json": gen.tarnawski_glpk_scale},
          ["place", "{scale.json}", "--method", method, "--time-limit", "1"], "ok", cpu_s=10)
+case("msct-simplex-stall", "solver aborts", {"stall.json": gen.msct_simplex_stall},
+     ["place", "{stall.json}", "--method", "m-sct", "--devices", "cpu-4gpu", "--semantics", "concurrent"], "ok",
+     cpu_s=5)
 case("dot-100k-duplicate-edges", "DOT duplicate edges", {"dup.dot": lambda: gen.dot_duplicate_edges(100000)},
      ["info", "{dup.dot}"], "ok", stack_kb=1024)  # cgraph's dtsize recursion overflowed 8 MB at 600k
 case("dot-subgraph-64M-edges", "DOT expansion", {"prod.dot": lambda: gen.dot_subgraph_product(8000)},
