@@ -109,10 +109,12 @@ bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag
 $(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(BENCH_SRCS) $(LIB) $(LDFLAGS) $(LIBS)
 
+# CALIBRATE=1: also profile two bundled models on this CPU with ONNX Runtime, fit this CPU (hsdag calibrate) and
+# place Inception-V3 on it plus the cpu-gpu preset's GPU.
 demo:
 	sh scripts/install-deps
 	$(MAKE) all
-	sh scripts/demo.sh $(CLI)
+	CALIBRATE=$(CALIBRATE) sh scripts/demo.sh $(CLI)
 
 # PAC-ML with the shipped learned policies (no training): blocking rate per beta distribution.
 demo-cluster:
@@ -131,6 +133,7 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hsdag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
 	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml
 	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
+	install -m 755 scripts/ort-profile.js $(DESTDIR)$(PREFIX)/share/hsdag/  # hsdag profile's ONNX Runtime bridge
 
 # Every C file follows .clang-format; CI runs format-check and fails on any difference.
 FORMAT_SRCS = $(sort $(wildcard src/*/*.c src/*/*.h include/hsdag/*.h tools/*.c tools/*.h tests/*.c tests/*.h \

@@ -27,6 +27,8 @@ int cmd_bound(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* Prints "hsdag <cmd>: <msg>" on stderr and returns CLI_BADINPUT (use for bad options). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -52,6 +54,10 @@ typedef struct cli_progress {
 void cli_progress_start(cli_progress *p, const char *label, long total, int quiet);
 void cli_progress_update(cli_progress *p, long done, const char *extra);
 void cli_progress_end(cli_progress *p);
+
+/* Finds a file the project ships: $HSDAG_DATA/name, then beside the executable's tree (<exe>/../srcdir/name
+ * for a build tree, <exe>/../share/hsdag/name when installed), then /usr/local/share/hsdag/name. 0 or -1. */
+int cli_find_data(const char *name, const char *srcdir, char *out, size_t cap);
 
 /* Writes b to path ("-" = stdout). Returns 0 or prints an error and returns CLI_FAIL. */
 int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b);

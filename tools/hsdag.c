@@ -14,6 +14,8 @@ static const cli_command commands[] = {
     {"bound", cmd_bound, "print a lower bound on latency"},
     {"compare", cmd_compare, "compare every placement method in one table"},
     {"train", cmd_train, "train the HSDAG placer (GCN + graph-parsing pooling + REINFORCE)"},
+    {"profile", cmd_profile, "run an ONNX model under ONNX Runtime on this CPU: per-op profile, shape check"},
+    {"calibrate", cmd_calibrate, "fit a CPU device model to measured profiles"},
     {"cluster", cmd_cluster, "PAC-ML: partition jobs arriving at a RAMP optical cluster"},
 };
 

@@ -55,6 +55,13 @@ typedef struct hsdag_device {
     double mem_bw;       /* bytes/s, device memory bandwidth */
     double mem_capacity; /* bytes usable by one request, 0 = unlimited */
     double launch_s;     /* seconds of fixed overhead per non-bookkeeping op (kernel launch / dispatch) */
+    /* optional cache level (0 = none): an op's first cache_bytes move at cache_bw, the rest at mem_bw (an op whose
+     * tensors fit in the last-level cache does not stream them from DRAM) */
+    double cache_bytes; /* bytes */
+    double cache_bw;    /* bytes/s */
+    /* seconds per output element of each op class, on the compute side (0 = none): what an op costs beyond its
+     * multiply-adds (a depthwise convolution's per-output work, an elementwise op's per-element work) */
+    double elem_s[HSDAG_OP_CLASS_COUNT_];
     double eff[HSDAG_OP_CLASS_COUNT_]; /* fraction of peak_flops reached by each op class */
 } hsdag_device;
 
@@ -127,6 +134,10 @@ typedef struct hsdag_profile_entry {
 const hsdag_profile_entry *hsdag_profile_entries(const hsdag_profile *p, int32_t *n);
 /* The name the profile was parsed under (the `what` of hsdag_profile_parse, "<buffer>" if none). */
 const char *hsdag_profile_what(const hsdag_profile *p);
+/* Comment lines "#fused,<node>,<anchor>" (hsdag profile: node ran inside anchor's kernel): the text after
+ * "#fused," as written (node names may hold commas; hsdag_calibrate splits it against the graph's names). */
+int32_t hsdag_profile_fused_count(const hsdag_profile *p);
+const char *hsdag_profile_fused(const hsdag_profile *p, int32_t i);
 void hsdag_profile_free(hsdag_profile *p);
 
 #ifdef __cplusplus

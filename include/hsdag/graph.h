@@ -82,7 +82,10 @@ enum {
     HSDAG_NF_OUTPUT = 1u << 3,      /* graph output / Result */
     HSDAG_NF_BACKWARD = 1u << 4,    /* backward-pass node (Tarnawski isBackwardNode, mirrored graphs) */
     HSDAG_NF_NO_ACCEL = 1u << 5,    /* may not run on an accelerator (Tarnawski supportedOnFpga = 0) */
-    HSDAG_NF_RENAMED = 1u << 6      /* name was empty or duplicate and was made unique */
+    HSDAG_NF_RENAMED = 1u << 6,     /* name was empty or duplicate and was made unique */
+    /* computed from constants only (ONNX: initializers, Constant, static Shape): a runtime folds it when it loads
+     * the model, so it is also BOOKKEEPING (zero cost) */
+    HSDAG_NF_FOLDED = 1u << 7
 };
 
 typedef enum hsdag_format {
@@ -257,6 +260,8 @@ typedef struct hsdag_graph_stats {
     int32_t max_width;       /* most nodes sharing one longest-path level */
     int32_t unknown_ops;     /* nodes with HSDAG_NF_UNKNOWN_OP */
     int32_t bookkeeping_ops;
+    /* non-bookkeeping nodes with an output of unknown shape: their FLOPs and bytes count only what is known */
+    int32_t unshaped_ops;
     int32_t sources, sinks;
     int32_t n_op_types;
     hsdag_op_count *ops; /* sorted by count desc, then name; hsdag_malloc'd */

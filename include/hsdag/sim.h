@@ -90,7 +90,14 @@ static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t
 }
 
 /* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
+/* The work of node v as the roofline counts it: flops, bytes = incoming edge bytes + output bytes + parameter
+ * bytes, elems = output elements (known shapes). Returns 1 for a bookkeeping node (cost 0 everywhere), else 0. */
+int hsdag_costs_node_work(const hsdag_graph *g, int32_t v, double *flops, double *bytes, double *elems);
 double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
+/* The same with the device's per-output-element cost of the class (elem_s) added to the compute side; this is
+ * what the cost table uses. */
+double hsdag_roofline_elems_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes,
+                              double elems);
 
 /* Concurrent semantics: the order in which a device picks among its ready ops (ties: lower node index). */
 typedef enum hsdag_priority {

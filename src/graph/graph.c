@@ -770,6 +770,11 @@ int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_
         s->activation_bytes += g->out_bytes[v];
         if (g->flags[v] & HSDAG_NF_UNKNOWN_OP) s->unknown_ops++;
         if (g->flags[v] & HSDAG_NF_BOOKKEEPING) s->bookkeeping_ops++;
+        int unshaped = 0;
+        for (int32_t k = g->out_shape_off[v]; k < g->out_shape_off[v + 1]; k++)
+            if (hsdag_graph_shape_elems(g, k) < 0) unshaped = 1;
+        if (unshaped && !(g->flags[v] & HSDAG_NF_BOOKKEEPING) && g->opclass[v] != HSDAG_OP_BOOKKEEPING)
+            s->unshaped_ops++;
         if (g->in_off[v] == g->in_off[v + 1]) s->sources++;
         if (g->out_off[v] == g->out_off[v + 1]) s->sinks++;
         if (++width[lvl[v]] > s->max_width) s->max_width = width[lvl[v]];

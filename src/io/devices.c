@@ -130,7 +130,9 @@ static void dev_fill(hsdag_devices *d, int32_t i, const char *name, const char *
     v->mem_bw = bw;
     v->mem_capacity = cap;
     v->launch_s = launch;
-    for (int c = 0; c < HSDAG_OP_CLASS_COUNT_; c++) v->eff[c] = 1.0;
+    v->cache_bytes = 0;
+    v->cache_bw = 0;
+    for (int c = 0; c < HSDAG_OP_CLASS_COUNT_; c++) v->eff[c] = 1.0, v->elem_s[c] = 0;
 }
 
 /* ---- presets (every number is explained with its source in docs/devices.md) ---- */
@@ -451,9 +453,9 @@ static int j_str(const jctx *c, json_object *obj, const char *key, const char *w
 
 static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object *o)
 {
-    static const char *const keys[] = {"name",          "kind",         "peak_flops",
-                                       "mem_bandwidth", "mem_capacity", "launch_overhead_s",
-                                       "efficiency",    "openvino",     NULL};
+    static const char *const keys[] = {
+        "name",       "kind",     "peak_flops",  "mem_bandwidth",   "mem_capacity",     "launch_overhead_s",
+        "efficiency", "openvino", "cache_bytes", "cache_bandwidth", "output_element_s", NULL};
     char where[64];
     snprintf(where, sizeof where, "devices[%d]", (int)i);
     if (!json_object_is_type(o, json_type_object))
@@ -479,9 +481,14 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
     if ((rc = j_num(c, o, "mem_bandwidth", where, 1, 1e3, BIG, &bw)) < 0) return rc;
     if ((rc = j_num(c, o, "mem_capacity", where, 0, 0, BIG, &cap)) < 0) return rc;
     if ((rc = j_num(c, o, "launch_overhead_s", where, 0, 0, 1e3, &launch)) < 0) return rc;
+    double cache = 0, cache_bw = 0;
+    if ((rc = j_num(c, o, "cache_bytes", where, 0, 0, BIG, &cache)) < 0) return rc;
+    if ((rc = j_num(c, o, "cache_bandwidth", where, cache > 0, 1e3, BIG, &cache_bw)) < 0) return rc;
     dev_fill(d, i, name, ov, (hsdag_devkind)k, peak, bw, cap, launch);
     if (!d->dev[i].name || !d->dev[i].ov_name)
         return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
+    d->dev[i].cache_bytes = cache;
+    d->dev[i].cache_bw = cache > 0 ? cache_bw : 0;
     json_object *eff;
     if (json_object_object_get_ex(o, "efficiency", &eff)) {
         if (!json_object_is_type(eff, json_type_object))
@@ -500,6 +507,23 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
                 return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: efficiency: unknown op class '%.40s'",
                                      c->what, where, key);
             if ((rc = j_num(c, eff, key, where, 1, 1e-6, 1.0, &d->dev[i].eff[cl])) < 0) return rc;
+        }
+    }
+    json_object *pe;
+    if (json_object_object_get_ex(o, "output_element_s", &pe)) {
+        if (!json_object_is_type(pe, json_type_object))
+            return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: 'output_element_s' is not an object", c->what,
+                                 where);
+        json_object_object_foreach(pe, key, val)
+        {
+            (void)val;
+            int cl = -1;
+            for (int j = 0; j < HSDAG_OP_CLASS_COUNT_; j++)
+                if (strcmp(key, class_keys[j]) == 0) cl = j;
+            if (cl < 0)
+                return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: output_element_s: unknown op class '%.40s'",
+                                     c->what, where, key);
+            if ((rc = j_num(c, pe, key, where, 1, 0, 1.0, &d->dev[i].elem_s[cl])) < 0) return rc;
         }
     }
     return 0;
@@ -701,6 +725,22 @@ int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *b)
         hsdag_buf_double(b, v->mem_capacity);
         hsdag_buf_printf(b, ", \"launch_overhead_s\": ");
         hsdag_buf_double(b, v->launch_s);
+        if (v->cache_bytes > 0) {
+            hsdag_buf_printf(b, ", \"cache_bytes\": ");
+            hsdag_buf_double(b, v->cache_bytes);
+            hsdag_buf_printf(b, ", \"cache_bandwidth\": ");
+            hsdag_buf_double(b, v->cache_bw);
+        }
+        int any_elem = 0;
+        for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) any_elem |= v->elem_s[cl] > 0;
+        if (any_elem) {
+            hsdag_buf_printf(b, ",\n     \"output_element_s\": {");
+            for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) {
+                hsdag_buf_printf(b, "%s\"%s\": ", cl ? ", " : "", class_keys[cl]);
+                hsdag_buf_double(b, v->elem_s[cl]);
+            }
+            hsdag_buf_printf(b, "}");
+        }
         hsdag_buf_printf(b, ",\n     \"efficiency\": {");
         for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) {
             hsdag_buf_printf(b, "%s\"%s\": ", cl ? ", " : "", class_keys[cl]);

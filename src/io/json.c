@@ -24,6 +24,7 @@ static const struct {
     {HSDAG_NF_BACKWARD, "backward"},
     {HSDAG_NF_NO_ACCEL, "no_accel"},
     {HSDAG_NF_RENAMED, "renamed"},
+    {HSDAG_NF_FOLDED, "folded"},
 };
 #define HJ_NFLAGS (sizeof hj_flags / sizeof hj_flags[0])
 
