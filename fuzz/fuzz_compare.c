@@ -161,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (m[i].fn == hsdag_learn_place) continue; /* 500 placements: run small below instead */
         hsdag_place_opts o = hsdag_place_opts_default();
         o.seed = hdr;
-        o.time_limit_s = 0.05;
+        o.time_limit_s = 0.02;
         o.max_evals = 60;
         hsdag_place_result r;
         hsdag_err me = {0};
