@@ -22,8 +22,8 @@ static void learn_one(const char *path, const char *label)
     hsdag_devices *d = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
-    if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 ||
-        hsdag_devices_preset("cpu-gpu", g, &d, &e) < 0 || hsdag_place_problem_create(&p, g, d, NULL, &e) < 0)
+    if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0 ||
+        hsdag_devices_preset(&d, "cpu-gpu", g, &e) < 0 || hsdag_place_problem_create(&p, g, d, NULL, &e) < 0)
         goto fail;
     hsdag_learn_config cfg = hsdag_learn_config_default();
     double t0 = cpu_s();
@@ -69,7 +69,7 @@ void bench_cluster(void)
     hsdag_cluster_config c = hsdag_cluster_config_default();
     printf("\n## PAC-ML: one 1001-job episode (beta A), thread CPU time, median of 11\n\n");
     double t0 = cpu_s();
-    if (hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e) < 0) {
+    if (hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e) < 0) {
         fprintf(stderr, "bench_cluster: %s\n", e.msg);
         return;
     }
@@ -78,7 +78,7 @@ void bench_cluster(void)
     printf("|------------------|-----------|---------------|\n");
     for (size_t i = 0; i < sizeof pols / sizeof pols[0]; i++) {
         hsdag_cluster_policy p;
-        if (hsdag_cluster_policy_parse(pols[i], &p, &e) < 0) continue;
+        if (hsdag_cluster_policy_parse(&p, pols[i], &e) < 0) continue;
         double t[11];
         hsdag_cluster_metrics m;
         int ok = 1;

@@ -141,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hsdag_devices *d = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_err e = {0};
-    if (hsdag_devices_preset(fz_presets[hdr % FZ_N(fz_presets)], g, &d, &e) < 0) {
+    if (hsdag_devices_preset(&d, fz_presets[hdr % FZ_N(fz_presets)], g, &e) < 0) {
         HSDAG_ASSERT(e.msg[0] && !strchr(e.msg, '\n'));
         goto done;
     }

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const hsdag_graph *g = graph();
     hsdag_ortprof *p = NULL;
     hsdag_err e = {0};
-    if (hsdag_ortprof_parse(data, size, "fuzz", g, &p, &e) < 0) {
+    if (hsdag_ortprof_parse(&p, data, size, "fuzz", g, &e) < 0) {
         HSDAG_ASSERT(p == NULL && e.msg[0] && !strchr(e.msg, '\n'));
         return 0;
     }
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int s = 0; s < HSDAG_ORT_STATUS_COUNT_; s++) total += p->n_status[s];
     HSDAG_ASSERT(total == g->n_nodes && p->n_diff_list <= p->n_shape_diffs);
     hsdag_buf b = {0};
-    HSDAG_ASSERT(hsdag_ortprof_write_csv(p, g, "CPU", &b) == 0 || b.oom);
+    HSDAG_ASSERT(hsdag_ortprof_write_csv(&b, p, g, "CPU") == 0 || b.oom);
     hsdag_buf_free(&b);
     hsdag_ortprof_free(p);
     return 0;

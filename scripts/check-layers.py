@@ -25,7 +25,7 @@ PUBLIC = {
     "io.h": "io", "devices.h": "io", "placement.h": "io", "split.h": "io", "ortprof.h": "io",
     "sim.h": "sim", "calibrate.h": "sim",
     "place.h": "place",
-    "features.h": "learn", "learn.h": "learn", "pacml.h": "learn",
+    "features.h": "learn", "learn.h": "learn", "pacml.h": "learn", "measure.h": "learn",
     "cluster.h": "cluster",
     "hsdag.h": "umbrella",
 }

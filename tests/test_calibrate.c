@@ -15,7 +15,7 @@ static hsdag_graph *load(const char *path)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0) fprintf(stderr, "%s\n", e.msg);
+    if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0) fprintf(stderr, "%s\n", e.msg);
     return g;
 }
 
@@ -57,7 +57,7 @@ static void test_ortprof(void)
     bridge_json(g, &js);
     hsdag_ortprof *p = NULL;
     hsdag_err e = {0};
-    CHECK(hsdag_ortprof_parse(js.data, js.len, "bridge", g, &p, &e) == 0);
+    CHECK(hsdag_ortprof_parse(&p, js.data, js.len, "bridge", g, &e) == 0);
     if (p) {
         CHECK_EQ_INT(p->n_status[HSDAG_ORT_KERNEL], 1);
         CHECK_EQ_INT(p->n_status[HSDAG_ORT_FUSED], 1);
@@ -74,7 +74,7 @@ static void test_ortprof(void)
         CHECK_EQ_INT(p->diffs[0].node, 1);
         CHECK_EQ_INT(p->diffs[1].node, 3);
         hsdag_buf csv = {0};
-        CHECK(hsdag_ortprof_write_csv(p, g, "CPU", &csv) == 0);
+        CHECK(hsdag_ortprof_write_csv(&csv, p, g, "CPU") == 0);
         char want[512];
         snprintf(want, sizeof want, "\n%s,CPU,2.5\n", g->name[0]);
         CHECK(strstr(csv.data, want) != NULL);
@@ -84,7 +84,7 @@ static void test_ortprof(void)
         CHECK(strstr(csv.data, want) != NULL);
         /* the CSV is a profile: every node once, the fused line kept for calibrate */
         hsdag_profile *pr = NULL;
-        CHECK(hsdag_profile_parse(csv.data, csv.len, "p.csv", &pr, &e) == 0);
+        CHECK(hsdag_profile_parse(&pr, csv.data, csv.len, "p.csv", &e) == 0);
         CHECK_EQ_INT(hsdag_profile_count(pr), g->n_nodes);
         CHECK_EQ_INT(hsdag_profile_fused_count(pr), 1);
         hsdag_profile_free(pr);
@@ -97,7 +97,7 @@ static void test_ortprof(void)
         hsdag_ortprof *q = NULL;
         hsdag_err e2 = {0};
         hsdag_alloc_fail_after(n);
-        int rc = hsdag_ortprof_parse(js.data, js.len, "bridge", g, &q, &e2);
+        int rc = hsdag_ortprof_parse(&q, js.data, js.len, "bridge", g, &e2);
         hsdag_alloc_fail_after(0);
         if (rc == HSDAG_ENOMEM) oom += q == NULL && strchr(e2.msg, '\n') == NULL;
         ok = rc == 0;
@@ -120,7 +120,7 @@ static void test_ortprof(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         hsdag_ortprof *q = NULL;
         hsdag_err e3 = {0};
-        int rc = hsdag_ortprof_parse(bad[i], strlen(bad[i]), "bridge", g, &q, &e3);
+        int rc = hsdag_ortprof_parse(&q, bad[i], strlen(bad[i]), "bridge", g, &e3);
         CHECK(rc < 0 && rc != HSDAG_ENOMEM); /* EPARSE, or ELIMIT for a later version */
         CHECK(q == NULL && strncmp(e3.msg, "bridge", 6) == 0 && !strchr(e3.msg, '\n'));
     }
@@ -141,7 +141,7 @@ static hsdag_profile *synthetic_profile(const hsdag_graph *g, const hsdag_device
     }
     hsdag_profile *p = NULL;
     hsdag_err e = {0};
-    if (hsdag_profile_parse(b.data, b.len, "synthetic", &p, &e) < 0) fprintf(stderr, "%s\n", e.msg);
+    if (hsdag_profile_parse(&p, b.data, b.len, "synthetic", &e) < 0) fprintf(stderr, "%s\n", e.msg);
     hsdag_buf_free(&b);
     return p;
 }
@@ -206,8 +206,8 @@ static void test_fit(void)
         CHECK_EQ_INT(d->n, k ? 2 : 1);
         CHECK_STR(d->name, "this-cpu");
         hsdag_buf b = {0};
-        CHECK(hsdag_devices_write_json(d, &b) == 0);
-        CHECK(hsdag_devices_parse(b.data, b.len, "w.json", &d2, &e) == 0);
+        CHECK(hsdag_devices_write_json(&b, d) == 0);
+        CHECK(hsdag_devices_parse(&d2, b.data, b.len, "w.json", &e) == 0);
         if (d2) {
             CHECK(d2->dev[0].peak_flops == r.dev.peak_flops && d2->dev[0].launch_s == r.dev.launch_s);
             CHECK(d2->dev[0].eff[HSDAG_OP_MATMUL] == r.dev.eff[HSDAG_OP_MATMUL]);
@@ -220,7 +220,7 @@ static void test_fit(void)
     /* a profile naming a node the model does not have */
     static const char badcsv[] = "node,device,ms\nnot_a_node,CPU,1\n";
     hsdag_profile *bp = NULL;
-    CHECK(hsdag_profile_parse(badcsv, sizeof badcsv - 1, "b.csv", &bp, &e) == 0);
+    CHECK(hsdag_profile_parse(&bp, badcsv, sizeof badcsv - 1, "b.csv", &e) == 0);
     const char *labels[1] = {"b.csv"};
     cc.labels = labels;
     CHECK(hsdag_calibrate_fit(&r2, NULL, (const hsdag_graph *const *)g, (const hsdag_profile *const *)&bp, 1,

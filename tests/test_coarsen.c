@@ -210,8 +210,8 @@ static void test_real(const char *path, int32_t want_nodes, int32_t want_groups)
     size_t len = 0;
     hsdag_err e = {0};
     hsdag_graph *g = NULL;
-    CHECK_EQ_INT(hsdag_read_file(path, &buf, &len, 0, &e), 0);
-    CHECK_EQ_INT(hsdag_onnx_read(buf, len, path, &g, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&buf, &len, path, 0, &e), 0);
+    CHECK_EQ_INT(hsdag_onnx_read(&g, buf, len, path, &e), 0);
     hsdag_free(buf);
     if (!g) return;
     CHECK_EQ_INT(g->n_nodes, want_nodes);

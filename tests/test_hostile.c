@@ -35,7 +35,7 @@ static int run_method(const hsdag_graph *g, const char *preset, const char *meth
 {
     hsdag_devices *d = NULL;
     hsdag_place_problem *p = NULL;
-    int rc = hsdag_devices_preset(preset, g, &d, e);
+    int rc = hsdag_devices_preset(&d, preset, g, e);
     if (rc == 0) rc = hsdag_place_problem_create(&p, g, d, NULL, e);
     if (rc == 0) {
         int32_t *dev = calloc((size_t)g->n_nodes + 1, sizeof *dev);
@@ -123,7 +123,7 @@ static void test_json_ranges(void)
                  vals[i]);
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        CHECK(hsdag_load(buf, strlen(buf), HSDAG_FMT_UNKNOWN, "big.json", &g, &e) == HSDAG_ELIMIT);
+        CHECK(hsdag_load(&g, buf, strlen(buf), HSDAG_FMT_UNKNOWN, "big.json", &e) == HSDAG_ELIMIT);
         CHECK(g == NULL && strncmp(e.msg, "big.json: ", 10) == 0);
     }
 }
@@ -157,7 +157,7 @@ static void test_solver_ranges(void)
         "\"mem_bandwidth\":1e3}],\"links\":[{\"from\":\"CPU\",\"to\":\"GPU\",\"symmetric\":true,"
         "\"latency_s\":0,\"bandwidth\":1}]}";
     hsdag_devices *d = NULL;
-    CHECK(hsdag_devices_parse(slow, strlen(slow), "slow.json", &d, &e) == 0);
+    CHECK(hsdag_devices_parse(&d, slow, strlen(slow), "slow.json", &e) == 0);
     hsdag_place_problem *p = NULL;
     if (g && d) {
         CHECK(hsdag_place_problem_create(&p, g, d, NULL, &e) == HSDAG_ELIMIT);

@@ -3,8 +3,10 @@
  * Not here: per-layer gradient checks (test_nn.c), coarsening and parsing (test_coarsen.c).
  * Entry points: main. */
 #include "check.h"
-#include "hsdag/learn.h"
+#include "flip_sweep.h"
+#include "oom_sweep.h"
 #include "hsdag/io.h"
+#include "hsdag/learn.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -204,8 +206,8 @@ static void test_train_sim_optimum(void)
     hsdag_devices *devs = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
-    CHECK_EQ_INT(hsdag_load_file("tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &g, &e), 0);
-    CHECK_EQ_INT(hsdag_devices_load("cpu-gpu", g, &devs, &e), 0);
+    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_load(&devs, "cpu-gpu", g, &e), 0);
     CHECK_EQ_INT(hsdag_place_problem_create(&p, g, devs, NULL, &e), 0);
     if (!p) goto done;
     double opt = 0;
@@ -313,6 +315,116 @@ static void test_determinism_resume(void)
     hsdag_graph_free(g);
 }
 
+/* ---- a version-1 checkpoint (tests/data/legacy) continues exactly like the run that wrote it ---- */
+static int learn_load_into(void *L, const void *buf, size_t len)
+{
+    hsdag_err e = {0};
+    return hsdag_learn_load(L, buf, len, &e);
+}
+
+static void test_legacy_checkpoint(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *d = NULL;
+    hsdag_sim *sim = NULL;
+    hsdag_learn *L = NULL, *M = NULL;
+    char *ck = NULL, *want = NULL;
+    size_t len = 0, wlen = 0;
+    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/legacy/tiny.json", HSDAG_FMT_UNKNOWN, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&ck, &len, "tests/data/legacy/learn_v1.bin", 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&want, &wlen, "tests/data/legacy/learn_v1.expect", 0, &e), 0);
+    if (!g || !ck || !want) goto done;
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    CHECK_EQ_INT(hsdag_devices_preset(&d, "cpu-gpu", g, &e), 0);
+    CHECK_EQ_INT(hsdag_sim_create(&sim, g, d, &sc, &e), 0);
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.hidden = 8;
+    cfg.embed = 4;
+    cfg.steps = 3;
+    cfg.seed = 7;
+    cfg.episodes = 3;
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, d->n, &cfg, &e), 0);
+    if (!L) goto done;
+    CHECK_EQ_INT(hsdag_learn_load(L, ck, len, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, sim, NULL, NULL, &e), 0);
+    int32_t n = 0;
+    const hsdag_learn_row *rows = hsdag_learn_curve(L, &n);
+    CHECK_EQ_INT(n, 3);
+    int same = 0;
+    char *s = want;
+    for (int32_t i = 0; i < n; i++) {
+        long ep = strtol(s, &s, 10);
+        double m = strtod(s, &s), b = strtod(s, &s), h = strtod(s, &s), r = strtod(s, &s);
+        long c = strtol(s, &s, 10);
+        same += ep == rows[i].episode && m == rows[i].mean_latency_s && b == rows[i].best_latency_s &&
+                h == rows[i].entropy && r == rows[i].reward && c == rows[i].clusters;
+    }
+    CHECK_EQ_INT(same, 3); /* bit-identical to the uninterrupted run of the build that wrote the file */
+    /* read old, write new: a version-2 checkpoint of the continued run; every flipped bit is refused */
+    hsdag_buf b2 = {0};
+    CHECK_EQ_INT(hsdag_learn_save(L, &b2, &e), 0);
+    CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 2);
+    CHECK_EQ_INT(hsdag_learn_create(&M, g, d->n, &cfg, &e), 0);
+    if (M) {
+        CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
+        CHECK_EQ_INT(hsdag_learn_evals(M), hsdag_learn_evals(L));
+        int tried = 0;
+        CHECK_EQ_INT(flip_sweep_run(b2.data, b2.len, 5, learn_load_into, M, &tried), 0);
+        CHECK(tried > 1000);
+        CHECK_EQ_INT(flip_sweep_run(ck, len, 5, learn_load_into, M, &tried), 0);
+    }
+    hsdag_buf_free(&b2);
+done:
+    hsdag_learn_free(L);
+    hsdag_learn_free(M);
+    hsdag_sim_free(sim);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+    hsdag_free(ck);
+    hsdag_free(want);
+}
+
+/* ---- allocation failures: create, train, save and load answer ENOMEM with a message, nothing leaks ---- */
+typedef struct learn_oom {
+    const hsdag_graph *g;
+    toy *t;
+    hsdag_learn_config cfg;
+} learn_oom;
+
+static int learn_oom_call(void *ctx, hsdag_err *e)
+{
+    learn_oom *c = ctx;
+    hsdag_learn *L = NULL, *M = NULL;
+    hsdag_buf ck = {0};
+    int rc = hsdag_learn_create(&L, c->g, 2, &c->cfg, e);
+    if (rc == 0) rc = hsdag_learn_train(L, toy_eval, c->t, NULL, NULL, e);
+    if (rc == 0) rc = hsdag_learn_save(L, &ck, e);
+    if (rc == 0) rc = hsdag_learn_create(&M, c->g, 2, &c->cfg, e);
+    if (rc == 0) rc = hsdag_learn_load(M, ck.data, ck.len, e);
+    hsdag_buf_free(&ck);
+    hsdag_learn_free(L);
+    hsdag_learn_free(M);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    hsdag_graph *g = small_graph();
+    toy t;
+    toy_init(&t, g);
+    learn_oom c = {g, &t, small_cfg()};
+    c.cfg.episodes = 2;
+    c.cfg.steps = 2;
+    c.cfg.hidden = 8;
+    c.cfg.embed = 4;
+    oom_sweep s = oom_sweep_call(learn_oom_call, &c, 100000, 1);
+    CHECK(s.ok && s.oom > 0);
+    CHECK_EQ_INT(s.other, 0);
+    CHECK_EQ_INT(s.oom_bad_msg, 0);
+    hsdag_graph_free(g);
+}
+
 static void test_bad_config(void)
 {
     hsdag_graph *g = small_graph();
@@ -336,6 +448,8 @@ int main(void)
     test_train_optimum();
     test_train_sim_optimum();
     test_determinism_resume();
+    test_legacy_checkpoint();
+    test_oom();
     test_bad_config();
     return check_summary("test_learn");
 }

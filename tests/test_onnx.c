@@ -60,8 +60,8 @@ static hsdag_graph *load(const char *path, hsdag_err *e)
     char *buf;
     size_t len;
     hsdag_graph *g = NULL;
-    if (hsdag_read_file(path, &buf, &len, 0, e) < 0) return NULL;
-    if (hsdag_onnx_read(buf, len, path, &g, e) < 0) g = NULL;
+    if (hsdag_read_file(&buf, &len, path, 0, e) < 0) return NULL;
+    if (hsdag_onnx_read(&g, buf, len, path, e) < 0) g = NULL;
     hsdag_free(buf);
     return g;
 }
@@ -333,7 +333,7 @@ static int read_model(pb *graph, hsdag_graph **g, hsdag_err *e)
 {
     pb m = {0};
     model_of(&m, graph);
-    int rc = hsdag_onnx_read(m.d, m.n, "hand.onnx", g, e);
+    int rc = hsdag_onnx_read(g, m.d, m.n, "hand.onnx", e);
     hsdag_free(m.d);
     return rc;
 }
@@ -551,7 +551,7 @@ static void test_hand_bad(void)
     const char *msgs[] = {"", "\x08", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "hello world"};
     for (size_t i = 0; i < 4; i++) {
         e.msg[0] = '\0';
-        int rc = hsdag_onnx_read(msgs[i], strlen(msgs[i]), "junk.onnx", &gr, &e);
+        int rc = hsdag_onnx_read(&gr, msgs[i], strlen(msgs[i]), "junk.onnx", &e);
         CHECK(rc == HSDAG_EPARSE && gr == NULL && strstr(e.msg, "junk.onnx"));
     }
 }
@@ -561,12 +561,12 @@ static void test_truncated_random(void)
     char *buf;
     size_t len;
     hsdag_err e = {0};
-    CHECK(hsdag_read_file("tests/data/onnx/squeezenet1_1.onnx", &buf, &len, 0, &e) == 0);
+    CHECK(hsdag_read_file(&buf, &len, "tests/data/onnx/squeezenet1_1.onnx", 0, &e) == 0);
     if (!buf) return;
     size_t cuts[] = {1, 2, 7, 64, 1000, len / 3, len / 2, len - 100, len - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         hsdag_graph *g = NULL;
-        int rc = hsdag_onnx_read(buf, cuts[i], "cut.onnx", &g, &e);
+        int rc = hsdag_onnx_read(&g, buf, cuts[i], "cut.onnx", &e);
         CHECK(rc < 0 && g == NULL);
         hsdag_graph_free(g);
     }
@@ -578,7 +578,7 @@ static void test_truncated_random(void)
         size_t n = 1 + hsdag_rng_below(&r, sizeof junk);
         for (size_t i = 0; i < n; i++) junk[i] = (unsigned char)hsdag_rng_u64(&r);
         hsdag_graph *g = NULL;
-        int rc = hsdag_onnx_read(junk, n, "random.onnx", &g, &e);
+        int rc = hsdag_onnx_read(&g, junk, n, "random.onnx", &e);
         rejected += rc < 0;
         hsdag_graph_free(g);
     }
@@ -590,7 +590,7 @@ static void test_truncated_random(void)
         char old = buf[at];
         buf[at] = (char)hsdag_rng_u64(&r);
         hsdag_graph *g = NULL;
-        int rc = hsdag_onnx_read(buf, len, "flip.onnx", &g, &e);
+        int rc = hsdag_onnx_read(&g, buf, len, "flip.onnx", &e);
         CHECK(rc == 0 ? g != NULL : g == NULL);
         hsdag_graph_free(g);
         buf[at] = old;
@@ -603,7 +603,7 @@ static void test_alloc_failures(void)
     char *buf;
     size_t len;
     hsdag_err e = {0};
-    CHECK(hsdag_read_file("tests/data/onnx/alexnet.onnx", &buf, &len, 0, &e) == 0);
+    CHECK(hsdag_read_file(&buf, &len, "tests/data/onnx/alexnet.onnx", 0, &e) == 0);
     if (!buf) return;
     oom_sweep s = oom_sweep_run(hsdag_onnx_read, buf, len, "alexnet.onnx", 100000, 1);
     CHECK_EQ_INT(s.other, 0);

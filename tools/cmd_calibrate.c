@@ -177,8 +177,8 @@ int cmd_calibrate(int argc, char **argv)
     hsdag_buf b = {0};
     int rc = CLI_OK, st;
     for (int i = 0; i < np; i++) {
-        if ((st = hsdag_load_file(models[i], HSDAG_FMT_UNKNOWN, &gs[i], &e)) < 0 ||
-            (st = hsdag_profile_read_file(argv[optind + i], &ps[i], &e)) < 0) {
+        if ((st = hsdag_load_file(&gs[i], models[i], HSDAG_FMT_UNKNOWN, &e)) < 0 ||
+            (st = hsdag_profile_read_file(&ps[i], argv[optind + i], &e)) < 0) {
             rc = cli_fail("calibrate", st, &e);
             goto done;
         }
@@ -190,7 +190,7 @@ int cmd_calibrate(int argc, char **argv)
     hsdag_calib_result r;
     const hsdag_device *dev;
     if (score) {
-        if ((st = hsdag_devices_load(score, gs[0], &d, &e)) < 0) {
+        if ((st = hsdag_devices_load(&d, score, gs[0], &e)) < 0) {
             rc = cli_fail("calibrate", st, &e);
             goto done;
         }
@@ -220,7 +220,7 @@ int cmd_calibrate(int argc, char **argv)
         }
         if (out) {
             hsdag_buf jb = {0};
-            hsdag_devices_write_json(d, &jb);
+            hsdag_devices_write_json(&jb, d);
             rc = cli_write_out("calibrate", out, &jb);
             hsdag_buf_free(&jb);
             if (rc != CLI_OK) goto done;

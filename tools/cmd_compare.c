@@ -189,7 +189,7 @@ int cmd_compare(int argc, char **argv)
             po.max_evals = lv;
             break;
         case O_SEM:
-            if (hsdag_semantics_parse(optarg, &sc.semantics) < 0)
+            if (hsdag_semantics_parse(&sc.semantics, optarg, NULL) < 0)
                 return cli_usage_error("compare",
                                        "--semantics: '%s' is not sequential, concurrent, tarnawski or "
                                        "auto",
@@ -228,8 +228,8 @@ int cmd_compare(int argc, char **argv)
         st = hsdag_err_set(&e, HSDAG_ENOMEM, "out of memory");
         goto fail;
     }
-    if ((st = hsdag_load_file(model, HSDAG_FMT_UNKNOWN, &g, &e)) < 0) goto fail;
-    if ((st = hsdag_devices_load(devspec, g, &devs, &e)) < 0) goto fail;
+    if ((st = hsdag_load_file(&g, model, HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+    if ((st = hsdag_devices_load(&devs, devspec, g, &e)) < 0) goto fail;
     if (methods) {
         if ((rc = split_methods(methods, devs, rows, &n)) != 0) goto done;
     } else {

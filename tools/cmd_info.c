@@ -26,11 +26,11 @@ static int parse_format(const char *s, hsdag_format *f)
 static int load_graph(const char *cmd, const char *path, hsdag_format f, int mirror, hsdag_graph **g)
 {
     hsdag_err e = {0};
-    int rc = hsdag_load_file(path, f, g, &e);
+    int rc = hsdag_load_file(g, path, f, &e);
     if (rc < 0) return cli_fail(cmd, rc, &e);
     if (mirror) {
         hsdag_graph *m = NULL;
-        rc = hsdag_pipedream_mirror(*g, &m, &e);
+        rc = hsdag_pipedream_mirror(&m, *g, &e);
         hsdag_graph_free(*g);
         *g = m;
         if (rc < 0) {
@@ -258,7 +258,7 @@ int cmd_convert(int argc, char **argv)
     int rc = load_graph("convert", in, fmt, mirror, &g);
     if (rc != CLI_OK) return rc;
     hsdag_buf b = {0};
-    rc = to == 1 ? hsdag_json_write(g, &b) : hsdag_dot_write(g, NULL, NULL, 0, &b);
+    rc = to == 1 ? hsdag_json_write(&b, g) : hsdag_dot_write(&b, g, NULL, NULL, 0);
     if (rc < 0) {
         hsdag_err e = {0};
         hsdag_err_set(&e, rc, "%s: cannot write: %s", out, hsdag_status_str(rc));

@@ -153,7 +153,7 @@ static int place_parse(int argc, char **argv, place_args *a)
             a->po.max_evals = lv;
             break;
         case O_SEM:
-            if (hsdag_semantics_parse(optarg, &a->sc.semantics) < 0)
+            if (hsdag_semantics_parse(&a->sc.semantics, optarg, NULL) < 0)
                 return cli_usage_error(
                     "place", "--semantics: '%s' is not sequential, concurrent, tarnawski or auto", optarg);
             break;
@@ -278,10 +278,10 @@ int cmd_place(int argc, char **argv)
     hsdag_place_problem *p = NULL;
     int32_t *dev = NULL, *init = NULL;
     int st;
-    if ((st = hsdag_load_file(a.model, HSDAG_FMT_UNKNOWN, &g, &e)) < 0) goto fail;
-    if ((st = hsdag_devices_load(a.devices, g, &devs, &e)) < 0) goto fail;
+    if ((st = hsdag_load_file(&g, a.model, HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+    if ((st = hsdag_devices_load(&devs, a.devices, g, &e)) < 0) goto fail;
     if (a.profile) {
-        if ((st = hsdag_profile_read_file(a.profile, &prof, &e)) < 0) goto fail;
+        if ((st = hsdag_profile_read_file(&prof, a.profile, &e)) < 0) goto fail;
         a.sc.costs.profile = prof;
     }
     if ((st = hsdag_place_problem_create(&p, g, devs, &a.sc, &e)) < 0) goto fail;
@@ -296,7 +296,7 @@ int cmd_place(int argc, char **argv)
             st = hsdag_err_set(&e, HSDAG_ENOMEM, "out of memory");
             goto fail;
         }
-        if ((st = hsdag_placement_read_file(a.init, g, devs, init, NULL, &e)) < 0) goto fail;
+        if ((st = hsdag_placement_read_file(init, NULL, a.init, g, devs, &e)) < 0) goto fail;
         a.po.init = init;
     }
     hsdag_place_result r;
@@ -304,14 +304,14 @@ int cmd_place(int argc, char **argv)
     print_result(&a, p, dev, &r);
     rc = CLI_OK;
     hsdag_buf b = {0};
-    if (a.out && rc == CLI_OK) rc = write_one(a.out, hsdag_placement_write_json(g, devs, dev, &b), &b);
+    if (a.out && rc == CLI_OK) rc = write_one(a.out, hsdag_placement_write_json(&b, g, devs, dev), &b);
     if (a.affinity && rc == CLI_OK)
-        rc = write_one(a.affinity, hsdag_placement_write_affinity(g, devs, dev, &b), &b);
-    if (a.split && rc == CLI_OK) rc = write_one(a.split, hsdag_placement_write_split(g, devs, dev, &b), &b);
+        rc = write_one(a.affinity, hsdag_placement_write_affinity(&b, g, devs, dev), &b);
+    if (a.split && rc == CLI_OK) rc = write_one(a.split, hsdag_placement_write_split(&b, g, devs, dev), &b);
     if (a.dot && rc == CLI_OK) {
         const char *names[HSDAG_MAX_DEVICES];
         for (int32_t d = 0; d < devs->n; d++) names[d] = devs->dev[d].name;
-        rc = write_one(a.dot, hsdag_dot_write(g, dev, names, devs->n, &b), &b);
+        rc = write_one(a.dot, hsdag_dot_write(&b, g, dev, names, devs->n), &b);
     }
     goto done;
 fail:

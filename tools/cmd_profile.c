@@ -361,7 +361,7 @@ int cmd_profile(int argc, char **argv)
     double t0 = hsdag_now();
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    int rc = hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e);
+    int rc = hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e);
     if (rc < 0) return cli_fail("profile", rc, &e);
     if (g->meta.format != HSDAG_FMT_ONNX) {
         hsdag_graph_free(g);
@@ -412,13 +412,13 @@ int cmd_profile(int argc, char **argv)
     hsdag_buf b = {0};
     rc = run_bridge(args, &js, &jlen);
     if (rc != CLI_OK) goto done;
-    if ((rc = hsdag_ortprof_parse(js, jlen, "ort-profile.js output", g, &p, &e)) < 0) {
+    if ((rc = hsdag_ortprof_parse(&p, js, jlen, "ort-profile.js output", g, &e)) < 0) {
         rc = cli_fail("profile", rc, &e);
         goto done;
     }
     if (out) {
         hsdag_buf csv = {0};
-        hsdag_ortprof_write_csv(p, g, device, &csv);
+        hsdag_ortprof_write_csv(&csv, p, g, device);
         rc = cli_write_out("profile", out, &csv);
         hsdag_buf_free(&csv);
         if (rc != CLI_OK) goto done;

@@ -2,19 +2,16 @@
  * measurement command, with a progress bar, learning curve, best placement and resumable checkpoints.
  * Not here: the learner (src/learn), the simulator or placers. Entry points: cmd_train. */
 #include "cli.h"
-#include "hsdag/learn.h"
 #include "hsdag/io.h"
+#include "hsdag/learn.h"
+#include "hsdag/measure.h"
 #include "hsdag/placement.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 typedef struct train_args {
     const char *model, *devices, *out, *resume, *measure_cmd, *semantics;
@@ -51,9 +48,10 @@ static void usage(FILE *f)
         "  --no-struct        ablation: drop degree, fractal dimension and closeness\n"
         "  --no-coarsen       ablation: no co-location coarsening (one group per op)\n"
         "  --penalty X        infeasible placements are rewarded as X times slower (default 10)\n"
-        "  --measure-cmd CMD  reward from an external program: CMD with {placement} replaced by the path of\n"
-        "                     a placement JSON; the last number it prints on stdout is the latency in "
-        "seconds\n"
+        "  --measure-cmd CMD  reward from an external program, run without a shell: CMD is split into words\n"
+        "                     ('...', \"...\" and \\ as in sh; no ; | $ or #), every {placement} (or {}) in\n"
+        "                     a word becomes the path of a placement JSON, else the path is appended as the\n"
+        "                     last argument; the last number it prints on stdout is the latency in seconds\n"
         "  --measure-timeout S  seconds per measurement (default 600)\n"
         "  --measure-retries N  retries of a failed measurement (default 2)\n"
         "  --out DIR          output directory (default hsdag-train)\n"
@@ -171,7 +169,7 @@ static int parse_args(int argc, char **argv, train_args *a)
             a->polish = 1;
             break;
         case O_GNN:
-            if (hsdag_nn_gnn_kind_parse(optarg, &a->cfg.gnn) < 0)
+            if (hsdag_nn_gnn_kind_parse(&a->cfg.gnn, optarg, NULL) < 0)
                 return cli_usage_error("train", "bad --gnn '%s' (gcn, gat, gin, sage)", optarg);
             break;
         case O_NOSHAPE:
@@ -225,122 +223,6 @@ static int parse_args(int argc, char **argv, train_args *a)
     if (a->resume && !a->out) a->out = a->resume;
     if (!a->out) a->out = "hsdag-train";
     return 0;
-}
-
-/* ---- external measurement ---- */
-
-typedef struct measure_ctx {
-    const char *cmd, *dir;
-    const hsdag_graph *g;
-    const hsdag_devices *devs;
-    double timeout;
-    long retries;
-    char path[4096];
-} measure_ctx;
-
-/* Runs sh -c cmd once; reads stdout; returns 0 and *lat, or a status with e set. */
-static int measure_once(measure_ctx *m, const char *cmd, double *lat, hsdag_err *e)
-{
-    int fd[2];
-    if (pipe(fd) < 0) return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char out[8192];
-    size_t n = 0;
-    double deadline = hsdag_now() + m->timeout;
-    int timed_out = 0;
-    for (;;) {
-        double left = deadline - hsdag_now();
-        if (left <= 0) {
-            timed_out = 1;
-            break;
-        }
-        struct pollfd pf = {.fd = fd[0], .events = POLLIN};
-        int pr = poll(&pf, 1, (int)(left * 1000) + 1);
-        if (pr < 0 && errno == EINTR) continue;
-        if (pr <= 0) continue;
-        char tmp[1024];
-        ssize_t k = read(fd[0], tmp, sizeof tmp);
-        if (k <= 0) break;
-        /* keep the tail: the latency is the last number printed */
-        for (ssize_t i = 0; i < k; i++) {
-            if (n == sizeof out - 1) {
-                memmove(out, out + sizeof out / 2, sizeof out / 2 - 1);
-                n = sizeof out / 2 - 1;
-            }
-            out[n++] = tmp[i];
-        }
-    }
-    close(fd[0]);
-    if (timed_out) kill(-pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (timed_out)
-        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' timed out after %g s", m->cmd, m->timeout);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return hsdag_err_set(e, HSDAG_EEXTERNAL, "measure: '%s' failed (exit status %d)", m->cmd,
-                             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    out[n] = 0;
-    /* last token that parses completely as a number */
-    double val = NAN;
-    char *save = NULL;
-    for (char *t = strtok_r(out, " \t\r\n,;", &save); t; t = strtok_r(NULL, " \t\r\n,;", &save)) {
-        char *end;
-        double v = strtod(t, &end);
-        if (*end == 0 && end != t) val = v;
-    }
-    if (!(val > 0) || !isfinite(val))
-        return hsdag_err_set(e, HSDAG_EEXTERNAL,
-                             "measure: '%s' printed no positive latency (seconds) on stdout", m->cmd);
-    *lat = val;
-    return 0;
-}
-
-static int measure_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e)
-{
-    measure_ctx *m = ctx;
-    hsdag_buf b = {0};
-    int rc = hsdag_placement_write_json(m->g, m->devs, device, &b);
-    if (rc == 0 && b.oom) rc = HSDAG_ENOMEM;
-    if (rc == 0) rc = hsdag_write_file_atomic(m->path, b.data, b.len, e);
-    hsdag_buf_free(&b);
-    if (rc < 0) return hsdag_err_set(e, rc, "measure: cannot write %s", m->path);
-    /* substitute {placement} (single-quoted path); append the path if there is no placeholder */
-    hsdag_buf cmd = {0};
-    const char *s = m->cmd, *hit;
-    int subst = 0;
-    while ((hit = strstr(s, "{placement}"))) {
-        hsdag_buf_append(&cmd, s, (size_t)(hit - s));
-        hsdag_buf_printf(&cmd, "'%s'", m->path);
-        s = hit + strlen("{placement}");
-        subst = 1;
-    }
-    hsdag_buf_printf(&cmd, "%s", s);
-    if (!subst) hsdag_buf_printf(&cmd, " '%s'", m->path);
-    if (cmd.oom) {
-        hsdag_buf_free(&cmd);
-        return hsdag_err_set(e, HSDAG_ENOMEM, "measure: out of memory");
-    }
-    for (long attempt = 0; attempt <= m->retries; attempt++) {
-        rc = measure_once(m, cmd.data, latency_s, e);
-        if (rc == 0) break;
-    }
-    hsdag_buf_free(&cmd);
-    *feasible = 1;
-    return rc;
 }
 
 /* ---- outputs ---- */
@@ -405,14 +287,14 @@ int cmd_train(int argc, char **argv)
     hsdag_devices *devs = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
+    hsdag_measure *meas = NULL;
     char *ck = NULL;
     int st;
     double t0 = hsdag_now();
-    hsdag_nn_set_threads(1);
-    if ((st = hsdag_load_file(a.model, HSDAG_FMT_UNKNOWN, &g, &e)) < 0) goto fail;
-    if ((st = hsdag_devices_load(a.devices, g, &devs, &e)) < 0) goto fail;
+    if ((st = hsdag_load_file(&g, a.model, HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+    if ((st = hsdag_devices_load(&devs, a.devices, g, &e)) < 0) goto fail;
     hsdag_sim_config sc = hsdag_sim_config_default();
-    if (a.semantics && hsdag_semantics_parse(a.semantics, &sc.semantics) < 0) {
+    if (a.semantics && hsdag_semantics_parse(&sc.semantics, a.semantics, NULL) < 0) {
         rc = cli_usage_error("train", "bad --semantics '%s'", a.semantics);
         goto done;
     }
@@ -426,26 +308,29 @@ int cmd_train(int argc, char **argv)
         char path[4096];
         size_t len;
         snprintf(path, sizeof path, "%s/checkpoint.bin", a.resume);
-        if ((st = hsdag_read_file(path, &ck, &len, 0, &e)) < 0) goto fail;
+        if ((st = hsdag_read_file(&ck, &len, path, 0, &e)) < 0) goto fail;
         if ((st = hsdag_learn_load(L, ck, len, &e)) < 0) {
             hsdag_err_prefix(&e, path);
             goto fail;
         }
     }
-    measure_ctx mc = {.cmd = a.measure_cmd,
-                      .dir = a.out,
-                      .g = g,
-                      .devs = devs,
-                      .timeout = a.measure_timeout,
-                      .retries = a.measure_retries};
-    snprintf(mc.path, sizeof mc.path, "%s/measure_placement.json", a.out);
+    if (a.measure_cmd) { /* the oracle is a library module: no shell, the path is an argument of its own */
+        char mpath[4096];
+        snprintf(mpath, sizeof mpath, "%s/measure_placement.json", a.out);
+        hsdag_measure_config mcfg = hsdag_measure_config_default();
+        mcfg.cmd = a.measure_cmd;
+        mcfg.path = mpath;
+        mcfg.timeout_s = a.measure_timeout;
+        mcfg.retries = (int32_t)a.measure_retries;
+        if ((st = hsdag_measure_create(&meas, &mcfg, g, devs, &e)) < 0) goto fail;
+    }
     prog_ctx pc = {.L = L, .dir = a.out};
     int32_t done_eps;
     hsdag_learn_curve(L, &done_eps);
     cli_progress_start(&pc.bar, "train", a.cfg.episodes, a.json);
     cli_progress_update(&pc.bar, done_eps, "");
     if (a.measure_cmd)
-        st = hsdag_learn_train(L, measure_eval, &mc, on_episode, &pc, &e);
+        st = hsdag_learn_train(L, hsdag_measure_eval, meas, on_episode, &pc, &e);
     else
         st = hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, on_episode, &pc, &e);
     cli_progress_end(&pc.bar);
@@ -477,7 +362,7 @@ int cmd_train(int argc, char **argv)
     hsdag_buf b = {0};
     char path[4096];
     snprintf(path, sizeof path, "%s/best_placement.json", a.out);
-    if ((st = hsdag_placement_write_json(g, devs, best, &b)) < 0 ||
+    if ((st = hsdag_placement_write_json(&b, g, devs, best)) < 0 ||
         (st = hsdag_write_file_atomic(path, b.data, b.len, &e)) < 0) {
         hsdag_buf_free(&b);
         goto fail;
@@ -538,6 +423,7 @@ fail:
     rc = cli_fail("train", st, &e);
 done:
     hsdag_free(ck);
+    hsdag_measure_free(meas);
     hsdag_learn_free(L);
     hsdag_place_problem_free(p);
     hsdag_devices_free(devs);

@@ -3,6 +3,7 @@
  * Entry points: main. */
 #include "cli.h"
 #include "hsdag/learn.h"
+#include "hsdag/nn.h"
 
 #include <string.h>
 
@@ -41,10 +42,13 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        puts("hsdag 0.1.0");
+        puts("hsdag " HSDAG_VERSION);
         return CLI_OK;
     }
-    /* the learned placers ("hsdag") join the placer registry here, once, before any command runs */
+    /* process-wide settings belong to the program, not the library: one OpenBLAS thread (small matrices
+     * gain nothing from threads, and a fixed count keeps results bit-identical), and the learned placers
+     * ("hsdag") join the placer registry, once, before any command runs */
+    hsdag_nn_set_threads(1);
     hsdag_err e = {0};
     if (hsdag_learn_register_methods(&e) < 0) {
         fprintf(stderr, "hsdag: %s\n", e.msg);

@@ -7,9 +7,12 @@
  * Usage:
  *   hsdag_calib_config cc = hsdag_calib_config_default();
  *   hsdag_calib_result r; hsdag_calib_model m[2]; hsdag_err e = {0};
- *   if (hsdag_calibrate_fit(&r, m, graphs, profiles, 2, &cc, &e) < 0) ...  // r.dev: the fitted CPU
+ *   const hsdag_graph *graphs[2] = {g, g}; const hsdag_profile *profiles[2];  // one profile per model
+ *   if (hsdag_profile_parse((hsdag_profile **)&profiles[0], buf, len, "a.csv", &e) < 0) return;
+ *   profiles[1] = profiles[0];
+ *   if (hsdag_calibrate_fit(&r, m, graphs, profiles, 2, &cc, &e) < 0) return;  // r.dev: the fitted CPU
  *   hsdag_devices *d; hsdag_calibrate_devices(&d, &r.dev, "this-cpu", NULL, &e);
- *   hsdag_buf b = {0}; hsdag_devices_write_json(d, &b);                   // --devices this-cpu.json
+ *   hsdag_buf b = {0}; hsdag_devices_write_json(&b, d);                   // --devices this-cpu.json
  */
 #ifndef HSDAG_CALIBRATE_H
 #define HSDAG_CALIBRATE_H
@@ -30,7 +33,7 @@ typedef struct hsdag_calib_config {
     const char *const
         *labels; /* optional: a name per (graph, profile) pair for messages, e.g. the CSV path */
 } hsdag_calib_config;
-hsdag_calib_config hsdag_calib_config_default(void);
+HSDAG_API hsdag_calib_config hsdag_calib_config_default(void);
 
 /* Fit quality on one (graph, profile) pair. A "kernel" is a measured node with the nodes ORT fused into it
  * ("#fused" lines) and the 0-ms nodes (folded, removed) attached to the kernel of their nearest consumer. */
@@ -56,20 +59,20 @@ typedef struct hsdag_calib_result {
 
 /* Fits r->dev to n (graph, profile) pairs; per-model fit quality in models[0..n) (may be NULL). Profile nodes
  * missing from their graph are errors (HSDAG_EINVAL naming the node). Deterministic. */
-int hsdag_calibrate_fit(hsdag_calib_result *r, hsdag_calib_model *models, const hsdag_graph *const *graphs,
-                        const hsdag_profile *const *profiles, int32_t n, const hsdag_calib_config *cfg,
-                        hsdag_err *e);
+HSDAG_API int hsdag_calibrate_fit(hsdag_calib_result *r, hsdag_calib_model *models,
+                                  const hsdag_graph *const *graphs, const hsdag_profile *const *profiles,
+                                  int32_t n, const hsdag_calib_config *cfg, hsdag_err *e);
 /* Scores device dev (e.g. one fitted on other models) on one pair: the same figures as the fit reports. */
-int hsdag_calibrate_eval(hsdag_calib_model *m, const hsdag_device *dev, const hsdag_graph *g,
-                         const hsdag_profile *p, const hsdag_calib_config *cfg, hsdag_err *e);
+HSDAG_API int hsdag_calibrate_eval(hsdag_calib_model *m, const hsdag_device *dev, const hsdag_graph *g,
+                                   const hsdag_profile *p, const hsdag_calib_config *cfg, hsdag_err *e);
 /* Per-kernel detail of hsdag_calibrate_eval as CSV: anchor (the member with the most FLOPs), its op, member
  * count, summed FLOPs and bytes, measured and predicted ms. */
-int hsdag_calibrate_kernels(hsdag_buf *out, const hsdag_device *dev, const hsdag_graph *g,
-                            const hsdag_profile *p, const hsdag_calib_config *cfg, hsdag_err *e);
+HSDAG_API int hsdag_calibrate_kernels(hsdag_buf *out, const hsdag_device *dev, const hsdag_graph *g,
+                                      const hsdag_profile *p, const hsdag_calib_config *cfg, hsdag_err *e);
 /* A device set holding dev: with base == NULL a one-device set named `name` (sequential); else the preset or
  * file `base` with its first CPU replaced by dev (e.g. "cpu-gpu": this CPU + the preset's GPU and link). */
-int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const char *name, const char *base,
-                            hsdag_err *e);
+HSDAG_API int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const char *name,
+                                      const char *base, hsdag_err *e);
 
 #ifdef __cplusplus
 }

@@ -9,9 +9,8 @@
  * Usage:
  *   hsdag_learn_config cfg = hsdag_learn_config_default();     // the paper: 25 episodes x 20 steps, seed 42
  *   hsdag_learn *L; hsdag_err e = {0};
- *   if (hsdag_learn_create(&L, g, devs->n, &cfg, &e) < 0) ...
- *   hsdag_learn_train(L, my_eval, my_ctx, NULL, NULL, &e);      // my_eval(ctx, device[n_nodes], &lat, &ok,
- * e)
+ *   if (hsdag_learn_create(&L, g, devs->n, &cfg, &e) < 0) return;
+ *   hsdag_learn_train(L, my_eval, my_ctx, NULL, NULL, &e);      // my_eval(ctx, device, &lat, &ok, e)
  *   const int32_t *best; double lat; hsdag_learn_best(L, &best, &lat, NULL);
  *   hsdag_buf ck = {0}; hsdag_learn_save(L, &ck, &e);          // resume later with hsdag_learn_load
  *   hsdag_learn_free(L);
@@ -48,7 +47,7 @@ typedef struct hsdag_learn_config {
     double entropy;        /* option: entropy bonus weight (per-cluster mean entropy summed over steps); 0 */
     double infeasible_penalty; /* reward of an infeasible placement = 1 / (penalty x its latency); 10 */
 } hsdag_learn_config;
-hsdag_learn_config hsdag_learn_config_default(void);
+HSDAG_API hsdag_learn_config hsdag_learn_config_default(void);
 
 /* The latency oracle: device[n_nodes] -> *latency_s (> 0) and *feasible. Return 0, or a negative status
  * with e set (training stops with that status; the best placement so far is kept). */
@@ -73,58 +72,59 @@ typedef struct hsdag_learn hsdag_learn;
 
 /* Coarsens g, computes features and builds the model (parameters initialised from cfg->seed). g is
  * borrowed. */
-int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
-                       const hsdag_learn_config *cfg, hsdag_err *e);
-void hsdag_learn_free(hsdag_learn *L); /* NULL is a no-op */
+HSDAG_API int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
+                                 const hsdag_learn_config *cfg, hsdag_err *e);
+HSDAG_API void hsdag_learn_free(hsdag_learn *L); /* NULL is a no-op */
 
 /* Trains until cfg->episodes episodes are done (continuing from a loaded checkpoint). Returns 0 when done,
  * 1 when progress asked to stop, or the oracle's / an internal error status. */
-int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
-                      hsdag_learn_progress_fn progress, void *progress_ctx, hsdag_err *e);
-/* Sets the episode target (e.g. a resumed run asked for more episodes). */
-void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes);
+HSDAG_API int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
+                                hsdag_learn_progress_fn progress, void *progress_ctx, hsdag_err *e);
 
 /* Best feasible placement so far (NULL and INFINITY if none), its latency and episode (-1 if none). */
-void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode);
+HSDAG_API void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s,
+                                int32_t *episode);
 /* Replaces the best placement (e.g. after a local-search polish) if latency_s is lower. */
-void hsdag_learn_offer(hsdag_learn *L, const int32_t *device, double latency_s);
-const hsdag_learn_row *hsdag_learn_curve(const hsdag_learn *L, int32_t *n_rows);
-int64_t hsdag_learn_evals(const hsdag_learn *L);      /* placements evaluated so far */
-int32_t hsdag_learn_groups(const hsdag_learn *L);     /* groups after coarsening */
-size_t hsdag_learn_param_count(const hsdag_learn *L); /* floats in the parameter block */
+HSDAG_API void hsdag_learn_offer(hsdag_learn *L, const int32_t *device, double latency_s);
+HSDAG_API const hsdag_learn_row *hsdag_learn_curve(const hsdag_learn *L, int32_t *n_rows);
+HSDAG_API int64_t hsdag_learn_evals(const hsdag_learn *L);      /* placements evaluated so far */
+HSDAG_API int32_t hsdag_learn_groups(const hsdag_learn *L);     /* groups after coarsening */
+HSDAG_API size_t hsdag_learn_param_count(const hsdag_learn *L); /* floats in the parameter block */
 
-/* Checkpoint: configuration fingerprint, episode counter, RNG state, baseline, best placement, curve,
- * then the parameter block with Adam state (hsdag_nn_params_save). Loading into a learner created with the
+/* Checkpoint (codec.h frame "HSDAGLRN" version 2): configuration fingerprint, episode counter, RNG state,
+ * baseline, best placement, curve, then the parameter block with Adam state (hsdag_nn_params_save).
+ * Version-1 checkpoints of earlier builds load too. Loading into a learner created with the
  * same graph and configuration (episodes may differ) continues bit-identically. Errors: EPARSE (bad or
  * truncated image), EINVAL (made for another graph or configuration; the message says which field). */
-int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e);
-int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e);
+HSDAG_API int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e);
+HSDAG_API int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e);
 
 /* ---- glue to the simulator and the placer registry (src/learn/glue.c) ---- */
 /* An hsdag_learn_eval_fn over a simulator: ctx is an hsdag_sim *. */
-int hsdag_learn_sim_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e);
+HSDAG_API int hsdag_learn_sim_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible,
+                                   hsdag_err *e);
 /* local-search polish from the learner's best placement on p (simulator latency); offers the result back.
  * *polished_s gets the polished latency (NAN if there was no feasible placement to start from). */
-int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals,
-                       double *polished_s, hsdag_err *e);
+HSDAG_API int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals,
+                                 double *polished_s, hsdag_err *e);
 /* The registry entry (hsdag_place_fn): trains with the defaults (seed o->seed) on p->sim, writes the best
  * placement. */
-int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
-                      hsdag_place_report *r, hsdag_err *e);
+HSDAG_API int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                                hsdag_place_report *r, hsdag_err *e);
 /* Adds every learned placer of this layer to the placer registry (hsdag_place_register): "hsdag", after the
  * built-in methods. Idempotent (a second call is a no-op); not thread-safe. Called by the CLI's main() and by
  * any program that wants the learned methods in hsdag_place_methods / hsdag_place_run. Returns 0 or the
  * registry's error. */
-int hsdag_learn_register_methods(hsdag_err *e);
+HSDAG_API int hsdag_learn_register_methods(hsdag_err *e);
 
 /* ---- one forward pass, for tests (finite-difference check of the whole policy loss) ----
  * Runs one step with the current state and given RNG seed, dropout off, and returns the policy loss
  * loss = -sum_c log pi(a_c) - entropy_w * sum_c H_c for the sampled actions a_c (re-used when actions is
  * non-NULL). With grad = 1 the parameter gradient is written to the learner's gradient block
  * (hsdag_learn_params). */
-int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int32_t *n_clusters,
-                           double entropy_w, int grad, double *loss, hsdag_err *e);
-hsdag_nn_params *hsdag_learn_params(hsdag_learn *L);
+HSDAG_API int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int32_t *n_clusters,
+                                     double entropy_w, int grad, double *loss, hsdag_err *e);
+HSDAG_API hsdag_nn_params *hsdag_learn_params(hsdag_learn *L);
 
 #ifdef __cplusplus
 }

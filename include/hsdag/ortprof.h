@@ -6,9 +6,9 @@
  *
  * Usage:
  *   hsdag_ortprof *p; hsdag_err e = {0};
- *   if (hsdag_ortprof_parse(json, len, "bridge", g, &p, &e) < 0) ...   // g: the same .onnx, read by hsdag
+ *   if (hsdag_ortprof_parse(&p, buf, len, "bridge", g, &e) < 0) return;  // buf: the bridge's JSON; g: the .onnx
  *   hsdag_buf csv = {0};
- *   hsdag_ortprof_write_csv(p, g, "CPU", &csv);                        // node,device,ms (+ # notes)
+ *   hsdag_ortprof_write_csv(&csv, p, g, "CPU");                        // node,device,ms (+ # notes)
  *   printf("%d shape differences\n", p->n_shape_diffs);
  *   hsdag_ortprof_free(p);
  */
@@ -29,7 +29,7 @@ typedef enum hsdag_ort_status {
     HSDAG_ORT_REMOVED,    /* eliminated (Identity, Dropout, ...); 0 ms */
     HSDAG_ORT_STATUS_COUNT_
 } hsdag_ort_status;
-const char *hsdag_ort_status_name(hsdag_ort_status s); /* "kernel", "fused", "folded", "removed" */
+HSDAG_API const char *hsdag_ort_status_name(hsdag_ort_status s); /* "kernel", "fused", "folded", "removed" */
 
 /* One difference between an inferred output shape and ORT's. */
 typedef struct hsdag_ort_shape_diff {
@@ -69,13 +69,14 @@ typedef struct hsdag_ortprof {
 /* Parses the bridge's JSON (format "hsdag-ort-profile", version 1) and matches it to g (the importer's graph of
  * the same file: nodes are matched by their index in the file, g->file_id). `what` names the input in messages.
  * Errors: HSDAG_EPARSE (bad JSON, wrong format, a node index outside the graph). */
-int hsdag_ortprof_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                        hsdag_ortprof **out, hsdag_err *e);
+HSDAG_API int hsdag_ortprof_parse(hsdag_ortprof **out, const void *buf, size_t len, const char *what,
+                                  const hsdag_graph *g, hsdag_err *e);
 /* Writes the profile CSV that --profile and `hsdag calibrate` read: a header comment (ORT version, threads,
  * runs, latencies), "node,device,ms", one line per non-bookkeeping node, and comment lines "#fused,<node>,
  * <anchor>" and "#folded,<node>" / "#removed,<node>" saying where each node's time went. */
-int hsdag_ortprof_write_csv(const hsdag_ortprof *p, const hsdag_graph *g, const char *device, hsdag_buf *out);
-void hsdag_ortprof_free(hsdag_ortprof *p); /* NULL is a no-op */
+HSDAG_API int hsdag_ortprof_write_csv(hsdag_buf *out, const hsdag_ortprof *p, const hsdag_graph *g,
+                                      const char *device);
+HSDAG_API void hsdag_ortprof_free(hsdag_ortprof *p); /* NULL is a no-op */
 
 #ifdef __cplusplus
 }

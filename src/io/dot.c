@@ -767,7 +767,7 @@ typedef struct dot_scan {
 
 /* Bounds what cgraph would build from text (NUL-terminated, len bytes): ELIMIT with a one-line message
  * naming the line, or 0 with *sc filled. */
-static int dot_prescan(const char *text, size_t len, const char *what, dot_scan *sc, hsdag_err *e)
+static int dot_prescan(dot_scan *sc, const char *text, size_t len, const char *what, hsdag_err *e)
 {
     dot_lex x = {.s = text, .n = len, .line = 1};
     dot_frame stack[DOT_MAX_DEPTH + 1];
@@ -923,7 +923,7 @@ done:
     return rc;
 }
 
-int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_dot_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     int rc;
     char *text = NULL;
@@ -952,7 +952,7 @@ int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **
         goto done;
     }
     dot_scan sc;
-    if ((rc = dot_prescan(text, end > 0 ? end : len, c.what, &sc, e)) < 0) goto done;
+    if ((rc = dot_prescan(&sc, text, end > 0 ? end : len, c.what, e)) < 0) goto done;
     {
         /* cgraph does not survive an allocation failure (it prints and then dereferences NULL): make sure
          * the address space its graph needs is there first. Measured on cgraph 2.42: ~270 bytes per node,

@@ -804,7 +804,7 @@ static int onnx_check(onnx_reader *r, const Onnx__ModelProto *m)
     return 0;
 }
 
-int hsdag_onnx_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_onnx_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     onnx_reader r = {.what = what ? what : "<buffer>", .e = e};

@@ -169,8 +169,8 @@ static int parse_shapes(hsdag_ortprof *p, const hsdag_graph *g, json_object *roo
     return 0;
 }
 
-int hsdag_ortprof_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                        hsdag_ortprof **out, hsdag_err *e)
+int hsdag_ortprof_parse(hsdag_ortprof **out, const void *buf, size_t len, const char *what,
+                        const hsdag_graph *g, hsdag_err *e)
 {
     *out = NULL;
     what = what ? what : "<buffer>";
@@ -275,7 +275,7 @@ done:
     return rc;
 }
 
-int hsdag_ortprof_write_csv(const hsdag_ortprof *p, const hsdag_graph *g, const char *device, hsdag_buf *b)
+int hsdag_ortprof_write_csv(hsdag_buf *b, const hsdag_ortprof *p, const hsdag_graph *g, const char *device)
 {
     hsdag_buf_printf(b,
                      "# hsdag profile: ONNX Runtime %s, CPU, %d intra-op thread(s), graph optimisation %s\n",

@@ -650,7 +650,7 @@ static void ovxml_xml_generic_silent(void *ctx, const char *msg, ...)
     (void)msg;
 }
 
-int hsdag_ovxml_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_ovxml_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     int rc;
     ovxml_ctx c;

@@ -64,7 +64,7 @@ static const char *trim(char *s, size_t *n)
 
 #define PROF_MAX_LINES 50000000
 
-int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out, hsdag_err *e)
+int hsdag_profile_parse(hsdag_profile **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     what = what ? what : "<buffer>";
@@ -174,14 +174,14 @@ fail:
     return rc;
 }
 
-int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e)
+int hsdag_profile_read_file(hsdag_profile **out, const char *path, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
     *out = NULL;
-    int rc = hsdag_read_file(path, &buf, &len, 0, e);
+    int rc = hsdag_read_file(&buf, &len, path, 0, e);
     if (rc < 0) return rc;
-    rc = hsdag_profile_parse(buf, len, path, out, e);
+    rc = hsdag_profile_parse(out, buf, len, path, e);
     hsdag_free(buf);
     return rc;
 }

@@ -47,7 +47,6 @@ int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
     hsdag_learn_config cfg = hsdag_learn_config_default();
     cfg.seed = o->seed;
     hsdag_learn *L = NULL;
-    hsdag_nn_set_threads(1);
     int rc = hsdag_learn_create(&L, p->g, p->k, &cfg, e);
     if (rc < 0) return rc;
     rc = hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, NULL, NULL, e);

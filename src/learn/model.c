@@ -152,10 +152,6 @@ const hsdag_coarse *lmodel_coarse(const lmodel *M)
 {
     return M->c;
 }
-int32_t lmodel_hidden(const lmodel *M)
-{
-    return M->H;
-}
 
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
                   hsdag_rng *init_rng, hsdag_err *e)
@@ -175,7 +171,7 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
     M->N = M->c->n_groups;
     hsdag_features_config fc = {.kinds = cfg->features};
     if ((rc = hsdag_features_compute(&f, g, M->c, &fc, e)) < 0) goto fail;
-    if ((rc = hsdag_nn_params_create(&M->P)) < 0) goto oom;
+    if ((rc = hsdag_nn_params_create(&M->P, NULL)) < 0) goto oom;
     char name[32];
     for (int k = 0; k < HSDAG_FEAT_KINDS_; k++) {
         if (!f.kind_dim[k]) continue;

@@ -27,7 +27,6 @@ hsdag_nn_params *lmodel_params(lmodel *M);
  * dropout-free prefix is then computed once and reused by later steps. Either call drops that cache. */
 void lmodel_params_frozen(lmodel *M, int frozen);
 const hsdag_coarse *lmodel_coarse(const lmodel *M);
-int32_t lmodel_hidden(const lmodel *M);
 
 /* Forward pass on state delta D (n_groups, H), dropout drawn from rng when train. */
 int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_rng *rng, hsdag_err *e);

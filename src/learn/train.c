@@ -2,6 +2,7 @@
  * best-placement tracking, learning curve and bit-exact checkpoints.
  * Not here: the network (model.c), rewards from the simulator or a command (glue.c, measure in the CLI).
  * Entry points: hsdag_learn_config_default, hsdag_learn_create/free/train/save/load/best/curve/... */
+#include "hsdag/codec.h"
 #include "model.h"
 
 #include <math.h>
@@ -130,11 +131,6 @@ int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_device
 fail:
     hsdag_learn_free(L);
     return rc;
-}
-
-void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes)
-{
-    L->cfg.episodes = episodes;
 }
 
 void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode)
@@ -356,54 +352,14 @@ int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
     return 0;
 }
 
-/* ---- checkpoints ---- */
+/* ---- checkpoints ----
+ * Version 2: a codec frame "HSDAGLRN" v2 (fingerprint, counters, RNG, baseline, best placement, curve),
+ * then the parameter image (hsdag_nn_params_save, its own frame). Version 1 (before the codec): magic,
+ * u64 1, the same fields as u64 / f64 words, u64 FNV-1a 64 with the one-digit-short basis
+ * (HSDAG_FNV64_BASIS_V1) of everything before it, then a version-1 parameter image; still read. */
 
 #define CK_MAGIC "HSDAGLRN"
-#define CK_VERSION 1u
-
-static void put_u64(hsdag_buf *b, uint64_t v)
-{
-    unsigned char x[8];
-    for (int i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
-    hsdag_buf_append(b, (const char *)x, 8);
-}
-static void put_f64(hsdag_buf *b, double d)
-{
-    uint64_t v;
-    memcpy(&v, &d, 8);
-    put_u64(b, v);
-}
-
-typedef struct {
-    const unsigned char *p;
-    size_t len, pos;
-    int bad;
-} rd;
-static uint64_t get_u64(rd *r)
-{
-    if (r->len - r->pos < 8) {
-        r->bad = 1;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)r->p[r->pos + i] << (8 * i);
-    r->pos += 8;
-    return v;
-}
-static double get_f64(rd *r)
-{
-    uint64_t v = get_u64(r);
-    double d;
-    memcpy(&d, &v, 8);
-    return d;
-}
-
-static uint64_t fnv64(const unsigned char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
+#define CK_VERSION 2u
 
 /* What must match for a checkpoint to continue bit-identically. */
 static void fingerprint(const hsdag_learn *L, uint64_t fp[12])
@@ -442,123 +398,191 @@ static const char *fp_names[12] = {"nodes",
 
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
 {
-    size_t start = out->len;
     /* reserve the whole checkpoint once (header, placement, curve, params with Adam state, tensor names)
      * instead of growing through a doubling series of reallocations and copies */
-    size_t need = out->len + 8192 + (size_t)L->n_nodes * 8 + (size_t)L->n_curve * 48 +
+    size_t need = out->len + 8192 + (size_t)L->n_nodes * 4 + (size_t)L->n_curve * 40 +
                   hsdag_nn_params_count(lmodel_params(L->M)) * 12;
     if (!out->oom && hsdag_grow((void **)&out->data, &out->cap, need, 1) < 0) out->oom = 1;
     uint64_t fp[12];
     fingerprint(L, fp);
-    hsdag_buf_append(out, CK_MAGIC, 8);
-    put_u64(out, CK_VERSION);
-    for (int i = 0; i < 12; i++) put_u64(out, fp[i]);
-    put_u64(out, (uint64_t)L->episode);
-    put_u64(out, (uint64_t)L->evals);
-    for (int i = 0; i < 4; i++) put_u64(out, L->rng.s[i]);
-    put_f64(out, L->baseline);
-    put_u64(out, (uint64_t)L->baseline_set);
-    put_f64(out, L->best_lat);
-    put_u64(out, (uint64_t)(int64_t)L->best_episode);
-    for (int32_t v = 0; v < L->n_nodes; v++) put_u64(out, (uint64_t)(uint32_t)L->best[v]);
-    put_u64(out, (uint64_t)L->n_curve);
+    size_t at = hsdag_frame_begin(out, CK_MAGIC, CK_VERSION);
+    for (int i = 0; i < 12; i++) hsdag_put_u64(out, fp[i]);
+    hsdag_put_i32(out, L->episode);
+    hsdag_put_i64(out, L->evals);
+    for (int i = 0; i < 4; i++) hsdag_put_u64(out, L->rng.s[i]);
+    hsdag_put_f64(out, L->baseline);
+    hsdag_put_u8(out, (uint8_t)(L->baseline_set != 0));
+    hsdag_put_f64(out, L->best_lat);
+    hsdag_put_i32(out, L->best_episode);
+    for (int32_t v = 0; v < L->n_nodes; v++) hsdag_put_i32(out, L->best[v]);
+    hsdag_put_i32(out, L->n_curve);
     for (int32_t i = 0; i < L->n_curve; i++) {
         const hsdag_learn_row *r = &L->curve[i];
-        put_u64(out, (uint64_t)r->episode);
-        put_f64(out, r->mean_latency_s);
-        put_f64(out, r->best_latency_s);
-        put_f64(out, r->entropy);
-        put_f64(out, r->reward);
-        put_u64(out, (uint64_t)r->clusters);
+        hsdag_put_i32(out, r->episode);
+        hsdag_put_f64(out, r->mean_latency_s);
+        hsdag_put_f64(out, r->best_latency_s);
+        hsdag_put_f64(out, r->entropy);
+        hsdag_put_f64(out, r->reward);
+        hsdag_put_i32(out, r->clusters);
     }
-    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
-    put_u64(out, fnv64((const unsigned char *)out->data + start, out->len - start));
+    if (hsdag_frame_end(out, at) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
     int rc = hsdag_nn_params_save(lmodel_params(L->M), out, e);
     if (rc < 0) return rc;
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
     return 0;
 }
 
-int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
+/* A checkpoint's fields, read before anything is committed to the learner. */
+typedef struct ck_state {
+    uint64_t fp[12];
+    int32_t episode, best_ep, n_curve;
+    int64_t evals;
+    hsdag_rng rng;
+    double baseline, best_lat;
+    int bset;
+    int32_t *best;          /* [n_nodes] */
+    hsdag_learn_row *curve; /* [n_curve] */
+    size_t curve_cap;
+    size_t params_pos; /* where the parameter image starts */
+} ck_state;
+
+/* Version 1: u64 words; the checksum (basis HSDAG_FNV64_BASIS_V1) follows the curve. */
+static int ck_read_v1(ck_state *c, const hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
 {
-    rd r = {.p = buf, .len = len};
-    if (len < 16 || memcmp(buf, CK_MAGIC, 8) != 0)
-        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: not an hsdag learner checkpoint (bad magic)");
-    r.pos = 8;
-    if (get_u64(&r) != CK_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: unsupported version");
+    hsdag_rd r = hsdag_rd_make(buf, len);
     /* verify the checksum before trusting any field: header 192 bytes, best placement, curve, checksum */
     size_t head = 192;
     if (len < head || (size_t)L->n_nodes > (len - head) / 8 - 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
     r.pos = head + (size_t)L->n_nodes * 8;
-    uint64_t nc = get_u64(&r);
+    uint64_t nc = hsdag_get_u64(&r);
     if (r.bad || nc > (uint64_t)INT32_MAX || nc > (len - r.pos) / 48 || (size_t)nc * 48 + 8 > len - r.pos)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated or inconsistent curve");
-    size_t curve_pos = r.pos;
-    size_t sum_end = curve_pos + (size_t)nc * 48;
-    r.pos = sum_end;
-    uint64_t sum = get_u64(&r);
-    if (r.bad || sum != fnv64(buf, sum_end))
-        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch");
-    size_t params_pos = r.pos;
+    size_t sum_end = r.pos + (size_t)nc * 48;
+    hsdag_rd sr = hsdag_rd_make(buf, len);
+    sr.pos = sum_end;
+    if (hsdag_get_u64(&sr) != hsdag_fnv1a64(HSDAG_FNV64_BASIS_V1, buf, sum_end) || sr.bad)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: checksum mismatch (corrupt file)");
+    c->params_pos = sr.pos;
+    if (nc && hsdag_grow((void **)&c->curve, &c->curve_cap, (size_t)nc, sizeof *c->curve) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    c->n_curve = (int32_t)nc;
+    for (int32_t i = 0; i < c->n_curve; i++) {
+        hsdag_learn_row *w = &c->curve[i];
+        w->episode = (int32_t)hsdag_get_u64(&r);
+        w->mean_latency_s = hsdag_get_f64(&r);
+        w->best_latency_s = hsdag_get_f64(&r);
+        w->entropy = hsdag_get_f64(&r);
+        w->reward = hsdag_get_f64(&r);
+        w->clusters = (int32_t)hsdag_get_u64(&r);
+    }
     r.pos = 16;
+    for (int i = 0; i < 12; i++) c->fp[i] = hsdag_get_u64(&r);
+    c->episode = (int32_t)hsdag_get_u64(&r);
+    c->evals = (int64_t)hsdag_get_u64(&r);
+    for (int i = 0; i < 4; i++) c->rng.s[i] = hsdag_get_u64(&r);
+    c->baseline = hsdag_get_f64(&r);
+    c->bset = (int)hsdag_get_u64(&r);
+    c->best_lat = hsdag_get_f64(&r);
+    c->best_ep = (int32_t)(int64_t)hsdag_get_u64(&r);
+    for (int32_t v = 0; v < L->n_nodes; v++) {
+        uint64_t d = hsdag_get_u64(&r);
+        c->best[v] = d < (uint64_t)L->K ? (int32_t)d : -1;
+    }
+    return r.bad ? hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated") : 0;
+}
+
+static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
+{
+    hsdag_rd r;
+    uint32_t ver = 0;
+    int rc = hsdag_frame_open(&r, &ver, &c->params_pos, buf, len, CK_MAGIC, "checkpoint", e);
+    if (rc < 0) return rc;
+    if (ver != CK_VERSION)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: version %u, expected 1 or %u", ver, CK_VERSION);
+    for (int i = 0; i < 12; i++) c->fp[i] = hsdag_get_u64(&r);
+    c->episode = hsdag_get_i32(&r);
+    c->evals = hsdag_get_i64(&r);
+    for (int i = 0; i < 4; i++) c->rng.s[i] = hsdag_get_u64(&r);
+    c->baseline = hsdag_get_f64(&r);
+    c->bset = hsdag_get_u8(&r);
+    c->best_lat = hsdag_get_f64(&r);
+    c->best_ep = hsdag_get_i32(&r);
+    if (r.bad || hsdag_rd_left(&r) / 4 < (size_t)L->n_nodes)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated");
+    for (int32_t v = 0; v < L->n_nodes; v++) {
+        int32_t d = hsdag_get_i32(&r);
+        c->best[v] = d >= 0 && d < L->K ? d : -1;
+    }
+    int32_t nc = hsdag_get_i32(&r);
+    if (r.bad || nc < 0 || (size_t)nc != hsdag_rd_left(&r) / 40 || hsdag_rd_left(&r) % 40)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated or inconsistent curve");
+    if (nc && hsdag_grow((void **)&c->curve, &c->curve_cap, (size_t)nc, sizeof *c->curve) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    c->n_curve = nc;
+    for (int32_t i = 0; i < nc; i++) {
+        hsdag_learn_row *w = &c->curve[i];
+        w->episode = hsdag_get_i32(&r);
+        w->mean_latency_s = hsdag_get_f64(&r);
+        w->best_latency_s = hsdag_get_f64(&r);
+        w->entropy = hsdag_get_f64(&r);
+        w->reward = hsdag_get_f64(&r);
+        w->clusters = hsdag_get_i32(&r);
+    }
+    return 0;
+}
+
+int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
+{
+    if (len < 12 || memcmp(buf, CK_MAGIC, 8) != 0)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: not an hsdag learner checkpoint (bad magic)");
+    ck_state c;
+    memset(&c, 0, sizeof c);
+    c.best = hsdag_malloc(sizeof(int32_t) * (size_t)(L->n_nodes ? L->n_nodes : 1));
+    if (!c.best) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    int rc = hsdag_frame_version(buf, len, CK_MAGIC) == 1 ? ck_read_v1(&c, L, buf, len, e)
+                                                          : ck_read_v2(&c, L, buf, len, e);
+    if (rc < 0) goto done;
     uint64_t fp[12];
     fingerprint(L, fp);
-    for (int i = 0; i < 12; i++) {
-        uint64_t v = get_u64(&r);
-        if (v != fp[i])
-            return hsdag_err_set(e, HSDAG_EINVAL,
-                                 "checkpoint: made with a different %s (graph or options differ)",
-                                 fp_names[i]);
+    for (int i = 0; i < 12; i++)
+        if (c.fp[i] != fp[i]) {
+            rc = hsdag_err_set(e, HSDAG_EINVAL,
+                               "checkpoint: made with a different %s (graph or options differ)", fp_names[i]);
+            goto done;
+        }
+    for (int32_t v = 0; v < L->n_nodes; v++)
+        if (c.best[v] < 0) {
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
+            goto done;
+        }
+    if (c.n_curve > c.episode) {
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
+        goto done;
     }
-    int32_t episode = (int32_t)get_u64(&r);
-    int64_t evals = (int64_t)get_u64(&r);
-    hsdag_rng rng;
-    for (int i = 0; i < 4; i++) rng.s[i] = get_u64(&r);
-    double baseline = get_f64(&r);
-    int bset = (int)get_u64(&r);
-    double best_lat = get_f64(&r);
-    int32_t best_ep = (int32_t)(int64_t)get_u64(&r);
-    size_t best_pos = r.pos;
-    for (int32_t v = 0; v < L->n_nodes; v++) {
-        uint64_t d = get_u64(&r);
-        if (d >= (uint64_t)L->K)
-            return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
-    }
-    if (nc > (uint64_t)episode) return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
-    r.pos = params_pos;
     size_t used = 0;
-    int rc =
-        hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + r.pos, len - r.pos, &used, e);
-    if (rc < 0) return rc;
+    rc = hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + c.params_pos,
+                              len - c.params_pos, &used, e);
+    if (rc < 0) goto done;
     /* commit */
-    hsdag_learn_row *curve = NULL;
-    size_t cap = 0;
-    if (nc && hsdag_grow((void **)&curve, &cap, (size_t)nc, sizeof *curve) < 0)
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
-    r.pos = curve_pos;
-    for (uint64_t i = 0; i < nc; i++) {
-        curve[i].episode = (int32_t)get_u64(&r);
-        curve[i].mean_latency_s = get_f64(&r);
-        curve[i].best_latency_s = get_f64(&r);
-        curve[i].entropy = get_f64(&r);
-        curve[i].reward = get_f64(&r);
-        curve[i].clusters = (int32_t)get_u64(&r);
-    }
-    r.pos = best_pos;
-    for (int32_t v = 0; v < L->n_nodes; v++) L->best[v] = (int32_t)get_u64(&r);
+    memcpy(L->best, c.best, sizeof(int32_t) * (size_t)L->n_nodes);
     hsdag_free(L->curve);
-    L->curve = curve;
-    L->curve_cap = cap;
-    L->n_curve = (int32_t)nc;
-    L->episode = episode;
-    L->evals = evals;
-    L->rng = rng;
-    L->baseline = baseline;
-    L->baseline_set = bset;
-    L->best_lat = best_lat;
-    L->best_episode = best_ep;
-    return 0;
+    L->curve = c.curve;
+    L->curve_cap = c.curve_cap;
+    c.curve = NULL;
+    L->n_curve = c.n_curve;
+    L->episode = c.episode;
+    L->evals = c.evals;
+    L->rng = c.rng;
+    L->baseline = c.baseline;
+    L->baseline_set = c.bset;
+    L->best_lat = c.best_lat;
+    L->best_episode = c.best_ep;
+done:
+    hsdag_free(c.best);
+    hsdag_free(c.curve);
+    return rc;
 }
 
 /* ---- debug: the whole policy loss for finite differences ---- */

@@ -10,6 +10,13 @@
 #include <math.h>
 #include <string.h>
 
+/* ---- the problem as problem.c allocates it: the public struct, then what callers do not see ---- */
+typedef struct place_problem_priv {
+    hsdag_place_problem pub; /* first: a hsdag_place_problem * points here */
+    int bound_ready;         /* hsdag_place_lower_bound's cache */
+    hsdag_bound bound;
+} place_problem_priv;
+
 /* ---- helpers (problem.c) ---- */
 static inline double place_cost(const hsdag_place_problem *p, int32_t v, int32_t d)
 {

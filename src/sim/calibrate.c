@@ -509,11 +509,11 @@ int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const 
     hsdag_devices *d = NULL;
     int rc;
     if (base) {
-        if ((rc = hsdag_devices_load(base, NULL, &d, e)) < 0) return rc;
+        if ((rc = hsdag_devices_load(&d, base, NULL, e)) < 0) return rc;
     } else {
         static const char one[] = "{\"name\": \"x\", \"devices\": [{\"name\": \"CPU\", \"kind\": \"cpu\", "
                                   "\"peak_flops\": 1e9, \"mem_bandwidth\": 1e9}]}";
-        if ((rc = hsdag_devices_parse(one, sizeof one - 1, "calibrate", &d, e)) < 0) return rc;
+        if ((rc = hsdag_devices_parse(&d, one, sizeof one - 1, "calibrate", e)) < 0) return rc;
     }
     int32_t c = hsdag_devices_first_of(d, HSDAG_DEV_CPU);
     if (c < 0) {

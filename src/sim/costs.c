@@ -3,7 +3,7 @@
  * Not here: scheduling (sim.c), bounds (bound.c), the profile CSV reader (src/io/profile.c); the table is
  * computed once and read many times.
  * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_costs_node_work,
- * hsdag_roofline_s, hsdag_roofline_elems_s.
+ *   hsdag_roofline_s, hsdag_roofline_elems_s, hsdag_costs_means, hsdag_costs_upward_rank.
  */
 #include "hsdag/sim.h"
 
@@ -221,4 +221,46 @@ oom:
     hsdag_arena_free(a);
     return hsdag_err_set(e, HSDAG_ENOMEM, "costs: out of memory for %d nodes x %d devices", (int)g->n_nodes,
                          (int)d->n);
+}
+
+/* ---- HEFT's averages and upward rank ---- */
+
+void hsdag_costs_means(double *mean_cost, double *mean_xfer, const hsdag_costs *c)
+{
+    const int32_t V = c->n_nodes, D = c->n_devices;
+    for (int32_t v = 0; v < V; v++) {
+        if (mean_cost) {
+            double sum = 0, all = 0;
+            int n = 0;
+            for (int32_t d = 0; d < D; d++) {
+                double t = c->node_s[(size_t)v * D + d];
+                all += t;
+                if (c->allowed[(size_t)v * D + d]) sum += t, n++;
+            }
+            mean_cost[v] = n ? sum / n : all / D;
+        }
+        if (mean_xfer) {
+            double xm = 0;
+            if (D > 1) {
+                for (int32_t a = 0; a < D; a++)
+                    for (int32_t b = 0; b < D; b++)
+                        if (a != b) xm += hsdag_costs_xfer_s(c, v, a, b);
+                xm /= (double)D * (double)(D - 1);
+            }
+            mean_xfer[v] = xm;
+        }
+    }
+}
+
+void hsdag_costs_upward_rank(double *rank, const hsdag_graph *g, const double *mean_cost,
+                             const double *mean_xfer)
+{
+    for (int32_t v = g->n_nodes - 1; v >= 0; v--) {
+        double best = 0;
+        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+            double r = mean_xfer[v] + rank[g->out_dst[k]];
+            if (r > best) best = r;
+        }
+        rank[v] = mean_cost[v] + best;
+    }
 }
