@@ -35,7 +35,9 @@ static int ji_fail(hsdag_err *e, int status, const char *what, const char *ctx, 
     return hsdag_err_set(e, status, "%s: %s %s", ji_what(what), name, problem);
 }
 
-int hsdag_jsonin_oom(const json_object *o, enum json_tokener_error jerr, const char *s, size_t end)
+/* 1 when json_tokener_parse_ex returned no object and no error for s[0..end) other than the literal null:
+ * json-c's way of reporting a failed allocation. */
+static int ji_oom(const json_object *o, enum json_tokener_error jerr, const char *s, size_t end)
 {
     if (o || jerr != json_tokener_success) return 0;
     size_t a = 0;
@@ -76,7 +78,7 @@ int hsdag_jsonin_parse(const void *buf, size_t len, int max_depth, const char *w
         json_object_put(o);
     }
     if (end > len) end = len;
-    if (hsdag_jsonin_oom(o, jerr, s, end))
+    if (ji_oom(o, jerr, s, end))
         return hsdag_err_set(e, HSDAG_ENOMEM,
                              "%s: out of memory while parsing the JSON text (at byte %zu of %zu)",
                              ji_what(what), end, len);

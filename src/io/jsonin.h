@@ -26,10 +26,6 @@ enum {
 int hsdag_jsonin_parse(const void *buf, size_t len, int max_depth, const char *what, json_object **out,
                        hsdag_err *e);
 
-/* 1 when json_tokener_parse_ex returned no object with no error for s[0..end) other than the literal
- * null: json-c's way of reporting a failed allocation (for readers that run the tokener themselves). */
-int hsdag_jsonin_oom(const json_object *o, enum json_tokener_error jerr, const char *s, size_t end);
-
 /* Each getter looks up key in obj (a JSON object). Returns 0 if a value was stored, 1 if the key is
  * absent (or null with NULLABLE; numbers then get NAN) and nothing else was stored, or a negative status
  * with "what: ctx: key <problem>" in e. */

@@ -65,13 +65,14 @@ with open(report, "w") as f:
 """
 
 
-def run(args, limit_as_mb=None, timeout=60.0, stack_kb=0):
+def run(args, limit_as_mb=None, timeout=60.0, stack_kb=0, cwd=None):
     """Runs HSDAG args; returns (status, signal, cpu_s, maxrss_mb, stdout, stderr, hung, wall_s)."""
     out, err = open(path(".out"), "w+b"), open(path(".err"), "w+b")
     lim = (int(limit_as_mb) << 20) if limit_as_mb and not ASAN else 0
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")  # OpenBLAS's worker threads hang under a tight ulimit
-    subprocess.run([sys.executable, "-c", WRAPPER, str(timeout), str(lim), str(stack_kb << 10), path(".rep"), HSDAG] + args,
-                   stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
+    subprocess.run([sys.executable, "-c", WRAPPER, str(timeout), str(lim), str(stack_kb << 10), path(".rep"),
+                    os.path.abspath(HSDAG)] + args, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
+                   cwd=cwd)
     with open(path(".rep")) as f:
         r = json.load(f)
     out.seek(0)
@@ -172,6 +173,30 @@ case("placement-other-device-set", "placement format",
       "pset.json": lambda: gen.placement(["n0", "n1"], "CPU", set_name="cpu-4gpu")},
      ["simulate", "{g.json}", "--placement", "{pset.json}"], "reject", pat="device set", name_file="pset.json")
 
+# the measurement command ran through sh with the placement path inside single quotes: an output
+# directory holding a quote broke out of them (arch: the oracle runs its command without a shell)
+case("measure-cmd-quote-injection", "measure-cmd shell", {"mg.json": lambda: gen.hsdag_json(2, [(0, 1)])},
+     ["train", "mg.json", "--episodes", "1", "--steps", "2", "--measure-cmd", "echo 0.001 {placement}",
+      "--out", "o'; touch INJECTED; echo '"], "ok", in_tmp=True, absent=["INJECTED"], cpu_s=10)
+
+# one flipped bit in a run's state or a policy: accepted silently before, and then ran for minutes, took
+# 667 MB or trained another configuration (arch: every binary file carries a checksum, checked on load)
+PACML_TRAIN = ["cluster", "train", "--beta", "A", "--seed", "0", "--iterations", "1", "--episodes", "1",
+               "--epochs", "1", "--eval-episodes", "1", "--horizon", "20000", "--hidden", "16", "--quiet"]
+for i, at in enumerate((20, 40, 64)):  # header fields (epochs, replication, interarrival, ...)
+    case("pacml-state-flipped-bit-%d" % i, "PAC-ML flipped bit", {},
+         ["cluster", "train", "--resume", "run%d" % i, "--iterations", "2", "--quiet"], "reject",
+         pat="checksum|corrupt|version|magic|truncated", in_tmp=True, setup=[PACML_TRAIN + ["--out", "run%d" % i]],
+         flip=[("run%d/checkpoint.bin" % i, at, 0x10)], name_file="run%d/checkpoint.bin" % i, cpu_s=10)
+case("pacml-policy-flipped-bit", "PAC-ML flipped bit", {},
+     ["cluster", "run", "--policy", "learned:runp", "--beta", "A", "--horizon", "20000", "--quiet"], "reject",
+     pat="checksum|corrupt", in_tmp=True, setup=[PACML_TRAIN + ["--out", "runp"]],
+     flip=[("runp/policy.bin", 300, 0x01)], name_file="runp", cpu_s=10)
+case("hsdag-checkpoint-flipped-bit", "PAC-ML flipped bit", {"tg.json": lambda: gen.hsdag_json(4, [(0, 1), (1, 2), (2, 3)])},
+     ["train", "tg.json", "--resume", "tr", "--episodes", "3"], "reject", pat="checksum|corrupt", in_tmp=True,
+     setup=[["train", "tg.json", "--episodes", "1", "--steps", "2", "--out", "tr"]],
+     flip=[("tr/checkpoint.bin", 200, 0x04)], name_file="tr/checkpoint.bin", cpu_s=10)
+
 # ---- the resource contract: a valid input of about 1 MB per reader, within 2 s and 256 MB per MB ----
 N = int(os.environ.get("HOSTILE_CONTRACT_N", "20000"))  # ops of the contract inputs (docs: 100000)
 case("contract-onnx", "contract", {"c.onnx": lambda: gen.onnx_chain(N)}, ["info", "{c.onnx}"], "ok")
@@ -220,12 +245,33 @@ def main():
             files_written[fname] = len(data)
             size += len(data)
         argv = [path(a[1:-1]) if a[:1] == "{" and a[-1:] == "}" else a for a in args]
+        setup_failed = None
+        for sargs in opt.get("setup", ()):  # commands making the files the case then corrupts
+            sc, _, _, _, _, serr, _, _ = run(sargs, cwd=TMP, timeout=120)
+            if sc != 0:
+                setup_failed = "setup %s: exit %s: %s" % (" ".join(sargs[:2]), sc, serr.decode()[:200])
+        for fname, at, mask in opt.get("flip", ()):  # one flipped bit
+            with open(path(fname), "r+b") as f:
+                data = bytearray(f.read())
+                i = at if at >= 0 else len(data) + at
+                data[i] ^= mask
+                f.seek(0)
+                f.write(data)
+            size += 0
+        if setup_failed:
+            failed += 1
+            counts["tried"] += 1
+            counts["other"] += 1
+            print("FAIL %s [%s]: %s" % (name, row, setup_failed))
+            continue
         mb_in = size / 1e6
         t_bound = opt.get("cpu_s", 0.5 + base_t + SEC_PER_MB * mb_in)
         m_bound = 32.0 + base_mb + MB_PER_MB * mb_in
         if ASAN:
             t_bound *= 5
-        code, sig, cpu, rss, out, err, hung, wall = run(argv, opt.get("limit_as"), timeout=max(30.0, 3 * t_bound), stack_kb=opt.get("stack_kb", 0))
+        code, sig, cpu, rss, out, err, hung, wall = run(argv, opt.get("limit_as"), timeout=max(30.0, 3 * t_bound),
+                                                        stack_kb=opt.get("stack_kb", 0),
+                                                        cwd=TMP if opt.get("in_tmp") else None)
         counts["tried"] += 1
         lines = err.decode("utf-8", "replace").splitlines()
         if hung:
@@ -245,7 +291,7 @@ def main():
         want = {"reject": "rejected", "ok": "accepted", "oom": "oom"}[expect]
         if outcome != want:
             problems.append("%s (exit %s, signal %s), want %s" % (outcome, code, sig, want))
-        named = opt.get("name_file", next(iter(files)))
+        named = opt["name_file"] if "name_file" in opt else next(iter(files), "")
         if expect in ("reject", "oom") and outcome == want:
             if len(lines) != 1:
                 problems.append("%d stderr lines" % len(lines))
@@ -257,6 +303,9 @@ def main():
                 problems.append("printed on stdout")
             if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", err):
                 problems.append("control character on stderr")
+        for name_absent in opt.get("absent", ()):
+            if os.path.lexists(path(name_absent)):
+                problems.append("%s exists afterwards" % name_absent)
         if not opt.get("no_contract"):
             if cpu > t_bound:
                 problems.append("%.2f s of CPU for %.2f MB (bound %.2f s)" % (cpu, mb_in, t_bound))
