@@ -151,7 +151,7 @@ install: all
 
 # Every C file follows .clang-format; CI runs format-check and fails on any difference.
 FORMAT_SRCS = $(sort $(wildcard src/*/*.c src/*/*.h include/hsdag/*.h tools/*.c tools/*.h tests/*.c tests/*.h \
-                      bench/*.c bench/*.h fuzz/*.c))
+                      bench/*.c bench/*.h fuzz/*.c fuzz/*.h))
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:
