@@ -113,7 +113,16 @@ fuzz-long: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_CORPUS_DIR=build-fuzz/corpus \
 	    FUZZ_REPORT=build-fuzz/fuzz-long.md nice -n 10 sh fuzz/run.sh $(FUZZ_BINS)
 
-bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag
+# the learner's large-graph rows read transformer graphs generated here (tests/gen_transformer.py)
+BENCH_GRAPHS := $(BUILD)/bench/transformer_7k.json $(BUILD)/bench/transformer_100k.json
+$(BUILD)/bench/transformer_7k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 76 > $@
+$(BUILD)/bench/transformer_100k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 1076 > $@
+
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BENCH_GRAPHS)
 	$(BUILD)/bench_hsdag
 
 $(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)

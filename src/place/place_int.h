@@ -71,6 +71,10 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
 /* ilp_conc.c: the concurrent-semantics MILP for graphs up to 30 ops, from a start placement start[n]. */
 int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
                          int32_t *device, hsdag_place_report *r, hsdag_err *e);
+int place_bb_random(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                    hsdag_err *e);
+int place_bb_local(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                   hsdag_err *e);
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                        hsdag_place_report *r, hsdag_err *e);
 

@@ -8,7 +8,8 @@
 
 hsdag_place_opts hsdag_place_opts_default(void)
 {
-    return (hsdag_place_opts){.seed = 1, .time_limit_s = 0, .max_evals = 0, .init = NULL, .device = -1};
+    return (hsdag_place_opts){
+        .seed = 1, .time_limit_s = 0, .max_evals = 0, .init = NULL, .device = -1, .budget = 0, .noise = 0};
 }
 
 /* ---- colour classes -> groups ---- */
@@ -287,6 +288,7 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
     memset(r, 0, sizeof *r);
     r->method = method;
     r->rep.bound_s = r->rep.objective_s = NAN;
+    r->rep.best_episode = -1;
     const hsdag_place_method *m = hsdag_place_method_find(method);
     hsdag_place_fn fn = m ? m->fn : NULL;
     if (!fn) {
