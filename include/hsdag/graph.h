@@ -1,6 +1,7 @@
 /* graph.h - the computation-graph IR: an immutable DAG in CSR form, nodes in topological order.
  * Not here: file formats (io.h), devices and latency (devices.h, sim.h), learning.
- * Entry points: hsdag_gb_* (builder), hsdag_graph_free, hsdag_graph_stats, hsdag_opcost_estimate.
+ * Entry points: hsdag_gb_* (builder), hsdag_graph_free, hsdag_graph_stats, hsdag_graph_summary_write_json,
+ *   hsdag_opcost_estimate.
  *
  * Usage:
  *   hsdag_gb *b = hsdag_gb_create();
@@ -27,6 +28,11 @@ extern "C" {
 #define HSDAG_MAX_EDGES 50000000
 #define HSDAG_MAX_RANK 16
 #define HSDAG_MAX_ELEMS 1e11 /* elements of one tensor (0.4 TB in f32); above it a shape is absurd: ELIMIT */
+/* Ranges of the numbers a graph may carry, checked once by hsdag_gb_finish for every reader (ELIMIT
+ * naming the node or edge): a value beyond them is a broken file, and no solver could scale it. */
+#define HSDAG_MAX_COST_MS 1e12 /* a measured op or transfer time (ms): ~31 years */
+#define HSDAG_MAX_BYTES 1e18   /* a size in bytes (node memory, parameters, outputs, an edge): 1 EB */
+#define HSDAG_MAX_FLOPS 1e24   /* an op's floating-point operations: ~30 years at 1 EFLOP/s */
 
 typedef enum hsdag_dtype {
     HSDAG_DT_UNKNOWN = 0,
@@ -263,6 +269,11 @@ typedef struct hsdag_graph_stats {
 } hsdag_graph_stats;
 HSDAG_API int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_err *e);
 HSDAG_API void hsdag_graph_stats_free(hsdag_graph_stats *s);
+/* The "hsdag-graph-summary/1" document (docs/formats.md, "Result JSON") of `hsdag info --json`: file (as
+ * the caller named it), format, node and edge counts as in the file and in the graph, the statistics and
+ * the op histogram. mirrored = 1 when g is a mirrored PipeDream job graph. 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_graph_summary_write_json(hsdag_buf *out, const hsdag_graph *g,
+                                             const hsdag_graph_stats *st, const char *file, int mirrored);
 
 /* Longest-path level of every node (sources are level 0); lvl has n_nodes slots. Returns depth. */
 HSDAG_API int32_t hsdag_graph_levels(const hsdag_graph *g, int32_t *lvl);

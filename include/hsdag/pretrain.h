@@ -82,6 +82,19 @@ HSDAG_API int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag
 HSDAG_API int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char *preset,
                                 hsdag_err *e);
 
+/* The JSON document of one 'hsdag train --graphs' run ("hsdag-pretraining-run/1"; keys: docs/formats.md).
+ * models[n] and best_s[n] (the best latency seen during training per graph, INFINITY = none feasible). */
+typedef struct hsdag_pretrain_json_info {
+    const char *method, *devices, *policy, *out_dir;
+    long long seed;
+    int32_t rounds, n;
+    const char *const *models;
+    const double *best_s;
+    double wall_s;
+} hsdag_pretrain_json_info;
+/* Appends the document to out: 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_pretrain_run_write_json(hsdag_buf *out, const hsdag_pretrain_json_info *info);
+
 typedef struct hsdag_policy_result {
     int64_t evals;       /* measurements made (0 for a zero-shot placement) */
     double greedy_s;     /* latency of the one-pass placement (NAN when not measured: budget 0) */

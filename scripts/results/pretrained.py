@@ -53,7 +53,7 @@ def setting(L, devices, title, extra):
             for ps in POLICY_SEEDS:
                 d = "/tmp/hsdag-results-pre-%d-%s-%s-%d" % (os.getpid(), meth, held, ps)
                 run_json(["train", "--graphs", others, "--devices", devices, "--method", meth, "--rounds",
-                          str(ROUNDS), "--seed", str(ps), "--out", d] + extra)
+                          str(ROUNDS), "--seed", str(ps), "--out-dir", d, "--force"] + extra)
                 pol = d + "/policy.bin"
                 zs.append(place(held, devices, extra, ["--method", meth, "--policy", pol])[0])
                 fs.append(place(held, devices, extra, ["--method", meth, "--policy", pol, "--budget",

@@ -3,12 +3,19 @@
  * the same three out. Formats are described in include/hsdag/placement.h and docs/simulator.md.
  * Not here: computing or scoring placements; the split lists themselves (split.c's reader and writer, which
  *   this file maps onto a device set); JSON parsing (jsonin.h).
- * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split.
+ * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split,
+ *   hsdag_placement_format_name.
  */
 #include "hsdag/placement.h"
 #include "split_int.h"
 
 #include <string.h>
+
+const char *hsdag_placement_format_name(hsdag_placement_format f)
+{
+    static const char *const names[] = {"unknown", "hsdag", "affinity", "tarnawski-split", "shorthand"};
+    return f >= HSDAG_PLF_UNKNOWN && f <= HSDAG_PLF_SPEC ? names[f] : "unknown";
+}
 #include <strings.h>
 
 #define PL_MAX_BYTES ((size_t)1 << 30)
@@ -171,6 +178,24 @@ int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const voi
         }
         json_object_object_get_ex(root, "default", &def);
         if (info) info->format = HSDAG_PLF_HSDAG;
+        /* a newer or other format, or a placement for another device set, would map nodes to the wrong
+         * devices silently */
+        if (json_object_object_get_ex(root, "format", &tmp) &&
+            (!json_object_is_type(tmp, json_type_string) ||
+             strcmp(json_object_get_string(tmp), "hsdag-placement"))) {
+            rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: \"format\" is '%.80s', not 'hsdag-placement'",
+                               what, json_object_get_string(tmp));
+            goto done;
+        }
+        if (json_object_object_get_ex(root, "devices", &tmp) &&
+            (!json_object_is_type(tmp, json_type_string) ||
+             strcmp(json_object_get_string(tmp), devs->name))) {
+            rc = hsdag_err_set(
+                e, HSDAG_EINVAL,
+                "%s: the placement is for device set '%.80s', not '%.80s' (give that set with --devices)",
+                what, json_object_get_string(tmp), devs->name);
+            goto done;
+        }
         rc = pl_read_map(pl, def, what, g, devs, device, info, e);
     } else if (json_object_object_get_ex(root, "cpus", &tmp) ||
                json_object_object_get_ex(root, "fpgas", &tmp)) {

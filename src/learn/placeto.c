@@ -781,6 +781,7 @@ int hsdag_placeto_register_methods(hsdag_err *e)
                                          "measurements (default 500) (src/learn/placeto.c)",
                                          HSDAG_PLACE_PARTIAL,
                                          HSDAG_PLACE_PARTIAL,
-                                         1};
+                                         1,
+                                         HSDAG_PLACE_USES_BUDGET};
     return hsdag_place_register(&m, e);
 }

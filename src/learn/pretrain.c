@@ -2,7 +2,7 @@
  * round-robin over the graphs, one parameter set and Adam state carried from graph to graph), policy files,
  * and placement of an unseen graph in one forward pass or by fine-tuning with a budget.
  * Not here: the learners (train.c, model.c, placeto.c; used through their interfaces only).
- * Entry points: hsdag_pretrain_*, hsdag_policy_* (pretrain.h). */
+ * Entry points: hsdag_pretrain_*, hsdag_policy_* (pretrain.h), hsdag_pretrain_run_write_json. */
 #include "hsdag/pretrain.h"
 
 #include "lnodes.h"
@@ -697,4 +697,28 @@ done:
     hsdag_placeto_free(P);
     hsdag_placeto_policy_free(pp);
     return rc;
+}
+
+/* ---- result JSON ---- */
+
+int hsdag_pretrain_run_write_json(hsdag_buf *out, const hsdag_pretrain_json_info *info)
+{
+    hsdag_jw w;
+    hsdag_jw_begin(&w, out, "hsdag-pretraining-run/1");
+    hsdag_jw_str(&w, "method", info->method);
+    hsdag_jw_str(&w, "devices", info->devices);
+    hsdag_jw_int(&w, "seed", info->seed);
+    hsdag_jw_int(&w, "rounds", info->rounds);
+    hsdag_jw_str(&w, "policy", info->policy);
+    hsdag_jw_str(&w, "out_dir", info->out_dir);
+    hsdag_jw_num(&w, "wall_s", info->wall_s);
+    hsdag_jw_array(&w, "graphs");
+    for (int32_t i = 0; i < info->n; i++) {
+        hsdag_jw_object(&w, NULL);
+        hsdag_jw_str(&w, "model", info->models[i]);
+        hsdag_jw_num(&w, "best_latency_ms", info->best_s[i] * 1e3); /* infinity: null */
+        hsdag_jw_close(&w);
+    }
+    hsdag_jw_close(&w);
+    return hsdag_jw_end(&w);
 }

@@ -575,6 +575,7 @@ int hsdag_rnnplace_register_methods(hsdag_err *e)
         "measurements (default 500) (src/learn/rnnplace.c)",
         HSDAG_PLACE_PARTIAL,
         HSDAG_PLACE_PARTIAL,
-        1};
+        1,
+        HSDAG_PLACE_USES_BUDGET};
     return hsdag_place_register(&m, e);
 }
