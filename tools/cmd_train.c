@@ -79,7 +79,7 @@ static void usage(FILE *f)
         "  --min-clusters K   apply a parsing level only if it leaves >= K clusters (default 2 x devices)\n"
         "  --warm-start M     imitation warm start from method M's placement (auto = the best of every "
         "single\n"
-        "                     device, heft, m-etf, greedy-tarnawski, metis and on two devices mincut,\n"
+        "                     device, heft, m-etf, greedy-tarnawski and on two devices mincut,\n"
         "                     measured); not with --resume\n"
         "  --imitate-steps N  Adam steps of the imitation (default 50)\n"
         "  --polish           local-search polish of the best placement at the end (simulator)\n"
