@@ -118,7 +118,7 @@ def ablation(L, entries, runs):
                 c = curve_stats(r)
                 if c:
                     lf.append(c["last5"] / c["first5"])
-                ts.append(r["train_s"])
+                ts.append(r["wall_s"])
         L.append("| %s | %+.2f%% | %d/%d | %d/%d | %.2f | %.2f |" % (
             label, 100 * (gmean(ratios) - 1), wins, n, after, n, mean(lf), mean(ts)))
     L.append("")

@@ -41,7 +41,7 @@ def cli(args):
     out = None
     if args[0] == "train":  # each run its own directory; the curve is read back into the result
         d = os.path.join(CACHE, key + ".d")
-        args = args + ["--out", d]
+        args = args + ["--out-dir", d]
     p = subprocess.run(["nice", "-n", "10", HSDAG] + args + ["--json"], capture_output=True, text=True)
     if p.returncode != 0:
         out = {"error": p.stderr.strip()}
@@ -133,6 +133,6 @@ def suite_runs(entries):
             d = {m: per_seed[0][m] for m in per_seed[0] if m in DETERMINISTIC or m.endswith("-only")}
             d.update({m["method"]: m for m in r.get("methods", [])})
             per_seed.append(d)
-        out[name] = {"seeds": per_seed, "lb": first.get("lower_bound_ms"), "rule": first.get("bound_rule"),
+        out[name] = {"seeds": per_seed, "lb": first.get("lower_bound_ms"), "rule": first.get("lower_bound_rule"),
                      "sem": first.get("semantics"), "error": first.get("error")}
     return out
