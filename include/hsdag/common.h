@@ -158,7 +158,8 @@ HSDAG_API void hsdag_heap_free(hsdag_heap *h); /* frees own storage; the heap is
 /* ---- files ---- */
 /* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */
 HSDAG_API int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e);
-/* Writes atomically: path.tmp, fsync, rename. */
+/* Writes atomically: a fresh temporary file beside path (mkstemp: never follows or truncates a planted
+ * symlink or file), fsync, rename; the file gets mode 0666 less the umask, like a plain create. */
 HSDAG_API int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
 
 /* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */

@@ -378,21 +378,41 @@ int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes,
     return 0;
 }
 
+/* 0666 less the process's umask, read without changing it (umask() can only be read by setting it, which
+ * races with other threads creating files); 0600 if /proc is not there. */
+static mode_t file_mode(void)
+{
+    unsigned mask = 0177;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[128];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Umask: %o", &mask) == 1) break;
+        fclose(f);
+    }
+    return (mode_t)(0666 & ~mask);
+}
+
 int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e)
 {
     size_t pl = strlen(path);
     char *tmp = hsdag_malloc(pl + 16);
     if (!tmp) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, pl + 16, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    /* A fresh name in the target's directory (so that rename stays atomic), made by mkstemp: O_EXCL, so a
+     * symlink or file planted there is never followed or truncated (a predictable "path.tmp<pid>" was),
+     * mode 0600 while being written, then the mode a plain create would give. */
+    snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
     int rc = 0;
     if (fd < 0) {
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+        rc = hsdag_err_set(e, HSDAG_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
         goto done;
     }
+    if (fchmod(fd, file_mode()) != 0)
+        rc = hsdag_err_set(e, HSDAG_EIO, "%s: chmod failed: %s", tmp, strerror(errno));
     const char *p = buf;
     size_t left = len;
-    while (left) {
+    while (left && rc == 0) {
         ssize_t w = write(fd, p, left);
         if (w < 0) {
             if (errno == EINTR) continue;
