@@ -1,6 +1,6 @@
 /* common.c - status strings, error buffer, allocation wrapper with fault injection, arena, RNG,
- * string map, file helpers and the growable text buffer.
- * Not here: anything graph-specific. Entry points: see include/hsdag/common.h. */
+ * string map and the growable text buffer.
+ * Not here: anything graph-specific; reading and writing files (file.c). Entry points: see include/hsdag/common.h. */
 #include "hsdag/codec.h"
 #include "hsdag/common.h"
 
@@ -333,104 +333,6 @@ int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t va
 int32_t hsdag_strmap_count(const hsdag_strmap *m)
 {
     return m->count;
-}
-
-/* ---- files ---- */
-int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e)
-{
-    *buf = NULL;
-    *len = 0;
-    if (!max_bytes) max_bytes = (size_t)1 << 30;
-    FILE *f = fopen(path, "rb");
-    if (!f) return hsdag_err_set(e, HSDAG_EIO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return hsdag_err_set(e, HSDAG_EIO, "%s: is a directory", path);
-    }
-    size_t cap = 0, n = 0;
-    char *b = NULL;
-    int rc = 0;
-    for (;;) {
-        if (hsdag_grow((void **)&b, &cap, n + 65536 + 1, 1) < 0) {
-            rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory reading file", path);
-            break;
-        }
-        size_t got = fread(b + n, 1, cap - n - 1, f);
-        n += got;
-        if (n > max_bytes) {
-            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: file larger than %zu bytes", path, max_bytes);
-            break;
-        }
-        if (got == 0) {
-            if (ferror(f)) rc = hsdag_err_set(e, HSDAG_EIO, "%s: read error", path);
-            break;
-        }
-    }
-    fclose(f);
-    if (rc < 0) {
-        hsdag_free(b);
-        return rc;
-    }
-    b[n] = 0;
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
-/* 0666 less the process's umask, read without changing it (umask() can only be read by setting it, which
- * races with other threads creating files); 0600 if /proc is not there. */
-static mode_t file_mode(void)
-{
-    unsigned mask = 0177;
-    FILE *f = fopen("/proc/self/status", "r");
-    if (f) {
-        char line[128];
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "Umask: %o", &mask) == 1) break;
-        fclose(f);
-    }
-    return (mode_t)(0666 & ~mask);
-}
-
-int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e)
-{
-    size_t pl = strlen(path);
-    char *tmp = hsdag_malloc(pl + 16);
-    if (!tmp) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", path);
-    /* A fresh name in the target's directory (so that rename stays atomic), made by mkstemp: O_EXCL, so a
-     * symlink or file planted there is never followed or truncated (a predictable "path.tmp<pid>" was),
-     * mode 0600 while being written, then the mode a plain create would give. */
-    snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    int rc = 0;
-    if (fd < 0) {
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        goto done;
-    }
-    if (fchmod(fd, file_mode()) != 0)
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: chmod failed: %s", tmp, strerror(errno));
-    const char *p = buf;
-    size_t left = len;
-    while (left && rc == 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            rc = hsdag_err_set(e, HSDAG_EIO, "%s: write failed: %s", tmp, strerror(errno));
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (rc == 0 && fsync(fd) != 0)
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
-    close(fd);
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: rename failed: %s", path, strerror(errno));
-    if (rc < 0) unlink(tmp);
-done:
-    hsdag_free(tmp);
-    return rc;
 }
 
 /* ---- text buffer ---- */
