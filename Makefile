@@ -160,6 +160,8 @@ install: all
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
 	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml
 	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
+	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/hsdag
+	install -m 644 policies/hsdag/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/hsdag/
 	install -m 755 scripts/ort-profile.js $(DESTDIR)$(PREFIX)/share/hsdag/  # hsdag profile's ONNX Runtime bridge
 
 # Every C file follows .clang-format; CI runs format-check and fails on any difference.

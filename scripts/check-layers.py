@@ -26,6 +26,7 @@ PUBLIC = {
     "sim.h": "sim", "calibrate.h": "sim",
     "place.h": "place",
     "features.h": "learn", "learn.h": "learn", "pacml.h": "learn", "measure.h": "learn",
+    "placeto.h": "learn", "rnnplace.h": "learn", "pretrain.h": "learn",
     "cluster.h": "cluster",
     "hsdag.h": "umbrella",
 }

@@ -34,6 +34,7 @@ base_cmd() {
     bound) echo "bound $A" ;;
     compare) echo "compare $A --methods cpu-only,heft" ;;
     train) echo "train $A --episodes 1 --steps 2 --out-dir $(mktemp -d -u "$TMP/run.XXXXXX")" ;;
+    "train --graphs") echo "train --graphs $A --method placeto --units 4 --rounds 1 --out-dir $(mktemp -d -u "$TMP/prun.XXXXXX")" ;;
     profile) echo "profile $A --runs 1 --warmup 0" ;;
     calibrate) echo "calibrate $TMP/a.csv --model $A" ;;
     "cluster run") echo "cluster run --policy para-max --horizon 20000" ;;

@@ -74,6 +74,10 @@ static void ref_sigmoid(ctx *c)
 {
     for (size_t i = 0; i < c->ny; i++) c->y[i] = 1.0 / (1.0 + exp(-c->x[i]));
 }
+static void ref_tanh(ctx *c)
+{
+    for (size_t i = 0; i < c->ny; i++) c->y[i] = tanh(c->x[i]);
+}
 static void ref_add(ctx *c)
 {
     for (size_t i = 0; i < c->ny; i++) c->y[i] = c->x[i] + c->a2[i];
@@ -238,6 +242,14 @@ static void test_pointwise(hsdag_rng *r)
     float big[2] = {-100.0f, 100.0f}, sb[2];
     hsdag_nn_sigmoid_forward(sb, big, 2);
     CHECK(sb[0] >= 0.0f && sb[0] < 1e-30f && sb[1] == 1.0f);
+
+    c.ref = ref_tanh;
+    hsdag_nn_tanh_forward(y, x, L);
+    ref_tanh(&c);
+    CHECK(gc_maxrel(y, yd, L, 1) <= FWD_TOL);
+    pre(dx, L);
+    hsdag_nn_tanh_backward(dx, cf, y, L);
+    CHECK(grad_ok("tanh", xd, L, dx, &c));
 
     c.ref = ref_add;
     hsdag_nn_add_forward(y, x, a2, L);

@@ -20,6 +20,7 @@ int cmd_place(int argc, char **argv);
 int cmd_bound(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_train(int argc, char **argv);
+int cmd_pretrain(int argc, char **argv); /* 'train --graphs': cmd_train hands over */
 int cmd_cluster(int argc, char **argv);
 int cmd_cluster_train(int argc, char **argv);
 int cmd_profile(int argc, char **argv);

@@ -1,6 +1,7 @@
 /* cmd_train.c - the 'hsdag train' subcommand: trains the HSDAG placer on the simulator or an external
  * measurement command, with a progress bar, learning curve, best placement and resumable checkpoints.
- * Not here: the learner (src/learn), the simulator or placers. Entry points: cmd_train. */
+ * Not here: the learner (src/learn), the simulator or placers; 'train --graphs' (cmd_pretrain.c, handed over
+ * to here). Entry points: cmd_train. */
 #include "hsdag/learn.h"
 #include "hsdag/measure.h"
 #include "simcli.h"
@@ -170,6 +171,8 @@ static int warm_start(const cli_args *a, hsdag_place_problem *p, hsdag_place_ora
 
 int cmd_train(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--graphs") == 0) /* train --graphs LIST: one policy, cmd_pretrain.c */
+        return cmd_pretrain(argc - 1, argv + 1);
     cli_args a;
     cli_args_init(&a, CMD_TRAIN);
     int rc = cli_parse(&a, argc, argv);

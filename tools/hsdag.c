@@ -3,6 +3,8 @@
  * Entry points: main. */
 #include "cli.h"
 #include "hsdag/learn.h"
+#include "hsdag/placeto.h"
+#include "hsdag/rnnplace.h"
 #include "opt.h"
 
 #include <errno.h>
@@ -62,10 +64,11 @@ int main(int argc, char **argv)
     }
     /* process-wide settings belong to the program, not the library: one OpenBLAS thread (small matrices
      * gain nothing from threads, and a fixed count keeps results bit-identical), and the learned placers
-     * ("hsdag") join the placer registry, once, before any command runs */
+     * ("hsdag", "placeto", "rnn") join the placer registry, once, before any command runs */
     hsdag_nn_set_threads(1);
     hsdag_err e = {0};
-    if (hsdag_learn_register_methods(&e) < 0) {
+    if (hsdag_learn_register_methods(&e) < 0 || hsdag_placeto_register_methods(&e) < 0 ||
+        hsdag_rnnplace_register_methods(&e) < 0) {
         fprintf(stderr, "hsdag: %s\n", e.msg);
         return CLI_FAIL;
     }

@@ -12,6 +12,7 @@
 #include "hsdag/learn.h"
 #include "hsdag/pacml.h"
 #include "hsdag/place.h"
+#include "hsdag/pretrain.h"
 
 #include <errno.h>
 #include <math.h>
@@ -67,6 +68,15 @@ static const cli_command_info commands[CMD_COUNT_] = {
          "entropy schedule); --paper gives the paper's algorithm exactly. Every episode writes "
          "curve.csv and checkpoint.bin in the run directory (atomically); the end writes "
          "best_placement.json there."},
+    [CMD_PRETRAIN] =
+        {"train --graphs", "LIST", 1, -1,
+         "train ONE HSDAG or Placeto policy for many graphs (LIST: comma-separated models)",
+         "Trains ONE policy over all the graphs of LIST (comma-separated model files): every round runs "
+         "one episode on each graph (in an order shuffled per round from the seed), each continuing the "
+         "same parameters. Reward: the simulator. Writes policy.bin (with the command that trained it) and "
+         "progress.csv in the run directory. The policy places unseen graphs with 'hsdag place MODEL "
+         "--method M --policy DIR/policy.bin' (zero-shot, or fine-tuned with --budget N). --graphs must "
+         "come first."},
     [CMD_PROFILE] =
         {"profile", "MODEL", 1, -1,
          "run an ONNX model under ONNX Runtime on this CPU: per-op profile, shape check",
@@ -148,6 +158,7 @@ typedef struct cli_opt {
 #define CL_ENV (C(CLUSTER_RUN) | C(CLUSTER_COMPARE) | C(CLUSTER_INFO))
 #define CL_ALL (CL_ENV | C(CLUSTER_TRAIN))
 #define OFF(f) offsetof(cli_args, f)
+#define TRAINS (C(TRAIN) | C(PRETRAIN))
 
 static const char *choice_semantics(int i)
 {
@@ -260,6 +271,7 @@ static void more_presets(FILE *f, const cli_args *a)
 
 static void more_methods(FILE *f, const cli_args *a)
 {
+    if (a->cmd == CMD_PRETRAIN) return; /* hsdag or placeto */
     int32_t cnt;
     const hsdag_place_method *m = hsdag_place_methods(&cnt);
     static const char *const resp[] = {"ignores", "respects", "partial"};
@@ -279,7 +291,7 @@ static void more_methods(FILE *f, const cli_args *a)
 
 static void more_policies(FILE *f, const cli_args *a)
 {
-    (void)a;
+    if (a->cmd != CMD_CLUSTER_RUN) return; /* place --policy takes a policy file */
     int32_t n;
     const hsdag_cluster_policy_info *p = hsdag_cluster_policies(&n);
     fprintf(f, "%24spolicies:\n", "");
@@ -297,10 +309,17 @@ static const cli_opt table[] = {
     {"to", "F", K_CHOICE, OFF(to), 0, 0, choice_to, C(CONVERT), "the output format",
      "from OUT's extension (.json; .dot or .gv)", NULL},
     /* ---- place, compare ---- */
-    {"method", "M", K_STR, OFF(method), 0, 0, NULL, C(PLACE),
-     "the placement method (required): a method of the registry, or a single device: cpu-only, gpu-only, "
-     "accel-only, a device name (CPU, GPU, gpu0, acc1, ...) or DEVICE-only",
+    {"method", "M", K_STR, OFF(method), 0, 0, NULL, C(PLACE) | C(PRETRAIN),
+     "the placement method (place: required; a method of the registry, or a single device: cpu-only, "
+     "gpu-only, accel-only, a device name (CPU, GPU, gpu0, acc1, ...) or DEVICE-only; train --graphs: the "
+     "policy's, hsdag or placeto)",
      NULL, more_methods},
+    {"policy", "P", K_STR, OFF(policy), 0, 0, NULL, C(PLACE) | C(CLUSTER_RUN),
+     "the policy (cluster run: the partitioning policy, required; place: with --method hsdag or placeto, a "
+     "pre-trained policy file of 'hsdag train --graphs', or 'shipped': the device preset's shipped one, "
+     "policies/<method>/<preset>.bin on the data path ($HSDAG_DATA first); zero-shot (one forward pass, "
+     "nothing measured) unless --budget N fine-tunes it with N measurements)",
+     NULL, more_policies},
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",
      "one single-device row per device kind, then every method marked *", more_methods},
@@ -335,16 +354,16 @@ static const cli_opt table[] = {
     {"no-exact", NULL, K_FLAG, OFF(no_exact), 0, 0, NULL, C(BOUND),
      "skip the exact solver even where it applies (the bound other commands report uses it)", NULL, NULL},
     /* ---- train ---- */
-    {"paper", NULL, K_FLAG, OFF(paper), 0, 0, NULL, C(TRAIN),
+    {"paper", NULL, K_FLAG, OFF(paper), 0, 0, NULL, TRAINS,
      "the paper's algorithm exactly: REINFORCE on 1/latency, one Adam step per episode of 20 placements, no "
      "baseline, dropout 0.2 while sampling, clusters re-parsed every step, the state update x += h_cluster "
      "(options given with it still apply; the defaults shown are the project's learner's, docs/hsdag.md)",
      NULL, NULL},
     {"episodes", "N", K_INT, OFF(episodes), 1, 1e7, NULL, C(TRAIN),
      "training episodes in total (with --resume: the new total)", NULL, NULL},
-    {"steps", "N", K_INT, OFF(steps), 1, 100000, NULL, C(TRAIN), "policy evaluations per episode (paper: 20)",
+    {"steps", "N", K_INT, OFF(steps), 1, 100000, NULL, TRAINS, "policy evaluations per episode (paper: 20)",
      NULL, NULL},
-    {"samples", "N", K_INT, OFF(samples), 1, 4096, NULL, C(TRAIN),
+    {"samples", "N", K_INT, OFF(samples), 1, 4096, NULL, TRAINS,
      "placements sampled per policy evaluation (paper: 1)", NULL, NULL},
     {"update", "U", K_CHOICE, OFF(update), 0, 0, choice_update, C(TRAIN),
      "episode: one Adam step per episode weighted by its return (paper); step: one update per step from its "
@@ -376,23 +395,23 @@ static const cli_opt table[] = {
      "offer every device to every cluster (paper); by default only devices with room for the static bytes "
      "(weights) of what is already there",
      NULL, NULL},
-    {"lr", "X", K_NUM, OFF(lr), 1e-9, 10, NULL, C(TRAIN) | C(CLUSTER_TRAIN), "Adam learning rate", NULL,
-     NULL},
-    {"levels", "L", K_INT, OFF(levels), 0, 16, NULL, C(TRAIN),
+    {"lr", "X", K_NUM, OFF(lr), 1e-9, 10, NULL, TRAINS | C(CLUSTER_TRAIN), "Adam learning rate", NULL, NULL},
+    {"levels", "L", K_INT, OFF(levels), 0, 16, NULL, TRAINS,
      "graph-parsing levels (0 = none: one decision per group)", NULL, NULL},
-    {"min-clusters", "K", K_INT, OFF(min_clusters), 1, 1e9, NULL, C(TRAIN),
+    {"min-clusters", "K", K_INT, OFF(min_clusters), 1, 1e9, NULL, TRAINS,
      "apply a further parsing level only if it leaves at least K clusters", "2 x devices", NULL},
     {"baseline", "B", K_CHOICE, OFF(baseline), 0, 0, choice_baseline, C(TRAIN),
      "the advantage's baseline: none (paper), a moving average of step rewards, or leave-one-out over the "
      "step's samples",
      NULL, NULL},
-    {"entropy", "X", K_NUM, OFF(entropy), 0, 100, NULL, C(TRAIN) | C(CLUSTER_TRAIN),
+    {"entropy", "X", K_NUM, OFF(entropy), 0, 100, NULL, TRAINS | C(CLUSTER_TRAIN),
      "entropy bonus weight (train: at the start, decaying linearly to --entropy-end; paper 0)", NULL, NULL},
     {"entropy-end", "X", K_NUM, OFF(entropy_end), 0, 100, NULL, C(TRAIN),
      "the entropy weight at the end of the decay", "--entropy's when only that is given, else 0", NULL},
-    {"warm-start", "M", K_STR, OFF(warm_start), 0, 0, NULL, C(TRAIN),
+    {"warm-start", "M", K_STR, OFF(warm_start), 0, 0, NULL, TRAINS,
      "imitation warm start from method M's placement (auto: the best of every single device, heft, m-etf, "
-     "greedy-tarnawski and on two devices mincut, measured and counted); not with --resume",
+     "greedy-tarnawski and on two devices mincut, measured and counted); not with --resume; train --graphs: "
+     "auto only, on each graph before round 0",
      NULL, more_methods},
     {"imitate-steps", "N", K_INT, OFF(imitate_steps), 0, 100000, NULL, C(TRAIN),
      "with --warm-start: Adam steps of the imitation", NULL, NULL},
@@ -406,15 +425,18 @@ static const cli_opt table[] = {
      "at most N groups: runs of consecutive groups merge (0 = no limit)", NULL, NULL},
     {"group-mem", "F", K_NUM, OFF(group_mem), 0, 1, NULL, C(TRAIN),
      "coarsening groups also close at F x the smallest device capacity in weights (0 = off)", NULL, NULL},
-    {"gnn", "KIND", K_CHOICE, OFF(gnn), 0, 0, choice_gnn, C(TRAIN), "the graph network", NULL, NULL},
-    {"no-shape", NULL, K_FLAG, OFF(no_shape), 0, 0, NULL, C(TRAIN),
-     "ablation: drop the output-shape features", NULL, NULL},
-    {"no-id", NULL, K_FLAG, OFF(no_id), 0, 0, NULL, C(TRAIN), "ablation: drop the node-id feature", NULL,
-     NULL},
-    {"no-struct", NULL, K_FLAG, OFF(no_struct), 0, 0, NULL, C(TRAIN),
+    {"gnn", "KIND", K_CHOICE, OFF(gnn), 0, 0, choice_gnn, TRAINS, "the graph network", NULL, NULL},
+    {"no-shape", NULL, K_FLAG, OFF(no_shape), 0, 0, NULL, TRAINS, "ablation: drop the output-shape features",
+     NULL, NULL},
+    {"no-id", NULL, K_FLAG, OFF(no_id), 0, 0, NULL, TRAINS, "ablation: drop the node-id feature", NULL, NULL},
+    {"no-struct", NULL, K_FLAG, OFF(no_struct), 0, 0, NULL, TRAINS,
      "ablation: drop degree, fractal dimension and closeness", NULL, NULL},
-    {"no-coarsen", NULL, K_FLAG, OFF(no_coarsen), 0, 0, NULL, C(TRAIN),
+    {"no-coarsen", NULL, K_FLAG, OFF(no_coarsen), 0, 0, NULL, TRAINS,
      "ablation: no co-location coarsening (one group per op)", NULL, NULL},
+    {"rounds", "N", K_INT, OFF(rounds), 1, 1000000, NULL, C(PRETRAIN),
+     "passes over the graphs (each one episode per graph)", NULL, NULL},
+    {"units", "N", K_INT, OFF(units), 0, 1000000, NULL, C(PRETRAIN),
+     "--method placeto: decision units per graph (0 = one per group)", NULL, NULL},
     {"penalty", "X", K_NUM, OFF(penalty), 1, 1e12, NULL, C(TRAIN),
      "an infeasible placement is rewarded as X times slower", NULL, NULL},
     {"measure-cmd", "CMD", K_STR, OFF(measure_cmd), 0, 0, NULL, C(TRAIN),
@@ -465,8 +487,6 @@ static const cli_opt table[] = {
     {"cache-bytes", "B", K_NUM, OFF(cache_bytes), 0, 1e12, NULL, C(CALIBRATE),
      "the size of the fitted cache level in bytes", "this machine's last-level cache", NULL},
     /* ---- cluster ---- */
-    {"policy", "P", K_STR, OFF(policy), 0, 0, NULL, C(CLUSTER_RUN), "the partitioning policy (required)",
-     NULL, more_policies},
     {"beta", "X", K_CHOICE, OFF(beta), 0, 0, choice_beta, C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
      "the JCT requirement distribution (A uniform, B tight, C medium, D loose)", NULL, NULL},
     {"seeds", "LIST", K_STR, OFF(seeds), 0, 0, NULL, C(CLUSTER_COMPARE), "comma-separated episode seeds",
@@ -527,11 +547,11 @@ static const cli_opt table[] = {
      "greedy evaluation episodes per iteration", NULL, NULL},
     /* ---- the model commands ---- */
     {"seed", "S", K_INT, OFF(seed), 0, 2147483647, NULL,
-     C(PLACE) | C(COMPARE) | C(TRAIN) | C(PROFILE) | C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
+     C(PLACE) | C(COMPARE) | TRAINS | C(PROFILE) | C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
      "seed of every random choice (randomised methods, weights, sampling, episodes); the same input and "
      "seed give bit-identical output",
      NULL, NULL},
-    {"devices", "D", K_STR, OFF(devices), 0, 0, NULL, ALL_MODEL | C(CALIBRATE),
+    {"devices", "D", K_STR, OFF(devices), 0, 0, NULL, ALL_MODEL | C(PRETRAIN) | C(CALIBRATE),
      "a device preset or a device JSON file (docs/devices.md)",
      "tarnawski for Tarnawski JSON models, cpu-gpu otherwise", more_presets},
     {"semantics", "S", K_CHOICE, OFF(semantics), 0, 0, choice_semantics, ALL_MODEL,
@@ -544,7 +564,7 @@ static const cli_opt table[] = {
      "auto: file when every op has measured times", NULL},
     {"profile", "CSV", K_IN, OFF(profile), 0, 0, NULL, ALL_MODEL,
      "per-op per-device times (lines node,device,ms) overriding the cost model", NULL, NULL},
-    {"mem", "DEV=SIZE", K_LIST, OFF(mem), 0, 0, NULL, C(SIMULATE) | C(PLACE) | C(COMPARE) | C(TRAIN),
+    {"mem", "DEV=SIZE", K_LIST, OFF(mem), 0, 0, NULL, C(SIMULATE) | C(PLACE) | C(COMPARE) | TRAINS,
      "cap DEV's memory: bytes with a K/M/G/T suffix, or P% of what the whole model needs on DEV (GPU=50%: "
      "the GPU holds about half the model)",
      NULL, NULL},
@@ -569,7 +589,7 @@ static const cli_opt table[] = {
      "save every method's placement in DIR (created): METHOD.json (placement), METHOD.affinity.json, "
      "METHOD.split.json, METHOD.dot and METHOD.trace.json",
      NULL, NULL},
-    {"out-dir", "DIR", K_DIR, OFF(out_dir), 0, 0, NULL, C(TRAIN) | C(CLUSTER_TRAIN),
+    {"out-dir", "DIR", K_DIR, OFF(out_dir), 0, 0, NULL, TRAINS | C(CLUSTER_TRAIN),
      "the run directory (created): curve.csv, checkpoint.bin and the best placement or policy; a "
      "directory that is not empty is refused unless --resume or --force",
      NULL, NULL},
@@ -577,16 +597,17 @@ static const cli_opt table[] = {
      "continue the run in DIR from its checkpoint (bit-identical to an uninterrupted run; the options "
      "must be the run's)",
      NULL, NULL},
-    {"force", NULL, K_FLAG, OFF(force), 0, 0, NULL, C(TRAIN) | C(CLUSTER_TRAIN),
+    {"force", NULL, K_FLAG, OFF(force), 0, 0, NULL, TRAINS | C(CLUSTER_TRAIN),
      "start a new run in a run directory that is not empty (its files are replaced)", NULL, NULL},
     {"repeat", "N", K_INT, OFF(repeat), 1, 1e9, NULL, C(SIMULATE) | C(CLUSTER_RUN),
      "repeat the computation N times (identical results) and report its speed (evals_per_s, or the "
      "median wall_s and cpu_s of one episode)",
      "1", NULL},
     /* ---- every command ---- */
-    {"json", NULL, K_FLAG, OFF(json), 0, 0, NULL, C(INFO) | ALL_MODEL | C(PROFILE) | C(CALIBRATE) | CL_ALL,
+    {"json", NULL, K_FLAG, OFF(json), 0, 0, NULL,
+     C(INFO) | ALL_MODEL | C(PRETRAIN) | C(PROFILE) | C(CALIBRATE) | CL_ALL,
      "print the result as one JSON object (its schema and keys: docs/formats.md)", NULL, NULL},
-    {"quiet", NULL, K_FLAG, OFF(quiet), 0, 0, NULL, ALL_MODEL | C(PROFILE) | CL_ALL,
+    {"quiet", NULL, K_FLAG, OFF(quiet), 0, 0, NULL, ALL_MODEL | C(PRETRAIN) | C(PROFILE) | CL_ALL,
      "no progress bar and no notes on standard error (errors are still printed)", NULL, NULL},
 };
 #define N_OPTS ((int)(sizeof table / sizeof table[0]))
@@ -614,6 +635,9 @@ static const cli_hint hints[] = {
     {"seeds", C(CLUSTER_RUN), "run takes one --seed S"},
     {"policies", C(CLUSTER_RUN), "run takes one --policy P"},
     {"betas", C(CLUSTER_RUN), "run takes one --beta X"},
+    {"graphs", C(TRAIN),
+     "one policy for many graphs is 'hsdag train --graphs LIST [options]' (--graphs first)"},
+    {"out", C(PRETRAIN), "the run directory is --out-dir DIR"},
     {"save-dir", PLACEMENT_OUT, "this command writes its placement with --out, --affinity, --split, --dot"},
 };
 #define N_HINTS ((int)(sizeof hints / sizeof hints[0]))
@@ -623,6 +647,7 @@ _Static_assert(sizeof table / sizeof table[0] <= CLI_MAX_OPTS, "raise CLI_MAX_OP
 /* Where an option's default is another thing in one command (the meaning is the same). */
 static const cli_hint own_defaults[] = {
     {"devices", C(CALIBRATE), "none: fit a CPU to the profiles"},
+    {"devices", C(PRETRAIN), "cpu-gpu"},
     {"budget", C(TRAIN), "--episodes x --steps x --samples"},
 };
 
@@ -667,6 +692,20 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
         a->measure_timeout = 600;
         a->measure_retries = 2;
         a->out_dir = "hsdag-train";
+    }
+    if (cmd == CMD_PRETRAIN) {
+        hsdag_pretrain_config c = hsdag_pretrain_config_default();
+        a->method = hsdag_policy_method_name(c.method);
+        a->rounds = c.rounds;
+        a->units = c.placeto.max_units;
+        a->steps = c.hsdag.steps;
+        a->samples = c.hsdag.samples;
+        a->lr = c.hsdag.lr;
+        a->entropy = c.hsdag.entropy;
+        a->levels = c.hsdag.levels;
+        a->min_clusters = c.hsdag.min_clusters;
+        a->gnn = hsdag_nn_gnn_kind_name(c.hsdag.gnn);
+        a->out_dir = "hsdag-pretrain";
     }
     if (cmd == CMD_PROFILE) {
         a->runs = 10;

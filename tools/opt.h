@@ -20,6 +20,7 @@ typedef enum cli_cmd {
     CMD_BOUND,
     CMD_COMPARE,
     CMD_TRAIN,
+    CMD_PRETRAIN, /* train --graphs LIST: one policy for many graphs */
     CMD_PROFILE,
     CMD_CALIBRATE,
     CMD_CLUSTER_RUN,
@@ -83,6 +84,7 @@ typedef struct cli_args {
     /* train */
     long episodes, steps, samples, levels, min_clusters, measure_retries, polish_evals, imitate_steps;
     long min_groups, max_groups;
+    long rounds, units; /* train --graphs */
     double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout;
     const char *gnn, *measure_cmd, *baseline, *update, *reward, *normalize, *warm_start;
     int paper, polish, no_shape, no_id, no_struct, no_coarsen;

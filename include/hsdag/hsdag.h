@@ -1,7 +1,8 @@
 /* hsdag.h - the umbrella header: includes every public header of libhsdag, lowest layer first.
  * Not here: any declaration of its own; include one module's header instead to depend on less.
  * Entry points: see each header (common.h, codec.h, graph.h, nn.h, io.h, devices.h, placement.h, split.h, sim.h,
- *   place.h, features.h, learn.h, measure.h, pacml.h, cluster.h); the folder map is in README.md ("Layout").
+ *   place.h, features.h, learn.h, measure.h, placeto.h, rnnplace.h, pretrain.h, pacml.h, cluster.h); the folder
+ *   map is in README.md ("Layout").
  *
  * Usage:
  *   #include <hsdag/hsdag.h>      // cc prog.c $(pkg-config --cflags --libs hsdag)
@@ -26,6 +27,9 @@
 #include "hsdag/features.h"
 #include "hsdag/learn.h"
 #include "hsdag/measure.h"
+#include "hsdag/placeto.h"
+#include "hsdag/rnnplace.h"
+#include "hsdag/pretrain.h"
 #include "hsdag/pacml.h"
 #include "hsdag/cluster.h"
 

@@ -130,9 +130,16 @@ HSDAG_API void hsdag_learn_free(hsdag_learn *L); /* NULL is a no-op */
 HSDAG_API int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
                                 hsdag_learn_progress_fn progress, void *progress_ctx, hsdag_err *e);
 
+/* Sets the episode target (multi-graph pre-training runs one more episode per round, pretrain.c). */
+HSDAG_API void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes);
+
 /* Best feasible placement so far (NULL and INFINITY if none), its latency and episode (-1 if none). */
 HSDAG_API void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s,
                                 int32_t *episode);
+/* The most likely placement under the current parameters, nothing measured (zero-shot placement with a
+ * pre-trained policy): one forward pass (dropout off, a zero state), then in the sampling order the device of
+ * largest probability per decision (memory masks and inheritance as in sampling). device[n_nodes]. */
+HSDAG_API int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e);
 /* Imitation warm start: cfg.imitate_steps Adam steps of cross-entropy that make every cluster's policy put
  * its ops where op_device[n_nodes] has most of them (a heuristic's placement), stopping early once the mean
  * probability of those devices reaches cfg.imitate_prob. No measurement is made. *steps_done gets the steps

@@ -1,8 +1,9 @@
 /* nn.h - a small hand-written neural-network core: one contiguous parameter block, dense and graph
  * kernels with forward/backward side by side, a categorical sampler, entropy, Adam and checkpoints.
  * Not here: autograd, models or losses of a particular learner (HSDAG/PAC-ML compose these kernels).
- * Entry points: hsdag_nn_params_*, hsdag_nn_adam_*, hsdag_nn_<kernel>_forward/_backward,
- *   hsdag_nn_adj_*, hsdag_nn_gnn_*, hsdag_nn_categorical_*, hsdag_nn_entropy_*.
+ * Entry points: hsdag_nn_params_*, hsdag_nn_adam_*, hsdag_nn_<kernel>_forward/_backward (dense, sequence:
+ *   lstm_cell, attention, embedding_bag; graph), hsdag_nn_adj_*, hsdag_nn_gnn_*, hsdag_nn_categorical_*,
+ *   hsdag_nn_entropy_*.
  *
  * Usage (a 2-layer MLP trained with Adam; error handling shortened; the program sets the thread count):
  *   enum { N = 8 };                                        // rows (samples)
@@ -162,6 +163,15 @@ typedef struct hsdag_nn_layernorm {
 HSDAG_API int hsdag_nn_layernorm_add(hsdag_nn_params *p, hsdag_nn_layernorm *l, const char *name, int32_t d,
                                      hsdag_err *e);
 
+typedef struct hsdag_nn_lstm {
+    int32_t wx, wh, b; /* tensor ids: wx (4 hid, in), wh (4 hid, hid), b (1, 4 hid) */
+    int32_t in, hid;
+} hsdag_nn_lstm;
+/* Registers "<name>.wx", ".wh", ".b", all U(-1/sqrt(hid), 1/sqrt(hid)) as PyTorch's nn.LSTM (whose two bias
+ * vectors are summed into one here). */
+HSDAG_API int hsdag_nn_lstm_add(hsdag_nn_params *p, hsdag_nn_lstm *l, const char *name, int32_t in,
+                                int32_t hid, hsdag_err *e);
+
 /* ======================================================================================
  * ---- dense kernels (src/nn/layers.c) ----
  * ====================================================================================== */
@@ -172,6 +182,12 @@ HSDAG_API void hsdag_nn_linear_forward(float *y, const float *x, const float *w,
 /* dx (n, in) += dy W; dw (out, in) += dy^T x; db (out) += sum_rows dy. Any of dx, dw, db may be NULL. */
 HSDAG_API void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
                                         const float *w, int32_t n, int32_t in, int32_t out);
+/* The same for ONE row (n = 1: a recurrent step) through GEMV / a rank-1 update, faster than the 1-row GEMM;
+ * equal to hsdag_nn_linear_forward/backward with n = 1 up to float rounding. */
+HSDAG_API void hsdag_nn_linear_row_forward(float *y, const float *x, const float *w, const float *b,
+                                           int32_t in, int32_t out);
+HSDAG_API void hsdag_nn_linear_row_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                            const float *w, int32_t in, int32_t out);
 
 /* y (len) = max(x, 0); y may equal x. */
 HSDAG_API void hsdag_nn_relu_forward(float *y, const float *x, size_t len);
@@ -188,6 +204,11 @@ HSDAG_API void hsdag_nn_leaky_relu_backward(float *dx, const float *dy, const fl
 HSDAG_API void hsdag_nn_sigmoid_forward(float *y, const float *x, size_t len);
 /* dx (len) += dy * y (1 - y), y = the forward OUTPUT. */
 HSDAG_API void hsdag_nn_sigmoid_backward(float *dx, const float *dy, const float *y, size_t len);
+
+/* y (len) = tanh(x); y may equal x. */
+HSDAG_API void hsdag_nn_tanh_forward(float *y, const float *x, size_t len);
+/* dx (len) += dy * (1 - y^2), y = the forward OUTPUT. */
+HSDAG_API void hsdag_nn_tanh_backward(float *dx, const float *dy, const float *y, size_t len);
 
 /* Residual connection. y (len) = a + b; y may equal a or b. */
 HSDAG_API void hsdag_nn_add_forward(float *y, const float *a, const float *b, size_t len);
@@ -265,6 +286,54 @@ HSDAG_API void hsdag_nn_entropy_forward(float *h, const float *lp, int32_t n, in
 /* Gradient w.r.t. the log-probabilities: dlp (n, k) += dh * (-exp(lp) (lp + 1)) on valid entries.
  * Chained through hsdag_nn_log_softmax_backward this gives dH/dlogit_j = -p_j (lp_j + H). */
 HSDAG_API void hsdag_nn_entropy_backward(float *dlp, const float *dh, const float *lp, int32_t n, int32_t k);
+
+/* ======================================================================================
+ * ---- sequence kernels (src/nn/rnn.c) ----
+ * ====================================================================================== */
+
+/* LSTM cell, PyTorch gate order (i, f, g, o):
+ *   z = x Wx^T + h0 Wh^T + b;  i, f, o = sigmoid(z_i, z_f, z_o), g = tanh(z_g);
+ *   c1 = f c0 + i g;  h1 = o tanh(c1).
+ * h1, c1 (n, hid) and cache (n, 5 hid) = [i f g o tanh(c1)] per row are outputs; x (n, in); h0, c0 (n, hid)
+ * or NULL (= zeros, the first step); wx (4 hid, in), wh (4 hid, hid), b (4 hid) or NULL. Outputs must not
+ * alias inputs. Parameters: hsdag_nn_lstm_add. */
+HSDAG_API void hsdag_nn_lstm_cell_forward(float *h1, float *c1, float *cache, const float *x, const float *h0,
+                                          const float *c0, const float *wx, const float *wh, const float *b,
+                                          int32_t n, int32_t in, int32_t hid);
+/* From dh1, dc1 (n, hid; either may be NULL = 0): dx (n, in), dh0, dc0 (n, hid), dwx, dwh, db += ...
+ * (each may be NULL; dh0/dwh are skipped when h0 was NULL). dz (n, 4 hid) gets the gradient of the gate
+ * pre-activations (overwritten): through time, pass NULL weight gradients, keep each step's dz and get them
+ * all at once with hsdag_nn_linear_backward(NULL, dwx, db, DZ, X, wx, T, in, 4 hid) (and H_prev for dwh),
+ * one GEMM instead of T rank-1 updates. cache, x, h0, c0 exactly as given to / written by the forward. */
+HSDAG_API void hsdag_nn_lstm_cell_backward(float *dx, float *dh0, float *dc0, float *dwx, float *dwh,
+                                           float *db, float *dz, const float *dh1, const float *dc1,
+                                           const float *cache, const float *x, const float *h0,
+                                           const float *c0, const float *wx, const float *wh, int32_t n,
+                                           int32_t in, int32_t hid);
+
+/* Additive (Bahdanau, "content-based") attention of m queries over n keys:
+ *   s_kj = v . tanh(kp_j + qp_k);  alpha_k = softmax_j(s_k);  ctx_k = sum_j alpha_kj vals_j.
+ * kp (n, a) and qp (m, a) are the projected keys and queries (compose with hsdag_nn_linear_*), v (a),
+ * vals (n, dv). ctx (m, dv) and alpha (m, n) are outputs; tcache (m, n, a), optional, keeps the tanh values
+ * for the backward (NULL: the backward recomputes them). tanh is a 4-lane exp-based one, absolute error
+ * < 3e-7. */
+HSDAG_API void hsdag_nn_attention_forward(float *ctx, float *alpha, float *tcache, const float *qp,
+                                          const float *kp, const float *v, const float *vals, int32_t m,
+                                          int32_t n, int32_t a, int32_t dv);
+/* dqp (m, a), dkp (n, a), dvv (a), dvals (n, dv) += ... (each may be NULL) from dctx (m, dv). scratch (n + a)
+ * is overwritten; alpha and tcache (or NULL) as written by the forward. */
+HSDAG_API void hsdag_nn_attention_backward(float *dqp, float *dkp, float *dvv, float *dvals, float *scratch,
+                                           const float *dctx, const float *alpha, const float *tcache,
+                                           const float *qp, const float *kp, const float *v,
+                                           const float *vals, int32_t m, int32_t n, int32_t a, int32_t dv);
+
+/* Mean embedding bag (an embedding lookup when every bag has one index): y (nb, d) row b = mean of the
+ * table (rows, d) rows idx[off[b] .. off[b+1]-1]; an empty bag gives 0. Rows added in index order. */
+HSDAG_API void hsdag_nn_embedding_bag_forward(float *y, const float *table, const int32_t *off,
+                                              const int32_t *idx, int32_t nb, int32_t d);
+/* dtable[idx[k]] += dy[b] / |bag b| for every k in bag b. */
+HSDAG_API void hsdag_nn_embedding_bag_backward(float *dtable, const float *dy, const int32_t *off,
+                                               const int32_t *idx, int32_t nb, int32_t d);
 
 /* ======================================================================================
  * ---- graph kernels (src/nn/gnn.c) ----

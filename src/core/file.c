@@ -3,7 +3,8 @@
  * follows a symlink out of that directory, never replaces a read-only file and cleans up its own stale
  * temporary files.
  * Not here: formats (src/io) or what a command writes where (tools/). No message ever names a temp file.
- * Entry points: hsdag_read_file, hsdag_out_check, hsdag_out_dir_check, hsdag_write_file_atomic.
+ * Entry points: hsdag_read_file, hsdag_out_check, hsdag_out_dir_check, hsdag_write_file_atomic,
+ * hsdag_data_find.
  */
 #include "hsdag/common.h"
 
@@ -12,6 +13,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -24,6 +27,44 @@
 /* Temp files are "<dir>/.<base>~hsdag-tmp-<pid>-XXXXXX": hidden, recognisable by any later write into the
  * same directory, and carrying the writer's pid so a dead writer's file can be told from a live one's. */
 #define FILE_TMP_TAG "~hsdag-tmp-"
+
+/* ---- installed data ---- */
+#ifndef HSDAG_SHARE_DIR
+#define HSDAG_SHARE_DIR "/usr/local/share/hsdag"
+#endif
+
+int hsdag_data_find(char *path, size_t cap, const char *rel, const char *what, hsdag_err *e)
+{
+    char exe[2048] = "", tried[2048] = "";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *sl = strrchr(exe, '/');
+        if (sl) *sl = 0;
+    } else {
+        exe[0] = 0;
+    }
+    const char *env = getenv("HSDAG_DATA");
+    char cand[5][4096];
+    int nc = 0;
+    if (env && *env) snprintf(cand[nc++], sizeof cand[0], "%s/%s", env, rel);
+    snprintf(cand[nc++], sizeof cand[0], "./%s", rel);
+    if (exe[0]) {
+        snprintf(cand[nc++], sizeof cand[0], "%s/../%s", exe, rel);
+        snprintf(cand[nc++], sizeof cand[0], "%s/../share/hsdag/%s", exe, rel);
+    }
+    snprintf(cand[nc++], sizeof cand[0], "%s/%s", HSDAG_SHARE_DIR, rel);
+    for (int i = 0; i < nc; i++) {
+        if (access(cand[i], R_OK) == 0) {
+            if (strlen(cand[i]) >= cap) return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", what);
+            strcpy(path, cand[i]);
+            return 0;
+        }
+        size_t tl = strlen(tried);
+        snprintf(tried + tl, sizeof tried - tl, "%s%s", i ? ", " : "", cand[i]);
+    }
+    return hsdag_err_set(e, HSDAG_EIO, "no %s (tried %s; set HSDAG_DATA)", what, tried);
+}
 
 /* ---- reading ---- */
 int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e)

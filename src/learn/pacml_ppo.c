@@ -14,10 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef HSDAG_SHARE_DIR
-#define HSDAG_SHARE_DIR "/usr/local/share/hsdag"
-#endif
-
 #define PP_NA HSDAG_PACML_N_ACTIONS
 #define PP_EVAL_SEED 1799 /* the reference's test seed; evaluation episodes use 1799, 1800, ... */
 
@@ -530,38 +526,11 @@ int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, 
 
 int hsdag_pacml_policy_find(char *path, size_t cap, char beta, int time_unit_fix, hsdag_err *e)
 {
-    char fname[64], tried[1024] = "";
+    char fname[64], what[96];
     snprintf(fname, sizeof fname, "policies/pacml/beta_%c%s.bin", beta, time_unit_fix ? "_tuf" : "");
-    char exe[2048] = "";
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *sl = strrchr(exe, '/');
-        if (sl) *sl = 0;
-    } else {
-        exe[0] = 0;
-    }
-    const char *env = getenv("HSDAG_DATA");
-    char cand[5][4096];
-    int nc = 0;
-    if (env && *env) snprintf(cand[nc++], sizeof cand[0], "%s/%s", env, fname);
-    snprintf(cand[nc++], sizeof cand[0], "./%s", fname);
-    if (exe[0]) {
-        snprintf(cand[nc++], sizeof cand[0], "%s/../%s", exe, fname);
-        snprintf(cand[nc++], sizeof cand[0], "%s/../share/hsdag/%s", exe, fname);
-    }
-    snprintf(cand[nc++], sizeof cand[0], "%s/%s", HSDAG_SHARE_DIR, fname);
-    for (int i = 0; i < nc; i++) {
-        if (access(cand[i], R_OK) == 0) {
-            if (strlen(cand[i]) >= cap) return hsdag_err_set(e, HSDAG_EINVAL, "pacml: policy path too long");
-            strcpy(path, cand[i]);
-            return 0;
-        }
-        size_t tl = strlen(tried);
-        snprintf(tried + tl, sizeof tried - tl, "%s%s", i ? ", " : "", cand[i]);
-    }
-    return hsdag_err_set(e, HSDAG_EIO, "no shipped PAC-ML policy for beta %c%s (tried %s; set HSDAG_DATA)",
-                         beta, time_unit_fix ? " with --time-unit-fix" : "", tried);
+    snprintf(what, sizeof what, "shipped PAC-ML policy for beta %c%s", beta,
+             time_unit_fix ? " with --time-unit-fix" : "");
+    return hsdag_data_find(path, cap, fname, what, e);
 }
 
 /* ---- trainer state ----

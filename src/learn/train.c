@@ -303,6 +303,11 @@ fail:
     return rc;
 }
 
+void hsdag_learn_set_episodes(hsdag_learn *L, int32_t episodes)
+{
+    L->cfg.episodes = episodes;
+}
+
 void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode)
 {
     if (device) *device = isfinite(L->best_lat) ? L->best : NULL;
@@ -1312,6 +1317,65 @@ int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int3
         for (int32_t c = 0; c < C; c++) L->ent[c] = (float)-entropy_w;
         hsdag_nn_entropy_backward(L->dlogp, L->ent, st.logp, C, K);
         rc = lmodel_step_backward(L->M, &st, L->dlogp, NULL, e);
+    }
+    lmodel_step_end(&st);
+    return rc;
+}
+
+/* ---- the most likely placement (one forward pass, nothing measured; added by the `learned` branch for
+ * zero-shot placement with a pre-trained policy, src/learn/pretrain.c) ---- */
+
+int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e)
+{
+    lstep st;
+    int rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e);
+    if (rc < 0) {
+        lmodel_step_end(&st);
+        return rc;
+    }
+    int32_t K = L->K, C = st.n_clusters;
+    int32_t *a = L->acts;
+    /* units in root order as sample_units: the device of largest P(a_c = d) = s [d == a_pred] + (1 - s)
+     * pi_c(d | mask), ties to the lower index */
+    unit_preds(L, &st);
+    double used[HSDAG_MAX_DEVICES] = {0};
+    for (int32_t i = 0; i < C && rc == 0; i++) {
+        int32_t c = L->uorder[i], p = L->upred[c];
+        uint64_t m = unit_mask(L, &st, c, used);
+        const float *lp = st.logp + (size_t)c * K;
+        double mx = -INFINITY, z = 0;
+        for (int32_t d = 0; d < K; d++)
+            if ((m >> d) & 1u && lp[d] > mx) mx = lp[d];
+        for (int32_t d = 0; d < K; d++)
+            if ((m >> d) & 1u) z += exp((double)lp[d] - mx);
+        int inh = st.q && p >= 0 && ((m >> a[p]) & 1u);
+        double sg = inh ? sigm(st.q[c]) : 0.0, best = -1.0;
+        int32_t bd = -1;
+        for (int32_t d = 0; d < K; d++) {
+            if (!((m >> d) & 1u)) continue;
+            double pd = sg * (inh && d == a[p]) + (1 - sg) * exp((double)lp[d] - mx) / z;
+            if (pd > best) best = pd, bd = d;
+        }
+        if (bd < 0 || !(z > 0))
+            rc = hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
+        else {
+            a[c] = bd;
+            used[bd] += L->umem[c];
+        }
+    }
+    if (rc == 0) { /* the groups' devices, as measure() places them */
+        const uint8_t *gm = lmodel_group_mask(L->M);
+        for (int32_t v = 0; v < L->n_groups; v++) {
+            int32_t d = a[st.cluster[v]];
+            if (gm && !gm[(size_t)v * K + d])
+                for (int32_t x = 0; x < K; x++)
+                    if (gm[(size_t)v * K + x]) {
+                        d = x;
+                        break;
+                    }
+            L->gdev[v] = d;
+        }
+        hsdag_coarsen_expand(lmodel_coarse(L->M), device, L->gdev);
     }
     lmodel_step_end(&st);
     return rc;

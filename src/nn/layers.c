@@ -1,4 +1,4 @@
-/* layers.c - dense kernels (Linear via cblas_sgemm, activations, LayerNorm, dropout, softmax,
+/* layers.c - dense kernels (Linear via cblas_sgemm, activations incl. tanh, LayerNorm, dropout, softmax,
  * log-softmax), the categorical sampler and the entropy; each _forward next to its _backward.
  * Not here: graph kernels (gnn.c), parameter storage (params.c); nothing here allocates.
  * Entry points: hsdag_nn_<kernel>_forward/_backward, hsdag_nn_categorical_*, hsdag_nn_entropy_*.
@@ -61,6 +61,25 @@ void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, 
             for (; j + 4 <= out; j += 4) st4_(db + j, ld4_(db + j) + ld4_(r + j));
             for (; j < out; j++) db[j] += r[j];
         }
+}
+
+/* One row (a recurrent step): GEMV and a rank-1 update, as OpenBLAS's GEMM packs its operands even for one
+ * row. Same values as the n = 1 Linear up to float rounding (kept apart so that the GEMM callers stay
+ * bit-identical to their earlier runs). */
+void hsdag_nn_linear_row_forward(float *y, const float *x, const float *w, const float *b, int32_t in,
+                                 int32_t out)
+{
+    if (b) memcpy(y, b, (size_t)out * sizeof(float));
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, out, in, 1.0f, w, in, x, 1, b ? 1.0f : 0.0f, y, 1);
+}
+
+void hsdag_nn_linear_row_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                  const float *w, int32_t in, int32_t out)
+{
+    if (dx) cblas_sgemv(CblasRowMajor, CblasTrans, out, in, 1.0f, w, in, dy, 1, 1.0f, dx, 1);
+    if (dw) cblas_sger(CblasRowMajor, out, in, 1.0f, dy, 1, x, 1, dw, in);
+    if (db)
+        for (int32_t j = 0; j < out; j++) db[j] += dy[j];
 }
 
 /* ---- pointwise ---- */
@@ -130,6 +149,16 @@ void hsdag_nn_sigmoid_forward(float *y, const float *x, size_t len)
 void hsdag_nn_sigmoid_backward(float *dx, const float *dy, const float *y, size_t len)
 {
     for (size_t i = 0; i < len; i++) dx[i] += dy[i] * y[i] * (1.0f - y[i]);
+}
+
+void hsdag_nn_tanh_forward(float *y, const float *x, size_t len)
+{
+    for (size_t i = 0; i < len; i++) y[i] = tanhf(x[i]);
+}
+
+void hsdag_nn_tanh_backward(float *dx, const float *dy, const float *y, size_t len)
+{
+    for (size_t i = 0; i < len; i++) dx[i] += dy[i] * (1.0f - y[i] * y[i]);
 }
 
 void hsdag_nn_add_forward(float *y, const float *a, const float *b, size_t len)

@@ -1,7 +1,8 @@
 /* params.c - the parameter set (one contiguous block for values, grads, Adam m and v), Adam,
  * checkpoint save/load and the Linear/LayerNorm registration helpers.
  * Not here: the kernels (layers.c, gnn.c); no per-tensor optimiser options.
- * Entry points: hsdag_nn_params_*, hsdag_nn_adam_*, hsdag_nn_linear_add, hsdag_nn_layernorm_add.
+ * Entry points: hsdag_nn_params_*, hsdag_nn_adam_*, hsdag_nn_linear_add, hsdag_nn_layernorm_add,
+ *   hsdag_nn_lstm_add.
  */
 #include "hsdag/codec.h"
 #include "hsdag/nn.h"
@@ -280,6 +281,18 @@ int hsdag_nn_layernorm_add(hsdag_nn_params *p, hsdag_nn_layernorm *l, const char
     int rc = add_named(p, &l->g, name, "g", 1, d, HSDAG_NN_INIT_ONE, 0.0f, e);
     if (rc < 0) return rc;
     return add_named(p, &l->b, name, "b", 1, d, HSDAG_NN_INIT_ZERO, 0.0f, e);
+}
+
+int hsdag_nn_lstm_add(hsdag_nn_params *p, hsdag_nn_lstm *l, const char *name, int32_t in, int32_t hid,
+                      hsdag_err *e)
+{
+    l->in = in;
+    l->hid = hid;
+    float k = (float)(1.0 / sqrt((double)(hid > 0 ? hid : 1)));
+    int rc = add_named(p, &l->wx, name, "wx", 4 * hid, in, HSDAG_NN_INIT_UNIFORM, k, e);
+    if (rc == 0) rc = add_named(p, &l->wh, name, "wh", 4 * hid, hid, HSDAG_NN_INIT_UNIFORM, k, e);
+    if (rc == 0) rc = add_named(p, &l->b, name, "b", 1, 4 * hid, HSDAG_NN_INIT_UNIFORM, k, e);
+    return rc;
 }
 
 /* ---- checkpoint: the core wire codec (codec.h), independent of the host ----

@@ -11,12 +11,12 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a <= b * (1
 
 # help and method list
 expect_rc 0 $HSDAG place --help
-for m in random round-robin m-topo m-etf m-sct heft metis greedy-tarnawski mincut ilp local-search; do
+for m in random round-robin m-topo m-etf m-sct heft metis greedy-tarnawski mincut ilp local-search hsdag placeto rnn; do
     expect_grep "^ +$m +\[mem" "$TMP/out"
 done
 expect_grep "ignores" "$TMP/out"
 expect_rc 0 $HSDAG place --list
-n=$(wc -l < "$TMP/out"); [ "$n" -eq 16 ] && ok || bad "--list printed $n methods"
+n=$(wc -l < "$TMP/out"); [ "$n" -eq 18 ] && ok || bad "--list printed $n methods"
 expect_rc 0 $HSDAG compare --help
 
 # min cut is exact under sequential semantics on two devices: latency == bound, gap 0, feasible
@@ -108,7 +108,7 @@ one_line "$TMP/err"; expect_grep "max-evals does not apply to --method 'heft': i
 expect_rc 2 $HSDAG place $INC --method heft --budget 10
 expect_rc 2 $HSDAG place $INC --method mincut --time-limit 5
 expect_rc 2 $HSDAG compare $INC --methods heft,cpu-only --noise 0.1
-expect_grep "it is read by bb-random, bb-local, hsdag, hsdag-learned, hsdag-paper only" "$TMP/err"
+expect_grep "it is read by bb-random, bb-local, hsdag, hsdag-learned, hsdag-paper, placeto, rnn only" "$TMP/err"
 expect_rc 0 $HSDAG compare $SQZ --methods heft,bb-random --budget 5
 expect_rc 2 $HSDAG place $INC --method mincut --devices cpu-4gpu
 one_line "$TMP/err"; expect_grep "two devices" "$TMP/err"

@@ -30,6 +30,9 @@ run_json compare compare --suite tests/data/suite/tiny.suite --methods heft,hsda
 run_json train train $A --episodes 1 --steps 2 --out-dir "$TMP/t1"
 run_json train train $A --budget 20 --warm-start auto --noise 0.1 --mem GPU=50% --out-dir "$TMP/t3"
 run_json train train $A --episodes 1 --steps 2 --out-dir "$TMP/t2" --polish --out "$TMP/t2.json"
+run_json "train --graphs" train --graphs $A --method placeto --units 4 --rounds 1 --out-dir "$TMP/p1"
+run_json "train --graphs" train --graphs $A,tests/data/onnx/squeezenet1_1.onnx --steps 1 --samples 2 --rounds 1 \
+    --out-dir "$TMP/p2"
 # calibrate on a profile written here (every op 0.1 ms), profile itself where ONNX Runtime runs
 base_profile
 run_json calibrate calibrate "$TMP/a.csv" --model $A

@@ -1,0 +1,76 @@
+# pretrain.sh - CLI tests of one policy for many graphs: 'hsdag train --graphs', 'hsdag place --policy'
+# (zero-shot and fine-tuned), the shipped-policy lookup, determinism and bad input.
+# Not here: quality (docs/results.md, make results). Uses the bundled AlexNet, SqueezeNet and VGG-16 exports.
+# Entry points: run by tests/run.sh.
+. tests/cli_lib.sh
+A=tests/data/onnx/alexnet.onnx; S=tests/data/onnx/squeezenet1_1.onnx; V=tests/data/onnx/vgg16.onnx
+expect_rc 0 $HSDAG train --graphs --help
+expect_grep "one policy|ONE policy" "$TMP/out"
+for m in hsdag placeto; do
+    expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out-dir "$TMP/$m" --json
+    for k in method devices rounds policy wall_s graphs best_latency_ms; do expect_grep "\"$k\"" "$TMP/out"; done
+    [ -s "$TMP/$m/policy.bin" ] && ok || bad "no $TMP/$m/policy.bin"
+    n=$(wc -l < "$TMP/$m/progress.csv"); [ "$n" -eq 5 ] && ok || bad "progress.csv has $n lines (want 1 + 2 x 2)"
+    # the same command trains the same policy, bit for bit (the file holds the command, so the same
+    # --out-dir, and --force both times)
+    expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out-dir "$TMP/$m" --force --json
+    cp "$TMP/$m/policy.bin" "$TMP/$m.first.bin"
+    # a run directory that is not empty is refused without --force
+    expect_rc 2 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out-dir "$TMP/$m"
+    one_line "$TMP/err"
+    expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out-dir "$TMP/$m" --force --json
+    cmp -s "$TMP/$m/policy.bin" "$TMP/$m.first.bin" && ok || bad "$m: same seed, different policy"
+    # zero-shot on an unseen graph: nothing measured
+    expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method $m --policy "$TMP/$m/policy.bin" --json
+    expect_grep '"placements_evaluated": 0' "$TMP/out"
+    expect_grep 'one forward pass' "$TMP/out"
+    # fine-tuned: at most the budget
+    expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method $m --policy "$TMP/$m/policy.bin" --budget 30 --json
+    ev=$(sed -n 's/.*"placements_evaluated": \([0-9]*\).*/\1/p' "$TMP/out"); [ -n "$ev" ] && [ "$ev" -ge 1 ] && [ "$ev" -le 30 ] && ok || bad "$m fine-tune used $ev evals"
+done
+# the command that trained it is in the policy file
+grep -q "train --graphs" "$TMP/hsdag/policy.bin" && ok || bad "policy.bin does not hold its training command"
+# a policy for other devices, or of another method, is refused (exit 2 with one line)
+expect_rc 2 $HSDAG place $V --devices cpu-gpu --method hsdag --policy "$TMP/hsdag/policy.bin"
+one_line "$TMP/err"
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method placeto --policy "$TMP/hsdag/policy.bin"
+one_line "$TMP/err"
+# a corrupt policy file
+head -c 200 "$TMP/hsdag/policy.bin" > "$TMP/bad.bin"
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/bad.bin"
+expect_grep "bad.bin" "$TMP/err"
+# --policy shipped: the preset's shipped policy (HSDAG_DATA points at a test tree here)
+mkdir -p "$TMP/data/policies/hsdag" && cp "$TMP/hsdag/policy.bin" "$TMP/data/policies/hsdag/cpu-4gpu.bin"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy shipped --json
+expect_grep "cpu-4gpu.bin" "$TMP/out"
+expect_rc 2 $HSDAG place $V --devices cpu-gpu --method placeto --policy shipped   # none shipped for Placeto
+expect_grep "shipped placeto policy" "$TMP/err"
+one_line "$TMP/err"
+# a zero budget is refused (zero-shot is --policy without --budget)
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/hsdag/policy.bin" --budget 0
+# options of the other method, --warm-start other than auto, --graphs not first, the old --out
+expect_rc 2 $HSDAG train --graphs $A --method placeto --steps 2 --out-dir "$TMP/y"
+expect_grep "steps applies with --method hsdag only" "$TMP/err"
+expect_rc 2 $HSDAG train --graphs $A --units 4 --out-dir "$TMP/y"
+expect_rc 2 $HSDAG train --graphs $A --warm-start heft --out-dir "$TMP/y"
+expect_rc 2 $HSDAG train $A --graphs $A,$S
+one_line "$TMP/err"; expect_grep "train --graphs LIST" "$TMP/err"
+expect_rc 2 $HSDAG train --graphs $A --out "$TMP/y"
+expect_grep "out-dir" "$TMP/err"
+# the shipped policies (policies/hsdag/P.bin, found from the repository root) load and place; their
+# zero-shot AlexNet placement is the one policies/hsdag/README.md shows
+for P in cpu-gpu cpu-igpu cpu-4gpu; do
+    expect_rc 0 $HSDAG place $A --devices $P --method hsdag --policy shipped --json
+    expect_grep "policies/hsdag/$P.bin" "$TMP/out"
+done
+expect_rc 0 $HSDAG place $A --devices cpu-gpu --method hsdag --policy shipped --json
+expect_grep '"latency_ms": 0.70582968' "$TMP/out"
+expect_rc 0 $HSDAG place $A --devices cpu-igpu --method hsdag --policy shipped --json
+expect_grep '"latency_ms": 4.75311' "$TMP/out"
+# --policy with another method, a bad list
+expect_rc 2 $HSDAG place $V --method heft --policy "$TMP/hsdag/policy.bin"
+expect_rc 2 $HSDAG train --graphs , --out-dir "$TMP/x"
+expect_rc 2 $HSDAG train --graphs $A,tests/data/onnx/missing.onnx --out-dir "$TMP/x"
+one_line "$TMP/err"
+finish
