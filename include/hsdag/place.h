@@ -54,7 +54,21 @@ typedef struct hsdag_place_problem {
     double *mean_xfer;       /* [n] mean transfer time of the node's output over ordered device pairs */
     int32_t dev_rank
         [HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
-    int bound_ready;         /* hsdag_place_lower_bound's cache */
+    /* blocks: the strongly connected components of the graph of groups (two colour classes that reach each
+     * other both ways). Splitting a block over devices makes some accelerator's node set non-contiguous, so
+     * the contiguity-aware methods (Tarnawski's greedy, the pipeline DP, the latency MILP, local search's
+     * block moves) treat a block as one unit. Block ids follow their smallest group id; members ascend. */
+    int32_t n_blocks;
+    int32_t *block;        /* [n_groups] block of each group */
+    int32_t *blk_off;      /* [n_blocks + 1] CSR into blk_grp */
+    int32_t *blk_grp;      /* [n_groups] */
+    double *blk_mem;       /* [n_blocks] sum of grp_mem */
+    uint64_t *blk_allowed; /* [n_blocks] devices every member may run on (0 = none) */
+    /* [n_blocks] a topological order of the blocks, depth first as in Tarnawski et al.'s greedy: a stack of
+     * ready blocks, seeded with the sources in increasing id; a finished block pushes each successor that
+     * becomes ready in the order of the graph's edge_seq (the file's edge order). */
+    int32_t *blk_order;
+    int bound_ready; /* hsdag_place_lower_bound's cache */
     hsdag_bound bound;
     hsdag_arena *arena;
 } hsdag_place_problem;

@@ -508,6 +508,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     ARR(edge_src, M);
     ARR(edge_bytes, M);
     ARR(edge_cost_ms, M);
+    ARR(edge_seq, M);
 #undef ARR
     g->n_nodes = n;
     g->n_edges = (int32_t)m;
@@ -617,12 +618,23 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         g->out_dst[k] = edges[k].v;
         g->edge_bytes[k] = edges[k].bytes;
         g->edge_cost_ms[k] = edges[k].cost;
+        g->edge_seq[k] = edges[k].seq; /* insertion index for now, ranked below */
         g->out_off[edges[k].u + 1]++;
         g->in_off[edges[k].v + 1]++;
     }
     for (int32_t i = 0; i < n; i++) {
         g->out_off[i + 1] += g->out_off[i];
         g->in_off[i + 1] += g->in_off[i];
+    }
+    /* merged edges leave holes in the insertion indices: rank them (counting over [0, ne)) */
+    {
+        int32_t *rk = hsdag_malloc((ne ? ne : 1) * sizeof *rk);
+        if (!rk) goto oom;
+        for (size_t k = 0; k < ne; k++) rk[k] = -1;
+        for (size_t k = 0; k < M; k++) rk[g->edge_seq[k]] = (int32_t)k;
+        for (size_t k = 0, r = 0; k < ne; k++)
+            if (rk[k] >= 0) g->edge_seq[rk[k]] = (int32_t)r++;
+        hsdag_free(rk);
     }
     for (int32_t i = 0; i < n; i++) tmp[i] = g->in_off[i];
     for (size_t k = 0; k < M; k++) {

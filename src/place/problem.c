@@ -111,6 +111,151 @@ static int problem_tables(hsdag_place_problem *p)
     return 0;
 }
 
+/* ---- blocks: strongly connected components of the graph of groups ---- */
+
+/* Tarjan's algorithm, iterative. adj is the group graph in CSR (off/dst, duplicates allowed); comp[gi]
+ * receives a component number in completion order. Scratch: idx, low, stk, cs_node, cs_edge [ng]. */
+static int32_t scc_tarjan(int32_t ng, const int32_t *off, const int32_t *dst, int32_t *comp, int32_t *idx,
+                          int32_t *low, int32_t *stk, int32_t *cs_node, int32_t *cs_edge)
+{
+    int32_t next = 0, sp = 0, nc = 0;
+    for (int32_t v = 0; v < ng; v++) idx[v] = -1, comp[v] = -1;
+    for (int32_t r = 0; r < ng; r++) {
+        if (idx[r] >= 0) continue;
+        int32_t cp = 0;
+        cs_node[cp] = r, cs_edge[cp++] = off[r];
+        idx[r] = low[r] = next++;
+        stk[sp++] = r;
+        while (cp > 0) {
+            int32_t v = cs_node[cp - 1];
+            if (cs_edge[cp - 1] < off[v + 1]) {
+                int32_t w = dst[cs_edge[cp - 1]++];
+                if (idx[w] < 0) {
+                    idx[w] = low[w] = next++;
+                    stk[sp++] = w;
+                    cs_node[cp] = w, cs_edge[cp++] = off[w];
+                } else if (comp[w] < 0 && idx[w] < low[v]) {
+                    low[v] = idx[w]; /* w is on the stack */
+                }
+                continue;
+            }
+            cp--;
+            if (cp > 0 && low[v] < low[cs_node[cp - 1]]) low[cs_node[cp - 1]] = low[v];
+            if (low[v] == idx[v]) {
+                int32_t w;
+                do {
+                    w = stk[--sp];
+                    comp[w] = nc;
+                } while (w != v);
+                nc++;
+            }
+        }
+    }
+    return nc;
+}
+
+/* The depth-first topological order of the blocks (see blk_order in place.h). */
+static int problem_block_order(hsdag_place_problem *p)
+{
+    const hsdag_graph *g = p->g;
+    int32_t nb = p->n_blocks, m = g->n_edges;
+    int32_t *by_seq = hsdag_malloc((size_t)(m ? m : 1) * sizeof *by_seq);
+    int32_t *eoff = hsdag_calloc((size_t)nb + 1, sizeof *eoff);
+    int32_t *elist = hsdag_malloc((size_t)(m ? m : 1) * sizeof *elist);
+    int32_t *indeg = hsdag_calloc((size_t)(nb ? nb : 1), sizeof *indeg);
+    int32_t *stk = hsdag_malloc((size_t)(nb ? nb : 1) * sizeof *stk);
+    int rc = (!by_seq || !eoff || !elist || !indeg || !stk) ? HSDAG_ENOMEM : 0;
+    if (rc == 0) {
+        for (int32_t k = 0; k < m; k++) by_seq[g->edge_seq[k]] = k;
+        for (int32_t k = 0; k < m; k++) {
+            int32_t a = p->block[p->group[g->edge_src[k]]], b = p->block[p->group[g->out_dst[k]]];
+            if (a != b) eoff[a + 1]++, indeg[b]++;
+        }
+        for (int32_t b = 0; b < nb; b++) eoff[b + 1] += eoff[b];
+        for (int32_t b = 0; b < nb; b++) stk[b] = eoff[b]; /* fill cursors for now */
+        for (int32_t i = 0; i < m; i++) {                  /* stable in edge_seq */
+            int32_t k = by_seq[i];
+            int32_t a = p->block[p->group[g->edge_src[k]]], b = p->block[p->group[g->out_dst[k]]];
+            if (a != b) elist[stk[a]++] = b;
+        }
+        int32_t sp = 0, no = 0;
+        for (int32_t b = 0; b < nb; b++)
+            if (indeg[b] == 0) stk[sp++] = b;
+        while (sp > 0) {
+            int32_t b = stk[--sp];
+            p->blk_order[no++] = b;
+            for (int32_t i = eoff[b]; i < eoff[b + 1]; i++)
+                if (--indeg[elist[i]] == 0) stk[sp++] = elist[i];
+        }
+        HSDAG_ASSERT(no == nb); /* the block graph is acyclic by construction */
+    }
+    hsdag_free(by_seq);
+    hsdag_free(eoff);
+    hsdag_free(elist);
+    hsdag_free(indeg);
+    hsdag_free(stk);
+    return rc;
+}
+
+static int problem_blocks(hsdag_place_problem *p)
+{
+    const hsdag_graph *g = p->g;
+    int32_t ng = p->n_groups, n1 = ng ? ng : 1;
+    int32_t *off = hsdag_calloc((size_t)ng + 1, sizeof *off);
+    int32_t *dst = hsdag_malloc((size_t)(g->n_edges ? g->n_edges : 1) * sizeof *dst);
+    int32_t *comp = hsdag_malloc((size_t)n1 * sizeof *comp), *idx = hsdag_malloc((size_t)n1 * sizeof *idx);
+    int32_t *low = hsdag_malloc((size_t)n1 * sizeof *low), *stk = hsdag_malloc((size_t)n1 * sizeof *stk);
+    int32_t *csn = hsdag_malloc((size_t)n1 * sizeof *csn), *cse = hsdag_malloc((size_t)n1 * sizeof *cse);
+    int rc = HSDAG_ENOMEM;
+    if (!off || !dst || !comp || !idx || !low || !stk || !csn || !cse) goto done;
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        int32_t a = p->group[g->edge_src[k]], b = p->group[g->out_dst[k]];
+        if (a != b) off[a + 1]++;
+    }
+    for (int32_t gi = 0; gi < ng; gi++) off[gi + 1] += off[gi];
+    for (int32_t gi = 0; gi < ng; gi++) idx[gi] = off[gi];
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        int32_t a = p->group[g->edge_src[k]], b = p->group[g->out_dst[k]];
+        if (a != b) dst[idx[a]++] = b;
+    }
+    int32_t nc = scc_tarjan(ng, off, dst, comp, idx, low, stk, csn, cse);
+    /* renumber components by their smallest group: idx[c] = new id */
+    for (int32_t c = 0; c < nc; c++) idx[c] = -1;
+    int32_t nb = 0;
+    for (int32_t gi = 0; gi < ng; gi++)
+        if (idx[comp[gi]] < 0) idx[comp[gi]] = nb++;
+    p->n_blocks = nb;
+    p->block = hsdag_arena_alloc(p->arena, (size_t)n1 * sizeof *p->block);
+    p->blk_off = hsdag_arena_alloc(p->arena, ((size_t)nb + 1) * sizeof *p->blk_off);
+    p->blk_grp = hsdag_arena_alloc(p->arena, (size_t)n1 * sizeof *p->blk_grp);
+    p->blk_mem = hsdag_arena_alloc(p->arena, (size_t)(nb ? nb : 1) * sizeof *p->blk_mem);
+    p->blk_allowed = hsdag_arena_alloc(p->arena, (size_t)(nb ? nb : 1) * sizeof *p->blk_allowed);
+    p->blk_order = hsdag_arena_alloc(p->arena, (size_t)(nb ? nb : 1) * sizeof *p->blk_order);
+    if (!p->block || !p->blk_off || !p->blk_grp || !p->blk_mem || !p->blk_allowed || !p->blk_order) goto done;
+    for (int32_t b = 0; b < nb; b++) p->blk_allowed[b] = ~(uint64_t)0;
+    for (int32_t gi = 0; gi < ng; gi++) {
+        int32_t b = idx[comp[gi]];
+        p->block[gi] = b;
+        p->blk_off[b + 1]++;
+        p->blk_mem[b] += p->grp_mem[gi];
+        p->blk_allowed[b] &= p->group_allowed[gi];
+    }
+    for (int32_t b = 0; b < nb; b++) p->blk_off[b + 1] += p->blk_off[b];
+    for (int32_t b = 0; b < nb; b++) low[b] = p->blk_off[b];
+    for (int32_t gi = 0; gi < ng; gi++) p->blk_grp[low[p->block[gi]]++] = gi;
+    rc = problem_block_order(p);
+done:
+    hsdag_free(off);
+    hsdag_free(dst);
+    hsdag_free(comp);
+    hsdag_free(idx);
+    hsdag_free(low);
+    hsdag_free(stk);
+    hsdag_free(csn);
+    hsdag_free(cse);
+    return rc;
+}
+
 int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, const hsdag_devices *devs,
                                const hsdag_sim_config *cfg, hsdag_err *e)
 {
@@ -138,6 +283,7 @@ int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, 
     p->mean_xfer = hsdag_arena_alloc(p->arena, n1 * sizeof *p->mean_xfer);
     if (!p->mem || !p->cap || !p->group || !p->mean_cost || !p->mean_xfer) goto oom;
     rc = problem_tables(p);
+    if (rc == 0) rc = problem_blocks(p);
     if (rc < 0) goto oom;
     *out = p;
     return 0;
