@@ -31,13 +31,18 @@ static void help(void)
 
 int cmd_bound(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"devices", required_argument, 0, 'd'}, {"semantics", required_argument, 0, 's'},
-        {"costs", required_argument, 0, 'c'},   {"profile", required_argument, 0, 'P'},
-        {"json", no_argument, 0, 'j'},          {"no-exact", no_argument, 0, 'x'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    static const struct option lo[] = {{"devices", required_argument, 0, 'd'},
+                                       {"semantics", required_argument, 0, 's'},
+                                       {"objective", required_argument, 0, 'o'},
+                                       {"costs", required_argument, 0, 'c'},
+                                       {"profile", required_argument, 0, 'P'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"no-exact", no_argument, 0, 'x'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
     simcli s = {0};
     hsdag_semantics sem = HSDAG_SEM_AUTO;
+    hsdag_objective obj = HSDAG_OBJ_LATENCY;
     hsdag_costsrc src = HSDAG_COSTSRC_AUTO;
     int json = 0, exact = 1, ch;
     opterr = 0;
@@ -51,6 +56,10 @@ int cmd_bound(int argc, char **argv)
             if (hsdag_semantics_parse(optarg, &sem) < 0)
                 return cli_usage_error("bound", "--semantics '%s': want sequential, concurrent or tarnawski",
                                        optarg);
+            break;
+        case 'o':
+            if (hsdag_objective_parse(optarg, &obj) < 0)
+                return cli_usage_error("bound", "--objective '%s': want latency or throughput", optarg);
             break;
         case 'c':
             if (simcli_parse_costs(optarg, &src) < 0)
@@ -87,7 +96,8 @@ int cmd_bound(int argc, char **argv)
     cc.profile = s.prof;
     int lrc = hsdag_costs_create(&c, s.g, s.devs, &cc, &e);
     hsdag_bound bd;
-    if (lrc == 0) lrc = hsdag_bound_compute(c, sem, exact ? hsdag_place_bound_exact : NULL, NULL, &bd, &e);
+    if (lrc == 0)
+        lrc = hsdag_bound_objective(c, sem, obj, exact ? hsdag_place_bound_exact : NULL, NULL, &bd, &e);
     if (lrc < 0) {
         rc = cli_fail("bound", lrc, &e);
         goto done;
@@ -97,8 +107,11 @@ int cmd_bound(int argc, char **argv)
         hsdag_buf_json_str(&b, s.model);
         hsdag_buf_printf(&b, ", \"nodes\": %d, \"devices\": ", (int)s.g->n_nodes);
         hsdag_buf_json_str(&b, s.devs->name);
-        hsdag_buf_printf(&b, ", \"semantics\": \"%s\", \"op_costs\": \"%s\", \"lower_bound_ms\": ",
-                         hsdag_semantics_name(bd.semantics), simcli_costs_name(c->source));
+        hsdag_buf_printf(&b,
+                         ", \"semantics\": \"%s\", \"objective\": \"%s\", \"op_costs\": \"%s\", "
+                         "\"lower_bound_ms\": ",
+                         hsdag_semantics_name(bd.semantics), hsdag_objective_name(bd.objective),
+                         simcli_costs_name(c->source));
         hsdag_buf_double(&b, bd.lower_s * 1e3);
         hsdag_buf_printf(&b, ", \"rule\": \"%s\", \"critical_path_ms\": ", bd.rule);
         hsdag_buf_double(&b, bd.critical_path_s * 1e3);
@@ -109,6 +122,11 @@ int cmd_bound(int argc, char **argv)
             hsdag_buf_printf(&b, "null");
         else
             hsdag_buf_double(&b, bd.work_per_device_s * 1e3);
+        hsdag_buf_printf(&b, ", \"max_class_ms\": ");
+        if (isnan(bd.max_class_s))
+            hsdag_buf_printf(&b, "null");
+        else
+            hsdag_buf_double(&b, bd.max_class_s * 1e3);
         hsdag_buf_printf(&b, ", \"exact_ms\": ");
         if (isnan(bd.exact_s))
             hsdag_buf_printf(&b, "null");
@@ -120,7 +138,9 @@ int cmd_bound(int argc, char **argv)
         printf("model        %s (%d nodes)\n", s.model, (int)s.g->n_nodes);
         printf("devices      %s (%d), semantics %s, op costs %s\n", s.devs->name, (int)s.devs->n,
                hsdag_semantics_name(bd.semantics), simcli_costs_name(c->source));
+        printf("objective    %s\n", hsdag_objective_name(bd.objective));
         printf("lower bound  %.6f ms (%s)\n", bd.lower_s * 1e3, bd.rule);
+        if (!isnan(bd.max_class_s)) printf("  costliest class        %.6f ms\n", bd.max_class_s * 1e3);
         printf("  critical path          %.6f ms\n", bd.critical_path_s * 1e3);
         printf("  sum of cheapest costs  %.6f ms\n", bd.work_s * 1e3);
         if (!isnan(bd.work_per_device_s))

@@ -26,6 +26,7 @@ static void compare_help(FILE *f)
             "kind of\n"
             "                    device in the set, then every registered method; see hsdag place --list)\n"
             "  --semantics S     sequential | concurrent | tarnawski | auto (default auto)\n"
+            "  --objective O     latency | throughput (max over devices of compute + communication)\n"
             "  --costs SRC       auto | roofline | file (default auto)\n"
             "  --seed S          seed for the stochastic methods (default 1)\n"
             "  --time-limit s    seconds for ilp and local-search each (default 10)\n"
@@ -86,7 +87,8 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
     hsdag_buf o = {0};
     hsdag_buf_printf(&o, "{\"devices\": ");
     hsdag_buf_json_str(&o, p->devs->name ? p->devs->name : "");
-    hsdag_buf_printf(&o, ", \"semantics\": \"%s\", \"lower_bound_ms\": ", hsdag_semantics_name(p->sem));
+    hsdag_buf_printf(&o, ", \"semantics\": \"%s\", \"objective\": \"%s\", \"lower_bound_ms\": ",
+                     hsdag_semantics_name(p->sem), hsdag_objective_name(p->obj));
     hsdag_buf_double(&o, b->lower_s * 1e3);
     hsdag_buf_printf(&o, ", \"bound_rule\": ");
     hsdag_buf_json_str(&o, b->rule ? b->rule : "");
@@ -96,13 +98,16 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
         hsdag_buf_printf(&o, "%s\n  {\"method\": ", i ? "," : "");
         hsdag_buf_json_str(&o, rows[i].name);
         if (!rows[i].ok) {
-            hsdag_buf_printf(&o, ", \"latency_ms\": null, \"feasible\": false, \"gap\": null, \"place_s\": ");
+            hsdag_buf_printf(&o, ", \"objective_ms\": null, \"latency_ms\": null, \"feasible\": false, "
+                                 "\"gap\": null, \"place_s\": ");
             hsdag_buf_double(&o, r->place_s);
             hsdag_buf_printf(&o, ", \"error\": ");
             hsdag_buf_json_str(&o, rows[i].err);
             hsdag_buf_printf(&o, "}");
             continue;
         }
+        hsdag_buf_printf(&o, ", \"objective_ms\": ");
+        hsdag_buf_double(&o, r->objective_s * 1e3);
         hsdag_buf_printf(&o, ", \"latency_ms\": ");
         hsdag_buf_double(&o, r->latency_s * 1e3);
         hsdag_buf_printf(&o, ", \"feasible\": %s, \"gap\": ", r->feasible ? "true" : "false");
@@ -123,15 +128,17 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
 
 static void print_table(const hsdag_place_problem *p, const hsdag_bound *b, const cmp_row *rows, int n)
 {
-    printf("devices %s, %s semantics, %d ops; lower bound %.6g ms (%s)\n\n",
-           p->devs->name ? p->devs->name : "", hsdag_semantics_name(p->sem), (int)p->n, b->lower_s * 1e3,
-           b->rule ? b->rule : "");
-    printf("%-18s %12s %9s %-10s %11s  %s\n", "method", "latency_ms", "gap", "feasible", "place_ms", "note");
+    int tp = p->obj == HSDAG_OBJ_THROUGHPUT;
+    printf("devices %s, %s semantics, %s objective, %d ops; lower bound %.6g ms (%s)\n\n",
+           p->devs->name ? p->devs->name : "", hsdag_semantics_name(p->sem), hsdag_objective_name(p->obj),
+           (int)p->n, b->lower_s * 1e3, b->rule ? b->rule : "");
+    printf("%-18s %12s%s %9s %-10s %11s  %s\n", "method", tp ? "max_load_ms" : "latency_ms",
+           tp ? "   latency_ms" : "", "gap", "feasible", "place_ms", "note");
     for (int i = 0; i < n; i++) {
         const hsdag_place_result *r = &rows[i].r;
         if (!rows[i].ok) {
-            printf("%-18s %12s %9s %-10s %11.3f  %s\n", rows[i].name, "-", "-", "n/a", r->place_s * 1e3,
-                   rows[i].err);
+            printf("%-18s %12s%s %9s %-10s %11.3f  %s\n", rows[i].name, "-", tp ? "             " : "", "-",
+                   "n/a", r->place_s * 1e3, rows[i].err);
             continue;
         }
         char gap[32];
@@ -139,20 +146,27 @@ static void print_table(const hsdag_place_problem *p, const hsdag_bound *b, cons
             snprintf(gap, sizeof gap, "n/a");
         else
             snprintf(gap, sizeof gap, "%.2f%%", 100 * r->gap);
-        printf("%-18s %12.6g %9s %-10s %11.3f  %s\n", rows[i].name, r->latency_s * 1e3, gap,
+        char lat[32] = "";
+        if (tp) snprintf(lat, sizeof lat, " %12.6g", r->latency_s * 1e3);
+        printf("%-18s %12.6g%s %9s %-10s %11.3f  %s\n", rows[i].name, r->objective_s * 1e3, lat, gap,
                r->feasible ? "yes" : "NO", r->place_s * 1e3, r->rep.note);
     }
 }
 
 int cmd_compare(int argc, char **argv)
 {
-    enum { O_DEV = 256, O_METH, O_JSON, O_SEED, O_TL, O_SEM, O_COSTS, O_EVALS, O_HELP };
-    static const struct option opts[] = {
-        {"devices", required_argument, 0, O_DEV},   {"methods", required_argument, 0, O_METH},
-        {"json", no_argument, 0, O_JSON},           {"seed", required_argument, 0, O_SEED},
-        {"time-limit", required_argument, 0, O_TL}, {"semantics", required_argument, 0, O_SEM},
-        {"costs", required_argument, 0, O_COSTS},   {"max-evals", required_argument, 0, O_EVALS},
-        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+    enum { O_DEV = 256, O_METH, O_JSON, O_SEED, O_TL, O_SEM, O_OBJ, O_COSTS, O_EVALS, O_HELP };
+    static const struct option opts[] = {{"devices", required_argument, 0, O_DEV},
+                                         {"methods", required_argument, 0, O_METH},
+                                         {"json", no_argument, 0, O_JSON},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"time-limit", required_argument, 0, O_TL},
+                                         {"semantics", required_argument, 0, O_SEM},
+                                         {"costs", required_argument, 0, O_COSTS},
+                                         {"max-evals", required_argument, 0, O_EVALS},
+                                         {"objective", required_argument, 0, O_OBJ},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {0, 0, 0, 0}};
     const char *devspec = NULL, *methods = NULL;
     int json = 0;
     long lv;
@@ -194,6 +208,10 @@ int cmd_compare(int argc, char **argv)
                                        "--semantics: '%s' is not sequential, concurrent, tarnawski or "
                                        "auto",
                                        optarg);
+            break;
+        case O_OBJ:
+            if (hsdag_objective_parse(optarg, &sc.objective) < 0)
+                return cli_usage_error("compare", "--objective: '%s' is not latency or throughput", optarg);
             break;
         case O_COSTS:
             if (strcmp(optarg, "auto") == 0)

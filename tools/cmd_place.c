@@ -29,6 +29,8 @@ static void place_help(FILE *f)
         "                    default: tarnawski for Tarnawski JSON models, cpu-gpu otherwise\n"
         "  --semantics S     sequential | concurrent | tarnawski | auto (default auto: the device set's "
         "own)\n"
+        "  --objective O     latency | throughput (time per sample of the split as a pipeline: max over\n"
+        "                    devices of compute + communication); default latency\n"
         "  --costs SRC       op costs: auto | roofline | file (default auto)\n"
         "  --profile CSV     per-op per-device costs (lines node,device,ms) overriding the cost model\n"
         "  --seed S          seed of random, metis and local-search (default 1)\n"
@@ -80,6 +82,7 @@ static int place_parse(int argc, char **argv, place_args *a)
         O_SPLIT,
         O_DOT,
         O_SEM,
+        O_OBJ,
         O_COSTS,
         O_PROF,
         O_EVALS,
@@ -97,6 +100,7 @@ static int place_parse(int argc, char **argv, place_args *a)
                                          {"split", required_argument, 0, O_SPLIT},
                                          {"dot", required_argument, 0, O_DOT},
                                          {"semantics", required_argument, 0, O_SEM},
+                                         {"objective", required_argument, 0, O_OBJ},
                                          {"costs", required_argument, 0, O_COSTS},
                                          {"profile", required_argument, 0, O_PROF},
                                          {"max-evals", required_argument, 0, O_EVALS},
@@ -157,6 +161,10 @@ static int place_parse(int argc, char **argv, place_args *a)
                 return cli_usage_error(
                     "place", "--semantics: '%s' is not sequential, concurrent, tarnawski or auto", optarg);
             break;
+        case O_OBJ:
+            if (hsdag_objective_parse(optarg, &a->sc.objective) < 0)
+                return cli_usage_error("place", "--objective: '%s' is not latency or throughput", optarg);
+            break;
         case O_COSTS:
             if (strcmp(optarg, "auto") == 0)
                 a->sc.costs.source = HSDAG_COSTSRC_AUTO;
@@ -213,7 +221,10 @@ static void print_result(const place_args *a, const hsdag_place_problem *p, cons
         hsdag_buf_json_str(&b, a->model);
         hsdag_buf_printf(&b, ", \"devices\": ");
         hsdag_buf_json_str(&b, p->devs->name ? p->devs->name : "");
-        hsdag_buf_printf(&b, ", \"semantics\": \"%s\", \"latency_ms\": ", hsdag_semantics_name(p->sem));
+        hsdag_buf_printf(&b, ", \"semantics\": \"%s\", \"objective\": \"%s\", \"objective_ms\": ",
+                         hsdag_semantics_name(p->sem), hsdag_objective_name(p->obj));
+        hsdag_buf_double(&b, r->objective_s * 1e3);
+        hsdag_buf_printf(&b, ", \"latency_ms\": ");
         hsdag_buf_double(&b, r->latency_s * 1e3);
         hsdag_buf_printf(&b, ", \"feasible\": %s, \"lower_bound_ms\": ", r->feasible ? "true" : "false");
         hsdag_buf_double(&b, r->lower_bound_s * 1e3);
@@ -255,6 +266,8 @@ static void print_result(const place_args *a, const hsdag_place_problem *p, cons
     printf("devices     %s (%s semantics)\n", p->devs->name ? p->devs->name : "",
            hsdag_semantics_name(p->sem));
     printf("latency     %.6g ms%s\n", r->latency_s * 1e3, r->feasible ? "" : "  INFEASIBLE");
+    if (p->obj == HSDAG_OBJ_THROUGHPUT)
+        printf("throughput  %.6g ms per sample (max load: the objective)\n", r->objective_s * 1e3);
     printf("lower bound %.6g ms  (gap %s", r->lower_bound_s * 1e3, isnan(r->gap) ? "n/a" : "");
     if (!isnan(r->gap)) printf("%.2f%%", 100 * r->gap);
     printf(")\n");

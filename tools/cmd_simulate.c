@@ -43,6 +43,7 @@ static void help(void)
 typedef struct sim_opts {
     const char *placement, *trace, *exp_json, *exp_aff, *exp_split;
     hsdag_semantics sem;
+    hsdag_objective obj;
     hsdag_costsrc costs;
     hsdag_priority prio;
     long repeat;
@@ -113,8 +114,14 @@ static void print_text(const simcli *s, const hsdag_sim *sim, const int32_t *dev
            hsdag_semantics_name(r->semantics), simcli_costs_name(c->source),
            c->n_profiled ? " + profile" : "");
     printf("placement  %s (%d nodes listed)\n", placement, (int)pi->n_listed);
-    printf("latency    %.6f ms   (lower bound %.6f ms, %s)\n", r->makespan_s * 1e3, bd->lower_s * 1e3,
-           bd->rule);
+    if (r->objective == HSDAG_OBJ_THROUGHPUT) {
+        printf("latency    %.6f ms\n", r->makespan_s * 1e3);
+        printf("throughput %.6f ms per sample (max load; lower bound %.6f ms, %s)\n", r->max_load_s * 1e3,
+               bd->lower_s * 1e3, bd->rule);
+    } else {
+        printf("latency    %.6f ms   (lower bound %.6f ms, %s)\n", r->makespan_s * 1e3, bd->lower_s * 1e3,
+               bd->rule);
+    }
     printf("feasible   %s", r->feasible ? "yes" : "no");
     if (r->max_excess_bytes > 0) printf(" - memory exceeded by %.0f bytes", r->max_excess_bytes);
     if (r->n_unsupported) printf(" - %d ops on devices that cannot run them", (int)r->n_unsupported);
@@ -126,7 +133,9 @@ static void print_text(const simcli *s, const hsdag_sim *sim, const int32_t *dev
            r->xfer_s * 1e3);
     if (r->semantics == HSDAG_SEM_TARNAWSKI)
         printf("blocks     %d accelerator blocks, %d cycle cuts\n", (int)r->n_blocks, (int)r->n_cycle_cuts);
-    printf("%-12s %5s %12s %16s %16s\n", "device", "ops", "busy ms", "peak bytes", "capacity");
+    int tp = r->objective == HSDAG_OBJ_THROUGHPUT;
+    printf("%-12s %5s %12s%s %16s %16s\n", "device", "ops", "busy ms", tp ? "      load ms" : "",
+           "peak bytes", "capacity");
     for (int32_t k = 0; k < d->n; k++) {
         int32_t ops = 0;
         for (int32_t v = 0; v < s->g->n_nodes; v++) ops += dev[v] == k;
@@ -135,7 +144,9 @@ static void print_text(const simcli *s, const hsdag_sim *sim, const int32_t *dev
             snprintf(cap, sizeof cap, "%.0f", d->dev[k].mem_capacity);
         else
             snprintf(cap, sizeof cap, "unlimited");
-        printf("%-12.12s %5d %12.6f %16.0f %16s%s\n", d->dev[k].name, (int)ops, r->busy_s[k] * 1e3,
+        char load[32] = "";
+        if (tp) snprintf(load, sizeof load, " %12.6f", r->load_s[k] * 1e3);
+        printf("%-12.12s %5d %12.6f%s %16.0f %16s%s\n", d->dev[k].name, (int)ops, r->busy_s[k] * 1e3, load,
                r->peak_mem_bytes[k], cap, r->excess_bytes[k] > 0 ? "  OVER" : "");
     }
     if (eps > 0) printf("speed      %.0f evaluations/s\n", eps);
@@ -156,7 +167,10 @@ static void print_json(const simcli *s, const hsdag_sim *sim, const hsdag_sim_re
     hsdag_buf_printf(b, ", \"semantics\": \"%s\", \"op_costs\": \"%s\", \"profiled\": %d, \"placement\": ",
                      hsdag_semantics_name(r->semantics), simcli_costs_name(c->source), (int)c->n_profiled);
     hsdag_buf_json_str(b, placement);
-    hsdag_buf_printf(b, ", \"placement_format\": \"%s\",\n \"latency_ms\": ", pf[pi->format]);
+    hsdag_buf_printf(b, ", \"placement_format\": \"%s\",\n \"objective\": \"%s\", \"objective_ms\": ",
+                     pf[pi->format], hsdag_objective_name(r->objective));
+    hsdag_buf_double(b, r->objective_s * 1e3);
+    hsdag_buf_printf(b, ", \"latency_ms\": ");
     hsdag_buf_double(b, r->makespan_s * 1e3);
     hsdag_buf_printf(b, ", \"lower_bound_ms\": ");
     hsdag_buf_double(b, bd->lower_s * 1e3);
@@ -173,8 +187,8 @@ static void print_json(const simcli *s, const hsdag_sim *sim, const hsdag_sim_re
     hsdag_buf_double(b, r->xfer_s * 1e3);
     if (r->semantics == HSDAG_SEM_TARNAWSKI)
         hsdag_buf_printf(b, ", \"blocks\": %d, \"cycle_cuts\": %d", (int)r->n_blocks, (int)r->n_cycle_cuts);
-    const char *keys[] = {"busy_ms", "peak_memory_bytes", "excess_bytes", "capacity_bytes"};
-    for (int f = 0; f < 4; f++) {
+    const char *keys[] = {"busy_ms", "peak_memory_bytes", "excess_bytes", "capacity_bytes", "load_ms"};
+    for (int f = 0; f < (r->load_s ? 5 : 4); f++) {
         hsdag_buf_printf(b, ",\n \"%s\": {", keys[f]);
         for (int32_t k = 0; k < d->n; k++) {
             hsdag_buf_printf(b, "%s", k ? ", " : "");
@@ -183,7 +197,8 @@ static void print_json(const simcli *s, const hsdag_sim *sim, const hsdag_sim_re
             double x = f == 0   ? r->busy_s[k] * 1e3
                        : f == 1 ? r->peak_mem_bytes[k]
                        : f == 2 ? r->excess_bytes[k]
-                                : d->dev[k].mem_capacity;
+                       : f == 3 ? d->dev[k].mem_capacity
+                                : r->load_s[k] * 1e3;
             hsdag_buf_double(b, x);
         }
         hsdag_buf_printf(b, "}");
@@ -200,6 +215,7 @@ static int parse_opts(int argc, char **argv, sim_opts *o, simcli *s)
     static const struct option lo[] = {{"placement", required_argument, 0, 'p'},
                                        {"devices", required_argument, 0, 'd'},
                                        {"semantics", required_argument, 0, 's'},
+                                       {"objective", required_argument, 0, 'o'},
                                        {"costs", required_argument, 0, 'c'},
                                        {"profile", required_argument, 0, 'P'},
                                        {"priority", required_argument, 0, 'r'},
@@ -226,6 +242,10 @@ static int parse_opts(int argc, char **argv, sim_opts *o, simcli *s)
             if (hsdag_semantics_parse(optarg, &o->sem) < 0)
                 return cli_usage_error("simulate",
                                        "--semantics '%s': want sequential, concurrent or tarnawski", optarg);
+            break;
+        case 'o':
+            if (hsdag_objective_parse(optarg, &o->obj) < 0)
+                return cli_usage_error("simulate", "--objective '%s': want latency or throughput", optarg);
             break;
         case 'c':
             if (simcli_parse_costs(optarg, &o->costs) < 0)
@@ -280,7 +300,10 @@ static int parse_opts(int argc, char **argv, sim_opts *o, simcli *s)
 
 int cmd_simulate(int argc, char **argv)
 {
-    sim_opts o = {.sem = HSDAG_SEM_AUTO, .costs = HSDAG_COSTSRC_AUTO, .prio = HSDAG_PRIO_UPWARD_RANK};
+    sim_opts o = {.sem = HSDAG_SEM_AUTO,
+                  .obj = HSDAG_OBJ_LATENCY,
+                  .costs = HSDAG_COSTSRC_AUTO,
+                  .prio = HSDAG_PRIO_UPWARD_RANK};
     simcli s = {0};
     int rc = parse_opts(argc, argv, &o, &s);
     if (rc) return rc < 0 ? CLI_OK : rc;
@@ -293,6 +316,7 @@ int cmd_simulate(int argc, char **argv)
     if ((rc = read_placement(&s, &o, &dev, &pi)) != CLI_OK) goto done;
     hsdag_sim_config cfg = hsdag_sim_config_default();
     cfg.semantics = o.sem;
+    cfg.objective = o.obj;
     cfg.priority = o.prio;
     cfg.costs.source = o.costs;
     cfg.costs.profile = s.prof;
@@ -317,7 +341,8 @@ int cmd_simulate(int argc, char **argv)
         hsdag_sim_run(sim, dev, &r); /* the reported result (and trace) is the same evaluation */
     }
     hsdag_bound bd;
-    if ((lrc = hsdag_bound_compute(hsdag_sim_costs(sim), r.semantics, NULL, NULL, &bd, &e)) < 0) {
+    if ((lrc = hsdag_bound_objective(hsdag_sim_costs(sim), r.semantics, r.objective, NULL, NULL, &bd, &e)) <
+        0) {
         rc = cli_fail("simulate", lrc, &e);
         goto done;
     }

@@ -66,6 +66,8 @@ void simcli_help_common(FILE *f)
         "                      tarnawski[:K[:L]]  a Tarnawski JSON model's own K accelerators and L CPUs\n"
         "                    default: tarnawski for Tarnawski JSON models, cpu-gpu otherwise\n"
         "  --semantics S     sequential | concurrent | tarnawski (default: the device set's own)\n"
+        "  --objective O     latency | throughput: one request's latency, or the time per sample of the\n"
+        "                    split run as a pipeline (max over devices of compute + communication)\n"
         "  --costs C         auto | roofline | file: op costs from FLOPs and bytes, or the model file's\n"
         "                    measured times (default auto: file when every op has them)\n"
         "  --profile CSV     per-op per-device times 'node,device,ms' overriding both\n"

@@ -162,6 +162,7 @@ typedef struct hsdag_costs {
     double *link_lat_s;   /* [n_devices^2] copies of the link table for locality */
     double *link_inv_bw;  /* [n_devices^2] seconds per byte */
     double *link_file_factor; /* [n_devices^2] */
+    int32_t host;             /* first CPU device (host memory), -1 if none */
     hsdag_arena *arena;
 } hsdag_costs;
 
@@ -177,6 +178,18 @@ static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t
     int32_t k = a * c->n_devices + b;
     double f = c->file_xfer_s[v];
     if (!isnan(f)) return f * c->link_file_factor[k];
+    return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
+}
+
+/* Seconds to move node v's output between device a and host memory, as Tarnawski et al. charge it (one
+ * accelerator <-> CPU DRAM copy): the file's transfer time when given, else the link a -> host; 0 without a
+ * CPU. */
+static inline double hsdag_costs_host_xfer_s(const hsdag_costs *c, int32_t v, int32_t a)
+{
+    double f = c->file_xfer_s[v];
+    if (!isnan(f)) return f;
+    if (c->host < 0) return 0.0;
+    int32_t k = a * c->n_devices + c->host;
     return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
 }
 

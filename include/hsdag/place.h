@@ -40,6 +40,7 @@ typedef struct hsdag_place_problem {
     const hsdag_costs *c; /* the simulator's cost table (seconds) */
     hsdag_sim *sim;       /* owned; the evaluator of every placement */
     hsdag_semantics sem;  /* what sim runs (never AUTO) */
+    hsdag_objective obj;  /* what the placers minimise and the bound bounds (the sim config's objective) */
     int32_t n, k;
     int32_t cpu; /* first CPU device, -1 if none */
     double *mem; /* [n] bytes a node keeps on its device for capacity checks: static + activation */
@@ -54,10 +55,13 @@ typedef struct hsdag_place_problem {
     double *mean_xfer;       /* [n] mean transfer time of the node's output over ordered device pairs */
     int32_t dev_rank
         [HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
-    /* blocks: the strongly connected components of the graph of groups (two colour classes that reach each
-     * other both ways). Splitting a block over devices makes some accelerator's node set non-contiguous, so
-     * the contiguity-aware methods (Tarnawski's greedy, the pipeline DP, the latency MILP, local search's
-     * block moves) treat a block as one unit. Block ids follow their smallest group id; members ascend. */
+    /* blocks: the strongly connected components of the contiguity graph of the groups (two colour classes
+     * that reach each other both ways). The contiguity graph has the edges between forward nodes, plus the
+     * backward edges that touch a group without forward nodes, reversed (the backward pass mirrors the
+     * forward one); on an inference graph it is the graph of groups. Splitting a block over devices makes
+     * some device's node set non-contiguous, so the contiguity-aware methods (Tarnawski's greedy, the
+     * pipeline DP, the MILPs, local search's block moves) treat a block as one unit. Block ids follow their
+     * smallest group id; members ascend. */
     int32_t n_blocks;
     int32_t *block;        /* [n_groups] block of each group */
     int32_t *blk_off;      /* [n_blocks + 1] CSR into blk_grp */
@@ -68,7 +72,10 @@ typedef struct hsdag_place_problem {
      * ready blocks, seeded with the sources in increasing id; a finished block pushes each successor that
      * becomes ready in the order of the graph's edge_seq (the file's edge order). */
     int32_t *blk_order;
-    int bound_ready; /* hsdag_place_lower_bound's cache */
+    int32_t *blk_pred_off, *blk_pred; /* [n_blocks + 1], CSR: blocks with a contiguity edge into the block */
+    int32_t *blk_succ_off, *blk_succ; /* [n_blocks + 1], CSR: blocks it has a contiguity edge to (both
+                                       * distinct and ascending) */
+    int bound_ready;                  /* hsdag_place_lower_bound's cache */
     hsdag_bound bound;
     hsdag_arena *arena;
 } hsdag_place_problem;
@@ -90,11 +97,12 @@ typedef struct hsdag_place_opts {
 hsdag_place_opts hsdag_place_opts_default(void);
 
 typedef struct hsdag_place_report {
-    double bound_s;     /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
-    double objective_s; /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
-    int optimal;        /* 1 if the method proved optimality for the problem it solved */
-    int64_t evals;      /* simulator evaluations used (local-search) */
-    char note[256];     /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
+    double bound_s;       /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
+    int bound_contiguous; /* 1: bound_s holds for contiguous splits only (docs/placers.md), not every one */
+    double objective_s;   /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
+    int optimal;          /* 1 if the method proved optimality for the problem it solved */
+    int64_t evals;        /* simulator evaluations used (local-search) */
+    char note[256];       /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
 } hsdag_place_report;
 
 /* A placer: writes device[p->n] (indices into p->devs). Return 0 or a negative status with e set
@@ -129,10 +137,11 @@ const hsdag_place_method *hsdag_place_method_find(const char *name);
 typedef struct hsdag_place_result {
     const char *method; /* the name asked for */
     double latency_s;   /* simulated makespan of the placement */
+    double objective_s; /* the problem's objective: latency_s, or the max-load for throughput */
     int feasible;       /* simulator's verdict (memory, unsupported ops, colour classes, accelerator count) */
-    double lower_bound_s;   /* hsdag_place_lower_bound */
-    double gap;             /* (latency - bound) / bound; 0 when both are 0; NAN when bound is 0 < latency */
-    double place_s;         /* wall seconds spent in the placer (not counting the scoring run) */
+    double lower_bound_s; /* hsdag_place_lower_bound */
+    double gap;     /* (objective - bound) / bound; 0 when both are 0; NAN when bound is 0 < objective */
+    double place_s; /* wall seconds spent in the placer (not counting the scoring run) */
     hsdag_place_report rep; /* what the placer said */
     hsdag_sim_result sim;   /* the scoring run; its arrays are valid until the next run on p->sim */
 } hsdag_place_result;
@@ -149,8 +158,9 @@ int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place
 int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name);
 
 /* ---- lower bounds ----
- * The valid lower bound on latency of any feasible placement under p->sem: hsdag_bound_compute with
- * hsdag_place_bound_exact as the exact hook (sequential on two devices: the min-cut optimum). Cached in p. */
+ * The valid lower bound on p->obj of any feasible placement under p->sem: hsdag_bound_objective with
+ * hsdag_place_bound_exact as the exact hook (latency, sequential on two devices: the min-cut optimum). Cached
+ * in p. */
 int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e);
 /* The exact hook for hsdag_bound_compute (signature hsdag_bound_exact_fn; ctx unused, may be NULL):
  * sequential semantics on exactly two devices -> the min-cut optimum in seconds, with colour classes and

@@ -27,8 +27,21 @@ typedef enum hsdag_priority {
     HSDAG_PRIO_TOPO             /* lower topological index first */
 } hsdag_priority;
 
+/* What a run reports as its objective (objective_s) and what the placers minimise. */
+typedef enum hsdag_objective {
+    HSDAG_OBJ_LATENCY = 0, /* the makespan of one request under the semantics */
+    /* time per sample of the split run as a pipeline (Tarnawski et al.'s max-load): the maximum over devices
+     * of compute + communication (docs/simulator.md, "Throughput") */
+    HSDAG_OBJ_THROUGHPUT,
+    HSDAG_OBJ_COUNT_
+} hsdag_objective;
+const char *hsdag_objective_name(hsdag_objective o); /* "latency", "throughput" */
+/* Parses "latency" | "throughput"; returns 0 or HSDAG_EINVAL. */
+int hsdag_objective_parse(const char *s, hsdag_objective *out);
+
 typedef struct hsdag_sim_config {
     hsdag_semantics semantics; /* HSDAG_SEM_AUTO = devs->semantics */
+    hsdag_objective objective; /* default LATENCY; THROUGHPUT also computes the per-device loads */
     hsdag_priority priority;   /* concurrent only */
     hsdag_costs_config costs;  /* how op costs are obtained */
     int record_trace;          /* 1: keep each op's and transfer's start/end for hsdag_sim_trace_write */
@@ -57,6 +70,10 @@ typedef struct hsdag_sim_result {
     int32_t n_cycle_cuts; /* tarnawski: extra cuts because the blocks formed a cycle (Tarnawski et al.'s
                                   * tool rejects such splits; docs/simulator.md gives our extension); else
                                   * 0 */
+    hsdag_objective objective; /* what objective_s is */
+    double objective_s;        /* makespan_s (latency) or max_load_s (throughput) */
+    double max_load_s;         /* throughput only (NAN otherwise): max over devices of load_s */
+    const double *load_s;      /* throughput only (NULL otherwise): [n_devices] compute + communication */
 } hsdag_sim_result;
 
 typedef struct hsdag_sim hsdag_sim;
@@ -75,6 +92,9 @@ const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s);
 hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s);
 /* Runs the same evaluation with another semantics without rebuilding the tables. */
 void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
+/* Switches the objective the next runs report. */
+void hsdag_sim_set_objective(hsdag_sim *s, hsdag_objective obj);
+hsdag_objective hsdag_sim_objective(const hsdag_sim *s);
 
 /* Appends the last run's schedule as Chrome/Perfetto trace JSON ({"traceEvents": [...]}): one track (tid) per
  * device and one per link resource, times in microseconds. Needs cfg.record_trace = 1 and a run first
@@ -91,12 +111,15 @@ typedef int (*hsdag_bound_exact_fn)(const hsdag_costs *c, hsdag_semantics sem, d
 
 typedef struct hsdag_bound {
     hsdag_semantics semantics;
-    double lower_s;           /* the bound: the largest valid term below */
-    double critical_path_s;   /* longest path with each op on its fastest allowed device, no communication */
-    double work_s;            /* sum over ops of their cheapest allowed cost */
-    double work_per_device_s; /* work_s / n_devices (concurrent only, else NAN) */
-    double exact_s;           /* from the exact hook, NAN if none or not applicable */
-    const char *rule;         /* "critical-path", "work/devices", "sum-min-cost", "exact", ... */
+    hsdag_objective objective; /* what lower_s bounds */
+    double lower_s;            /* the bound: the largest valid term below */
+    double critical_path_s;    /* longest path with each op on its fastest allowed device, no communication */
+    double work_s;             /* sum over ops of their cheapest allowed cost */
+    double work_per_device_s;  /* work_s / n_devices (concurrent latency; throughput: / the devices that may
+                               * hold ops, accelerators capped by max_accels_used), else NAN */
+    double max_class_s;        /* throughput: the costliest colour class at its cheapest device, else NAN */
+    double exact_s;            /* from the exact hook, NAN if none or not applicable */
+    const char *rule; /* "critical-path", "work/devices", "sum-min-cost", "max-class", "exact", ... */
 } hsdag_bound;
 
 /* Valid terms per semantics:
@@ -108,6 +131,11 @@ typedef struct hsdag_bound {
  * sem AUTO = the device set's default. exact may be NULL. */
 int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact, void *ctx,
                         hsdag_bound *out, hsdag_err *e);
+/* The same for either objective. Throughput (any semantics): max(max-class, work/devices) - every colour
+ * class sits on one device and pays at least its cheapest compute there, and the devices together carry at
+ * least the total cheapest work (communication only adds). The exact hook is used for latency only. */
+int hsdag_bound_objective(const hsdag_costs *c, hsdag_semantics sem, hsdag_objective obj,
+                          hsdag_bound_exact_fn exact, void *ctx, hsdag_bound *out, hsdag_err *e);
 
 #ifdef __cplusplus
 }

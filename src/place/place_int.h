@@ -29,8 +29,8 @@ double place_group_cost(const hsdag_place_problem *p, int32_t gi, int32_t d);
  * latency. */
 typedef struct place_score {
     int feasible;
-    double excess; /* max_excess_bytes + a large count penalty for unsupported ops / split classes */
-    double latency_s;
+    double excess;    /* max_excess_bytes + a large count penalty for unsupported ops / split classes */
+    double latency_s; /* the problem's objective (latency or max-load), seconds */
 } place_score;
 place_score place_evaluate(hsdag_place_problem *p, const int32_t *device);
 int place_score_better(place_score a, place_score b); /* a strictly better than b */
@@ -64,6 +64,34 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
 /* ilp_conc.c: the concurrent-semantics MILP for graphs up to 30 ops, from a start placement start[n]. */
 int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
                          int32_t *device, hsdag_place_report *r, hsdag_err *e);
+/* pipeline.c: the exact contiguous throughput DP ("dp") and the PipeDream-style chain DP ("pipedream") */
+int place_pipeline_dp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                      hsdag_place_report *r, hsdag_err *e);
+int place_pipedream(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                    hsdag_err *e);
+/* The pipeline model shared with the throughput MILP: units = blocks in blk_order (every predecessor of a
+ * unit has a smaller index), their costs on the (interchangeable) accelerators and CPUs, and each node's
+ * communication cost. Needs tarnawski semantics (else HSDAG_EUNSUPPORTED). */
+enum { PL_OK_ACC = 1, PL_OK_CPU = 2 };
+typedef struct place_pl_model {
+    hsdag_place_problem *p;
+    int32_t nu;                 /* units: blocks, zero-cost leaves merged into their neighbour */
+    int32_t n_merged;           /* blocks merged away */
+    int32_t *unode_off, *unode; /* [nu + 1], [n]: the nodes of each unit */
+    int32_t *unit_of;           /* [n] */
+    int32_t *pos;               /* [n_blocks] block -> unit */
+    int32_t *pred_off, *pred;   /* [nu + 1]: units with a contiguity edge into the unit (smaller indices) */
+    double *w_acc, *w_cpu;      /* [nu] seconds on one accelerator / one CPU */
+    double *size;               /* [nu] bytes (p->mem) */
+    uint8_t *ok;                /* [nu] PL_OK_* */
+    double *comm;               /* [n] seconds: hsdag_costs_host_xfer_s on an accelerator */
+    int32_t *outdeg;            /* [n] out-edges of each node */
+    int32_t k, l;               /* accelerators usable (max_accels_used), CPUs */
+    int32_t acc_dev[HSDAG_MAX_DEVICES], cpu_dev[HSDAG_MAX_DEVICES];
+    double cap_acc, cap_cpu; /* bytes (INFINITY = unlimited) */
+} place_pl_model;
+int place_pl_model_create(hsdag_place_problem *p, place_pl_model *m, hsdag_err *e);
+void place_pl_model_free(place_pl_model *m);
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                        hsdag_place_report *r, hsdag_err *e);
 

@@ -41,6 +41,13 @@ static const hsdag_place_method methods[] = {
      "concurrent "
      "without link contention up to 30 ops",
      R, R, 1},
+    {"dp", place_pipeline_dp,
+     "exact contiguous max-load (Tarnawski et al.'s throughput DP over ideals, pruned, bounded memory); "
+     "tarnawski semantics",
+     R, R, 1},
+    {"pipedream", place_pipedream,
+     "PipeDream-style DP: the best max-load split of one linear chain of the blocks; tarnawski semantics", R,
+     R, 1},
     {"local-search", place_local_search,
      "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R,
      1},

@@ -265,6 +265,7 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
     c->n_nodes = V;
     c->n_devices = D;
     c->source = cfg->source == HSDAG_COSTSRC_AUTO ? resolve_source(g, d) : cfg->source;
+    c->host = hsdag_devices_first_of(d, HSDAG_DEV_CPU);
     ALLOC_N(c->node_s, (size_t)V * D);
     ALLOC_N(c->allowed, (size_t)V * D);
     ALLOC_N(c->xfer_bytes, V);

@@ -126,6 +126,46 @@ static int32_t find_id(const id_item *it, int32_t n, int64_t id)
     return -1;
 }
 
+static int color_cmp(const void *a, const void *b) /* (colour, node) */
+{
+    const id_item *x = a, *y = b;
+    if (x->id != y->id) return (x->id > y->id) - (x->id < y->id);
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+/* A node the split leaves out takes the device of the listed members of its colour class when they all share
+ * one: a training workload's backward nodes, given its forward-only (inference) split, as Tarnawski et al.'s
+ * -expert does. it is scratch [V] (reused: the id lookup is done). Then every node must have a device. */
+static int pl_split_infer_colors(const char *what, const hsdag_graph *g, id_item *it, int32_t *device,
+                                 hsdag_err *e)
+{
+    int32_t V = g->n_nodes, nk = 0;
+    for (int32_t v = 0; v < V; v++)
+        if (g->color[v] >= 0) it[nk].id = g->color[v], it[nk++].v = v;
+    qsort(it, (size_t)nk, sizeof *it, color_cmp);
+    for (int32_t i = 0, j; i < nk; i = j) {
+        int32_t dev = -1, first = -1;
+        for (j = i; j < nk && it[j].id == it[i].id; j++) {
+            int32_t v = it[j].v;
+            if (device[v] < 0) continue;
+            if (dev >= 0 && device[v] != dev)
+                return hsdag_err_set(e, HSDAG_EINVAL,
+                                     "%s: colour class %d is on two devices (node ids %d and %d), so its "
+                                     "unlisted nodes have none",
+                                     what, (int)g->color[v], (int)g->file_id[first], (int)g->file_id[v]);
+            dev = device[v], first = v;
+        }
+        if (dev >= 0)
+            for (int32_t t = i; t < j; t++)
+                if (device[it[t].v] < 0) device[it[t].v] = dev;
+    }
+    for (int32_t v = 0; v < V; v++)
+        if (device[v] < 0)
+            return hsdag_err_set(e, HSDAG_EINVAL, "%s: node id %d ('%.80s') is in no group of the split",
+                                 what, (int)g->file_id[v], g->name[v]);
+    return 0;
+}
+
 static int pl_read_split(json_object *root, const char *what, const hsdag_graph *g, const hsdag_devices *devs,
                          int32_t *device, hsdag_placement_info *info, hsdag_err *e)
 {
@@ -200,12 +240,7 @@ static int pl_read_split(json_object *root, const char *what, const hsdag_graph 
             seen++;
         }
     }
-    for (int32_t v = 0; v < V; v++)
-        if (device[v] < 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node id %d ('%.80s') is in no group of the split", what,
-                               (int)g->file_id[v], g->name[v]);
-            goto done;
-        }
+    if (listed < V && (rc = pl_split_infer_colors(what, g, it, device, e)) < 0) goto done;
     if (info) info->n_listed = listed;
 done:
     hsdag_free(it);
