@@ -292,9 +292,59 @@ done:
     return rc;
 }
 
+/* Tarnawski latency: their IP (ilp_tw.c), started from the best contiguous split among --init, the greedy,
+ * the PipeDream-style chain DP and CPU-only. */
+static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                         hsdag_place_report *r, hsdag_err *e)
+{
+    int32_t *best = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *best);
+    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
+    int rc = 0;
+    if (!best || !tmp) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    place_score bs = {0, INFINITY, INFINITY};
+    hsdag_place_opts so = hsdag_place_opts_default();
+    so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
+    for (int i = 0; i < 4; i++) {
+        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+        if (i == 0) {
+            if (!o->init) continue;
+            memcpy(tmp, o->init, (size_t)p->n * sizeof *tmp);
+        } else if (i == 3) {
+            if (p->cpu < 0) continue;
+            for (int32_t v = 0; v < p->n; v++) tmp[v] = p->cpu;
+        } else if ((i == 1 ? place_greedy_tarnawski(p, &so, tmp, &rep, NULL)
+                           : place_pipedream(p, &so, tmp, &rep, NULL)) < 0) {
+            continue;
+        }
+        if (p->cpu >= 0)
+            for (int32_t v = 0; v < p->n; v++)
+                if (p->devs->dev[tmp[v]].kind == HSDAG_DEV_CPU) tmp[v] = p->cpu;
+        place_score sc = place_evaluate(p, tmp);
+        if (!sc.feasible || !place_tw_in_class(p, tmp)) continue;
+        if (place_score_better(sc, bs) || bs.latency_s == INFINITY) {
+            bs = sc;
+            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
+        }
+    }
+    if (bs.latency_s == INFINITY) {
+        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "ilp: no feasible contiguous split to start from");
+        goto done;
+    }
+    rc = place_ilp_tarnawski(p, o, best, device, r, e);
+done:
+    hsdag_free(best);
+    hsdag_free(tmp);
+    return rc;
+}
+
 int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
               hsdag_err *e)
 {
+    if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_LATENCY)
+        return ilp_tarnawski(p, o, device, r, e);
     if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
     ilp_model m = {0};
     place_ilp_cb cb = {.bound = -INFINITY};

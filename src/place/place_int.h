@@ -92,6 +92,12 @@ typedef struct place_pl_model {
 } place_pl_model;
 int place_pl_model_create(hsdag_place_problem *p, place_pl_model *m, hsdag_err *e);
 void place_pl_model_free(place_pl_model *m);
+/* ilp_tw.c: Tarnawski et al.'s latency MILP over contiguous splits, from a start placement in that class. */
+int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                        int32_t *device, hsdag_place_report *r, hsdag_err *e);
+/* Is dev a contiguous split for the latency model (each accelerator one contiguous piece, no cycle among
+ * the pieces; CPU nodes anywhere)? */
+int place_tw_in_class(hsdag_place_problem *p, const int32_t *dev);
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                        hsdag_place_report *r, hsdag_err *e);
 
