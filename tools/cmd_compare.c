@@ -82,7 +82,27 @@ static void default_methods(const hsdag_devices *devs, cmp_row *rows, int *n)
         if (m[i].in_compare) snprintf(rows[(*n)++].name, sizeof rows[0].name, "%s", m[i].name);
 }
 
-static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const cmp_row *rows, int n)
+/* The exact solvers' bounds over contiguous splits (ilp under tarnawski latency, dp under throughput): the
+ * largest one is also a bound for every row whose placement is a contiguous split, so those rows take it
+ * (lower_bound_s and gap) where it is tighter than the bound for every placement. Returns it, or NAN. */
+static double contiguous_bound(cmp_row *rows, int n)
+{
+    double cb = NAN;
+    for (int i = 0; i < n; i++)
+        if (rows[i].ok && rows[i].r.rep.bound_contiguous && isfinite(rows[i].r.rep.bound_s) &&
+            (isnan(cb) || rows[i].r.rep.bound_s > cb))
+            cb = rows[i].r.rep.bound_s;
+    for (int i = 0; i < n && !isnan(cb); i++) {
+        hsdag_place_result *r = &rows[i].r;
+        if (!rows[i].ok || !r->contiguous || !(cb > r->lower_bound_s)) continue;
+        r->lower_bound_s = cb;
+        r->gap = cb > 0 ? (r->objective_s - cb) / cb : (r->objective_s > 0 ? NAN : 0.0);
+    }
+    return cb;
+}
+
+static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, double cb, const cmp_row *rows,
+                       int n)
 {
     hsdag_buf o = {0};
     hsdag_buf_printf(&o, "{\"devices\": ");
@@ -92,6 +112,11 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
     hsdag_buf_double(&o, b->lower_s * 1e3);
     hsdag_buf_printf(&o, ", \"bound_rule\": ");
     hsdag_buf_json_str(&o, b->rule ? b->rule : "");
+    hsdag_buf_printf(&o, ", \"contiguous_bound_ms\": ");
+    if (isnan(cb))
+        hsdag_buf_printf(&o, "null");
+    else
+        hsdag_buf_double(&o, cb * 1e3);
     hsdag_buf_printf(&o, ", \"methods\": [");
     for (int i = 0; i < n; i++) {
         const hsdag_place_result *r = &rows[i].r;
@@ -110,7 +135,15 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
         hsdag_buf_double(&o, r->objective_s * 1e3);
         hsdag_buf_printf(&o, ", \"latency_ms\": ");
         hsdag_buf_double(&o, r->latency_s * 1e3);
-        hsdag_buf_printf(&o, ", \"feasible\": %s, \"gap\": ", r->feasible ? "true" : "false");
+        hsdag_buf_printf(&o, ", \"feasible\": %s, \"contiguous\": %s, \"lower_bound_ms\": ",
+                         r->feasible ? "true" : "false", r->contiguous ? "true" : "false");
+        hsdag_buf_double(&o, r->lower_bound_s * 1e3);
+        hsdag_buf_printf(&o, ", \"method_bound_ms\": ");
+        if (isnan(r->rep.bound_s))
+            hsdag_buf_printf(&o, "null");
+        else
+            hsdag_buf_double(&o, r->rep.bound_s * 1e3);
+        hsdag_buf_printf(&o, ", \"gap\": ");
         if (isnan(r->gap))
             hsdag_buf_printf(&o, "null");
         else
@@ -126,12 +159,18 @@ static void print_json(const hsdag_place_problem *p, const hsdag_bound *b, const
     hsdag_buf_free(&o);
 }
 
-static void print_table(const hsdag_place_problem *p, const hsdag_bound *b, const cmp_row *rows, int n)
+static void print_table(const hsdag_place_problem *p, const hsdag_bound *b, double cb, const cmp_row *rows,
+                        int n)
 {
     int tp = p->obj == HSDAG_OBJ_THROUGHPUT;
     printf("devices %s, %s semantics, %s objective, %d ops; lower bound %.6g ms (%s)\n\n",
            p->devs->name ? p->devs->name : "", hsdag_semantics_name(p->sem), hsdag_objective_name(p->obj),
            (int)p->n, b->lower_s * 1e3, b->rule ? b->rule : "");
+    if (!isnan(cb))
+        printf(
+            "bound over contiguous splits %.6g ms (from the exact solvers; the gap of a row marked 'c' uses "
+            "it)\n\n",
+            cb * 1e3);
     printf("%-18s %12s%s %9s %-10s %11s  %s\n", "method", tp ? "max_load_ms" : "latency_ms",
            tp ? "   latency_ms" : "", "gap", "feasible", "place_ms", "note");
     for (int i = 0; i < n; i++) {
@@ -148,6 +187,7 @@ static void print_table(const hsdag_place_problem *p, const hsdag_bound *b, cons
             snprintf(gap, sizeof gap, "%.2f%%", 100 * r->gap);
         char lat[32] = "";
         if (tp) snprintf(lat, sizeof lat, " %12.6g", r->latency_s * 1e3);
+        if (r->contiguous && !isnan(cb)) snprintf(gap + strlen(gap), sizeof gap - strlen(gap), " c");
         printf("%-18s %12.6g%s %9s %-10s %11.3f  %s\n", rows[i].name, r->objective_s * 1e3, lat, gap,
                r->feasible ? "yes" : "NO", r->place_s * 1e3, r->rep.note);
     }
@@ -277,10 +317,11 @@ int cmd_compare(int argc, char **argv)
     }
     cli_progress_update(&pr, n, "");
     cli_progress_end(&pr);
+    double cb = contiguous_bound(rows, n);
     if (json)
-        print_json(p, &b, rows, n);
+        print_json(p, &b, cb, rows, n);
     else
-        print_table(p, &b, rows, n);
+        print_table(p, &b, cb, rows, n);
     goto done;
 fail:
     rc = cli_fail("compare", st, &e);

@@ -150,6 +150,7 @@ typedef struct hsdag_place_result {
     double lower_bound_s; /* hsdag_place_lower_bound */
     double gap;     /* (objective - bound) / bound; 0 when both are 0; NAN when bound is 0 < objective */
     double place_s; /* wall seconds spent in the placer (not counting the scoring run) */
+    int contiguous; /* hsdag_place_contiguous: bounds with rep.bound_contiguous apply to it */
     hsdag_place_report rep; /* what the placer said */
     hsdag_sim_result sim;   /* the scoring run; its arrays are valid until the next run on p->sim */
 } hsdag_place_result;
@@ -160,6 +161,11 @@ typedef struct hsdag_place_result {
  * own. */
 int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o, int32_t *device,
                     hsdag_place_result *r, hsdag_err *e);
+/* Is device a contiguous split, the class over which the exact solvers' bounds hold (bound_contiguous)?
+ * Latency (tarnawski semantics): every accelerator's node set is one contiguous piece and the pieces and CPU
+ * nodes form no cycle. Throughput: every device's set is contiguous in the contiguity graph (blocks whole)
+ * and the devices form no cycle, i.e. the split is a chain of ideals. Other semantics: 0. */
+int hsdag_place_contiguous(hsdag_place_problem *p, const int32_t *device);
 /* Scores an existing placement the same way (place_s = 0). */
 int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e);
 /* Resolves a single-device spec to a device index, or -1 when name is not one. */

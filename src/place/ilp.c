@@ -293,7 +293,8 @@ done:
 }
 
 /* Tarnawski latency: their IP (ilp_tw.c), started from the best contiguous split among --init, the greedy,
- * the PipeDream-style chain DP and CPU-only. */
+ * the PipeDream-style chain DP, CPU-only and local search (given a fifth of the time; its result is often
+ * contiguous, and used only then). */
 static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                          hsdag_place_report *r, hsdag_err *e)
 {
@@ -307,18 +308,25 @@ static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     place_score bs = {0, INFINITY, INFINITY};
     hsdag_place_opts so = hsdag_place_opts_default();
     so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+        int prc = 0;
         if (i == 0) {
             if (!o->init) continue;
             memcpy(tmp, o->init, (size_t)p->n * sizeof *tmp);
         } else if (i == 3) {
             if (p->cpu < 0) continue;
             for (int32_t v = 0; v < p->n; v++) tmp[v] = p->cpu;
-        } else if ((i == 1 ? place_greedy_tarnawski(p, &so, tmp, &rep, NULL)
-                           : place_pipedream(p, &so, tmp, &rep, NULL)) < 0) {
-            continue;
+        } else if (i == 4) {
+            hsdag_place_opts lo = hsdag_place_opts_default();
+            lo.seed = o->seed;
+            lo.time_limit_s = o->time_limit_s > 0 ? 0.2 * o->time_limit_s : 2.0;
+            prc = place_local_search(p, &lo, tmp, &rep, NULL);
+        } else {
+            prc = i == 1 ? place_greedy_tarnawski(p, &so, tmp, &rep, NULL)
+                         : place_pipedream(p, &so, tmp, &rep, NULL);
         }
+        if (prc < 0) continue;
         if (p->cpu >= 0)
             for (int32_t v = 0; v < p->n; v++)
                 if (p->devs->dev[tmp[v]].kind == HSDAG_DEV_CPU) tmp[v] = p->cpu;

@@ -478,6 +478,45 @@ int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err 
     return 0;
 }
 
+int hsdag_place_contiguous(hsdag_place_problem *p, const int32_t *device)
+{
+    if (p->sem != HSDAG_SEM_TARNAWSKI) return 0;
+    if (p->obj == HSDAG_OBJ_LATENCY) return place_tw_in_class(p, device);
+    /* throughput: blocks whole, then the devices' graph over the block edges acyclic */
+    uint64_t succ[HSDAG_MAX_DEVICES] = {0}, present = 0;
+    int32_t nb = p->n_blocks;
+    for (int32_t b = 0; b < nb; b++) {
+        int32_t d = -1;
+        for (int32_t j = p->blk_off[b]; j < p->blk_off[b + 1]; j++) {
+            int32_t gi = p->blk_grp[j];
+            for (int32_t t = p->grp_off[gi]; t < p->grp_off[gi + 1]; t++) {
+                int32_t x = device[p->grp_node[t]];
+                if (d >= 0 && x != d) return 0;
+                d = x;
+            }
+        }
+        if (d < 0) continue;
+        present |= (uint64_t)1 << d;
+        for (int32_t j = p->blk_succ_off[b]; j < p->blk_succ_off[b + 1]; j++) {
+            int32_t w = p->blk_succ[j];
+            int32_t x = device[p->grp_node[p->grp_off[p->blk_grp[p->blk_off[w]]]]];
+            if (x != d) succ[d] |= (uint64_t)1 << x;
+        }
+    }
+    for (uint64_t left = present;
+         left;) { /* drop a device no remaining device points to, until none is left */
+        int32_t pick = -1;
+        for (uint64_t m = left; m && pick < 0; m &= m - 1) {
+            int32_t d = __builtin_ctzll(m), pointed = 0;
+            for (uint64_t q = left; q && !pointed; q &= q - 1) pointed = (succ[__builtin_ctzll(q)] >> d) & 1u;
+            if (!pointed) pick = d;
+        }
+        if (pick < 0) return 0;
+        left &= ~((uint64_t)1 << pick);
+    }
+    return 1;
+}
+
 int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e)
 {
     for (int32_t v = 0; v < p->n; v++)
@@ -487,6 +526,7 @@ int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place
     hsdag_bound b;
     int rc = hsdag_place_lower_bound(p, &b, e);
     if (rc < 0) return rc;
+    r->contiguous = hsdag_place_contiguous(p, device); /* first: it may run the simulator */
     rc = hsdag_sim_run(p->sim, device, &r->sim);
     if (rc < 0) return hsdag_err_set(e, rc, "place: simulator rejected the placement");
     r->latency_s = r->sim.makespan_s;
