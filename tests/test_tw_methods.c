@@ -371,6 +371,13 @@ static void test_dp_brute(void)
         CHECK(r.rep.optimal && r.feasible && in_class(g, d, reach, dev, 1));
         CHECK_NEAR(r.rep.objective_s, r.objective_s, 1e-9 * want); /* its own value is the simulator's */
         CHECK(rc.objective_s >= want * (1 - 1e-12) && rc.feasible && in_class(g, d, reach, dev2, 1));
+        hsdag_place_result ri;
+        o.time_limit_s = 20;
+        CHECK_EQ_INT(hsdag_place_run(p, "ilp", &o, dev2, &ri, &e), 0); /* the throughput MILP */
+        if (!ri.rep.optimal) fprintf(stderr, "throughput ilp seed %d: %s\n", (int)seed, ri.rep.note);
+        CHECK(ri.rep.optimal && ri.feasible && in_class(g, d, reach, dev2, 1));
+        CHECK_NEAR(ri.objective_s, want, 1e-9 * want);
+        CHECK_NEAR(ri.rep.bound_s, want, 1e-6 * want);
         improved_chain += r.objective_s < rc.objective_s * (1 - 1e-9);
         cases++;
         hsdag_place_problem_free(p);

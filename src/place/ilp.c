@@ -353,6 +353,8 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
 {
     if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_LATENCY)
         return ilp_tarnawski(p, o, device, r, e);
+    if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_THROUGHPUT)
+        return place_ilp_throughput(p, o, device, r, e);
     if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
     ilp_model m = {0};
     place_ilp_cb cb = {.bound = -INFINITY};

@@ -92,6 +92,9 @@ typedef struct place_pl_model {
 } place_pl_model;
 int place_pl_model_create(hsdag_place_problem *p, place_pl_model *m, hsdag_err *e);
 void place_pl_model_free(place_pl_model *m);
+/* ilp_tput.c: the contiguous throughput MILP (chain of ideals), started from the chain DP. */
+int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                         hsdag_place_report *r, hsdag_err *e);
 /* ilp_tw.c: Tarnawski et al.'s latency MILP over contiguous splits, from a start placement in that class. */
 int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
                         int32_t *device, hsdag_place_report *r, hsdag_err *e);
