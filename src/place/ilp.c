@@ -308,6 +308,7 @@ static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     place_score bs = {0, INFINITY, INFINITY};
     hsdag_place_opts so = hsdag_place_opts_default();
     so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
+    double t_start = hsdag_now();
     for (int i = 0; i < 5; i++) {
         hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
         int prc = 0;
@@ -341,7 +342,10 @@ static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int3
         rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "ilp: no feasible contiguous split to start from");
         goto done;
     }
-    rc = place_ilp_tarnawski(p, o, best, device, r, e);
+    hsdag_place_opts left = *o; /* the MILP gets what the starts left of the time limit (at least a tenth) */
+    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
+    left.time_limit_s = fmax(0.1 * tl, tl - (hsdag_now() - t_start));
+    rc = place_ilp_tarnawski(p, &left, best, device, r, e);
 done:
     hsdag_free(best);
     hsdag_free(tmp);
