@@ -1,6 +1,7 @@
 /* ilp_tput.c - the contiguous throughput (max-load) optimum as a MILP (GLPK): Tarnawski et al.'s throughput
  *              IP in a chain-of-ideals form, warm-started, time-limited, with its incumbent and bound.
  * Not here: the DP over ideals (pipeline.c, which shares the model), the latency IP (ilp_tw.c).
+ * Start: the PipeDream-style chain DP (given 40% of the time), else the greedy if its split is a chain.
  * Entry points: place_ilp_throughput.
  *
  * Model (units u of the pipeline model, slots j = 0..S-1 with S = accelerators + CPUs, times in units of the
@@ -272,9 +273,17 @@ int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     double *x = NULL;
     /* the start: the PipeDream-style chain DP (a chain of ideals, so in the model's class) */
     hsdag_place_opts so = hsdag_place_opts_default();
-    so.time_limit_s = 0.2 * tl;
+    so.time_limit_s = 0.4 * tl;
     hsdag_place_report srep = {.bound_s = NAN, .objective_s = NAN};
-    if ((rc = place_pipedream(p, &so, device, &srep, e)) < 0) goto done;
+    if (place_pipedream(p, &so, device, &srep, NULL) < 0) {
+        /* no chain split in time: the greedy's, when it is a chain of ideals (nothing spilled to the CPU) */
+        if ((rc = place_greedy_tarnawski(p, &so, device, &srep, e)) < 0) goto done;
+        if (!hsdag_place_contiguous(p, device)) {
+            rc = hsdag_err_set(e, HSDAG_ESOLVER,
+                               "ilp: no contiguous split to start from within the time limit");
+            goto done;
+        }
+    }
     place_score ss = place_evaluate(p, device);
     double ub = ss.latency_s;
     if (t.S < 1 || !(ub > 0)) {

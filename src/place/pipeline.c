@@ -397,8 +397,9 @@ static double pl_chain(const place_pl_model *m, pl_seg *s, double bound, int32_t
         for (; i >= 0; i--) {
             seg_move(s, i, +1);
             if (!seg_alive(s, bound)) break;
-            double acc = seg_acc(s), cpu = seg_cpu(s);
             const double *fi = f + (size_t)i * C;
+            if (!(fi[C - 1] < bound)) continue; /* no split of [0, i) below the bound: nothing to extend */
+            double acc = seg_acc(s), cpu = seg_cpu(s);
             for (int32_t c = 0; c <= L; c++)
                 for (int32_t a = 0; a <= K; a++) {
                     int32_t at = c * (K + 1) + a;
