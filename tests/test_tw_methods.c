@@ -217,6 +217,47 @@ static void test_greedy_published(void)
     }
 }
 
+/* Their dp.exe's maxLoad (full precision from its JSON output, commit b207b6a) on the fast throughput
+ * workloads: the exact contiguous optimum must match to 1e-6 relative. */
+static void test_dp_theirs(void)
+{
+    static const struct {
+        const char *path;
+        double ms;
+    } dp[] = {{"LayerGraphs/bert24_inference.json", 17.78990625},
+              {"LayerGraphs/bert24_training.json", 41.7458125},
+              {"LayerGraphs/resnet50_inference.json", 33.774666015625},
+              {"LayerGraphs/resnet50_training.json", 78.63181250000001},
+              {"OperatorGraphs/resnet50_inference.json", 124.34884977404485}};
+    for (size_t i = 0; i < sizeof dp / sizeof dp[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "tests/data/tarnawski/throughput-inputs/%s", dp[i].path);
+        hsdag_graph *g = NULL;
+        hsdag_devices *d = NULL;
+        hsdag_place_problem *p = NULL;
+        hsdag_err e = {0};
+        hsdag_sim_config sc = hsdag_sim_config_default();
+        sc.objective = HSDAG_OBJ_THROUGHPUT;
+        if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 ||
+            hsdag_devices_preset("tarnawski", g, &d, &e) < 0 ||
+            hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) {
+            fprintf(stderr, "%s\n", e.msg);
+            CHECK(0);
+        } else {
+            int32_t *dev = malloc((size_t)g->n_nodes * sizeof *dev);
+            hsdag_place_result r;
+            hsdag_place_opts o = hsdag_place_opts_default();
+            CHECK_EQ_INT(hsdag_place_run(p, "dp", &o, dev, &r, &e), 0);
+            CHECK(r.rep.optimal && r.feasible && r.contiguous);
+            CHECK_NEAR(r.objective_s * 1e3, dp[i].ms, 1e-6 * dp[i].ms);
+            free(dev);
+        }
+        hsdag_place_problem_free(p);
+        hsdag_devices_free(d);
+        hsdag_graph_free(g);
+    }
+}
+
 /* ---- brute force over every placement of small random graphs ---- */
 
 /* A random Tarnawski-style DAG of n <= 12 nodes (1-2 predecessors among the previous 4, costs and sizes
@@ -439,6 +480,7 @@ int main(void)
 {
     test_greedy_hand_made();
     test_greedy_published();
+    test_dp_theirs();
     test_dp_brute();
     test_ilp_brute();
     return check_summary("test_tw_methods");
