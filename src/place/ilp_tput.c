@@ -311,59 +311,21 @@ int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int3
         goto done;
     }
     if (tp_fill(&t, device, x) == 0) cb.heur = x;
-    glp_smcp sp;
-    glp_init_smcp(&sp);
-    sp.msg_lev = GLP_MSG_OFF;
-    sp.tm_lim = (int)fmax(1, fmin(0.7 * (tl - (hsdag_now() - t0)) * 1e3, 2e9));
-    /* times are already O(1) (units of the start); GLPK's iterative scaling costs more than it gains on big
-     * models (23 s of a 30 s limit on a 10,000-op graph), so only small ones get it */
-    if (glp_get_num_nz(t.lp) < 200000) glp_scale_prob(t.lp, GLP_SF_AUTO);
-    int sr = glp_simplex(t.lp, &sp);
-    int lp_ok = sr == 0 && glp_get_status(t.lp) == GLP_OPT;
-    if (lp_ok) cb.bound = glp_get_obj_val(t.lp);
-    int ir = -1, mst = GLP_UNDEF;
-    double left = tl - (hsdag_now() - t0);
-    if (lp_ok && left > 0) {
-        glp_iocp ip;
-        glp_init_iocp(&ip);
-        ip.msg_lev = GLP_MSG_OFF;
-        ip.tm_lim = (int)fmax(1, fmin(0.95 * left * 1e3, 2e9));
-        ip.cb_func = place_ilp_callback;
-        ip.cb_info = &cb;
-        ir = glp_intopt(t.lp, &ip); /* MIR cuts cost more time than they gain here (and overrun the limit) */
-        mst = glp_mip_status(t.lp);
-    }
-    double obj = ub, bound = lp_ok ? fmin(cb.bound / t.ts, ub) : NAN;
-    if (mst == GLP_OPT || mst == GLP_FEAS) {
-        double mo = glp_mip_obj_val(t.lp) / t.ts;
-        if (mo < ub * (1 - 1e-9)) {
-            int32_t na = 0, nc = 0, slot_dev[2 * HSDAG_MAX_DEVICES];
-            for (int32_t j = 0; j < t.S; j++)
-                slot_dev[j] = glp_mip_col_val(t.lp, t.ac + j) > 0.5 ? m.acc_dev[na++] : m.cpu_dev[nc++];
-            for (int32_t u = 0; u < m.nu; u++) {
-                int32_t j = 0;
-                while (j < t.S - 1 && glp_mip_col_val(t.lp, YC(&t, u, j)) < 0.5) j++;
-                for (int32_t q = m.unode_off[u]; q < m.unode_off[u + 1]; q++)
-                    device[m.unode[q]] = slot_dev[j];
-            }
-            obj = mo;
+    place_ilp_run run;
+    place_ilp_solve(t.lp, t0 + tl, 0, &cb, &run); /* cuts: they cost more time than they gain here */
+    double obj = ub;
+    if (run.obj < 1 - 1e-9) { /* device holds the start until GLPK beats it */
+        int32_t na = 0, nc = 0, slot_dev[2 * HSDAG_MAX_DEVICES];
+        for (int32_t j = 0; j < t.S; j++)
+            slot_dev[j] = glp_mip_col_val(t.lp, t.ac + j) > 0.5 ? m.acc_dev[na++] : m.cpu_dev[nc++];
+        for (int32_t u = 0; u < m.nu; u++) {
+            int32_t j = 0;
+            while (j < t.S - 1 && glp_mip_col_val(t.lp, YC(&t, u, j)) < 0.5) j++;
+            for (int32_t q = m.unode_off[u]; q < m.unode_off[u + 1]; q++) device[m.unode[q]] = slot_dev[j];
         }
-        if (mst == GLP_OPT && ir == 0) bound = obj;
+        obj = run.obj * ub;
     }
-    r->objective_s = obj;
-    r->bound_s = isnan(bound) ? NAN : fmin(bound, obj);
-    r->bound_contiguous = 1;
-    r->optimal = mst == GLP_OPT && ir == 0;
-    if (lp_ok)
-        snprintf(
-            r->note, sizeof r->note,
-            "%s: incumbent %.6g ms, bound %.6g ms (contiguous splits), proven gap %.3g%%; start %.6g ms%s",
-            r->optimal ? "optimal" : "time limit", obj * 1e3, r->bound_s * 1e3,
-            obj > 0 ? 100 * (obj - r->bound_s) / obj : 0.0, ub * 1e3, obj < ub * (1 - 1e-9) ? "" : " (kept)");
-    else
-        snprintf(r->note, sizeof r->note,
-                 "LP relaxation not solved within the time limit (glpk %d/%d): the start, %.6g ms, no bound",
-                 sr, glp_get_status(t.lp), ub * 1e3);
+    place_ilp_report(r, &run, ub, obj);
 done:
     if (t.lp) glp_delete_prob(t.lp);
     hsdag_free(t.ind);

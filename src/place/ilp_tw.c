@@ -543,61 +543,21 @@ int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const
     }
     tw_fill(&m, st, x);
     cb.heur = x;
-    glp_smcp sp;
-    glp_init_smcp(&sp);
-    sp.msg_lev = GLP_MSG_OFF;
-    sp.tm_lim = (int)fmax(1, fmin(0.7 * (tl - (hsdag_now() - t0)) * 1e3, 2e9));
-    /* times are already O(1) (units of the start); GLPK's iterative scaling costs more than it gains on big
-     * models (23 s of a 30 s limit on a 10,000-op graph), so only small ones get it */
-    if (glp_get_num_nz(m.lp) < 200000) glp_scale_prob(m.lp, GLP_SF_AUTO);
-    int sr = glp_simplex(m.lp, &sp);
-    int lp_ok = sr == 0 && glp_get_status(m.lp) == GLP_OPT;
-    if (lp_ok) cb.bound = glp_get_obj_val(m.lp);
-    int ir = -1, mst = GLP_UNDEF;
-    double left = tl - (hsdag_now() - t0);
-    if (lp_ok && left > 0) {
-        glp_iocp ip;
-        glp_init_iocp(&ip);
-        ip.msg_lev = GLP_MSG_OFF;
-        ip.tm_lim = (int)fmax(1, fmin(0.95 * left * 1e3, 2e9));
-        ip.cb_func = place_ilp_callback;
-        ip.cb_info = &cb;
-        ip.mir_cuts = GLP_ON;
-        ip.gmi_cuts = GLP_ON;
-        ip.fp_heur = GLP_OFF;
-        ir = glp_intopt(m.lp, &ip);
-        mst = glp_mip_status(m.lp);
-    }
+    place_ilp_run run;
+    place_ilp_solve(m.lp, t0 + tl, 1, &cb, &run);
     memcpy(device, st, (size_t)p->n * sizeof *device);
-    double obj = ub, bound = lp_ok ? fmin(cb.bound / m.ts, ub) : NAN; /* seconds */
-    if (mst == GLP_OPT || mst == GLP_FEAS) {
-        double mo = glp_mip_obj_val(m.lp) / m.ts;
-        if (mo < ub * (1 - 1e-9)) {
-            for (int32_t b = 0; b < m.nb; b++) {
-                int32_t d = p->cpu;
-                for (int32_t a = 0; a < m.na; a++)
-                    if (glp_mip_col_val(m.lp, XCOL(&m, b, a)) > 0.5) d = m.acc[a];
-                place_group_set(p, device, b, d);
-            }
-            obj = mo;
+    double obj = ub;          /* seconds */
+    if (run.obj < 1 - 1e-9) { /* GLPK found a better split than the start */
+        for (int32_t b = 0; b < m.nb; b++) {
+            int32_t d = p->cpu;
+            for (int32_t a = 0; a < m.na; a++)
+                if (glp_mip_col_val(m.lp, XCOL(&m, b, a)) > 0.5) d = m.acc[a];
+            place_group_set(p, device, b, d);
         }
-        if (mst == GLP_OPT && ir == 0) bound = obj;
+        obj = run.obj * ub;
     }
     /* the bound holds below M, i.e. for every contiguous split better than the start: exactly what is needed */
-    r->objective_s = obj;
-    r->bound_s = isnan(bound) ? NAN : fmin(bound, obj);
-    r->bound_contiguous = 1;
-    r->optimal = mst == GLP_OPT && ir == 0;
-    if (lp_ok)
-        snprintf(
-            r->note, sizeof r->note,
-            "%s: incumbent %.6g ms, bound %.6g ms (contiguous splits), proven gap %.3g%%; start %.6g ms%s",
-            r->optimal ? "optimal" : "time limit", obj * 1e3, r->bound_s * 1e3,
-            obj > 0 ? 100 * (obj - r->bound_s) / obj : 0.0, ub * 1e3, obj < ub * (1 - 1e-9) ? "" : " (kept)");
-    else
-        snprintf(r->note, sizeof r->note,
-                 "LP relaxation not solved within the time limit (glpk %d/%d): the start, %.6g ms, no bound",
-                 sr, glp_get_status(m.lp), ub * 1e3);
+    place_ilp_report(r, &run, ub, obj);
 done:
     if (m.lp) glp_delete_prob(m.lp);
     hsdag_free(m.ind);

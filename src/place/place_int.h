@@ -112,5 +112,19 @@ typedef struct place_ilp_cb {
     int heur_given;
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
+/* One run of a warm-started minimisation whose objective is in units of the start's value (so the start is
+ * 1): scaling (small models only), the LP relaxation with 70% of the time left until deadline, then
+ * branch-and-cut with the rest, the callback tracking the bound and handing GLPK cb->heur. */
+typedef struct place_ilp_run {
+    int lp_ok;          /* the LP relaxation was solved */
+    int sr, lp_status;  /* glp_simplex's return and status */
+    int ir, mip_status; /* glp_intopt's return and status (GLP_UNDEF if not run) */
+    double obj, bound;  /* incumbent and bound in model units (obj NAN if GLPK has no integer solution) */
+} place_ilp_run;
+struct glp_prob;
+void place_ilp_solve(struct glp_prob *lp, double deadline, int cuts, place_ilp_cb *cb, place_ilp_run *out);
+/* Fills r from a run: start_s = the start's value in seconds (the model unit), obj_s = the incumbent kept;
+ * the bound holds for every contiguous split (bound_contiguous). */
+void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double start_s, double obj_s);
 
 #endif
