@@ -40,8 +40,8 @@ static const hsdag_place_method builtin[] = {
      R, 1},
     {"ilp", place_ilp,
      "exact MILP (GLPK), time-limited, proven gap: sequential latency (memory caps, colour classes); "
-     "concurrent "
-     "without link contention up to 30 ops",
+     "concurrent without link contention up to 30 ops; tarnawski: their latency IP, the contiguous "
+     "throughput IP",
      R, R, 1},
     {"dp", place_pipeline_dp,
      "exact contiguous max-load (Tarnawski et al.'s throughput DP over ideals, pruned, bounded memory); "
@@ -51,8 +51,9 @@ static const hsdag_place_method builtin[] = {
      "PipeDream-style DP: the best max-load split of one linear chain of the blocks; tarnawski semantics", R,
      R, 1},
     {"local-search", place_local_search,
-     "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R,
-     1},
+     "moves classes, topological segments and whole blocks (spilling what overflows) while the simulated "
+     "objective improves, seeded restarts",
+     R, R, 1},
 };
 #define N_BUILTIN ((int32_t)(sizeof builtin / sizeof builtin[0]))
 
