@@ -262,7 +262,7 @@ static void bench_tw_scale(void)
         hsdag_err e = {0};
         hsdag_sim_config sc = hsdag_sim_config_default();
         sc.objective = obj ? HSDAG_OBJ_THROUGHPUT : HSDAG_OBJ_LATENCY;
-        if (hsdag_devices_preset("tarnawski", g, &d, &e) < 0 ||
+        if (hsdag_devices_preset(&d, "tarnawski", g, &e) < 0 ||
             hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) {
             fprintf(stderr, "bench_tw: %s\n", e.msg);
             hsdag_devices_free(d);

@@ -63,7 +63,7 @@ static double run_method(const hsdag_graph *g, const char *method, int by_id, in
     hsdag_place_problem *p = NULL;
     hsdag_err e = {0};
     double lat = NAN;
-    if (hsdag_devices_preset("tarnawski", g, &d, &e) < 0 ||
+    if (hsdag_devices_preset(&d, "tarnawski", g, &e) < 0 ||
         hsdag_place_problem_create(&p, g, d, NULL, &e) < 0) {
         fprintf(stderr, "setup: %s\n", e.msg);
     } else {
@@ -200,7 +200,7 @@ static void test_greedy_published(void)
         snprintf(path, sizeof path, "tests/data/tarnawski/latency-inputs/%s", pub[i].path);
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0) {
+        if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0) {
             fprintf(stderr, "%s\n", e.msg);
             CHECK(0);
             continue;
@@ -238,8 +238,8 @@ static void test_dp_theirs(void)
         hsdag_err e = {0};
         hsdag_sim_config sc = hsdag_sim_config_default();
         sc.objective = HSDAG_OBJ_THROUGHPUT;
-        if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 ||
-            hsdag_devices_preset("tarnawski", g, &d, &e) < 0 ||
+        if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0 ||
+            hsdag_devices_preset(&d, "tarnawski", g, &e) < 0 ||
             hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) {
             fprintf(stderr, "%s\n", e.msg);
             CHECK(0);
@@ -391,7 +391,7 @@ static void test_dp_brute(void)
         hsdag_err e = {0};
         hsdag_sim_config sc = hsdag_sim_config_default();
         sc.objective = HSDAG_OBJ_THROUGHPUT;
-        CHECK(g && hsdag_devices_preset("tarnawski", g, &d, &e) == 0 &&
+        CHECK(g && hsdag_devices_preset(&d, "tarnawski", g, &e) == 0 &&
               hsdag_place_problem_create(&p, g, d, &sc, &e) == 0);
         if (!p) {
             fprintf(stderr, "dp brute: %s\n", e.msg);
@@ -440,7 +440,7 @@ static void test_ilp_brute(void)
         hsdag_devices *d = NULL;
         hsdag_place_problem *p = NULL;
         hsdag_err e = {0};
-        CHECK(g && hsdag_devices_preset("tarnawski", g, &d, &e) == 0 &&
+        CHECK(g && hsdag_devices_preset(&d, "tarnawski", g, &e) == 0 &&
               hsdag_place_problem_create(&p, g, d, NULL, &e) == 0);
         if (!p) {
             fprintf(stderr, "ilp brute: %s\n", e.msg);

@@ -62,12 +62,12 @@ int cmd_bound(int argc, char **argv)
             s.devices = optarg;
             break;
         case 's':
-            if (hsdag_semantics_parse(optarg, &sem) < 0)
+            if (hsdag_semantics_parse(&sem, optarg, NULL) < 0)
                 return cli_usage_error("bound", "--semantics '%s': want sequential, concurrent or tarnawski",
                                        optarg);
             break;
         case 'o':
-            if (hsdag_objective_parse(optarg, &obj) < 0)
+            if (hsdag_objective_parse(&obj, optarg, NULL) < 0)
                 return cli_usage_error("bound", "--objective '%s': want latency or throughput", optarg);
             break;
         case 'c':
@@ -113,7 +113,7 @@ int cmd_bound(int argc, char **argv)
     int lrc = hsdag_costs_create(&c, s.g, s.devs, &cc, &e);
     hsdag_bound bd;
     if (lrc == 0)
-        lrc = hsdag_bound_objective(c, sem, obj, exact ? hsdag_place_bound_exact : NULL, NULL, &bd, &e);
+        lrc = hsdag_bound_objective(&bd, c, sem, obj, exact ? hsdag_place_bound_exact : NULL, NULL, &e);
     if (lrc < 0) {
         rc = cli_fail("bound", lrc, &e);
         goto done;

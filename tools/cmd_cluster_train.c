@@ -63,8 +63,6 @@ static const char *ct_help =
     "train_return, eval_blocking (greedy, seeds 1799..), entropy, value_loss (return units^2), policy_loss,\n"
     "kl, kl_coeff, clip_frac, grad_norm, wall_s\n";
 
-#define CT_RUN_MAGIC "HSPACRUN"
-
 typedef struct ct_opts {
     hsdag_cluster_config cc;
     hsdag_pacml_train_config tc;
@@ -257,6 +255,22 @@ static void ct_curve_row(hsdag_buf *b, const hsdag_pacml_iter_stats *s)
                      s->wall_s);
 }
 
+/* --resume continues a run as it was: options given again must agree with the checkpoint's. The options are
+ * parsed a second time on top of the restored configuration; any field they change is refused. */
+static int ct_same_run(int argc, char **argv, const ct_opts *o, const char *path, hsdag_err *e)
+{
+    ct_opts chk = *o;
+    if (ct_parse(argc, argv, &chk) != 0) return HSDAG_EINVAL;
+    chk.tc.iterations = o->tc.iterations;
+    const char *f = hsdag_cluster_config_diff(&chk.cc, &o->cc);
+    if (!f) f = hsdag_pacml_train_config_diff(&chk.tc, &o->tc);
+    if (!f) return 0;
+    return hsdag_err_set(e, HSDAG_EINVAL,
+                         "%s: the run was made with another --%s; --resume continues it as it was (drop the "
+                         "option, or train into a new --out)",
+                         path, f);
+}
+
 int cmd_cluster_train(int argc, char **argv)
 {
     ct_opts o;
@@ -275,33 +289,21 @@ int cmd_cluster_train(int argc, char **argv)
     char *ck = NULL, *curve_old = NULL;
     size_t ck_len = 0, curve_len = 0;
     hsdag_cluster *env = NULL;
-    hsdag_pacml_env pe;
     hsdag_pacml_trainer *t = NULL;
     hsdag_buf curve = {0}, img = {0};
     if (ct_join(path, sizeof path, dir, "checkpoint.bin") < 0)
         return cli_usage_error("cluster train", "'%s': path too long", dir);
     if (o.resume) {
-        if ((rc = hsdag_read_file(path, &ck, &ck_len, (size_t)256 << 20, &e)) < 0)
+        if ((rc = hsdag_read_file(&ck, &ck_len, path, (size_t)256 << 20, &e)) < 0)
             return cli_fail("cluster train", rc, &e);
-        size_t hl = 8 + sizeof(uint32_t) + sizeof o.cc;
-        uint32_t sz = 0;
-        if (ck_len < hl || memcmp(ck, CT_RUN_MAGIC, 8) || (memcpy(&sz, ck + 8, 4), sz != sizeof o.cc)) {
-            hsdag_free(ck);
-            hsdag_err_set(&e, HSDAG_EPARSE,
-                          "%s: not a checkpoint of 'hsdag cluster train' (or of another build)", path);
-            return cli_fail("cluster train", HSDAG_EPARSE, &e);
-        }
-        memcpy(&o.cc, ck + 12, sizeof o.cc);
-        if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
-        hsdag_cluster_pacml_env(&pe, env);
-        if ((rc = hsdag_pacml_trainer_restore(&t, &pe, ck + hl, ck_len - hl,
-                                              o.iters_set ? o.tc.iterations : -1, &e)) < 0) {
-            hsdag_err_prefix(&e, path);
+        if ((rc = hsdag_cluster_train_load(&env, &t, &o.cc, ck, ck_len, o.iters_set ? o.tc.iterations : -1,
+                                           path, &e)) < 0)
             goto fail;
-        }
+        o.tc = *hsdag_pacml_trainer_config(t);
+        if ((rc = ct_same_run(argc, argv, &o, path, &e)) < 0) goto fail;
         char cp[4096];
         if (ct_join(cp, sizeof cp, dir, "curve.csv") == 0 &&
-            hsdag_read_file(cp, &curve_old, &curve_len, 0, NULL) == 0) {
+            hsdag_read_file(&curve_old, &curve_len, cp, 0, NULL) == 0) {
             /* keep the header and the rows of the iterations the checkpoint covers */
             int32_t done = hsdag_pacml_trainer_iteration(t), lines = 0;
             size_t keep = 0;
@@ -322,7 +324,8 @@ int cmd_cluster_train(int argc, char **argv)
             hsdag_err_set(&e, HSDAG_EINVAL, "%s exists: use --resume %s or another --out", path, dir);
             return cli_fail("cluster train", HSDAG_EINVAL, &e);
         }
-        if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
+        if ((rc = hsdag_cluster_create(&env, &o.cc, NULL, NULL, 0, &e)) < 0) goto fail;
+        hsdag_pacml_env pe;
         hsdag_cluster_pacml_env(&pe, env);
         if ((rc = hsdag_pacml_trainer_create(&t, &pe, &o.tc, &e)) < 0) goto fail;
     }
@@ -337,13 +340,9 @@ int cmd_cluster_train(int argc, char **argv)
     while (hsdag_pacml_trainer_iteration(t) < total) {
         if ((rc = hsdag_pacml_trainer_iterate(t, &s, &e)) < 0) break;
         ct_curve_row(&curve, &s);
-        /* checkpoint = run header (cluster config) + trainer state; all writes atomic */
+        /* checkpoint = the cluster configuration + the trainer state (the library's run format); atomic */
         hsdag_buf ckb = {0};
-        uint32_t sz = (uint32_t)sizeof o.cc;
-        hsdag_buf_append(&ckb, CT_RUN_MAGIC, 8);
-        hsdag_buf_append(&ckb, (const char *)&sz, 4);
-        hsdag_buf_append(&ckb, (const char *)&o.cc, sizeof o.cc);
-        rc = hsdag_pacml_trainer_save(t, &ckb, &e);
+        rc = hsdag_cluster_train_save(&ckb, &o.cc, t, &e);
         if (rc == 0) rc = ct_write(dir, "checkpoint.bin", &ckb, &e);
         hsdag_buf_free(&ckb);
         img.len = 0;

@@ -7,9 +7,11 @@
  *   hsdag_pacml_trainer_* (PPO), hsdag_pacml_policy_* (policy files, lookup of shipped policies).
  *
  * Usage (with the RAMP environment of cluster.h; error handling shortened):
+ *   hsdag_err e = {0};
  *   hsdag_pacml_env pe; hsdag_cluster_pacml_env(&pe, env);       // callbacks over an hsdag_cluster
  *   hsdag_pacml_train_config tc = hsdag_pacml_train_config_default();
- *   hsdag_pacml_trainer *t; hsdag_pacml_trainer_create(&t, &pe, &tc, &e);
+ *   hsdag_pacml_trainer *t;
+ *   if (hsdag_pacml_trainer_create(&t, &pe, &tc, &e) < 0) return;
  *   hsdag_pacml_iter_stats st;
  *   while (hsdag_pacml_trainer_iteration(t) < tc.iterations) hsdag_pacml_trainer_iterate(t, &st, &e);
  *   hsdag_buf pol = {0}; hsdag_pacml_trainer_save_best(t, &pol, &e);   // a policy file image
@@ -77,7 +79,7 @@ typedef enum hsdag_pacml_mask_mode {
     HSDAG_PACML_MASK_PLACE_JCT = 2
 } hsdag_pacml_mask_mode;
 /* Parses "spec", "place", "place-jct" into *out; returns 0 or HSDAG_EINVAL (message in e). */
-int hsdag_pacml_mask_parse(hsdag_pacml_mask_mode *out, const char *s, hsdag_err *e);
+HSDAG_API int hsdag_pacml_mask_parse(hsdag_pacml_mask_mode *out, const char *s, hsdag_err *e);
 
 /* An environment the trainer and hsdag_pacml_episode step: plain data plus callbacks on ctx (borrowed, must
  * outlive every user). The RAMP cluster fills one with hsdag_cluster_pacml_env (cluster.h); a test can
@@ -107,30 +109,30 @@ typedef struct hsdag_pacml_net_config {
     int32_t graph_out; /* graph module output (8) */
     hsdag_pacml_mask_mode mask_mode; /* which actions the policy may take (SPEC = the spec's mask) */
 } hsdag_pacml_net_config;
-hsdag_pacml_net_config hsdag_pacml_net_config_default(void);
+HSDAG_API hsdag_pacml_net_config hsdag_pacml_net_config_default(void);
 
 typedef struct hsdag_pacml_net hsdag_pacml_net;
 
 /* Builds the network for jobs[n_jobs] (their graph structure and node/edge features are copied once) and
  * initialises the parameters from seed. c NULL = the defaults. Returns 0, EINVAL (bad config) or ENOMEM. */
-int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
-                           const hsdag_pacml_net_config *c, uint64_t seed, hsdag_err *e);
-void hsdag_pacml_net_free(hsdag_pacml_net *n);
-hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n);
-const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n);
+HSDAG_API int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                     const hsdag_pacml_net_config *c, uint64_t seed, hsdag_err *e);
+HSDAG_API void hsdag_pacml_net_free(hsdag_pacml_net *n);
+HSDAG_API hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n);
+HSDAG_API const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n);
 /* Call after changing parameter values (Adam step, load): the cached per-model embeddings are stale. */
-void hsdag_pacml_net_touch(hsdag_pacml_net *n);
+HSDAG_API void hsdag_pacml_net_touch(hsdag_pacml_net *n);
 
 /* One observation: lp (17) log-probabilities (masked actions -inf) and *value (raw head units: the
  * trainer scales rewards by (1 - gamma), so value * 1 / (1 - gamma) estimates the discounted return). */
-void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_pacml_obs *o, float *lp, float *value);
+HSDAG_API void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_pacml_obs *o, float *lp, float *value);
 /* Picks an action for an observation (its mask is final): greedy = 1 takes the most probable valid action
  * (evaluation), else samples one (one rng draw). Never returns a masked action. */
-int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_pacml_obs *o, int greedy, hsdag_rng *rng);
+HSDAG_API int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_pacml_obs *o, int greedy, hsdag_rng *rng);
 /* One episode of env with the net acting on observations of its own mask mode: reset(seed), then act and
  * step until done (greedy = 0 samples with an rng seeded from seed). Returns 0 or the step's status. */
-int hsdag_pacml_episode(const hsdag_pacml_env *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
-                        hsdag_err *e);
+HSDAG_API int hsdag_pacml_episode(const hsdag_pacml_env *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                                  hsdag_err *e);
 
 /* ---- PPO loss on a batch of samples (exposed for the gradient test) ---- */
 typedef struct hsdag_pacml_sample {
@@ -160,13 +162,14 @@ typedef struct hsdag_pacml_loss_stats {
  *   + vf * mean(0.5 (v - ret)^2) - ent * mean(H) + kl * mean(KL(old || new)),  r = exp(lp(a) - lp_old(a)).
  * grad != 0: zeroes the parameter gradients and writes dL/dtheta into the params' grad block.
  * Returns 0 or ENOMEM (scratch growth on a larger batch than before). */
-int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c, const hsdag_pacml_sample *s,
-                         const int32_t *idx, int32_t m, int grad, hsdag_pacml_loss_stats *st, hsdag_err *e);
+HSDAG_API int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c,
+                                   const hsdag_pacml_sample *s, const int32_t *idx, int32_t m, int grad,
+                                   hsdag_pacml_loss_stats *st, hsdag_err *e);
 
 /* Generalised advantage estimation over one episode of len steps (terminal at the end, V = 0 after it):
  * delta_t = r_t + gamma v_{t+1} - v_t, A_t = delta_t + gamma lambda A_{t+1}, ret_t = A_t + v_t. */
-void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda,
-                     float *adv, float *ret);
+HSDAG_API void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma,
+                               double lambda, float *adv, float *ret);
 
 /* ---- PPO trainer ---- */
 typedef struct hsdag_pacml_train_config {
@@ -184,7 +187,7 @@ typedef struct hsdag_pacml_train_config {
     int32_t eval_episodes; /* greedy evaluation episodes per iteration on seeds 1799, 1800, ... (3) */
     hsdag_pacml_net_config net;
 } hsdag_pacml_train_config;
-hsdag_pacml_train_config hsdag_pacml_train_config_default(void);
+HSDAG_API hsdag_pacml_train_config hsdag_pacml_train_config_default(void);
 
 /* One row of the learning curve. */
 typedef struct hsdag_pacml_iter_stats {
@@ -200,42 +203,55 @@ typedef struct hsdag_pacml_iter_stats {
 typedef struct hsdag_pacml_trainer hsdag_pacml_trainer;
 /* env is copied; its ctx is borrowed and must outlive the trainer. env->beta and env->time_unit_fix are
  * recorded in the policy images. */
-int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
-                               const hsdag_pacml_train_config *c, hsdag_err *e);
-void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t);
+HSDAG_API int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
+                                         const hsdag_pacml_train_config *c, hsdag_err *e);
+HSDAG_API void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t);
 /* Runs one PPO iteration (collect, GAE, epochs of minibatch Adam, adapt KL, greedy evaluation). */
-int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e);
-int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t); /* iterations done */
-hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t);
+HSDAG_API int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e);
+HSDAG_API int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t); /* iterations done */
+HSDAG_API hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t);
 /* Best evaluation blocking rate so far and a policy image of that network (hsdag_pacml_policy_save
  * format). */
-double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter);
-int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
-/* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, config). */
-int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
+HSDAG_API double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter);
+HSDAG_API int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
+/* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, the configuration field
+ * by field): a codec frame "HSPACPP\0" v2 followed by the parameter image. */
+HSDAG_API int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
 /* Creates a trainer from a state saved by hsdag_pacml_trainer_save (same build; env made with the same
  * configuration); it continues bit-identically. iterations >= 0 replaces the saved total. EPARSE if
  * corrupt or truncated, ENOMEM. */
-int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env, const void *buf,
-                                size_t len, int32_t iterations, hsdag_err *e);
+HSDAG_API int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
+                                          const void *buf, size_t len, int32_t iterations, hsdag_err *e);
 /* Total iterations the trainer was configured for. */
-int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
+HSDAG_API int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
+HSDAG_API const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag_pacml_trainer *t);
+/* The name of the first field in which a and b differ ("seed", "lr", "hidden", "mask", ...; the option
+ * names of `hsdag cluster train`), or NULL if they are equal. */
+HSDAG_API const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
+                                                    const hsdag_pacml_train_config *b);
 
 /* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
-/* Image: magic "HSPACML\0", version u32, beta char + time_unit_fix u8 + 2 pad, net config 5 x i32,
+/* Image (codec.h frame "HSPACML\0" version 2): beta char + time_unit_fix u8 + 2 pad, net config 6 x i32,
  * value scale f32, n_tensors u32, count u64, per tensor (rows i32, cols i32, name_len u32, name), the
- * parameter values as float32 (no optimiser state), FNV-1a 64 of everything before. */
-int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
-                            hsdag_buf *out, hsdag_err *e);
+ * parameter values as float32 (no optimiser state). Version-1 files (the shipped policies among them) load
+ * too. */
+HSDAG_API int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix,
+                                      float value_scale, hsdag_buf *out, hsdag_err *e);
+/* Parses a policy image buf[0..len) (version 1 or 2) for jobs[n_jobs]; `what` names it in messages.
+ * beta_out / tuf_out (optional) get what the policy was trained on. EPARSE (bad magic, truncated, checksum,
+ * a network that does not fit the jobs, trailing bytes) or ENOMEM. Fuzz target: fuzz/fuzz_pacml_policy.c. */
+HSDAG_API int hsdag_pacml_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                       const void *buf, size_t len, const char *what, char *beta_out,
+                                       int *tuf_out, hsdag_err *e);
 /* Loads a policy file for jobs[n_jobs]: path is a file or a directory holding policy.bin. beta_out /
  * tuf_out (optional) get what the policy was trained on. EIO, EPARSE or EINVAL with the path named. */
-int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
-                            const char *path, char *beta_out, int *tuf_out, hsdag_err *e);
+HSDAG_API int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                      const char *path, char *beta_out, int *tuf_out, hsdag_err *e);
 /* The shipped policy for beta (and --time-unit-fix: beta_X_tuf.bin): the first existing of
  * $HSDAG_DATA/policies/pacml/F, ./policies/pacml/F, <dir of the running binary>/../policies/pacml/F,
  * <dir of the running binary>/../share/hsdag/policies/pacml/F, HSDAG_SHARE_DIR/policies/pacml/F
  * (compile-time, default /usr/local/share/hsdag). EIO naming every place tried if none exists. */
-int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e);
+HSDAG_API int hsdag_pacml_policy_find(char *path, size_t cap, char beta, int time_unit_fix, hsdag_err *e);
 
 #ifdef __cplusplus
 }

@@ -92,11 +92,10 @@ int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_clus
     char found[4096];
     int rc;
     if (!path || !*path) {
-        if ((rc = hsdag_pacml_policy_find(cc->beta, cc->time_unit_fix, found, sizeof found, e)) < 0)
+        if ((rc = hsdag_pacml_policy_find(found, sizeof found, cc->beta, cc->time_unit_fix, e)) < 0)
             return rc;
         path = found;
     }
-    hsdag_nn_set_threads(1);
     hsdag_pacml_net *n = NULL;
     if ((rc = hsdag_pacml_policy_load(&n, cl_env_jobs(env), hsdag_cluster_n_models(env), path, NULL, NULL,
                                       e)) < 0)

@@ -74,7 +74,7 @@ static int32_t cl_shapes(int32_t nc, int32_t nr, int32_t ns, int32_t a, cl_shape
     return n;
 }
 
-int hsdag_ramp_find_block(int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a, int32_t *out)
+int hsdag_ramp_find_block(int32_t *out, int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a)
 {
     cl_shape sh[64];
     int32_t nsh = cl_shapes(nc, nr, ns, a, sh, 64);
@@ -308,8 +308,8 @@ int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t
         }
         if (!reused) {
             if (have[k] < 0)
-                have[k] = (int8_t)(hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, busy, k,
-                                                         blocks[k]) == 1);
+                have[k] = (int8_t)(hsdag_ramp_find_block(blocks[k], c->n_cgs, c->n_racks, c->n_servers, busy,
+                                                         k) == 1);
             if (!have[k]) return -1;
             memcpy(dst, blocks[k], (size_t)k * sizeof(int32_t));
         }
@@ -422,45 +422,17 @@ static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, con
     return 1;
 }
 
-/* flow-completion min-heap */
+/* flow completions, ordered by (time, dep) in the core heap */
 typedef struct cl_ev {
     double t;
     int32_t dep;
 } cl_ev;
 
-static void cl_heap_push(cl_ev *h, int32_t *n, cl_ev x)
+static int cl_ev_less(const void *a, const void *b, void *ctx)
 {
-    int32_t i = (*n)++;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (h[p].t < x.t || (h[p].t == x.t && h[p].dep <= x.dep)) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = x;
-}
-
-static cl_ev cl_heap_pop(cl_ev *h, int32_t *n)
-{
-    cl_ev top = h[0], x = h[--(*n)];
-    int32_t i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, r = l + 1, m = i;
-        cl_ev best = x;
-        if (l < *n && (h[l].t < best.t || (h[l].t == best.t && h[l].dep < best.dep))) {
-            m = l;
-            best = h[l];
-        }
-        if (r < *n && (h[r].t < best.t || (h[r].t == best.t && h[r].dep < best.dep))) {
-            m = r;
-            best = h[r];
-        }
-        if (m == i) break;
-        h[i] = h[m];
-        i = m;
-    }
-    if (*n > 0) h[i] = x;
-    return top;
+    const cl_ev *x = a, *y = b;
+    (void)ctx;
+    return x->t < y->t || (x->t == y->t && x->dep < y->dep);
 }
 
 int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
@@ -617,7 +589,9 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
     }
     for (int32_t o = 0; o < s.n_ops; o++) roff[s.server[o] + 1]++;
     for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
-    int32_t nheap = 0, ops_done = 0, deps_done = 0;
+    int32_t ops_done = 0, deps_done = 0;
+    hsdag_heap flows; /* each dep is pushed at most once: nd slots suffice */
+    hsdag_heap_init(&flows, sizeof(cl_ev), heap, (size_t)nd + 1, cl_ev_less, NULL);
     double now = 0.0;
     for (int32_t o = 0; o < s.n_ops; o++)
         if (s.npar[o] == 0) ready[roff[s.server[o]] + nready[s.server[o]]++] = o;
@@ -640,7 +614,8 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
                 if (f < next) next = f;
             }
         }
-        if (nheap > 0 && heap[0].t < next) next = heap[0].t;
+        const cl_ev *first = hsdag_heap_top(&flows);
+        if (first && first->t < next) next = first->t;
         if (next == INFINITY) break;
         double dt = next - now;
         int32_t sp = 0;
@@ -658,8 +633,9 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             }
         }
         now = next;
-        while (nheap > 0 && heap[0].t <= now) {
-            cl_ev ev = cl_heap_pop(heap, &nheap);
+        for (const cl_ev *top; (top = hsdag_heap_top(&flows)) && top->t <= now;) {
+            cl_ev ev;
+            hsdag_heap_pop(&flows, &ev);
             stack[sp++] = -1 - ev.dep;
         }
         /* cascade: finished ops release their deps; finished deps release their children */
@@ -668,9 +644,10 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             if (x >= 0) {
                 for (int32_t t = s.out_off[x]; t < s.out_off[x + 1]; t++) {
                     int32_t d = s.out_dep[t];
-                    if (deps[d].time > 0)
-                        cl_heap_push(heap, &nheap, (cl_ev){now + deps[d].time, d});
-                    else
+                    if (deps[d].time > 0) {
+                        cl_ev ev = {now + deps[d].time, d};
+                        hsdag_heap_push(&flows, &ev);
+                    } else
                         stack[sp++] = -1 - d;
                 }
             } else {

@@ -174,7 +174,7 @@ int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, i
     hsdag_pacml_net *n = hsdag_calloc(1, sizeof *n);
     if (!n) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
     n->c = c;
-    int rc = hsdag_nn_params_create(&n->p);
+    int rc = hsdag_nn_params_create(&n->p, NULL);
     if (rc < 0) goto fail_oom;
     int32_t h = c.msg_half;
     int32_t din[2] = {PM_NF, c.hidden1}, dout[2] = {c.hidden1, c.node_out};

@@ -869,7 +869,7 @@ static double pl_chain_search(hsdag_place_problem *p, const place_pl_model *m, p
 {
     hsdag_bound b;
     double lo = 0;
-    if (hsdag_bound_objective(p->c, p->sem, HSDAG_OBJ_THROUGHPUT, NULL, NULL, &b, NULL) == 0) lo = b.lower_s;
+    if (hsdag_bound_objective(&b, p->c, p->sem, HSDAG_OBJ_THROUGHPUT, NULL, NULL, NULL) == 0) lo = b.lower_s;
     double total = 0;
     for (int32_t u = 0; u < m->nu; u++)
         total += m->w_acc[u] < m->w_cpu[u] || !m->l ? m->w_acc[u] : m->w_cpu[u];
@@ -973,7 +973,7 @@ int place_pipeline_dp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
     } else {
         hsdag_bound b;
         if (p->sem == HSDAG_SEM_TARNAWSKI &&
-            hsdag_bound_objective(p->c, p->sem, HSDAG_OBJ_THROUGHPUT, NULL, NULL, &b, NULL) == 0)
+            hsdag_bound_objective(&b, p->c, p->sem, HSDAG_OBJ_THROUGHPUT, NULL, NULL, NULL) == 0)
             r->bound_s = b.lower_s;
         snprintf(r->note, sizeof r->note,
                  "not exact (%s after %lld ideals): the chain DP's split, max-load %.6g ms, bound %.6g ms%s",

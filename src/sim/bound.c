@@ -1,7 +1,7 @@
 /* bound.c - lower bounds on the latency of any placement, per semantics (the proofs are in
  * docs/simulator.md).
  * Not here: exact solvers (the placers provide them through hsdag_bound_exact_fn) or memory-aware bounds.
- * Entry points: hsdag_bound_compute.
+ * Entry points: hsdag_bound_compute, hsdag_bound_objective.
  */
 #include "hsdag/sim.h"
 
@@ -90,14 +90,14 @@ static int bound_throughput(const hsdag_costs *c, hsdag_bound *out, hsdag_err *e
     return 0;
 }
 
-int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact, void *ctx,
-                        hsdag_bound *out, hsdag_err *e)
+int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
+                        hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e)
 {
-    return hsdag_bound_objective(c, sem, HSDAG_OBJ_LATENCY, exact, ctx, out, e);
+    return hsdag_bound_objective(out, c, sem, HSDAG_OBJ_LATENCY, exact, ctx, e);
 }
 
-int hsdag_bound_objective(const hsdag_costs *c, hsdag_semantics sem, hsdag_objective obj,
-                          hsdag_bound_exact_fn exact, void *ctx, hsdag_bound *out, hsdag_err *e)
+int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem, hsdag_objective obj,
+                          hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e)
 {
     const hsdag_graph *g = c->g;
     if (sem == HSDAG_SEM_AUTO) sem = c->devs->semantics;
@@ -138,7 +138,7 @@ int hsdag_bound_objective(const hsdag_costs *c, hsdag_semantics sem, hsdag_objec
     }
     if (exact) {
         double opt = NAN;
-        int rc = exact(c, sem, &opt, e, ctx);
+        int rc = exact(ctx, &opt, c, sem, e);
         if (rc < 0 && rc != HSDAG_EUNSUPPORTED) return rc;
         if (rc == 0 && isfinite(opt)) {
             out->exact_s = opt;
