@@ -476,7 +476,9 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
             if (cl < 0)
                 return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: output_element_s: unknown op class '%.40s'",
                                      c->what, where, key);
-            if ((rc = j_num(c, pe, key, where, 1, 0, 1.0, &d->dev[i].elem_s[cl])) < 0) return rc;
+            char ew[96];
+            snprintf(ew, sizeof ew, "%s: output_element_s", where);
+            if ((rc = j_num(c, pe, key, ew, 1, 0, 1.0, &d->dev[i].elem_s[cl])) < 0) return rc;
         }
     }
     return 0;
