@@ -407,6 +407,50 @@ static int gb_check_edges(const hsdag_gb *b, const char *what, hsdag_err *e)
     return 0;
 }
 
+/* 0 if x is NAN (not given) or in [0, max], else a status with "<what><elem>: <field> <x> is ..." in e. */
+static int gb_range(hsdag_err *e, const char *what, const char *elem, const char *field, double x, double max,
+                    const char *unit)
+{
+    if (isnan(x) || (x >= 0 && x <= max)) return 0;
+    if (x < 0) return hsdag_err_set(e, HSDAG_ELIMIT, "%s%s: %s is negative (%.6g)", what, elem, field, x);
+    return hsdag_err_set(e, HSDAG_ELIMIT, "%s%s: %s %.6g %s is above the limit of %.6g %s", what, elem, field,
+                         x, unit, max, unit);
+}
+
+/* The ranges of graph.h (HSDAG_MAX_COST_MS, _BYTES, _FLOPS) for every node's numbers. */
+static int gb_check_nodes(const hsdag_gb *b, hsdag_err *e, const char *what)
+{
+    static const char *const cost_field[HSDAG_COST_KINDS_] = {"cost_ms.cpu", "cost_ms.accel", "cost_ms.bwd"};
+    for (size_t v = 0; v < b->n_nodes; v++) {
+        const gb_node *nd = &b->nodes[v];
+        char elem[200];
+        snprintf(elem, sizeof elem, "node '%.150s'", gb_name(b, (int32_t)v));
+        int rc = gb_range(e, what, elem, "flops", nd->flops, HSDAG_MAX_FLOPS, "FLOP");
+        if (!rc) rc = gb_range(e, what, elem, "param_bytes", nd->param, HSDAG_MAX_BYTES, "B");
+        if (!rc) rc = gb_range(e, what, elem, "mem_bytes", nd->mem, HSDAG_MAX_BYTES, "B");
+        for (int k = 0; k < HSDAG_COST_KINDS_ && !rc; k++)
+            rc = gb_range(e, what, elem, cost_field[k], nd->cost[k], HSDAG_MAX_COST_MS, "ms");
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* The merged edges (m of them, relabelled by rank; order maps back) in range: each given one is, as the sum's
+ * terms are not negative, but a sum may not be. */
+static int gb_check_merged(const hsdag_gb *b, const gb_edge *edges, size_t m, const int32_t *order,
+                           const char *what, hsdag_err *e)
+{
+    for (size_t k = 0; k < m; k++) {
+        char elem[340];
+        snprintf(elem, sizeof elem, "edge '%.150s' -> '%.150s'", gb_name(b, order[edges[k].u]),
+                 gb_name(b, order[edges[k].v]));
+        int rc = gb_range(e, what, elem, "bytes", edges[k].bytes, HSDAG_MAX_BYTES, "B");
+        if (!rc) rc = gb_range(e, what, elem, "cost_ms", edges[k].cost, HSDAG_MAX_COST_MS, "ms");
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 /* Relabels the edges into edges[] by rank (the new node index), sorts them and merges parallel ones (bytes
  * summed, cost max). Returns the count left. */
 static size_t gb_merge_edges(const hsdag_gb *b, const int32_t *rank, gb_edge *edges)
@@ -639,6 +683,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     if (b->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%sout of memory while building the graph", what);
     int32_t n = (int32_t)b->n_nodes;
     int rc = gb_check_edges(b, what, e);
+    if (!rc) rc = gb_check_nodes(b, e, what);
     if (rc < 0) return rc;
     int32_t *off = NULL, *adj = NULL, *order = NULL, *rank = NULL, *tmp = NULL;
     hsdag_graph *g = NULL;
@@ -663,6 +708,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     for (int32_t i = 0; i < n; i++) rank[order[i]] = i;
 
     size_t m = gb_merge_edges(b, rank, edges);
+    if ((rc = gb_check_merged(b, edges, m, order, what, e)) < 0) goto fail;
     if (!(g = gb_alloc_ir(b, n, m))) goto oom;
     if (gb_intern_ops(b, g, order) < 0 || gb_names(b, g, rank, names) < 0) goto oom;
     gb_node_fields(b, g, order);

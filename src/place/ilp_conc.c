@@ -59,6 +59,14 @@ static void ilpc_row(glp_prob *lp, int type, double rhs, int cnt, const int *ind
     glp_set_mat_row(lp, row, cnt, ind, val);
 }
 
+/* Scratch comes from glp_alloc (zeroed here): a GLPK failure inside (place_glpk_call) frees it with the model. */
+static void *ilpc_zalloc(size_t n, size_t size)
+{
+    void *q = glp_alloc((int)n, (int)size);
+    memset(q, 0, n * size);
+    return q;
+}
+
 /* The model under construction: problem, GLPK problem, column offsets, row scratch. */
 typedef struct ilpc {
     hsdag_place_problem *p;
@@ -202,19 +210,14 @@ static void ilpc_device_rows(ilpc *m)
 }
 
 /* The start placement with a schedule, as the MILP's first feasible point (x[ncols + 1]): a topological
- * list schedule gives S, T and Y. 0 or -1 (ENOMEM). */
-static int ilpc_start(const ilpc *m, const int32_t *start, double *x)
+ * list schedule gives S, T and Y. */
+static void ilpc_start(const ilpc *m, const int32_t *start, double *x)
 {
     const hsdag_place_problem *p = m->p;
     const hsdag_graph *g = p->g;
     int32_t n = p->n, k = p->k, ng = p->n_groups;
     double avail[HSDAG_MAX_DEVICES] = {0}, mk = 0, ms = m->ms;
-    double *fin = hsdag_malloc((size_t)n * sizeof *fin), *stt = hsdag_malloc((size_t)n * sizeof *stt);
-    if (!fin || !stt) {
-        hsdag_free(fin);
-        hsdag_free(stt);
-        return -1;
-    }
+    double *fin = ilpc_zalloc((size_t)n + 1, sizeof *fin), *stt = ilpc_zalloc((size_t)n + 1, sizeof *stt);
     for (int32_t gi = 0; gi < ng; gi++) x[m->xc + gi * k + start[p->grp_node[p->grp_off[gi]]]] = 1;
     for (int32_t v = 0; v < n; v++) {
         int32_t d = start[p->grp_node[p->grp_off[p->group[v]]]];
@@ -235,13 +238,12 @@ static int ilpc_start(const ilpc *m, const int32_t *start, double *x)
     for (int32_t u = 0; u < n; u++)
         for (int32_t v = u + 1; v < n; v++)
             if (m->ycol[(size_t)u * n + v]) x[m->ycol[(size_t)u * n + v]] = stt[u] <= stt[v] ? 1 : 0;
-    hsdag_free(fin);
-    hsdag_free(stt);
-    return 0;
+    glp_free(fin);
+    glp_free(stt);
 }
 
-int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
-                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
+static int ilpc_model(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                      int32_t *device, hsdag_place_report *r, hsdag_err *e)
 {
     const hsdag_graph *g = p->g;
     int32_t n = p->n, k = p->k, ng = p->n_groups;
@@ -253,26 +255,20 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
     int rc = 0, cap = ng + 2 * k + 2 * n + 16;
     double *x = NULL;
     ilpc m = {.p = p, .lp = glp_create_prob(), .bigm = ilpc_bigm(p, ms), .ms = ms};
-    m.reach = hsdag_calloc((size_t)n * (size_t)n + 1, 1);
-    m.ycol = hsdag_calloc((size_t)n * (size_t)n + 1, sizeof *m.ycol);
-    m.ind = hsdag_malloc((size_t)(cap + 1) * sizeof *m.ind);
-    m.val = hsdag_malloc((size_t)(cap + 1) * sizeof *m.val);
-    m.tcol = hsdag_calloc((size_t)g->n_edges + 1, sizeof *m.tcol);
-    if (!m.reach || !m.ycol || !m.ind || !m.val || !m.tcol) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
+    m.reach = ilpc_zalloc((size_t)n * (size_t)n + 1, 1);
+    m.ycol = ilpc_zalloc((size_t)n * (size_t)n + 1, sizeof *m.ycol);
+    m.ind = ilpc_zalloc((size_t)(cap + 1), sizeof *m.ind);
+    m.val = ilpc_zalloc((size_t)(cap + 1), sizeof *m.val);
+    m.tcol = ilpc_zalloc((size_t)g->n_edges + 1, sizeof *m.tcol);
     ilpc_reach(g, m.reach);
-    glp_term_out(GLP_OFF);
     glp_set_obj_dir(m.lp, GLP_MIN);
     ilpc_columns(&m);
     ilpc_flow_rows(&m);
     ilpc_device_rows(&m);
+    if ((rc = place_glpk_prepare(m.lp, "ilp", e)) < 0) goto done;
     int ncols = glp_get_num_cols(m.lp);
-    if (!(x = hsdag_calloc((size_t)ncols + 1, sizeof *x)) || ilpc_start(&m, start, x) < 0) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
+    x = ilpc_zalloc((size_t)ncols + 1, sizeof *x);
+    ilpc_start(&m, start, x);
     /* the LP relaxation first (its optimum is a bound), then branch and cut from the start placement */
     glp_prob *lp = m.lp;
     glp_scale_prob(lp, GLP_SF_AUTO);
@@ -320,11 +316,32 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
     }
 done:
     glp_delete_prob(m.lp);
-    hsdag_free(m.reach);
-    hsdag_free(m.ycol);
-    hsdag_free(m.tcol);
-    hsdag_free(m.ind);
-    hsdag_free(m.val);
-    hsdag_free(x);
+    glp_free(m.reach);
+    glp_free(m.ycol);
+    glp_free(m.tcol);
+    glp_free(m.ind);
+    glp_free(m.val);
+    if (x) glp_free(x);
     return rc;
+}
+
+typedef struct ilpc_args {
+    hsdag_place_problem *p;
+    const hsdag_place_opts *o;
+    const int32_t *start;
+    int32_t *device;
+    hsdag_place_report *r;
+} ilpc_args;
+
+static int ilpc_solve(void *ctx, hsdag_err *e)
+{
+    ilpc_args *a = ctx;
+    return ilpc_model(a->p, a->o, a->start, a->device, a->r, e);
+}
+
+int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
+{
+    ilpc_args a = {p, o, start, device, r};
+    return place_glpk_call(ilpc_solve, &a, "ilp", e);
 }

@@ -261,19 +261,78 @@ static int tp_fill(const tp_ilp *t, const int32_t *dev, double *x)
     return 0;
 }
 
+/* The MILP run's state: everything but GLPK's own objects lives here and is freed by place_ilp_throughput,
+ * so a GLPK failure inside tp_solve (run through place_glpk_call) leaks nothing. */
+typedef struct tp_run {
+    tp_ilp t;
+    place_ilp_cb cb;
+    int32_t *device; /* holds the start until GLPK beats it */
+    hsdag_place_report *r;
+    double *x;
+    double tl, t0, ub; /* seconds: time limit, start time, the start's max-load */
+} tp_run;
+
+static int tp_solve(void *ctx, hsdag_err *e)
+{
+    tp_run *c = ctx;
+    tp_ilp *t = &c->t;
+    const place_pl_model *m = t->m;
+    hsdag_place_report *r = c->r;
+    int rc = 0;
+    t->lp = glp_create_prob();
+    if ((rc = tp_build(t, e)) < 0 || (rc = place_glpk_prepare(t->lp, "ilp", e)) < 0) goto done;
+    if (hsdag_now() - c->t0 >
+        0.5 * c->tl) { /* building alone took half the time: no point in starting GLPK */
+        snprintf(r->note, sizeof r->note,
+                 "model of %d rows x %d columns too large for the time limit: the start",
+                 glp_get_num_rows(t->lp), glp_get_num_cols(t->lp));
+        r->objective_s = c->ub;
+        goto done;
+    }
+    int ncols = glp_get_num_cols(t->lp);
+    if (!(c->x = hsdag_malloc((size_t)(ncols + 1) * sizeof *c->x))) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    if (tp_fill(t, c->device, c->x) == 0) c->cb.heur = c->x;
+    place_ilp_run run;
+    place_ilp_solve(t->lp, c->t0 + c->tl, 0, &c->cb,
+                    &run); /* cuts: they cost more time than they gain here */
+    double obj = c->ub;
+    if (run.obj < 1 - 1e-9) {
+        int32_t na = 0, nc = 0, slot_dev[2 * HSDAG_MAX_DEVICES];
+        for (int32_t j = 0; j < t->S; j++)
+            slot_dev[j] = glp_mip_col_val(t->lp, t->ac + j) > 0.5 ? m->acc_dev[na++] : m->cpu_dev[nc++];
+        for (int32_t u = 0; u < m->nu; u++) {
+            int32_t j = 0;
+            while (j < t->S - 1 && glp_mip_col_val(t->lp, YC(t, u, j)) < 0.5) j++;
+            for (int32_t q = m->unode_off[u]; q < m->unode_off[u + 1]; q++)
+                c->device[m->unode[q]] = slot_dev[j];
+        }
+        obj = run.obj * c->ub;
+    }
+    place_ilp_report(r, &run, c->ub, obj);
+done:
+    glp_delete_prob(t->lp);
+    t->lp = NULL;
+    return rc;
+}
+
 int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                          hsdag_place_report *r, hsdag_err *e)
 {
     place_pl_model m;
     int rc = place_pl_model_create(p, &m, e);
     if (rc < 0) return rc;
-    tp_ilp t = {.m = &m, .nu = m.nu, .n = p->n, .S = m.k + m.l};
-    place_ilp_cb cb = {.bound = -INFINITY};
-    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
-    double *x = NULL;
+    tp_run c = {.t = {.m = &m, .nu = m.nu, .n = p->n, .S = m.k + m.l},
+                .cb = {.bound = -INFINITY},
+                .device = device,
+                .r = r};
+    c.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
+    c.t0 = hsdag_now();
     /* the start: the PipeDream-style chain DP (a chain of ideals, so in the model's class) */
     hsdag_place_opts so = hsdag_place_opts_default();
-    so.time_limit_s = 0.4 * tl;
+    so.time_limit_s = 0.4 * c.tl;
     hsdag_place_report srep = {.bound_s = NAN, .objective_s = NAN};
     if (place_pipedream(p, &so, device, &srep, NULL) < 0) {
         /* no chain split in time: the greedy's, when it is a chain of ideals (nothing spilled to the CPU) */
@@ -285,52 +344,29 @@ int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int3
         }
     }
     place_score ss = place_evaluate(p, device);
-    double ub = ss.latency_s;
-    if (t.S < 1 || !(ub > 0)) {
-        r->objective_s = ub;
-        r->bound_s = ub;
+    c.ub = ss.latency_s;
+    if (c.t.S < 1 || !(c.ub > 0)) {
+        r->objective_s = c.ub;
+        r->bound_s = c.ub;
         r->optimal = 1;
         r->bound_contiguous = 1;
-        snprintf(r->note, sizeof r->note, "trivial: max-load %.6g ms", ub * 1e3);
+        snprintf(r->note, sizeof r->note, "trivial: max-load %.6g ms", c.ub * 1e3);
         goto done;
     }
-    t.ts = 1 / ub;
-    glp_term_out(GLP_OFF);
-    t.lp = glp_create_prob();
-    if ((rc = tp_build(&t, e)) < 0) goto done;
-    if (hsdag_now() - t0 > 0.5 * tl) { /* building alone took half the time: no point in starting GLPK */
-        snprintf(r->note, sizeof r->note,
-                 "model of %d rows x %d columns too large for the time limit: the start",
-                 glp_get_num_rows(t.lp), glp_get_num_cols(t.lp));
-        r->objective_s = ub; /* device still holds the start */
-        goto done;
+    c.t.ts = 1 / c.ub;
+    rc = place_glpk_call(tp_solve, &c, "ilp", e);
+    if (rc == HSDAG_ESOLVER) { /* GLPK gave up on the model: the start stands, without a bound */
+        r->objective_s = c.ub;
+        r->bound_s = NAN;
+        r->optimal = 0;
+        snprintf(r->note, sizeof r->note, "%.200s: returned the start, %.6g ms", e ? e->msg : "GLPK failed",
+                 c.ub * 1e3);
+        rc = 0;
     }
-    int ncols = glp_get_num_cols(t.lp);
-    if (!(x = hsdag_malloc((size_t)(ncols + 1) * sizeof *x))) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    if (tp_fill(&t, device, x) == 0) cb.heur = x;
-    place_ilp_run run;
-    place_ilp_solve(t.lp, t0 + tl, 0, &cb, &run); /* cuts: they cost more time than they gain here */
-    double obj = ub;
-    if (run.obj < 1 - 1e-9) { /* device holds the start until GLPK beats it */
-        int32_t na = 0, nc = 0, slot_dev[2 * HSDAG_MAX_DEVICES];
-        for (int32_t j = 0; j < t.S; j++)
-            slot_dev[j] = glp_mip_col_val(t.lp, t.ac + j) > 0.5 ? m.acc_dev[na++] : m.cpu_dev[nc++];
-        for (int32_t u = 0; u < m.nu; u++) {
-            int32_t j = 0;
-            while (j < t.S - 1 && glp_mip_col_val(t.lp, YC(&t, u, j)) < 0.5) j++;
-            for (int32_t q = m.unode_off[u]; q < m.unode_off[u + 1]; q++) device[m.unode[q]] = slot_dev[j];
-        }
-        obj = run.obj * ub;
-    }
-    place_ilp_report(r, &run, ub, obj);
 done:
-    if (t.lp) glp_delete_prob(t.lp);
-    hsdag_free(t.ind);
-    hsdag_free(t.val);
-    hsdag_free(x);
+    hsdag_free(c.t.ind);
+    hsdag_free(c.t.val);
+    hsdag_free(c.x);
     place_pl_model_free(&m);
     return rc;
 }

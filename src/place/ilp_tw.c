@@ -492,78 +492,112 @@ static void tw_one_cpu(const hsdag_place_problem *p, int32_t *dev)
         if (p->devs->dev[dev[v]].kind == HSDAG_DEV_CPU) dev[v] = p->cpu;
 }
 
+/* The MILP run's state: everything but GLPK's own objects lives here and is freed by place_ilp_tarnawski,
+ * so a GLPK failure inside tw_solve (run through place_glpk_call) leaks nothing. */
+typedef struct tw_run {
+    tw_ilp m;
+    place_ilp_cb cb;
+    const int32_t *st; /* the start, one CPU, relabelled */
+    int32_t *device;
+    hsdag_place_report *r;
+    double *x;
+    double tl, t0, ub; /* seconds: time limit, start time, the start's latency */
+} tw_run;
+
+static int tw_solve(void *ctx, hsdag_err *e)
+{
+    tw_run *c = ctx;
+    tw_ilp *m = &c->m;
+    const hsdag_place_problem *p = m->p;
+    hsdag_place_report *r = c->r;
+    int rc = 0;
+    m->lp = glp_create_prob();
+    if ((rc = tw_build(m, e)) < 0 || (rc = place_glpk_prepare(m->lp, "ilp", e)) < 0) goto done;
+    if (hsdag_now() - c->t0 >
+        0.5 * c->tl) { /* building alone took half the time: no point in starting GLPK */
+        snprintf(r->note, sizeof r->note,
+                 "model of %d rows x %d columns too large for the time limit: the start",
+                 glp_get_num_rows(m->lp), glp_get_num_cols(m->lp));
+        r->objective_s = c->ub;
+        goto done;
+    }
+    int ncols = glp_get_num_cols(m->lp);
+    if (!(c->x = hsdag_malloc((size_t)(ncols + 1) * sizeof *c->x))) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    tw_fill(m, c->st, c->x);
+    c->cb.heur = c->x;
+    place_ilp_run run;
+    place_ilp_solve(m->lp, c->t0 + c->tl, 1, &c->cb, &run);
+    double obj = c->ub;       /* seconds */
+    if (run.obj < 1 - 1e-9) { /* GLPK found a better split than the start */
+        for (int32_t b = 0; b < m->nb; b++) {
+            int32_t d = p->cpu;
+            for (int32_t a = 0; a < m->na; a++)
+                if (glp_mip_col_val(m->lp, XCOL(m, b, a)) > 0.5) d = m->acc[a];
+            place_group_set(p, c->device, b, d);
+        }
+        obj = run.obj * c->ub;
+    }
+    /* the bound holds below M, i.e. for every contiguous split better than the start: exactly what is needed */
+    place_ilp_report(r, &run, c->ub, obj);
+done:
+    glp_delete_prob(m->lp);
+    m->lp = NULL;
+    return rc;
+}
+
 int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
 {
-    tw_ilp m = {.p = p};
-    place_ilp_cb cb = {.bound = -INFINITY};
-    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
+    tw_run c = {.m = {.p = p}, .cb = {.bound = -INFINITY}, .device = device, .r = r};
+    tw_ilp *m = &c.m;
+    c.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
+    c.t0 = hsdag_now();
     int32_t *st = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *st);
-    double *x = NULL;
     int rc = 0;
     if (!st) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
     memcpy(st, start, (size_t)p->n * sizeof *st);
     if (p->cpu >= 0) tw_one_cpu(p, st);
     for (int32_t d = 0; d < p->k; d++)
-        if (p->devs->dev[d].kind != HSDAG_DEV_CPU) m.acc[m.na++] = d;
-    m.nb = p->n_groups;
+        if (p->devs->dev[d].kind != HSDAG_DEV_CPU) m->acc[m->na++] = d;
+    m->nb = p->n_groups;
 
-    m.identical = tw_identical(&m);
-    m.ecross = hsdag_malloc((size_t)(p->g->n_edges ? p->g->n_edges : 1) * sizeof *m.ecross);
-    if (!m.ecross) {
+    m->identical = tw_identical(m);
+    m->ecross = hsdag_malloc((size_t)(p->g->n_edges ? p->g->n_edges : 1) * sizeof *m->ecross);
+    if (!m->ecross) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
         goto done;
     }
     for (int32_t k = 0; k < p->g->n_edges; k++)
-        m.ecross[k] = tw_blk(p, p->g->edge_src[k]) != tw_blk(p, p->g->out_dst[k]) ? m.ne++ : -1;
-    if (m.identical) tw_relabel(&m, st);
+        m->ecross[k] = tw_blk(p, p->g->edge_src[k]) != tw_blk(p, p->g->out_dst[k]) ? m->ne++ : -1;
+    if (m->identical) tw_relabel(m, st);
     place_score ss = place_evaluate(p, st);
     if (!place_tw_in_class(p, st) || !ss.feasible) {
         rc = hsdag_err_set(e, HSDAG_EINVAL, "ilp: the start placement is not a feasible contiguous split");
         goto done;
     }
-    double ub = ss.latency_s; /* seconds */
-    m.ts = ub > 0 ? 1 / ub : 1;
-    m.M = 1 + 1e-7;
-    glp_term_out(GLP_OFF);
-    m.lp = glp_create_prob();
-    if ((rc = tw_build(&m, e)) < 0) goto done;
-    if (hsdag_now() - t0 > 0.5 * tl) { /* building alone took half the time: no point in starting GLPK */
-        snprintf(r->note, sizeof r->note,
-                 "model of %d rows x %d columns too large for the time limit: the start",
-                 glp_get_num_rows(m.lp), glp_get_num_cols(m.lp));
-        memcpy(device, st, (size_t)p->n * sizeof *device);
-        r->objective_s = ss.latency_s;
-        goto done;
-    }
-    int ncols = glp_get_num_cols(m.lp);
-    if (!(x = hsdag_malloc((size_t)(ncols + 1) * sizeof *x))) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    tw_fill(&m, st, x);
-    cb.heur = x;
-    place_ilp_run run;
-    place_ilp_solve(m.lp, t0 + tl, 1, &cb, &run);
+    c.ub = ss.latency_s;
+    m->ts = c.ub > 0 ? 1 / c.ub : 1;
+    m->M = 1 + 1e-7;
+    c.st = st;
     memcpy(device, st, (size_t)p->n * sizeof *device);
-    double obj = ub;          /* seconds */
-    if (run.obj < 1 - 1e-9) { /* GLPK found a better split than the start */
-        for (int32_t b = 0; b < m.nb; b++) {
-            int32_t d = p->cpu;
-            for (int32_t a = 0; a < m.na; a++)
-                if (glp_mip_col_val(m.lp, XCOL(&m, b, a)) > 0.5) d = m.acc[a];
-            place_group_set(p, device, b, d);
-        }
-        obj = run.obj * ub;
+    rc = place_glpk_call(tw_solve, &c, "ilp", e);
+    if (rc == HSDAG_ESOLVER) { /* GLPK gave up on the model: the start stands, without a bound */
+        memcpy(device, st, (size_t)p->n * sizeof *device);
+        r->objective_s = c.ub;
+        r->bound_s = NAN;
+        r->optimal = 0;
+        snprintf(r->note, sizeof r->note, "%.200s: returned the start, %.6g ms", e ? e->msg : "GLPK failed",
+                 c.ub * 1e3);
+        rc = 0;
     }
-    /* the bound holds below M, i.e. for every contiguous split better than the start: exactly what is needed */
-    place_ilp_report(r, &run, ub, obj);
 done:
-    if (m.lp) glp_delete_prob(m.lp);
-    hsdag_free(m.ind);
-    hsdag_free(m.val);
-    hsdag_free(m.ecross);
-    hsdag_free(x);
+    hsdag_free(m->ind);
+    hsdag_free(m->val);
+    hsdag_free(m->ecross);
+    hsdag_free(c.x);
     hsdag_free(st);
     return rc;
 }
