@@ -105,7 +105,7 @@ def latency(L):
             label, theirs, cells["greedy-tarnawski"], fmt(e["latency_ms"], e["feasible"]) if e else "-",
             cells["dp"], cells["pipedream"], cells["heft"], cells["local-search"],
             fmt(ls2["latency_ms"], ls2["feasible"]), cells["ilp"], fmt(bound, True, 1),
-            c["lower_bound_ms"], ilp["place_s"] if ilp else 0, gain))
+            c["lower_bound_ms"], ilp["wall_s"] if ilp else 0, gain))
     gains.sort()
     med = (gains[3] + gains[4]) / 2
     L.append("")
@@ -143,7 +143,7 @@ def throughput(L):
             cells[m] = fmt(r["objective_ms"], r["feasible"], 3)
         L.append("| %s | %s | %s%s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.3f |" % (
             label, "did not finish" if theirs is None else "%.4f" % theirs, fmt(dp["objective_ms"], dp["feasible"], 4),
-            "" if dp["optimal"] else " (not proven)", diff, dp["place_s"],
+            "" if dp["optimal"] else " (not proven)", diff, dp["wall_s"],
             fmt(e["objective_ms"], e["feasible"], 3) if e else "-", cells["greedy-tarnawski"], cells["pipedream"],
             cells["local-search"], fmt(ilp["objective_ms"], ilp["feasible"], 3),
             fmt(ilp.get("method_bound_ms"), True, 3), c["lower_bound_ms"]))
@@ -175,7 +175,7 @@ def accelerators(L):
                            str(TL_DP)])
             pd = run_json(["place", tmp, "--method", "pipedream", "--objective", "throughput"])
             cells.append("%s (%.1f)" % (fmt(dp["objective_ms"], dp["feasible"], 3) +
-                                         ("" if dp["optimal"] else " not proven"), dp["place_s"]))
+                                         ("" if dp["optimal"] else " not proven"), dp["wall_s"]))
             cells.append(fmt(pd["objective_ms"], pd["feasible"], 3))
         L.append("| %s | %s |" % (label, " | ".join(cells)))
     os.unlink(tmp)

@@ -534,7 +534,10 @@ int hsdag_place_contiguous(hsdag_place_problem *p, const int32_t *device)
     return 1;
 }
 
-int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e)
+/* Simulates device and fills r's scoring fields (latency, objective, feasibility, contiguity, bound, gap,
+ * sim); leaves the rest. */
+static int place_score_fields(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r,
+                              hsdag_err *e)
 {
     for (int32_t v = 0; v < p->n; v++)
         if (device[v] < 0 || device[v] >= p->k)
@@ -550,11 +553,19 @@ int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place
     r->objective_s = r->sim.objective_s;
     r->feasible = r->sim.feasible;
     r->lower_bound_s = b.lower_s;
+    r->lower_bound_rule = b.rule;
     if (b.lower_s > 0)
         r->gap = (r->objective_s - b.lower_s) / b.lower_s;
     else
         r->gap = r->objective_s > 0 ? NAN : 0.0;
     return 0;
+}
+
+int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->rep.bound_s = r->rep.objective_s = NAN;
+    return place_score_fields(p, device, r, e);
 }
 
 int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o, int32_t *device,
@@ -592,7 +603,7 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
         if (device[v] < 0 || device[v] >= p->k)
             return hsdag_err_set(e, HSDAG_ESOLVER, "place: %s: node '%s' left without a valid device", method,
                                  p->g->name[v]);
-    return hsdag_place_score(p, device, r, e);
+    return place_score_fields(p, device, r, e);
 }
 
 /* ---- the sequential formula ---- */
