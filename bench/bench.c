@@ -206,6 +206,7 @@ static void bench_imports(void)
 
 void bench_sim(void);       /* bench_sim.c: simulator evaluations per second */
 void bench_place(void);     /* bench_place.c: time to place per method */
+void bench_tarnawski(void); /* bench_tw.c: the throughput DP side by side with theirs, 10,000-op scaling */
 void bench_learn(void);     /* bench_learn.c: HSDAG training budget */
 void bench_cluster(void);   /* bench_learn.c: PAC-ML episode */
 void bench_baselines(void); /* bench_baselines.c: time per measurement of HSDAG, Placeto, the RNN placer */
@@ -219,6 +220,7 @@ int main(int argc, char **argv)
     bench_imports();
     bench_sim();
     bench_place();
+    bench_tarnawski();
     bench_learn();
     bench_baselines();
     bench_cluster();

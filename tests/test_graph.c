@@ -177,6 +177,29 @@ static void test_merge_order(void)
     hsdag_graph_free(g);
 }
 
+/* edge_seq ranks the edges in the order they were added (the file's order), merged ones by their first copy */
+static void test_edge_seq(void)
+{
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t a = hsdag_gb_add_node(b, "a", "Relu"), c = hsdag_gb_add_node(b, "c", "Relu");
+    int32_t d = hsdag_gb_add_node(b, "d", "Relu");
+    hsdag_gb_add_edge(b, c, d, 1); /* added first, sorted last: (c, d) */
+    hsdag_gb_add_edge(b, a, d, 1);
+    hsdag_gb_add_edge(b, a, c, 1);
+    hsdag_gb_add_edge(b, a, d, 1); /* merged into the second */
+    hsdag_graph *g = NULL;
+    CHECK(hsdag_gb_finish(b, &g, NULL) == 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    CHECK_EQ_INT(g->n_edges, 3);
+    int32_t ac = hsdag_graph_edge_id(g, a, c), ad = hsdag_graph_edge_id(g, a, d),
+            cd = hsdag_graph_edge_id(g, c, d);
+    CHECK_EQ_INT(g->edge_seq[cd], 0);
+    CHECK_EQ_INT(g->edge_seq[ad], 1);
+    CHECK_EQ_INT(g->edge_seq[ac], 2);
+    hsdag_graph_free(g);
+}
+
 static void test_errors(void)
 {
     hsdag_err e = {0};
@@ -371,6 +394,7 @@ int main(void)
     test_names();
     test_many_duplicates();
     test_merge_order();
+    test_edge_seq();
     test_errors();
     test_alloc_failures();
     test_stats_alloc_failures();

@@ -14,6 +14,8 @@ int cmd_bound(int argc, char **argv)
     cli_args_init(&a, CMD_BOUND);
     int rc = cli_parse(&a, argc, argv);
     if (rc != CLI_CONTINUE) return rc;
+    if (cli_given(&a, time_limit) && !a.contiguous)
+        return cli_usage_error(a.name, "--time-limit does not apply without --contiguous");
     simcli s = {0};
     hsdag_costs *c = NULL;
     hsdag_err e = {0};
@@ -26,25 +28,60 @@ int cmd_bound(int argc, char **argv)
     }
     hsdag_bound bd;
     if (lrc == 0)
-        lrc = hsdag_bound_compute(&bd, c, s.sc.semantics, a.no_exact ? NULL : hsdag_place_bound_exact, NULL,
-                                  &e);
+        lrc = hsdag_bound_objective(&bd, c, s.sc.semantics, s.sc.objective,
+                                    a.no_exact ? NULL : hsdag_place_bound_exact, NULL, &e);
     if (lrc < 0) {
         rc = cli_fail(a.name, lrc, &e);
         goto done;
     }
+    if (a.contiguous && bd.semantics != HSDAG_SEM_TARNAWSKI) {
+        rc = cli_usage_error(a.name, "--contiguous applies to tarnawski semantics only (here: %s)",
+                             hsdag_semantics_name(bd.semantics));
+        goto done;
+    }
+    double cb = NAN;
+    const char *cb_method = NULL;
+    char cb_note[256] = "";
+    if (a.contiguous) {
+        /* the exact solver of the objective over contiguous splits: its bound holds for every such split */
+        hsdag_place_opts po = hsdag_place_opts_default();
+        po.time_limit_s = a.time_limit;
+        int32_t *dev = hsdag_malloc(((size_t)s.g->n_nodes + 1) * sizeof *dev);
+        hsdag_place_result pr;
+        hsdag_place_problem *pp = NULL;
+        cb_method = s.sc.objective == HSDAG_OBJ_THROUGHPUT ? "dp" : "ilp";
+        lrc = dev ? hsdag_place_problem_create(&pp, s.g, s.devs, &s.sc, &e) : HSDAG_ENOMEM;
+        if (lrc == 0) lrc = hsdag_place_run(pp, cb_method, &po, dev, &pr, &e);
+        hsdag_free(dev);
+        if (lrc == 0) {
+            if (pr.rep.bound_contiguous) cb = pr.rep.bound_s;
+            snprintf(cb_note, sizeof cb_note, "%s", pr.rep.note);
+        }
+        hsdag_place_problem_free(pp);
+        if (lrc < 0) {
+            rc = cli_fail(a.name, lrc, &e);
+            goto done;
+        }
+    }
     if (a.json) {
-        hsdag_bound_write_json(&b, c, &bd, s.model);
+        hsdag_bound_write_json(&b, c, &bd, s.model, cb, cb_method, cb_note);
         rc = cli_write_out(a.name, "-", &b);
     } else {
         printf("model        %s (%d nodes)\n", s.model, (int)s.g->n_nodes);
         printf("devices      %s (%d), semantics %s, op costs %s\n", s.devs->name, (int)s.devs->n,
                hsdag_semantics_name(bd.semantics), hsdag_costsrc_name(c->source));
+        printf("objective    %s\n", hsdag_objective_name(bd.objective));
         printf("lower bound  %.6f ms (%s)\n", bd.lower_s * 1e3, bd.rule);
+        if (!isnan(bd.max_class_s)) printf("  costliest class        %.6f ms\n", bd.max_class_s * 1e3);
         printf("  critical path          %.6f ms\n", bd.critical_path_s * 1e3);
         printf("  sum of cheapest costs  %.6f ms\n", bd.work_s * 1e3);
         if (!isnan(bd.work_per_device_s))
             printf("  work per device        %.6f ms\n", bd.work_per_device_s * 1e3);
         if (!isnan(bd.exact_s)) printf("  exact optimum          %.6f ms\n", bd.exact_s * 1e3);
+        if (cb_method && isnan(cb)) printf("contiguous   no bound (%s: %s)\n", cb_method, cb_note);
+        if (!isnan(cb))
+            printf("contiguous   %.6f ms: bound over contiguous splits (%s: %s)\n", cb * 1e3, cb_method,
+                   cb_note);
         rc = CLI_OK;
     }
 done:

@@ -16,6 +16,8 @@ static void print_text(const simcli *s, const hsdag_place_problem *p, const int3
     printf("devices     %s (%s semantics)\n", p->devs->name ? p->devs->name : "",
            hsdag_semantics_name(p->sem));
     printf("latency     %.6g ms%s\n", r->latency_s * 1e3, r->feasible ? "" : "  INFEASIBLE");
+    if (p->obj == HSDAG_OBJ_THROUGHPUT)
+        printf("throughput  %.6g ms per sample (max load: the objective)\n", r->objective_s * 1e3);
     printf("lower bound %.6g ms (%s; gap %s", r->lower_bound_s * 1e3, r->lower_bound_rule,
            isnan(r->gap) ? "n/a" : "");
     if (!isnan(r->gap)) printf("%.2f%%", 100 * r->gap);

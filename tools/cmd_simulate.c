@@ -64,8 +64,14 @@ static void print_text(const simcli *s, const hsdag_place_problem *p, const int3
            hsdag_semantics_name(r->semantics), hsdag_costsrc_name(c->source),
            c->n_profiled ? " + profile" : "");
     printf("placement  %s (%d nodes listed)\n", s->a->placement, (int)pi->n_listed);
-    printf("latency    %.6f ms   (lower bound %.6f ms, %s)\n", r->makespan_s * 1e3, pr->lower_bound_s * 1e3,
-           pr->lower_bound_rule);
+    if (r->objective == HSDAG_OBJ_THROUGHPUT) {
+        printf("latency    %.6f ms\n", r->makespan_s * 1e3);
+        printf("throughput %.6f ms per sample (max load; lower bound %.6f ms, %s)\n", r->max_load_s * 1e3,
+               pr->lower_bound_s * 1e3, pr->lower_bound_rule);
+    } else {
+        printf("latency    %.6f ms   (lower bound %.6f ms, %s)\n", r->makespan_s * 1e3,
+               pr->lower_bound_s * 1e3, pr->lower_bound_rule);
+    }
     printf("feasible   %s", r->feasible ? "yes" : "no");
     if (r->max_excess_bytes > 0) printf(" - memory exceeded by %.0f bytes", r->max_excess_bytes);
     if (r->n_unsupported) printf(" - %d ops on devices that cannot run them", (int)r->n_unsupported);
@@ -77,7 +83,9 @@ static void print_text(const simcli *s, const hsdag_place_problem *p, const int3
            r->xfer_s * 1e3);
     if (r->semantics == HSDAG_SEM_TARNAWSKI)
         printf("blocks     %d accelerator blocks, %d cycle cuts\n", (int)r->n_blocks, (int)r->n_cycle_cuts);
-    printf("%-12s %5s %12s %16s %16s\n", "device", "ops", "busy ms", "peak bytes", "capacity");
+    int tp = r->objective == HSDAG_OBJ_THROUGHPUT && r->load_s;
+    printf("%-12s %5s %12s%s %16s %16s\n", "device", "ops", "busy ms", tp ? "      load ms" : "",
+           "peak bytes", "capacity");
     for (int32_t k = 0; k < d->n; k++) {
         int32_t ops = 0;
         for (int32_t v = 0; v < s->g->n_nodes; v++) ops += dev[v] == k;
@@ -86,7 +94,9 @@ static void print_text(const simcli *s, const hsdag_place_problem *p, const int3
             snprintf(cap, sizeof cap, "%.0f", d->dev[k].mem_capacity);
         else
             snprintf(cap, sizeof cap, "unlimited");
-        printf("%-12.12s %5d %12.6f %16.0f %16s%s\n", d->dev[k].name, (int)ops, r->busy_s[k] * 1e3,
+        char load[32] = "";
+        if (tp) snprintf(load, sizeof load, " %12.6f", r->load_s[k] * 1e3);
+        printf("%-12.12s %5d %12.6f%s %16.0f %16s%s\n", d->dev[k].name, (int)ops, r->busy_s[k] * 1e3, load,
                r->peak_mem_bytes[k], cap, r->excess_bytes[k] > 0 ? "  OVER" : "");
     }
     if (eps > 0) printf("speed      %.0f evaluations/s\n", eps);

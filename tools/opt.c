@@ -43,13 +43,16 @@ static const cli_command_info commands[CMD_COUNT_] = {
                    "Places every operator of MODEL on a device with --method, scores the placement with "
                    "the simulator and prints its latency, the lower bound and the gap to it. The placers "
                    "decide; the simulator scores: its verdict (\"feasible\") is the one to trust."},
-    [CMD_BOUND] = {"bound", "MODEL", 1, -1, "print a lower bound on latency",
+    [CMD_BOUND] = {"bound", "MODEL", 1, -1, "print a lower bound on latency (or throughput)",
                    "Prints a lower bound on the latency of one inference request of MODEL under any "
                    "placement on the device set (memory capacities ignored, so it holds for feasible "
                    "placements too): sequential - the sum of each op's cheapest cost, or the exact optimum "
                    "where the placers provide one (two devices: the min cut); concurrent - max(critical "
                    "path, total cheapest work / devices); tarnawski - the critical path at each op's "
-                   "cheapest cost. place, compare, simulate and train report the same bound."},
+                   "cheapest cost. With --objective throughput: a bound on the largest device load "
+                   "(the costliest colour class, or the work per device). place, compare, simulate and "
+                   "train report the same bound. --contiguous adds the exact solver's bound over "
+                   "contiguous splits."},
     [CMD_COMPARE] = {"compare", "MODEL", 1, -1,
                      "compare every placement method in one table (--suite: on every instance of a benchmark "
                      "suite)",
@@ -171,6 +174,10 @@ static const char *choice_costs(int i)
 static const char *choice_priority(int i)
 {
     return hsdag_priority_name((hsdag_priority)i);
+}
+static const char *choice_objective(int i)
+{
+    return i >= 0 && i < HSDAG_OBJ_COUNT_ ? hsdag_objective_name((hsdag_objective)i) : NULL;
 }
 static const char *choice_format(int i)
 {
@@ -323,8 +330,10 @@ static const cli_opt table[] = {
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",
      "one single-device row per device kind, then every method marked *", more_methods},
-    {"time-limit", "SEC", K_NUM, OFF(time_limit), 0.001, 1e6, NULL, C(PLACE) | C(COMPARE),
-     "seconds for ilp and local-search (for local-search a safety stop)", "10", NULL},
+    {"time-limit", "SEC", K_NUM, OFF(time_limit), 0.001, 1e6, NULL, C(PLACE) | C(COMPARE) | C(BOUND),
+     "seconds for ilp, dp, pipedream and local-search (for local-search a safety stop; bound: the "
+     "--contiguous solver)",
+     "10 (dp: 60)", NULL},
     {"max-evals", "N", K_INT, OFF(max_evals), 1, 1e9, NULL, C(PLACE) | C(COMPARE),
      "local-search simulator evaluations (the reproducible stop)", "20000", NULL},
     {"budget", "N", K_INT, OFF(budget), 1, 1e9, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
@@ -353,6 +362,11 @@ static const cli_opt table[] = {
      NULL, NULL},
     {"no-exact", NULL, K_FLAG, OFF(no_exact), 0, 0, NULL, C(BOUND),
      "skip the exact solver even where it applies (the bound other commands report uses it)", NULL, NULL},
+    {"contiguous", NULL, K_FLAG, OFF(contiguous), 0, 0, NULL, C(BOUND),
+     "tarnawski semantics only: also run the exact solver over contiguous splits (latency: ilp, Tarnawski "
+     "et al.'s IP; throughput: dp) and print its bound, which holds for every contiguous split (each "
+     "accelerator one contiguous subgraph)",
+     NULL, NULL},
     /* ---- train ---- */
     {"paper", NULL, K_FLAG, OFF(paper), 0, 0, NULL, TRAINS,
      "the paper's algorithm exactly: REINFORCE on 1/latency, one Adam step per episode of 20 placements, no "
@@ -558,6 +572,11 @@ static const cli_opt table[] = {
      "how one request runs (sequential: one op at a time, as OpenVINO HETERO; concurrent: devices in "
      "parallel, transfers overlap; tarnawski: Tarnawski et al.'s model)",
      "auto: the device set's own", NULL},
+    {"objective", "O", K_CHOICE, OFF(objective), 0, 0, choice_objective,
+     C(SIMULATE) | C(PLACE) | C(BOUND) | C(COMPARE),
+     "what a placement is scored by (latency: one request's; throughput: the time per sample of the split "
+     "run as a pipeline, the largest device load of compute + communication)",
+     NULL, NULL},
     {"costs", "SRC", K_CHOICE, OFF(costs), 0, 0, choice_costs, ALL_MODEL,
      "where op costs come from (roofline: FLOPs and bytes; file: the model's measured times, an error "
      "when it has none)",
@@ -648,6 +667,7 @@ _Static_assert(sizeof table / sizeof table[0] <= CLI_MAX_OPTS, "raise CLI_MAX_OP
 static const cli_hint own_defaults[] = {
     {"devices", C(CALIBRATE), "none: fit a CPU to the profiles"},
     {"devices", C(PRETRAIN), "cpu-gpu"},
+    {"time-limit", C(BOUND), "ilp 10, dp 60"},
     {"budget", C(TRAIN), "--episodes x --steps x --samples"},
 };
 
@@ -664,6 +684,7 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
     a->repeat = 1;
     a->top = 12;
     a->priority = "rank";
+    a->objective = "latency";
     if (cmd == CMD_PLACE || cmd == CMD_COMPARE) a->budget = 500; /* hsdag_place_opts.budget's default */
     if (cmd == CMD_TRAIN) {
         hsdag_learn_config c = hsdag_learn_config_default();

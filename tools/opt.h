@@ -80,7 +80,8 @@ typedef struct cli_args {
     long max_evals;
     /* simulate, bound */
     const char *placement, *priority;
-    int no_exact;
+    int no_exact, contiguous;
+    const char *objective; /* simulate, place, bound, compare */
     /* train */
     long episodes, steps, samples, levels, min_clusters, measure_retries, polish_evals, imitate_steps;
     long min_groups, max_groups;

@@ -19,6 +19,7 @@ int simcli_load(const cli_args *a, simcli *s)
     if (a->semantics) hsdag_semantics_parse(&s->sc.semantics, a->semantics, NULL);
     if (a->costs) hsdag_costsrc_parse(&s->sc.costs.source, a->costs, NULL);
     if (a->priority) hsdag_priority_parse(&s->sc.priority, a->priority, NULL);
+    if (a->objective) hsdag_objective_parse(&s->sc.objective, a->objective, NULL);
     int rc = hsdag_load_file(&s->g, s->model, HSDAG_FMT_UNKNOWN, &e);
     if (rc < 0) return cli_fail(a->name, rc, &e);
     if (a->profile && (rc = hsdag_profile_read_file(&s->prof, a->profile, &e)) < 0)

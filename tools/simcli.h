@@ -25,8 +25,8 @@ typedef struct simcli {
     int devices_defaulted; /* 1 when --devices was not given */
 } simcli;
 
-/* Loads a->pos[0], --profile and --devices, and fills s->sc from --semantics and --costs. Returns CLI_OK or
- * an exit code (after printing the error). */
+/* Loads a->pos[0], --profile and --devices, and fills s->sc from --semantics, --costs, --priority and
+ * --objective. Returns CLI_OK or an exit code (after printing the error). */
 int simcli_load(const cli_args *a, simcli *s);
 /* Replaces the device set by a preset/file spec (used to widen a Tarnawski set for a split). */
 int simcli_set_devices(simcli *s, const char *spec);

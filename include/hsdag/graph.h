@@ -167,6 +167,8 @@ typedef struct hsdag_graph {
     int32_t *edge_src;    /* [n_edges] */
     double *edge_bytes;   /* [n_edges] tensor bytes carried (sum over distinct tensors) */
     double *edge_cost_ms; /* [n_edges] transfer time given by the file (Tarnawski cost), NAN otherwise */
+    int32_t *edge_seq;    /* [n_edges] rank of the edge in the order the importer added it (the file's edge
+                           * order; merged parallel edges keep the first): a permutation of 0..n_edges-1 */
 
     hsdag_graph_meta meta;
     hsdag_arena *arena;

@@ -40,6 +40,7 @@ typedef struct hsdag_place_problem {
     const hsdag_costs *c; /* the simulator's cost table (seconds) */
     hsdag_sim *sim;       /* owned; the evaluator of every placement */
     hsdag_semantics sem;  /* what sim runs (never AUTO) */
+    hsdag_objective obj;  /* what the placers minimise and the bound bounds (the sim config's objective) */
     int32_t n, k;
     int32_t cpu; /* first CPU device, -1 if none */
     double *mem; /* [n] bytes a node keeps on its device for capacity checks: static + activation */
@@ -54,6 +55,26 @@ typedef struct hsdag_place_problem {
     double *mean_xfer;       /* [n] mean transfer time of the node's output over ordered device pairs */
     int32_t dev_rank
         [HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
+    /* blocks: the strongly connected components of the contiguity graph of the groups (two colour classes
+     * that reach each other both ways). The contiguity graph has the edges between forward nodes, plus the
+     * backward edges that touch a group without forward nodes, reversed (the backward pass mirrors the
+     * forward one); on an inference graph it is the graph of groups. Splitting a block over devices makes
+     * some device's node set non-contiguous, so the contiguity-aware methods (Tarnawski's greedy, the
+     * pipeline DP, the MILPs, local search's block moves) treat a block as one unit. Block ids follow their
+     * smallest group id; members ascend. */
+    int32_t n_blocks;
+    int32_t *block;        /* [n_groups] block of each group */
+    int32_t *blk_off;      /* [n_blocks + 1] CSR into blk_grp */
+    int32_t *blk_grp;      /* [n_groups] */
+    double *blk_mem;       /* [n_blocks] sum of grp_mem */
+    uint64_t *blk_allowed; /* [n_blocks] devices every member may run on (0 = none) */
+    /* [n_blocks] a topological order of the blocks, depth first as in Tarnawski et al.'s greedy: a stack of
+     * ready blocks, seeded with the sources in increasing id; a finished block pushes each successor that
+     * becomes ready in the order of the graph's edge_seq (the file's edge order). */
+    int32_t *blk_order;
+    int32_t *blk_pred_off, *blk_pred; /* [n_blocks + 1], CSR: blocks with a contiguity edge into the block */
+    int32_t *blk_succ_off, *blk_succ; /* [n_blocks + 1], CSR: blocks it has a contiguity edge to (both
+                                       * distinct and ascending) */
     hsdag_arena *arena;
 } hsdag_place_problem;
 
@@ -70,8 +91,8 @@ HSDAG_API void hsdag_place_problem_free(hsdag_place_problem *p); /* NULL is a no
 typedef struct hsdag_place_opts {
     uint64_t seed; /* random, metis, local-search (and anything else stochastic) */
     double
-        time_limit_s;  /* ilp (default 10 s) and local-search (default 10 s, a safety stop); <= 0 = default */
-    int64_t max_evals; /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
+        time_limit_s; /* ilp, pipedream (10 s), dp (60 s), local-search (10 s, a safety stop); <= 0 = default */
+    int64_t max_evals;   /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
     const int32_t *init; /* local-search start [n] (NULL = the best of the cheap placers) */
     int32_t device;      /* single-device methods: the device (set by hsdag_place_run from the name) */
     int64_t budget;      /* black-box methods (bb-*, the learned placers): measurements; <= 0 = 500, the
@@ -82,9 +103,10 @@ typedef struct hsdag_place_opts {
 HSDAG_API hsdag_place_opts hsdag_place_opts_default(void);
 
 typedef struct hsdag_place_report {
-    double bound_s;     /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
-    double objective_s; /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
-    int optimal;        /* 1 if the method proved optimality for the problem it solved */
+    double bound_s;       /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
+    int bound_contiguous; /* 1: bound_s holds for contiguous splits only (docs/placers.md), not every one */
+    double objective_s;   /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
+    int optimal;          /* 1 if the method proved optimality for the problem it solved */
     int64_t evals; /* simulator evaluations / measurements used (local-search, bb-*, the learned placers) */
     int32_t best_episode; /* learned placers: episode of the best placement (0-based); -1 otherwise */
     char note[256];       /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
@@ -139,11 +161,13 @@ HSDAG_API int hsdag_place_register(const hsdag_place_method *m, hsdag_err *e);
 typedef struct hsdag_place_result {
     const char *method; /* the name asked for */
     double latency_s;   /* simulated makespan of the placement */
+    double objective_s; /* the problem's objective: latency_s, or the max-load for throughput */
     int feasible;       /* simulator's verdict (memory, unsupported ops, colour classes, accelerator count) */
     double lower_bound_s;         /* hsdag_place_lower_bound */
     const char *lower_bound_rule; /* its rule ("exact", "critical-path", ...; static storage) */
-    double gap;             /* (latency - bound) / bound; 0 when both are 0; NAN when bound is 0 < latency */
-    double place_s;         /* wall seconds spent in the placer (not counting the scoring run) */
+    double gap;     /* (objective - bound) / bound; 0 when both are 0; NAN when bound is 0 < objective */
+    double place_s; /* wall seconds spent in the placer (not counting the scoring run) */
+    int contiguous; /* hsdag_place_contiguous: bounds with rep.bound_contiguous apply to it */
     hsdag_place_report rep; /* what the placer said */
     hsdag_sim_result sim;   /* the scoring run; its arrays are valid until the next run on p->sim */
 } hsdag_place_result;
@@ -154,6 +178,11 @@ typedef struct hsdag_place_result {
  * own. */
 HSDAG_API int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o,
                               int32_t *device, hsdag_place_result *r, hsdag_err *e);
+/* Is device a contiguous split, the class over which the exact solvers' bounds hold (bound_contiguous)?
+ * Latency (tarnawski semantics): every accelerator's node set is one contiguous piece and the pieces and CPU
+ * nodes form no cycle. Throughput: every device's set is contiguous in the contiguity graph (blocks whole)
+ * and the devices form no cycle, i.e. the split is a chain of ideals. Other semantics: 0. */
+HSDAG_API int hsdag_place_contiguous(hsdag_place_problem *p, const int32_t *device);
 /* Scores an existing placement the same way; r is cleared first (method NULL, place_s = 0, an empty report
  * with bound_s = objective_s = NAN). */
 HSDAG_API int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r,
@@ -181,6 +210,12 @@ typedef struct hsdag_place_compare_row {
     const char *error; /* one line when status < 0, else NULL */
     hsdag_place_result r;
 } hsdag_place_compare_row;
+/* The exact solvers' bounds over contiguous splits (ilp under tarnawski latency, dp under throughput) among
+ * the rows that ran: the largest (rep.bound_contiguous), or NAN when none proved one. */
+HSDAG_API double hsdag_place_rows_contiguous_bound(const hsdag_place_compare_row *rows, int32_t n_rows);
+/* That bound also holds for every row whose placement is a contiguous split (r.contiguous): those rows take
+ * it as lower_bound_s (rule "contiguous") and gap where it is tighter. Returns it, or NAN. */
+HSDAG_API double hsdag_place_rows_apply_contiguous_bound(hsdag_place_compare_row *rows, int32_t n_rows);
 /* The "hsdag-comparison/1" document: the costs head, the seed, the lower bound b (hsdag_place_lower_bound
  * of p) and one object per row. */
 HSDAG_API int hsdag_place_compare_write_json(hsdag_buf *out, const hsdag_place_problem *p,
@@ -220,8 +255,9 @@ HSDAG_API int hsdag_place_oracle_eval(void *ctx, const int32_t *device, double *
                                       hsdag_err *e);
 
 /* ---- lower bounds ----
- * The valid lower bound on latency of any feasible placement under p->sem: hsdag_bound_compute with
- * hsdag_place_bound_exact as the exact hook (sequential on two devices: the min-cut optimum). Cached in p. */
+ * The valid lower bound on p->obj of any feasible placement under p->sem: hsdag_bound_objective with
+ * hsdag_place_bound_exact as the exact hook (latency, sequential on two devices: the min-cut optimum). Cached
+ * in p. */
 HSDAG_API int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e);
 /* The exact hook for hsdag_bound_compute (signature hsdag_bound_exact_fn; ctx unused, may be NULL):
  * sequential semantics on exactly two devices -> the min-cut optimum in seconds, with colour classes and

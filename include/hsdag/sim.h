@@ -75,6 +75,7 @@ typedef struct hsdag_costs {
     double *link_lat_s;   /* [n_devices^2] copies of the link table for locality */
     double *link_inv_bw;  /* [n_devices^2] seconds per byte */
     double *link_file_factor; /* [n_devices^2] */
+    int32_t host;             /* first CPU device (host memory), -1 if none */
     hsdag_arena *arena;
 } hsdag_costs;
 
@@ -103,6 +104,18 @@ HSDAG_API void hsdag_costs_means(double *mean_cost, double *mean_xfer, const hsd
 HSDAG_API void hsdag_costs_upward_rank(double *rank, const hsdag_graph *g, const double *mean_cost,
                                        const double *mean_xfer);
 
+/* Seconds to move node v's output between device a and host memory, as Tarnawski et al. charge it (one
+ * accelerator <-> CPU DRAM copy): the file's transfer time when given, else the link a -> host; 0 without a
+ * CPU. */
+static inline double hsdag_costs_host_xfer_s(const hsdag_costs *c, int32_t v, int32_t a)
+{
+    double f = c->file_xfer_s[v];
+    if (!isnan(f)) return f;
+    if (c->host < 0) return 0.0;
+    int32_t k = a * c->n_devices + c->host;
+    return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
+}
+
 /* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
 /* The work of node v as the roofline counts it: flops, bytes = incoming edge bytes + output bytes + parameter
  * bytes, elems = output elements (known shapes). Returns 1 for a bookkeeping node (cost 0 everywhere), else 0. */
@@ -122,8 +135,21 @@ typedef enum hsdag_priority {
 HSDAG_API const char *hsdag_priority_name(hsdag_priority p); /* "rank", "topo"; NULL past the last */
 HSDAG_API int hsdag_priority_parse(hsdag_priority *out, const char *s, hsdag_err *e);
 
+/* What a run reports as its objective (objective_s) and what the placers minimise. */
+typedef enum hsdag_objective {
+    HSDAG_OBJ_LATENCY = 0, /* the makespan of one request under the semantics */
+    /* time per sample of the split run as a pipeline (Tarnawski et al.'s max-load): the maximum over devices
+     * of compute + communication (docs/simulator.md, "Throughput") */
+    HSDAG_OBJ_THROUGHPUT,
+    HSDAG_OBJ_COUNT_
+} hsdag_objective;
+HSDAG_API const char *hsdag_objective_name(hsdag_objective o); /* "latency", "throughput" */
+/* Parses "latency" | "throughput"; returns 0 or HSDAG_EINVAL (with a message in e, which may be NULL). */
+HSDAG_API int hsdag_objective_parse(hsdag_objective *out, const char *s, hsdag_err *e);
+
 typedef struct hsdag_sim_config {
     hsdag_semantics semantics; /* HSDAG_SEM_AUTO = devs->semantics */
+    hsdag_objective objective; /* default LATENCY; THROUGHPUT also computes the per-device loads */
     hsdag_priority priority;   /* concurrent only */
     hsdag_costs_config costs;  /* how op costs are obtained */
     int record_trace;          /* 1: keep each op's and transfer's start/end for hsdag_sim_trace_write */
@@ -152,6 +178,10 @@ typedef struct hsdag_sim_result {
     int32_t n_cycle_cuts; /* tarnawski: extra cuts because the blocks formed a cycle (Tarnawski et al.'s
                                   * tool rejects such splits; docs/simulator.md gives our extension); else
                                   * 0 */
+    hsdag_objective objective; /* what objective_s is */
+    double objective_s;        /* makespan_s (latency) or max_load_s (throughput) */
+    double max_load_s;         /* throughput only (NAN otherwise): max over devices of load_s */
+    const double *load_s;      /* throughput only (NULL otherwise): [n_devices] compute + communication */
 } hsdag_sim_result;
 
 typedef struct hsdag_sim hsdag_sim;
@@ -170,6 +200,9 @@ HSDAG_API const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s);
 HSDAG_API hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s);
 /* Runs the same evaluation with another semantics without rebuilding the tables. */
 HSDAG_API void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
+/* Switches the objective the next runs report. */
+HSDAG_API void hsdag_sim_set_objective(hsdag_sim *s, hsdag_objective obj);
+HSDAG_API hsdag_objective hsdag_sim_objective(const hsdag_sim *s);
 
 /* Appends the last run's schedule as Chrome/Perfetto trace JSON ({"traceEvents": [...]}): one track (tid) per
  * device and one per link resource, times in microseconds. Needs cfg.record_trace = 1 and a run first
@@ -195,12 +228,15 @@ typedef int (*hsdag_bound_exact_fn)(void *ctx, double *opt_s, const hsdag_costs 
 
 typedef struct hsdag_bound {
     hsdag_semantics semantics;
-    double lower_s;           /* the bound: the largest valid term below */
-    double critical_path_s;   /* longest path with each op on its fastest allowed device, no communication */
-    double work_s;            /* sum over ops of their cheapest allowed cost */
-    double work_per_device_s; /* work_s / n_devices (concurrent only, else NAN) */
-    double exact_s;           /* from the exact hook, NAN if none or not applicable */
-    const char *rule;         /* "critical-path", "work/devices", "sum-min-cost", "exact", ... */
+    hsdag_objective objective; /* what lower_s bounds */
+    double lower_s;            /* the bound: the largest valid term below */
+    double critical_path_s;    /* longest path with each op on its fastest allowed device, no communication */
+    double work_s;             /* sum over ops of their cheapest allowed cost */
+    double work_per_device_s;  /* work_s / n_devices (concurrent latency; throughput: / the devices that may
+                               * hold ops, accelerators capped by max_accels_used), else NAN */
+    double max_class_s;        /* throughput: the costliest colour class at its cheapest device, else NAN */
+    double exact_s;            /* from the exact hook, NAN if none or not applicable */
+    const char *rule; /* "critical-path", "work/devices", "sum-min-cost", "max-class", "exact", ... */
 } hsdag_bound;
 
 /* Valid terms per semantics:
@@ -212,16 +248,25 @@ typedef struct hsdag_bound {
  * sem AUTO = the device set's default. exact may be NULL. */
 HSDAG_API int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
                                   hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e);
+/* The same for either objective. Throughput (any semantics): max(max-class, work/devices) - every colour
+ * class sits on one device and pays at least its cheapest compute there, and the devices together carry at
+ * least the total cheapest work (communication only adds). The exact hook is used for latency only. */
+HSDAG_API int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
+                                    hsdag_objective obj, hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e);
 
 /* ---- result JSON (docs/formats.md, "Result JSON") ----
  * The keys every result about one model on one device set starts with: model (as named by the caller),
- * nodes, edges, devices, semantics (what ran, never auto), op_costs (what auto resolved to), profiled
- * (cost entries taken from a profile). For the result writers of this and higher layers. */
+ * nodes, edges, devices, semantics (what ran, never auto), objective (what the result's objective_ms and
+ * bounds measure), op_costs (what auto resolved to), profiled (cost entries taken from a profile). For the
+ * result writers of this and higher layers. */
 HSDAG_API void hsdag_costs_write_json_head(hsdag_jw *w, const hsdag_costs *c, hsdag_semantics sem,
-                                           const char *model);
-/* The "hsdag-bound/1" document: the head, lower_bound_ms, lower_bound_rule and the terms of the bound. */
+                                           hsdag_objective obj, const char *model);
+/* The "hsdag-bound/1" document: the head, lower_bound_ms, lower_bound_rule and the terms of the bound, then
+ * the bound over contiguous splits a placer proved (bound --contiguous): contiguous_s (NAN if none), the
+ * method that proved it and its note (contiguous_method NULL = not asked: all three null). */
 HSDAG_API int hsdag_bound_write_json(hsdag_buf *out, const hsdag_costs *c, const hsdag_bound *b,
-                                     const char *model);
+                                     const char *model, double contiguous_s, const char *contiguous_method,
+                                     const char *contiguous_note);
 
 #ifdef __cplusplus
 }

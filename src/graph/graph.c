@@ -510,6 +510,7 @@ static hsdag_graph *gb_alloc_ir(const hsdag_gb *b, int32_t n, size_t m)
     ARR(edge_src, M);
     ARR(edge_bytes, M);
     ARR(edge_cost_ms, M);
+    ARR(edge_seq, M);
 #undef ARR
     g->n_nodes = n;
     g->n_edges = (int32_t)m;
@@ -633,9 +634,10 @@ static int gb_shapes(const hsdag_gb *b, hsdag_graph *g, const int32_t *rank, int
     return 0;
 }
 
-/* Edges: the out-CSR is the sorted, merged list itself; the in-CSR by counting (stable in source order).
- * tmp has n slots of scratch. */
-static void gb_edges_csr(hsdag_graph *g, const gb_edge *edges, int32_t *tmp)
+/* Edges: the out-CSR is the sorted, merged list itself; the in-CSR by counting (stable in source order);
+ * edge_seq ranks the merged edges by insertion (ne = edges before merging). tmp has n slots of scratch.
+ * 0 or -1 (ENOMEM). */
+static int gb_edges_csr(hsdag_graph *g, const gb_edge *edges, size_t ne, int32_t *tmp)
 {
     int32_t n = g->n_nodes;
     size_t M = (size_t)g->n_edges;
@@ -644,6 +646,7 @@ static void gb_edges_csr(hsdag_graph *g, const gb_edge *edges, int32_t *tmp)
         g->out_dst[k] = edges[k].v;
         g->edge_bytes[k] = edges[k].bytes;
         g->edge_cost_ms[k] = edges[k].cost;
+        g->edge_seq[k] = edges[k].seq; /* insertion index for now, ranked below */
         g->out_off[edges[k].u + 1]++;
         g->in_off[edges[k].v + 1]++;
     }
@@ -651,12 +654,23 @@ static void gb_edges_csr(hsdag_graph *g, const gb_edge *edges, int32_t *tmp)
         g->out_off[i + 1] += g->out_off[i];
         g->in_off[i + 1] += g->in_off[i];
     }
+    /* merged edges leave holes in the insertion indices: rank them (counting over [0, ne)) */
+    {
+        int32_t *rk = hsdag_malloc((ne ? ne : 1) * sizeof *rk);
+        if (!rk) return -1;
+        for (size_t k = 0; k < ne; k++) rk[k] = -1;
+        for (size_t k = 0; k < M; k++) rk[g->edge_seq[k]] = (int32_t)k;
+        for (size_t k = 0, r = 0; k < ne; k++)
+            if (rk[k] >= 0) g->edge_seq[rk[k]] = (int32_t)r++;
+        hsdag_free(rk);
+    }
     for (int32_t i = 0; i < n; i++) tmp[i] = g->in_off[i];
     for (size_t k = 0; k < M; k++) {
         int32_t slot = tmp[edges[k].v]++;
         g->in_src[slot] = edges[k].u;
         g->in_eid[slot] = (int32_t)k;
     }
+    return 0;
 }
 
 int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
@@ -699,7 +713,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     if (gb_intern_ops(b, g, order) < 0 || gb_names(b, g, rank, names) < 0) goto oom;
     gb_node_fields(b, g, order);
     if (gb_shapes(b, g, rank, tmp) < 0) goto oom;
-    gb_edges_csr(g, edges, tmp);
+    if (gb_edges_csr(g, edges, ne, tmp) < 0) goto oom;
     *out = g;
     g = NULL;
     goto done;

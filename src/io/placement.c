@@ -126,7 +126,9 @@ static int pl_read_split(json_object *root, const char *what, const hsdag_graph 
                          int32_t *device, hsdag_placement_info *info, hsdag_err *e)
 {
     int32_t nc = 0, nf = 0;
-    int rc = io_split_groups(device, &nc, &nf, root, IO_SPLIT_OPTIONAL_LISTS, g, what, e);
+    /* placement files complete a training workload's split from its inference one (IO_SPLIT_INFER_COLORS) */
+    int rc =
+        io_split_groups(device, &nc, &nf, root, IO_SPLIT_OPTIONAL_LISTS | IO_SPLIT_INFER_COLORS, g, what, e);
     if (info) {
         info->split_cpus = nc;
         info->split_fpgas = nf;

@@ -58,6 +58,42 @@ static int split_group(json_object *entry, const char *list, size_t gi, int32_t 
     return 0;
 }
 
+static int split_color_cmp(const void *a, const void *b) /* (colour, node) */
+{
+    const hsdag_jsonin_key *x = a, *y = b;
+    if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* IO_SPLIT_INFER_COLORS: nodes left out take the group of their colour class's listed nodes. keys is scratch
+ * [n] (the id lookup is done by now). */
+static int split_infer_colors(int32_t *group_of, hsdag_jsonin_key *keys, const hsdag_graph *g,
+                              const char *what, hsdag_err *e)
+{
+    size_t nk = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++)
+        if (g->color[v] >= 0) keys[nk].key = g->color[v], keys[nk++].idx = v;
+    qsort(keys, nk, sizeof *keys, split_color_cmp);
+    for (size_t i = 0, j; i < nk; i = j) {
+        int32_t grp = -1, first = -1;
+        for (j = i; j < nk && keys[j].key == keys[i].key; j++) {
+            int32_t v = keys[j].idx;
+            if (group_of[v] < 0) continue;
+            if (grp >= 0 && group_of[v] != grp)
+                return hsdag_err_set(
+                    e, HSDAG_EPARSE,
+                    "%s: colour class %d is in two groups (node ids %d and %d), so its unlisted "
+                    "nodes have none",
+                    what, (int)g->color[v], (int)g->file_id[first], (int)g->file_id[v]);
+            grp = group_of[v], first = v;
+        }
+        if (grp >= 0)
+            for (size_t t = i; t < j; t++)
+                if (group_of[keys[t].idx] < 0) group_of[keys[t].idx] = grp;
+    }
+    return 0;
+}
+
 int io_split_groups(int32_t *group_of, int32_t *n_cpus, int32_t *n_fpgas, json_object *root, unsigned flags,
                     const hsdag_graph *g, const char *what, hsdag_err *e)
 {
@@ -93,6 +129,7 @@ int io_split_groups(int32_t *group_of, int32_t *n_cpus, int32_t *n_fpgas, json_o
     for (size_t j = 0; j < nc && rc == 0; j++)
         rc = split_group(json_object_array_get_idx(cpus, j), "cpus", j, (int32_t)(nf + j), (int32_t)nf, what,
                          g, keys, group_of, e);
+    if (rc == 0 && (flags & IO_SPLIT_INFER_COLORS)) rc = split_infer_colors(group_of, keys, g, what, e);
     for (int32_t v = 0; v < g->n_nodes && rc == 0; v++)
         if (group_of[v] < 0)
             rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: node id %d ('%s') is in no group of the split", what,

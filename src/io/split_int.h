@@ -8,12 +8,17 @@
 #include "jsonin.h"
 
 #define IO_SPLIT_OPTIONAL_LISTS 1u /* a missing "cpus" or "fpgas" list counts as empty */
+/* a node left out takes the group of the listed nodes of its colour class when they all share one (a training
+ * workload's backward nodes given its forward-only split, as Tarnawski et al.'s -expert does) */
+#define IO_SPLIT_INFER_COLORS 2u
 
 /* Reads the groups of a split (root: a parsed JSON object): group_of[v] = i for a node of fpgas[i],
  * n_fpgas + j for one of cpus[j]; ids are g->file_id. *n_cpus and *n_fpgas get the list lengths first
- * (even when the split is refused later). Every node must be listed exactly once. Errors (one line, what
- * first): a list that is not an array, a group without a "nodes" array, an id that is not an integer or
- * no node of g (HSDAG_EDANGLING), a node listed twice, a node in no group, two nodes of g with one id. */
+ * (even when the split is refused later). Every node must be listed exactly once (with
+ * IO_SPLIT_INFER_COLORS: at most once, the rest inferred). Errors (one line, what first): a list that is not
+ * an array, a group without a "nodes" array, an id that is not an integer or no node of g (HSDAG_EDANGLING),
+ * a node listed twice, a node in no group, a colour class listed in two groups whose unlisted nodes would need
+ * one, two nodes of g with one id. */
 int io_split_groups(int32_t *group_of, int32_t *n_cpus, int32_t *n_fpgas, json_object *root, unsigned flags,
                     const hsdag_graph *g, const char *what, hsdag_err *e);
 

@@ -18,7 +18,7 @@ int hsdag_learn_run_write_json(hsdag_buf *out, const hsdag_learn *L, const hsdag
     hsdag_learn_best(L, &dev, &lat, &best_ep);
     hsdag_jw w;
     hsdag_jw_begin(&w, out, "hsdag-training-run/1");
-    hsdag_costs_write_json_head(&w, p->c, p->sem, info->model);
+    hsdag_costs_write_json_head(&w, p->c, p->sem, p->obj, info->model);
     const hsdag_learn_config *c = info->cfg;
     long long learned = (long long)hsdag_learn_evals(L);
     hsdag_jw_str(&w, "method", "hsdag");

@@ -1,7 +1,7 @@
 /* glpk.c - the one place the placers call GLPK through: its error hook (an internal GLPK error becomes
  * HSDAG_ESOLVER instead of abort()), its terminal output (captured, never printed) and a check of every
  * model's numbers before a solve.
- * Not here: any model (list.c's m-SCT LP, ilp.c's and ilp_conc.c's MILPs build their own).
+ * Not here: any model (list.c's m-SCT LP, the MILPs of ilp.c, ilp_conc.c, ilp_tw.c, ilp_tput.c build their own).
  * Entry points: place_glpk_call, place_glpk_prepare (place_int.h).
  *
  * GLPK reports a broken invariant (an assertion, "invalid scale factor", ...) through glp_error, which

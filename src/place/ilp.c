@@ -38,6 +38,59 @@ void place_ilp_callback(glp_tree *tree, void *info)
     }
 }
 
+void place_ilp_solve(glp_prob *lp, double deadline, int cuts, place_ilp_cb *cb, place_ilp_run *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ir = -1;
+    out->mip_status = GLP_UNDEF;
+    out->obj = out->bound = NAN;
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
+    sp.tm_lim = (int)fmax(1, fmin(0.7 * (deadline - hsdag_now()) * 1e3, 2e9));
+    /* GLPK's iterative scaling costs more than it gains on big models (23 s of a 30 s limit on a 10,000-op
+     * graph) and the objective is already O(1): only small ones get it */
+    if (glp_get_num_nz(lp) < 200000) glp_scale_prob(lp, GLP_SF_AUTO);
+    out->sr = glp_simplex(lp, &sp);
+    out->lp_status = glp_get_status(lp);
+    out->lp_ok = out->sr == 0 && out->lp_status == GLP_OPT;
+    if (!out->lp_ok) return;
+    cb->bound = glp_get_obj_val(lp);
+    double left = deadline - hsdag_now();
+    if (left > 0) {
+        glp_iocp ip;
+        glp_init_iocp(&ip);
+        ip.msg_lev = GLP_MSG_OFF;
+        ip.tm_lim = (int)fmax(1, fmin(0.95 * left * 1e3, 2e9));
+        ip.cb_func = place_ilp_callback;
+        ip.cb_info = cb;
+        if (cuts) ip.mir_cuts = ip.gmi_cuts = GLP_ON;
+        out->ir = glp_intopt(lp, &ip);
+        out->mip_status = glp_mip_status(lp);
+    }
+    if (out->mip_status == GLP_OPT || out->mip_status == GLP_FEAS) out->obj = glp_mip_obj_val(lp);
+    out->bound = out->mip_status == GLP_OPT && out->ir == 0 ? out->obj : cb->bound;
+}
+
+void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double start_s, double obj_s)
+{
+    r->objective_s = obj_s;
+    r->bound_s = run->lp_ok ? fmin(run->bound * start_s, obj_s) : NAN;
+    r->bound_contiguous = 1;
+    r->optimal = run->mip_status == GLP_OPT && run->ir == 0;
+    if (run->lp_ok)
+        snprintf(
+            r->note, sizeof r->note,
+            "%s: incumbent %.6g ms, bound %.6g ms (contiguous splits), proven gap %.3g%%; start %.6g ms%s",
+            r->optimal ? "optimal" : "time limit", obj_s * 1e3, r->bound_s * 1e3,
+            obj_s > 0 ? 100 * (obj_s - r->bound_s) / obj_s : 0.0, start_s * 1e3,
+            obj_s < start_s * (1 - 1e-9) ? "" : " (kept)");
+    else
+        snprintf(r->note, sizeof r->note,
+                 "LP relaxation not solved within the time limit (glpk %d/%d): the start, %.6g ms, no bound",
+                 run->sr, run->lp_status, start_s * 1e3);
+}
+
 typedef struct ilp_model {
     glp_prob *lp;
     int32_t *xcol; /* [n_groups * k] column of X[c,d] */
@@ -287,6 +340,66 @@ done:
     return rc;
 }
 
+/* Tarnawski latency: their IP (ilp_tw.c), started from the best contiguous split among --init, the greedy,
+ * the PipeDream-style chain DP, CPU-only and local search (given a fifth of the time; its result is often
+ * contiguous, and used only then). */
+static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                         hsdag_place_report *r, hsdag_err *e)
+{
+    int32_t *best = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *best);
+    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
+    int rc = 0;
+    if (!best || !tmp) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    place_score bs = {0, INFINITY, INFINITY};
+    hsdag_place_opts so = hsdag_place_opts_default();
+    so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
+    double t_start = hsdag_now();
+    for (int i = 0; i < 5; i++) {
+        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+        int prc = 0;
+        if (i == 0) {
+            if (!o->init) continue;
+            memcpy(tmp, o->init, (size_t)p->n * sizeof *tmp);
+        } else if (i == 3) {
+            if (p->cpu < 0) continue;
+            for (int32_t v = 0; v < p->n; v++) tmp[v] = p->cpu;
+        } else if (i == 4) {
+            hsdag_place_opts lo = hsdag_place_opts_default();
+            lo.seed = o->seed;
+            lo.time_limit_s = o->time_limit_s > 0 ? 0.2 * o->time_limit_s : 2.0;
+            prc = place_local_search(p, &lo, tmp, &rep, NULL);
+        } else {
+            prc = i == 1 ? place_greedy_tarnawski(p, &so, tmp, &rep, NULL)
+                         : place_pipedream(p, &so, tmp, &rep, NULL);
+        }
+        if (prc < 0) continue;
+        if (p->cpu >= 0)
+            for (int32_t v = 0; v < p->n; v++)
+                if (p->devs->dev[tmp[v]].kind == HSDAG_DEV_CPU) tmp[v] = p->cpu;
+        place_score sc = place_evaluate(p, tmp);
+        if (!sc.feasible || !place_tw_in_class(p, tmp)) continue;
+        if (place_score_better(sc, bs) || bs.latency_s == INFINITY) {
+            bs = sc;
+            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
+        }
+    }
+    if (bs.latency_s == INFINITY) {
+        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "ilp: no feasible contiguous split to start from");
+        goto done;
+    }
+    hsdag_place_opts left = *o; /* the MILP gets what the starts left of the time limit (at least a tenth) */
+    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
+    left.time_limit_s = fmax(0.1 * tl, tl - (hsdag_now() - t_start));
+    rc = place_ilp_tarnawski(p, &left, best, device, r, e);
+done:
+    hsdag_free(best);
+    hsdag_free(tmp);
+    return rc;
+}
+
 /* The sequential MILP's state; everything but GLPK's own objects is freed by place_ilp, so a GLPK failure
  * inside ilp_solve (run through place_glpk_call) leaks nothing. */
 typedef struct ilp_run {
@@ -396,6 +509,10 @@ done:
 int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
               hsdag_err *e)
 {
+    if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_LATENCY)
+        return ilp_tarnawski(p, o, device, r, e);
+    if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_THROUGHPUT)
+        return place_ilp_throughput(p, o, device, r, e);
     if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
     ilp_run c = {.p = p, .o = o, .device = device, .r = r};
     c.start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c.start);

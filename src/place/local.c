@@ -16,11 +16,12 @@ typedef struct ls_state {
     place_score score;
     int64_t evals, max_evals;
     double deadline;
-    int32_t n_comp;     /* light components of 2..LS_COMP_MAX nodes */
-    int32_t *comp_off;  /* [n_comp + 1] CSR into comp_node */
-    int32_t *comp_node; /* [n] at most */
-    double noise;       /* o->noise: every score is a noisy measurement (latency x exp(noise z)) */
-    hsdag_rng nrng;     /* its stream */
+    double used[HSDAG_MAX_DEVICES]; /* bytes on each device (p->mem), kept in step with cur */
+    int32_t n_comp;                 /* light components of 2..LS_COMP_MAX nodes */
+    int32_t *comp_off;              /* [n_comp + 1] CSR into comp_node */
+    int32_t *comp_node;             /* [n] at most */
+    double noise;   /* o->noise: every score is a noisy measurement (latency x exp(noise z)) */
+    hsdag_rng nrng; /* its stream */
 } ls_state;
 
 /* One scoring of dev: the simulator's, with the measurement noise of o->noise when asked for. */
@@ -39,6 +40,16 @@ static int ls_out_of_budget(const ls_state *s)
     return s->evals >= s->max_evals || ((s->evals & 63) == 0 && hsdag_now() > s->deadline);
 }
 
+/* Puts node v on d, keeping the undo record and the memory sums. */
+static void ls_set(ls_state *s, int32_t v, int32_t d)
+{
+    s->save_node[s->nsave] = v;
+    s->save_dev[s->nsave++] = s->cur[v];
+    s->used[s->cur[v]] -= s->p->mem[v];
+    s->used[d] += s->p->mem[v];
+    s->cur[v] = d;
+}
+
 /* Moves classes [g0, g1) that may run on d to d; returns how many nodes changed (undo kept in save_*). */
 static int32_t ls_apply(ls_state *s, int32_t g0, int32_t g1, int32_t d)
 {
@@ -49,9 +60,7 @@ static int32_t ls_apply(ls_state *s, int32_t g0, int32_t g1, int32_t d)
         for (int32_t i = p->grp_off[gi]; i < p->grp_off[gi + 1]; i++) {
             int32_t v = p->grp_node[i];
             if (s->cur[v] == d) continue;
-            s->save_node[s->nsave] = v;
-            s->save_dev[s->nsave++] = s->cur[v];
-            s->cur[v] = d;
+            ls_set(s, v, d);
         }
     }
     return s->nsave;
@@ -127,9 +136,7 @@ static int32_t ls_apply_comp(ls_state *s, int32_t c, int32_t d)
         for (int32_t j = p->grp_off[gi]; j < p->grp_off[gi + 1]; j++) {
             int32_t u = p->grp_node[j];
             if (s->cur[u] == d) continue;
-            s->save_node[s->nsave] = u;
-            s->save_dev[s->nsave++] = s->cur[u];
-            s->cur[u] = d;
+            ls_set(s, u, d);
         }
     }
     return s->nsave;
@@ -137,8 +144,123 @@ static int32_t ls_apply_comp(ls_state *s, int32_t c, int32_t d)
 
 static void ls_undo(ls_state *s)
 {
-    for (int32_t i = 0; i < s->nsave; i++) s->cur[s->save_node[i]] = s->save_dev[i];
+    for (int32_t i = s->nsave - 1; i >= 0; i--) {
+        int32_t v = s->save_node[i];
+        s->used[s->cur[v]] -= s->p->mem[v];
+        s->used[s->save_dev[i]] += s->p->mem[v];
+        s->cur[v] = s->save_dev[i];
+    }
     s->nsave = 0;
+}
+
+static int ls_keep_if_better(ls_state *s, int32_t moved);
+
+/* ---- block moves: whole blocks (colour classes fused when they reach each other), windows of the blocks'
+ * depth-first order and shifts of the boundary between two devices along it, with Tarnawski's greedy's way
+ * of making room: what overflows the target spills to the next device of the order ---- */
+
+static int32_t ls_block_dev(const ls_state *s, int32_t b)
+{
+    const hsdag_place_problem *p = s->p;
+    return s->cur[p->grp_node[p->grp_off[p->blk_grp[p->blk_off[b]]]]];
+}
+
+/* Moves block b to d (the groups of b that may run on d), recording the undo. */
+static void ls_move_block(ls_state *s, int32_t b, int32_t d)
+{
+    const hsdag_place_problem *p = s->p;
+    for (int32_t j = p->blk_off[b]; j < p->blk_off[b + 1]; j++) {
+        int32_t gi = p->blk_grp[j];
+        if (!place_group_ok(p, gi, d)) continue;
+        for (int32_t t = p->grp_off[gi]; t < p->grp_off[gi + 1]; t++) {
+            int32_t v = p->grp_node[t];
+            if (s->cur[v] != d) ls_set(s, v, d);
+        }
+    }
+}
+
+/* Where a block spilled from d goes: the device of its neighbour in the order on the far side (if not d and
+ * it has room), else the first accelerator holding nothing, else the first CPU, else the roomiest device. */
+static int32_t ls_spill_target(const ls_state *s, int32_t i, int dir, int32_t d)
+{
+    const hsdag_place_problem *p = s->p;
+    int32_t b = p->blk_order[i], j = i + dir;
+    if (j >= 0 && j < p->n_blocks) {
+        int32_t e = ls_block_dev(s, p->blk_order[j]);
+        if (e != d && ((p->blk_allowed[b] >> e) & 1u) && s->used[e] + p->blk_mem[b] <= p->cap[e]) return e;
+    }
+    int32_t na = 0;
+    for (int32_t x = 0; x < p->k; x++) {
+        if (p->devs->dev[x].kind == HSDAG_DEV_CPU || x == d) continue;
+        if (p->devs->max_accels_used >= 0 && ++na > p->devs->max_accels_used) break;
+        if (s->used[x] == 0 && ((p->blk_allowed[b] >> x) & 1u) && p->blk_mem[b] <= p->cap[x]) return x;
+    }
+    if (p->cpu >= 0 && p->cpu != d && ((p->blk_allowed[b] >> p->cpu) & 1u)) return p->cpu;
+    int32_t best = -1;
+    for (int32_t x = 0; x < p->k; x++)
+        if (x != d && ((p->blk_allowed[b] >> x) & 1u) &&
+            (best < 0 || p->cap[x] - s->used[x] > p->cap[best] - s->used[best]))
+            best = x;
+    return best;
+}
+
+/* After moving the window [i0, i1) of the order onto d: while d overflows, spill d's blocks outside the
+ * window, the farthest after it first (to the device that follows them), then the farthest before it. */
+static void ls_spill(ls_state *s, int32_t i0, int32_t i1, int32_t d)
+{
+    const hsdag_place_problem *p = s->p;
+    for (int32_t i = p->n_blocks - 1; i >= i1 && s->used[d] > p->cap[d]; i--) {
+        int32_t b = p->blk_order[i];
+        if (ls_block_dev(s, b) != d) continue;
+        int32_t x = ls_spill_target(s, i, +1, d);
+        if (x >= 0) ls_move_block(s, b, x);
+    }
+    for (int32_t i = 0; i < i0 && s->used[d] > p->cap[d]; i++) {
+        int32_t b = p->blk_order[i];
+        if (ls_block_dev(s, b) != d) continue;
+        int32_t x = ls_spill_target(s, i, -1, d);
+        if (x >= 0) ls_move_block(s, b, x);
+    }
+}
+
+/* Moves the blocks at positions [i0, i1) of the order to d and spills what no longer fits. */
+static int32_t ls_apply_window(ls_state *s, int32_t i0, int32_t i1, int32_t d)
+{
+    const hsdag_place_problem *p = s->p;
+    s->nsave = 0;
+    for (int32_t i = i0; i < i1; i++) ls_move_block(s, p->blk_order[i], d);
+    if (s->nsave && s->used[d] > p->cap[d]) ls_spill(s, i0, i1, d);
+    return s->nsave;
+}
+
+/* Windows of 1, 2, 4 and 8 blocks of the order to every device, then the boundaries: where consecutive
+ * blocks sit on different devices, the last t blocks before it go to the device after it and the first t
+ * after it to the device before (t = 1, 2, 4, 8). Returns whether anything improved. */
+static int ls_descend_blocks(ls_state *s, hsdag_rng *rng)
+{
+    static const int32_t widths[] = {1, 2, 4, 8};
+    const hsdag_place_problem *p = s->p;
+    int32_t nb = p->n_blocks, off = nb ? (int32_t)hsdag_rng_below(rng, (uint32_t)nb) : 0;
+    int improved = 0;
+    for (int32_t t = 0; t < nb && !ls_out_of_budget(s); t++) {
+        int32_t i = (off + t) % nb;
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+            int32_t i1 = i + widths[w] > nb ? nb : i + widths[w];
+            if (widths[w] > 1 && i1 - i < widths[w]) continue;
+            for (int32_t d = 0; d < p->k && !ls_out_of_budget(s); d++)
+                improved |= ls_keep_if_better(s, ls_apply_window(s, i, i1, d));
+        }
+        if (i + 1 >= nb) continue;
+        int32_t da = ls_block_dev(s, p->blk_order[i]), db = ls_block_dev(s, p->blk_order[i + 1]);
+        if (da == db) continue;
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0] && !ls_out_of_budget(s); w++) {
+            int32_t lo = i + 1 - widths[w] < 0 ? 0 : i + 1 - widths[w];
+            int32_t hi = i + 1 + widths[w] > nb ? nb : i + 1 + widths[w];
+            improved |= ls_keep_if_better(s, ls_apply_window(s, lo, i + 1, db));
+            improved |= ls_keep_if_better(s, ls_apply_window(s, i + 1, hi, da));
+        }
+    }
+    return improved;
 }
 
 /* Scores the move just applied (save_* holds its undo); keeps it if it improves the score. */
@@ -184,6 +306,7 @@ static void ls_descend(ls_state *s, hsdag_rng *rng)
         for (int32_t t = 0; t < nc && !ls_out_of_budget(s); t++)
             for (int32_t d = 0; d < p->k && !ls_out_of_budget(s); d++)
                 improved |= ls_keep_if_better(s, ls_apply_comp(s, (coff + t) % nc, d));
+        improved |= ls_descend_blocks(s, rng);
     }
 }
 
@@ -228,8 +351,9 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     hsdag_rng_seed(&s.nrng, o->seed ^ 0x6e6f697365ull); /* the oracle's noise stream (blackbox.c) */
     int32_t *best = hsdag_malloc(n1 * sizeof *best);
     s.cur = hsdag_malloc(n1 * sizeof *s.cur);
-    s.save_node = hsdag_malloc(n1 * sizeof *s.save_node);
-    s.save_dev = hsdag_malloc(n1 * sizeof *s.save_dev);
+    /* a compound block move may move a node twice (into the window, then spilled): 2n undo entries */
+    s.save_node = hsdag_malloc(2 * n1 * sizeof *s.save_node);
+    s.save_dev = hsdag_malloc(2 * n1 * sizeof *s.save_dev);
     int rc = 0;
     if (!best || !s.cur || !s.save_node || !s.save_dev || ls_comps_build(&s) < 0) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "local-search: out of memory");
@@ -251,6 +375,7 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     hsdag_rng rng;
     hsdag_rng_seed(&rng, o->seed);
     memcpy(s.cur, best, (size_t)p->n * sizeof *best);
+    place_memory_used(p, s.cur, s.used);
     s.score = ls_eval(&s, s.cur);
     s.evals++;
     ls_descend(&s, &rng);
@@ -265,6 +390,7 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
             int32_t d = (int32_t)hsdag_rng_below(&rng, (uint32_t)p->k);
             if (place_group_ok(p, gi, d)) place_group_set(p, s.cur, gi, d);
         }
+        place_memory_used(p, s.cur, s.used);
         s.score = ls_eval(&s, s.cur);
         s.evals++;
         ls_descend(&s, &rng);

@@ -36,8 +36,8 @@ double place_group_cost(const hsdag_place_problem *p, int32_t gi, int32_t d);
  * latency. */
 typedef struct place_score {
     int feasible;
-    double excess; /* max_excess_bytes + a large count penalty for unsupported ops / split classes */
-    double latency_s;
+    double excess;    /* max_excess_bytes + a large count penalty for unsupported ops / split classes */
+    double latency_s; /* the problem's objective (latency or max-load), seconds */
 } place_score;
 place_score place_evaluate(hsdag_place_problem *p, const int32_t *device);
 int place_score_better(place_score a, place_score b); /* a strictly better than b */
@@ -75,6 +75,43 @@ int place_bb_random(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *
                     hsdag_err *e);
 int place_bb_local(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                    hsdag_err *e);
+/* pipeline.c: the exact contiguous throughput DP ("dp") and the PipeDream-style chain DP ("pipedream") */
+int place_pipeline_dp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                      hsdag_place_report *r, hsdag_err *e);
+int place_pipedream(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                    hsdag_err *e);
+/* The pipeline model shared with the throughput MILP: units = blocks in blk_order (every predecessor of a
+ * unit has a smaller index), their costs on the (interchangeable) accelerators and CPUs, and each node's
+ * communication cost. Needs tarnawski semantics (else HSDAG_EUNSUPPORTED). */
+enum { PL_OK_ACC = 1, PL_OK_CPU = 2 };
+typedef struct place_pl_model {
+    hsdag_place_problem *p;
+    int32_t nu;                 /* units: blocks, zero-cost leaves merged into their neighbour */
+    int32_t n_merged;           /* blocks merged away */
+    int32_t *unode_off, *unode; /* [nu + 1], [n]: the nodes of each unit */
+    int32_t *unit_of;           /* [n] */
+    int32_t *pos;               /* [n_blocks] block -> unit */
+    int32_t *pred_off, *pred;   /* [nu + 1]: units with a contiguity edge into the unit (smaller indices) */
+    double *w_acc, *w_cpu;      /* [nu] seconds on one accelerator / one CPU */
+    double *size;               /* [nu] bytes (p->mem) */
+    uint8_t *ok;                /* [nu] PL_OK_* */
+    double *comm;               /* [n] seconds: hsdag_costs_host_xfer_s on an accelerator */
+    int32_t *outdeg;            /* [n] out-edges of each node */
+    int32_t k, l;               /* accelerators usable (max_accels_used), CPUs */
+    int32_t acc_dev[HSDAG_MAX_DEVICES], cpu_dev[HSDAG_MAX_DEVICES];
+    double cap_acc, cap_cpu; /* bytes (INFINITY = unlimited) */
+} place_pl_model;
+int place_pl_model_create(hsdag_place_problem *p, place_pl_model *m, hsdag_err *e);
+void place_pl_model_free(place_pl_model *m);
+/* ilp_tput.c: the contiguous throughput MILP (chain of ideals), started from the chain DP. */
+int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                         hsdag_place_report *r, hsdag_err *e);
+/* ilp_tw.c: Tarnawski et al.'s latency MILP over contiguous splits, from a start placement in that class. */
+int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                        int32_t *device, hsdag_place_report *r, hsdag_err *e);
+/* Is dev a contiguous split for the latency model (each accelerator one contiguous piece, no cycle among
+ * the pieces; CPU nodes anywhere)? */
+int place_tw_in_class(hsdag_place_problem *p, const int32_t *dev);
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                        hsdag_place_report *r, hsdag_err *e);
 
@@ -86,6 +123,20 @@ typedef struct place_ilp_cb {
     int heur_given;
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
+/* One run of a warm-started minimisation whose objective is in units of the start's value (so the start is
+ * 1): scaling (small models only), the LP relaxation with 70% of the time left until deadline, then
+ * branch-and-cut with the rest, the callback tracking the bound and handing GLPK cb->heur. */
+typedef struct place_ilp_run {
+    int lp_ok;          /* the LP relaxation was solved */
+    int sr, lp_status;  /* glp_simplex's return and status */
+    int ir, mip_status; /* glp_intopt's return and status (GLP_UNDEF if not run) */
+    double obj, bound;  /* incumbent and bound in model units (obj NAN if GLPK has no integer solution) */
+} place_ilp_run;
+struct glp_prob;
+void place_ilp_solve(struct glp_prob *lp, double deadline, int cuts, place_ilp_cb *cb, place_ilp_run *out);
+/* Fills r from a run: start_s = the start's value in seconds (the model unit), obj_s = the incumbent kept;
+ * the bound holds for every contiguous split (bound_contiguous). */
+void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double start_s, double obj_s);
 
 /* ---- GLPK (glpk.c): every placer's GLPK work goes through these ---- */
 /* Runs fn(ctx, e), the GLPK part of a placer, with GLPK's error hook and a silent terminal: an internal GLPK

@@ -4,6 +4,7 @@
  * Not here: the key list and meanings (docs/formats.md, "Result JSON", checked by tests/cli/schema.sh),
  * the writer itself (src/core/jsonw.c) or printing (tools/).
  * Entry points: hsdag_place_result_write_json, hsdag_place_compare_write_json,
+ *   hsdag_place_rows_contiguous_bound, hsdag_place_rows_apply_contiguous_bound,
  *   hsdag_place_suite_json_begin/instance.
  */
 #include "place_int.h"
@@ -46,19 +47,22 @@ int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p, 
     for (int32_t k = 0; k < d->n; k++) busy[k] = s->busy_s[k] * 1e3;
     hsdag_jw w;
     hsdag_jw_begin(&w, out, "hsdag-placement-result/1");
-    hsdag_costs_write_json_head(&w, p->c, p->sem, info ? info->model : NULL);
+    hsdag_costs_write_json_head(&w, p->c, p->sem, p->obj, info ? info->model : NULL);
     hsdag_jw_str(&w, "method", info ? info->method : NULL);
     rj_seed(&w, info);
     hsdag_jw_str(&w, "placement", info ? info->placement : NULL);
     hsdag_jw_str(&w, "placement_format", info ? info->placement_format : NULL);
+    hsdag_jw_num(&w, "objective_ms", r->objective_s * 1e3);
     hsdag_jw_num(&w, "latency_ms", r->latency_s * 1e3);
     hsdag_jw_bool(&w, "feasible", r->feasible);
+    hsdag_jw_bool(&w, "contiguous", r->contiguous);
     hsdag_jw_num(&w, "lower_bound_ms", r->lower_bound_s * 1e3);
     hsdag_jw_str(&w, "lower_bound_rule", r->lower_bound_rule);
     hsdag_jw_num(&w, "gap", r->gap);
     hsdag_jw_num(&w, "wall_s", r->place_s);
     hsdag_jw_bool(&w, "optimal", r->rep.optimal);
     hsdag_jw_num(&w, "method_bound_ms", r->rep.bound_s * 1e3);
+    hsdag_jw_bool(&w, "method_bound_contiguous", r->rep.bound_contiguous);
     hsdag_jw_int(&w, "placements_evaluated", (long long)r->rep.evals);
     rj_episode(&w, r->rep.best_episode);
     hsdag_jw_str(&w, "note", r->rep.note);
@@ -84,8 +88,40 @@ int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p, 
     rj_per_device(&w, "peak_memory_bytes", d, s->peak_mem_bytes);
     rj_per_device(&w, "excess_bytes", d, s->excess_bytes);
     rj_per_device(&w, "capacity_bytes", d, cap);
+    if (s->load_s) {
+        double load[HSDAG_MAX_DEVICES];
+        for (int32_t k = 0; k < d->n; k++) load[k] = s->load_s[k] * 1e3;
+        rj_per_device(&w, "load_ms", d, load);
+    } else {
+        hsdag_jw_null(&w, "load_ms");
+    }
     hsdag_jw_num(&w, "evals_per_s", info ? info->evals_per_s : NAN);
     return hsdag_jw_end(&w);
+}
+
+double hsdag_place_rows_contiguous_bound(const hsdag_place_compare_row *rows, int32_t n_rows)
+{
+    double cb = NAN;
+    for (int32_t i = 0; i < n_rows; i++) {
+        const hsdag_place_report *rep = &rows[i].r.rep;
+        if (rows[i].status == 0 && rep->bound_contiguous && isfinite(rep->bound_s) &&
+            (isnan(cb) || rep->bound_s > cb))
+            cb = rep->bound_s;
+    }
+    return cb;
+}
+
+double hsdag_place_rows_apply_contiguous_bound(hsdag_place_compare_row *rows, int32_t n_rows)
+{
+    double cb = hsdag_place_rows_contiguous_bound(rows, n_rows);
+    for (int32_t i = 0; i < n_rows && !isnan(cb); i++) {
+        hsdag_place_result *r = &rows[i].r;
+        if (rows[i].status != 0 || !r->contiguous || !(cb > r->lower_bound_s)) continue;
+        r->lower_bound_s = cb;
+        r->lower_bound_rule = "contiguous";
+        r->gap = cb > 0 ? (r->objective_s - cb) / cb : (r->objective_s > 0 ? NAN : 0.0);
+    }
+    return cb;
 }
 
 /* The members of one comparison after its head: seed, bound, capacities, one object per method. */
@@ -97,6 +133,7 @@ static void rj_compare(hsdag_jw *w, const hsdag_place_problem *p, const hsdag_bo
     rj_seed(w, info);
     hsdag_jw_num(w, "lower_bound_ms", b->lower_s * 1e3);
     hsdag_jw_str(w, "lower_bound_rule", b->rule);
+    hsdag_jw_num(w, "contiguous_bound_ms", hsdag_place_rows_contiguous_bound(rows, n_rows) * 1e3);
     rj_per_device(w, "capacity_bytes", p->devs, cap);
     hsdag_jw_array(w, "methods");
     for (int32_t i = 0; i < n_rows; i++) {
@@ -106,12 +143,15 @@ static void rj_compare(hsdag_jw *w, const hsdag_place_problem *p, const hsdag_bo
         hsdag_jw_object(w, NULL);
         hsdag_jw_str(w, "method", row->method);
         hsdag_jw_str(w, "error", ok ? NULL : row->error ? row->error : hsdag_status_str(row->status));
+        hsdag_jw_num(w, "objective_ms", ok ? r->objective_s * 1e3 : NAN);
         hsdag_jw_num(w, "latency_ms", ok ? r->latency_s * 1e3 : NAN);
         hsdag_jw_bool(w, "feasible", ok && r->feasible);
+        hsdag_jw_bool(w, "contiguous", ok && r->contiguous);
         hsdag_jw_num(w, "gap", ok ? r->gap : NAN);
         hsdag_jw_num(w, "wall_s", r->place_s);
         hsdag_jw_bool(w, "optimal", ok && r->rep.optimal);
         hsdag_jw_num(w, "method_bound_ms", ok ? r->rep.bound_s * 1e3 : NAN);
+        hsdag_jw_bool(w, "method_bound_contiguous", ok && r->rep.bound_contiguous);
         hsdag_jw_int(w, "placements_evaluated", ok ? (long long)r->rep.evals : 0);
         rj_episode(w, ok ? r->rep.best_episode : -1);
         hsdag_jw_str(w, "note", ok ? r->rep.note : "");
@@ -126,7 +166,7 @@ int hsdag_place_compare_write_json(hsdag_buf *out, const hsdag_place_problem *p,
 {
     hsdag_jw w;
     hsdag_jw_begin(&w, out, "hsdag-comparison/1");
-    hsdag_costs_write_json_head(&w, p->c, p->sem, info ? info->model : NULL);
+    hsdag_costs_write_json_head(&w, p->c, p->sem, p->obj, info ? info->model : NULL);
     rj_compare(&w, p, b, rows, n_rows, info);
     return hsdag_jw_end(&w);
 }
@@ -151,7 +191,7 @@ void hsdag_place_suite_json_instance(hsdag_jw *w, const char *name, double best_
     hsdag_jw_str(w, "name", name);
     hsdag_jw_num(w, "best_known_ms", best_known_ms);
     hsdag_jw_str(w, "best_known_how", how);
-    hsdag_costs_write_json_head(w, p->c, p->sem, info ? info->model : NULL);
+    hsdag_costs_write_json_head(w, p->c, p->sem, p->obj, info ? info->model : NULL);
     rj_compare(w, p, b, rows, n_rows, info);
     hsdag_jw_close(w);
 }

@@ -112,37 +112,59 @@ int place_mtopo(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
     return 0;
 }
 
-/* Tarnawski et al.'s latency greedy: walk the colour classes (inseparable blocks) in topological order and
- * put
- * each on the current accelerator while it fits under the memory cap; when it does not, move on to the next
- * accelerator (never back); blocks an accelerator may not run, and everything after the last accelerator is
- * full, go to the first CPU. The accelerators are the non-CPU devices, at most devs->max_accels_used of
- * them. */
+/* Puts every member of block b on d. */
+static void assign_block(const hsdag_place_problem *p, int32_t *device, double *used, int32_t b, int32_t d)
+{
+    for (int32_t i = p->blk_off[b]; i < p->blk_off[b + 1]; i++) assign(p, device, used, p->blk_grp[i], d);
+}
+
+static int block_fits(const hsdag_place_problem *p, const double *used, int32_t b, int32_t d)
+{
+    return ((p->blk_allowed[b] >> d) & 1u) && used[d] + p->blk_mem[b] <= p->cap[d];
+}
+
+/* Tarnawski et al.'s latency greedy (latency-greedy/greedy.cpp), exactly: the blocks (colour classes fused
+ * when they reach each other both ways) in their depth-first topological order (blk_order); consecutive
+ * blocks fill the current accelerator while they fit under its memory cap; a block that does not fit closes
+ * it and opens the next accelerator if it fits there empty, else it goes to the CPU (so a block too large for
+ * any accelerator also closes the current one, as in their code); once the accelerators are used up,
+ * everything goes to the CPU. The accelerators are the non-CPU devices, at most devs->max_accels_used of
+ * them. One generalisation: a block that may not run on the next accelerator (Tarnawski supportedOnFpga =
+ * false; their greedy does not look at it) is treated like one that does not fit. */
 int place_greedy_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                            hsdag_place_report *r, hsdag_err *e)
 {
     double used[HSDAG_MAX_DEVICES] = {0};
-    int32_t acc[HSDAG_MAX_DEVICES], na = 0;
+    int32_t acc[HSDAG_MAX_DEVICES], na = 0, cur = -1, open = 0, on_cpu = 0;
     (void)o;
     (void)e;
     for (int32_t d = 0; d < p->k; d++)
         if (p->devs->dev[d].kind != HSDAG_DEV_CPU) acc[na++] = d;
     if (p->devs->max_accels_used >= 0 && na > p->devs->max_accels_used) na = p->devs->max_accels_used;
-    int32_t cur = 0;
-    for (int32_t gi = 0; gi < p->n_groups; gi++) {
-        int32_t d = -1;
-        int any_acc = 0;
-        for (int32_t i = 0; i < na; i++) any_acc |= place_group_ok(p, gi, acc[i]);
-        if (any_acc) {
-            while (cur < na && !fits(p, used, gi, acc[cur])) {
-                if (!place_group_ok(p, gi, acc[cur])) break; /* a kind mismatch does not exhaust the device */
-                cur++;
-            }
-            if (cur < na && fits(p, used, gi, acc[cur])) d = acc[cur];
+    for (int32_t i = 0; i < p->n_blocks; i++) {
+        int32_t b = p->blk_order[i];
+        if (open && block_fits(p, used, b, acc[cur])) {
+            assign_block(p, device, used, b, acc[cur]);
+            continue;
         }
-        if (d < 0 && p->cpu >= 0 && fits(p, used, gi, p->cpu)) d = p->cpu;
-        if (d < 0) d = roomiest(p, used, gi, r);
-        assign(p, device, used, gi, d);
+        open = 0;
+        if (cur + 1 < na && block_fits(p, used, b, acc[cur + 1])) {
+            cur++;
+            open = 1;
+            assign_block(p, device, used, b, acc[cur]);
+            continue;
+        }
+        /* to the CPU; a block that cannot run there (possible with hand-written device sets) goes group by
+         * group to the roomiest allowed device */
+        on_cpu++;
+        for (int32_t j = p->blk_off[b]; j < p->blk_off[b + 1]; j++) {
+            int32_t gi = p->blk_grp[j];
+            int32_t d = p->cpu >= 0 && fits(p, used, gi, p->cpu) ? p->cpu : roomiest(p, used, gi, r);
+            assign(p, device, used, gi, d);
+        }
     }
+    if (!r->note[0])
+        snprintf(r->note, sizeof r->note, "%d of %d blocks on accelerators (%d used), %d on the CPU",
+                 (int)(p->n_blocks - on_cpu), (int)p->n_blocks, (int)(cur + 1), (int)on_cpu);
     return 0;
 }

@@ -179,6 +179,7 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
     c->n_nodes = V;
     c->n_devices = D;
     c->source = cfg->source == HSDAG_COSTSRC_AUTO ? resolve_source(g, d) : cfg->source;
+    c->host = hsdag_devices_first_of(d, HSDAG_DEV_CPU);
     if (c->source == HSDAG_COSTSRC_FILE && !any_measured(g, d)) {
         hsdag_arena_free(a);
         return hsdag_err_set(e, HSDAG_EUNSUPPORTED,

@@ -1,9 +1,11 @@
 /* sim.c - the latency simulator's set-up (priorities, colour classes, every buffer a run needs), the
- *   per-run setup the three semantics share, and the dispatch of a run to its semantics.
+ *   per-run setup the three semantics share, the dispatch of a run to its semantics, and the throughput
+ *   objective (the per-device load of a pipelined split).
  * Not here: the semantics themselves (sim_sequential.c, sim_concurrent.c, sim_tarnawski.c), the cost model
  *   (costs.c), bounds (bound.c), trace output (trace.c). A run allocates nothing.
  * Entry points: hsdag_sim_config_default, hsdag_sim_create/run/free/costs/semantics/set_semantics,
- *   hsdag_priority_name/parse, sim_run_reset/bind/tally/finish (sim_internal.h).
+ *   hsdag_sim_set_objective/objective, hsdag_objective_name/parse, hsdag_priority_name/parse,
+ *   sim_run_reset/bind/tally/finish (sim_internal.h).
  */
 #include "sim_internal.h"
 
@@ -13,6 +15,7 @@
 hsdag_sim_config hsdag_sim_config_default(void)
 {
     return (hsdag_sim_config){.semantics = HSDAG_SEM_AUTO,
+                              .objective = HSDAG_OBJ_LATENCY,
                               .priority = HSDAG_PRIO_UPWARD_RANK,
                               .costs = hsdag_costs_config_default(),
                               .record_trace = 0};
@@ -54,6 +57,34 @@ hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s)
 void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem)
 {
     s->sem = (sem == HSDAG_SEM_AUTO || sem < 0 || sem >= HSDAG_SEM_COUNT_) ? s->devs->semantics : sem;
+}
+
+void hsdag_sim_set_objective(hsdag_sim *s, hsdag_objective obj)
+{
+    s->obj = obj == HSDAG_OBJ_THROUGHPUT ? HSDAG_OBJ_THROUGHPUT : HSDAG_OBJ_LATENCY;
+}
+
+hsdag_objective hsdag_sim_objective(const hsdag_sim *s)
+{
+    return s->obj;
+}
+
+const char *hsdag_objective_name(hsdag_objective o)
+{
+    return o == HSDAG_OBJ_THROUGHPUT ? "throughput" : "latency";
+}
+
+int hsdag_objective_parse(hsdag_objective *out, const char *str, hsdag_err *e)
+{
+    if (str && strcmp(str, "latency") == 0) {
+        *out = HSDAG_OBJ_LATENCY;
+        return 0;
+    }
+    if (str && strcmp(str, "throughput") == 0) {
+        *out = HSDAG_OBJ_THROUGHPUT;
+        return 0;
+    }
+    return hsdag_err_set(e, HSDAG_EINVAL, "objective '%.40s': latency or throughput", str ? str : "");
 }
 
 /* ---- setup ---- */
@@ -159,6 +190,7 @@ static int sim_alloc_common(hsdag_sim *s)
     SIM_ALLOC(s->busy, D);
     SIM_ALLOC(s->peak, D);
     SIM_ALLOC(s->excess, D);
+    SIM_ALLOC(s->load, D);
     SIM_ALLOC(s->live, D);
     SIM_ALLOC(s->static_sum, D);
     SIM_ALLOC(s->act_peak, D);
@@ -283,6 +315,8 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     if (!g || !devs) return hsdag_err_set(e, HSDAG_EINVAL, "simulate: no graph or no devices");
     if (cfg->semantics != HSDAG_SEM_AUTO && (cfg->semantics < 0 || cfg->semantics >= HSDAG_SEM_COUNT_))
         return hsdag_err_set(e, HSDAG_EINVAL, "simulate: unknown semantics %d", (int)cfg->semantics);
+    if (cfg->objective < 0 || cfg->objective >= HSDAG_OBJ_COUNT_)
+        return hsdag_err_set(e, HSDAG_EINVAL, "simulate: unknown objective %d", (int)cfg->objective);
     hsdag_arena *a = hsdag_arena_create(0);
     if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "simulate: out of memory");
     hsdag_sim *s = hsdag_arena_alloc(a, sizeof *s);
@@ -301,6 +335,7 @@ int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices 
     s->prio = cfg->priority;
     s->record = cfg->record_trace;
     hsdag_sim_set_semantics(s, cfg->semantics);
+    hsdag_sim_set_objective(s, cfg->objective);
     s->V = g->n_nodes;
     s->E = g->n_edges;
     s->D = devs->n;
@@ -397,6 +432,58 @@ void sim_run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts)
     s->ran = s->sem;
 }
 
+/* ---- throughput: the per-device load of a pipelined split ----
+ * load(d) = sum of d's op costs + the communication d takes part in. Under tarnawski semantics that is
+ * Tarnawski et al.'s max-load (their throughput DP's cost and computeLoadForResultOrg): a node u whose
+ * output leaves its device costs its transfer time (hsdag_costs_host_xfer_s) once on its own device if that
+ * is an accelerator, and once on every other accelerator that reads it; CPUs pay no communication. Under the
+ * other semantics every copy (one per tensor and receiving device) costs its link time on both ends. */
+static void run_load(hsdag_sim *s, const int32_t *restrict dev, hsdag_sim_result *r)
+{
+    const hsdag_costs *c = s->costs;
+    const hsdag_graph *g = s->g;
+    const int32_t V = s->V, D = s->D;
+    const int32_t *restrict out_off = g->out_off, *restrict out_dst = g->out_dst;
+    double *restrict load = s->load;
+    const int tw = s->sem == HSDAG_SEM_TARNAWSKI;
+    for (int32_t d = 0; d < D; d++) load[d] = 0;
+    for (int32_t u = 0; u < V; u++) {
+        int32_t du = dev[u];
+        load[du] += c->node_s[(size_t)u * D + du];
+        uint64_t mask = 0;
+        for (int32_t k = out_off[u]; k < out_off[u + 1]; k++) {
+            int32_t b = dev[out_dst[k]];
+            if (b != du) mask |= (uint64_t)1 << b;
+        }
+        if (!mask) continue;
+        if (tw && !s->is_cpu[du]) load[du] += hsdag_costs_host_xfer_s(c, u, du);
+        for (; mask; mask &= mask - 1) {
+            int32_t b = __builtin_ctzll(mask);
+            if (tw) {
+                if (!s->is_cpu[b]) load[b] += hsdag_costs_host_xfer_s(c, u, b);
+            } else {
+                double x = hsdag_costs_xfer_s(c, u, du, b);
+                load[du] += x;
+                load[b] += x;
+            }
+        }
+    }
+    double mx = 0;
+    for (int32_t d = 0; d < D; d++)
+        if (load[d] > mx) mx = load[d];
+    r->max_load_s = mx;
+    r->load_s = load;
+}
+
+static void run_objective(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r)
+{
+    r->objective = s->obj;
+    r->max_load_s = NAN;
+    r->load_s = NULL;
+    if (s->obj == HSDAG_OBJ_THROUGHPUT) run_load(s, dev, r);
+    r->objective_s = s->obj == HSDAG_OBJ_THROUGHPUT ? r->max_load_s : r->makespan_s;
+}
+
 int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out)
 {
     int rc;
@@ -406,11 +493,13 @@ int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out)
                                             : sim_run_tarnawski(s, device, out);
         if (rc < 0) return rc;
         sim_run_finish(s, out, s->sem == HSDAG_SEM_CONCURRENT);
+        run_objective(s, device, out);
         return 0;
     }
     rc = sim_run_reset(s, device, out);
     if (rc < 0) return rc;
     sim_run_sequential(s, device, out);
     sim_run_finish(s, out, 1);
+    run_objective(s, device, out);
     return 0;
 }

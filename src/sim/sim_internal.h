@@ -30,6 +30,7 @@ struct hsdag_sim {
     const hsdag_devices *devs;
     hsdag_costs *costs;
     hsdag_semantics sem;
+    hsdag_objective obj;
     hsdag_priority prio;
     int record;
     int32_t V, E, D, R;
@@ -47,6 +48,7 @@ struct hsdag_sim {
 
     /* per run: results */
     double *busy, *peak, *excess; /* [D] */
+    double *load;                 /* [D] throughput: compute + communication */
     double *live, *static_sum;    /* [D] live activation bytes, resident static bytes */
     double *act_peak;             /* [D] */
     double *fin, *st;             /* [V] finish and start times */

@@ -15,12 +15,7 @@
 /* Communication time of node u's output to or from accelerator a through host memory. */
 SIM_INLINE double tw_comm(const hsdag_sim *s, int32_t u, int32_t a)
 {
-    const hsdag_costs *c = s->costs;
-    double f = c->file_xfer_s[u];
-    if (!isnan(f)) return f;
-    if (s->host < 0) return 0.0;
-    int32_t k = a * s->D + s->host;
-    return c->link_lat_s[k] + c->xfer_bytes[u] * c->link_inv_bw[k];
+    return hsdag_costs_host_xfer_s(s->costs, u, a);
 }
 
 /* Cuts each accelerator's node set into contiguous pieces by the longest-path DP (the number of times a path

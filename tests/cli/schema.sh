@@ -6,6 +6,8 @@
 A=tests/data/onnx/alexnet.onnx
 TW=tests/data/tarnawski/latency-inputs/LayerGraphs/resnet50_inference.json
 TS=tests/data/tarnawski/human-experts/resnet50_inference_expert.json
+TP=tests/data/tarnawski/throughput-inputs/LayerGraphs/bert24_inference.json
+TPS=tests/data/tarnawski/human-experts/bert24_inference_expert.json
 tiny_cl="--horizon 20000"
 n=0
 run_json() { # name, then the command line
@@ -19,13 +21,17 @@ run_json info info $A
 run_json info info tests/data/pacml/resnet18.txt --mirror
 run_json simulate simulate $A --placement cpu-only --repeat 5
 run_json simulate simulate $TW --placement $TS
+run_json simulate simulate $TP --placement $TPS --objective throughput
 run_json place place $A --method heft
+run_json place place $TP --method dp --objective throughput
 run_json place place $A --method mincut --devices cpu-gpu
 run_json place place $TW --method greedy-tarnawski
 run_json bound bound $A
 run_json bound bound $A --devices cpu-4gpu
+run_json bound bound $TP --objective throughput --contiguous
 run_json compare compare $A --methods cpu-only,heft,mincut
 run_json compare compare $A --devices cpu-4gpu --methods heft,mincut
+run_json compare compare $TP --objective throughput --methods greedy-tarnawski,dp
 run_json compare compare --suite tests/data/suite/tiny.suite --methods heft,hsdag-learned --budget 20
 run_json train train $A --episodes 1 --steps 2 --out-dir "$TMP/t1"
 run_json train train $A --budget 20 --warm-start auto --noise 0.1 --mem GPU=50% --out-dir "$TMP/t3"
@@ -58,7 +64,7 @@ if python3 tests/schema_check.py docs/formats.md "$TMP"/doc_*.json > "$TMP/check
 else bad "schema check: $(cat "$TMP/check")"; fi
 tail -n 1 "$TMP/check" >&2
 # the checker can fail: an undocumented key and a missing one are reported
-sed 's/"latency_ms"/"latency_msec"/' "$TMP/doc_5_place.json" > "$TMP/broken.json"
+sed 's/"latency_ms"/"latency_msec"/' "$TMP/doc_6_place.json" > "$TMP/broken.json"
 if python3 tests/schema_check.py docs/formats.md "$TMP/broken.json" > "$TMP/check" 2>&1; then bad "checker accepted a renamed key"
 else expect_grep "latency_msec' is not documented" "$TMP/check"; expect_grep "'latency_ms' is missing" "$TMP/check"; fi
 finish
