@@ -106,7 +106,7 @@ demo:
 demo-cluster:
 	sh scripts/install-deps
 	$(MAKE) all
-	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,fixed:4,acceptable-jct,lookahead,learned
+	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,para-min,random,fixed:4,lookahead,learned
 
 results: $(CLI)
 	python3 scripts/results.py $(CLI) $(SECTIONS)

@@ -15,51 +15,81 @@
 #define CL_MAX_SEEDS 64
 #define CL_MAX_POLICIES 16
 
-static const char *cl_help =
-    "usage: hsdag cluster run     --policy P [--beta A|B|C|D] [--seed S] [--json] [options]\n"
-    "       hsdag cluster compare [--seeds 0,1,2] [--policies P,P,...] [--betas ABCD] [--out FILE] "
-    "[options]\n"
+static const char *cl_help[] = {
+    "usage: hsdag cluster run     --policy P [--beta A|B|C|D] [--seed S] [--json] [--repeat N] [options]\n"
+    "       hsdag cluster compare [--seeds 0,1,2] [--policies P,P,...] [--betas ABCD] [--out FILE] [--json]\n"
+    "                             [options]\n"
     "       hsdag cluster info    [--json] [options]\n"
+    "       hsdag cluster train   ... (trains a learned policy: hsdag cluster train --help)\n"
     "\n"
     "PAC-ML (Parsonson et al. 2023): jobs (DNN training graphs) arrive at a RAMP optical cluster every\n"
-    "--interarrival time units; a policy picks each job's maximum partition degree (0 = do not place, "
-    "1..16);\n"
-    "the job is split, placed first-fit, and its lookahead JCT (one simulated step x 50) must be <= beta x "
-    "JCT_seq\n"
-    "or it is blocked. Jobs still running at the horizon are blocked too. See docs/pacml.md.\n"
+    "--interarrival time units; a policy picks each job's maximum partition degree (0 = do not place,\n"
+    "1..16); the job is split, placed first-fit, and its lookahead JCT (one simulated step x 50) must be\n"
+    "<= beta x JCT_seq or it is blocked. Jobs still running at the horizon are blocked too. Arrivals are at\n"
+    "t = 0, T, ..., horizon: 1001 by default; the one at t = horizon is counted in jobs_arrived but gets no\n"
+    "decision, so 1000 jobs are decided. See docs/pacml.md.\n"
     "\n"
-    "run: one episode; prints blocking rate, acceptance rate, demand throughput, mean JCT, ...\n"
-    "  --policy P         para-max | para-min | random | fixed:K | acceptable-jct | sequential | lookahead\n"
-    "                     (lookahead: our heuristic; learned[:DIR] is reserved for the learned GNN policy)\n"
-    "  --beta X           JCT requirement distribution A (uniform), B (tight), C (medium), D (loose); "
-    "default A\n"
+    "Metrics (the same names in the text, the tables and --json):\n"
+    "  blocking_rate      jobs_blocked / jobs_arrived; lower is better (the paper's headline metric)\n"
+    "  acceptance_rate    jobs_completed / jobs_arrived\n"
+    "  throughput         mean demand total throughput in B per time unit: op memory + dependency bytes of\n"
+    "                     the accepted jobs, spread over their JCT, per time unit of the horizon\n"
+    "  mean_jct, mean_speedup (JCT_seq / JCT), utilisation (mean fraction of workers mounted), return\n"
+    "                     (+1 per job accepted at its decision, -1 per refused one)\n"
+    "\n",
+    "run: one episode\n"
+    "  --policy P         para-max      the largest valid degree (the paper's Para_max)\n"
+    "                     para-min      the paper's Para_min (ddls AcceptableJCT; also 'acceptable-jct'):\n"
+    "                                   the smallest valid degree >= ceil(JCT_seq / (beta JCT_seq)),\n"
+    "                                   ignoring communication\n"
+    "                     random        uniform over the valid non-zero degrees (the paper's Random)\n"
+    "                     fixed:K       always K (0 if not valid)\n"
+    "                     sequential    always 1 (ddls NoParallelism)\n"
+    "                     para-min-jct  the smallest valid degree whose cached lookahead JCT meets the "
+    "deadline\n"
+    "                     lookahead[:H:F] our heuristic (docs/pacml.md)\n"
+    "                     learned[:DIR] a learned policy: DIR/policy.bin from 'hsdag cluster train', or the\n"
+    "                                   shipped one for the run's beta (policies/pacml/); a policy trained "
+    "for\n"
+    "                                   another beta or time-unit setting is refused\n"
+    "  --beta X           JCT requirement distribution A (uniform), B (tight), C (medium), D (loose);\n"
+    "                     default A\n"
     "  --seed S           episode seed (beta samples, job order, random policy); default 0\n"
-    "  --json             print one JSON object: blocking_rate, acceptance_rate, throughput, mean_jct,\n"
-    "                     jobs_arrived, jobs_blocked, wall_s and more\n"
+    "  --json             one JSON object with the metrics above, jobs_arrived, jobs_decided, jobs_blocked\n"
+    "                     and its causes, wall_s and cpu_s\n"
     "  --repeat N         run the episode N times (identical results) and report the median wall and CPU\n"
     "                     time of one episode (wall_s, cpu_s); the env set-up is not included\n"
-    "compare: every policy x beta over the seeds; paper-style table, mean +- std over seeds\n"
+    "compare: every policy x beta over the seeds; mean +- std over seeds\n"
     "  --seeds LIST       comma-separated seeds; default 0,1,2\n"
-    "  --policies LIST    default para-max,para-min,random,acceptable-jct,sequential,fixed:4,lookahead\n"
+    "  --policies LIST    default para-max,para-min,random,para-min-jct,sequential,fixed:4,lookahead\n"
     "  --betas LETTERS    default ABCD\n"
     "  --out FILE         also write the table as markdown to FILE (atomic)\n"
+    "  --json             print the results as JSON (per policy and beta: mean, std and per-seed values)\n"
     "info: the job models: ops, deps, JCT_seq, and lookahead JCT / servers per degree\n"
-    "\n"
-    "options (all subcommands):\n"
-    "  --graphs F,F,...   PipeDream graph.txt files for the job pool (default: the five built-in PAC-ML "
-    "graphs)\n"
-    "  --time-unit-fix    the reference uses profile ms as its time unit but computes communication in "
-    "seconds,\n"
-    "                     so communication weighs ~1000x too little; this converts communication to ms as "
-    "well\n"
-    "                     (then interarrival and horizon are in ms)\n"
+    "  --json             as JSON\n"
+    "\n",
+    "options (run, compare, info; an option of another subcommand is refused):\n"
+    "  --graphs F,F,...   PipeDream graph.txt files for the job pool (default: the five built-in PAC-ML\n"
+    "                     graphs)\n"
+    "  --time-unit-fix    the reference uses profile ms as its time unit but computes communication in\n"
+    "                     seconds, so communication weighs ~1000x too little; this converts communication\n"
+    "                     to ms as well (then interarrival and horizon are in ms)\n"
     "  --shape C,R,S      communication groups, racks per group, servers per rack; default 4,4,2\n"
     "  --bandwidth B      total node bandwidth in B/s (a channel gets B / C); default 1.6e12\n"
     "  --interarrival T   time between arrivals; default 1000\n"
     "  --horizon T        simulated time; default 1e6 (1001 arrivals)\n"
     "  --replication R    copies of each graph in the job pool; default 1000\n"
-    "  --quiet            no progress bar\n"
-    "  --help             this text\n";
+    "  --quiet            no progress bar (compare shows one on a terminal)\n"
+    "  --help             this text\n",
+    NULL};
+
+static void cl_print_help(void)
+{
+    for (int i = 0; cl_help[i]; i++) fputs(cl_help[i], stdout);
+}
+
+/* Which subcommands take an option (bit per subcommand). */
+enum { CL_RUN = 1, CL_COMPARE = 2, CL_INFO = 4, CL_ALL = 7 };
 
 typedef struct cl_opts {
     hsdag_cluster_config c;
@@ -91,7 +121,7 @@ static int cl_split_list(const char *s, char out[][64], int cap, int *n)
     return *n ? 0 : -1;
 }
 
-static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub)
+static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub, int bit)
 {
     static const struct option lo[] = {{"policy", 1, 0, 'p'},
                                        {"beta", 1, 0, 'b'},
@@ -112,12 +142,41 @@ static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub)
                                        {"repeat", 1, 0, 'R'},
                                        {"help", 0, 0, 'h'},
                                        {0, 0, 0, 0}};
+    /* the subcommands that take each option of lo[] (same order) */
+    static const int takes[] = {CL_RUN,     CL_RUN,     CL_RUN, CL_ALL, CL_COMPARE, CL_COMPARE,
+                                CL_COMPARE, CL_COMPARE, CL_ALL, CL_ALL, CL_ALL,     CL_ALL,
+                                CL_ALL,     CL_ALL,     CL_ALL, CL_ALL, CL_RUN,     CL_ALL};
+    static const char *hint[] = {"compare takes --policies LIST",
+                                 "compare takes --betas LETTERS",
+                                 "compare takes --seeds LIST",
+                                 "",
+                                 "run takes one --seed S",
+                                 "run takes one --policy P",
+                                 "run takes one --beta X",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 "",
+                                 ""};
     optind = 0;
     opterr = 0;
-    int ch;
+    int ch, li;
     long v;
     double d;
-    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    while ((li = -1, ch = getopt_long(argc, argv, "h", lo, &li)) != -1) {
+        if (ch == 'h') li = 17;
+        if (ch != '?' && ch != ':' && li >= 0 && !(takes[li] & bit)) {
+            const char *who = takes[li] == CL_RUN ? "run" : takes[li] == CL_COMPARE ? "compare" : "info";
+            return cli_usage_error("cluster", "%s: --%s is an option of '%s', not of '%s'%s%s", sub,
+                                   lo[li].name, who, sub, hint[li][0] && bit != CL_INFO ? "; " : "",
+                                   bit != CL_INFO ? hint[li] : "");
+        }
         switch (ch) {
         case 'p':
             o->policy = optarg;
@@ -293,12 +352,14 @@ static void cl_json_metrics(hsdag_buf *b, const hsdag_cluster_metrics *m, double
     hsdag_buf_printf(b, ", \"utilisation\": ");
     hsdag_buf_double(b, m->utilisation);
     hsdag_buf_printf(b,
-                     ", \"jobs_arrived\": %lld, \"jobs_blocked\": %lld, \"jobs_completed\": %lld, "
+                     ", \"jobs_arrived\": %lld, \"jobs_decided\": %lld, \"jobs_blocked\": %lld, "
+                     "\"jobs_completed\": %lld, "
                      "\"blocked_action0\": %lld, \"blocked_placement\": %lld, \"blocked_jct\": %lld, "
                      "\"blocked_horizon\": %lld, \"return\": ",
-                     (long long)m->jobs_arrived, (long long)m->jobs_blocked, (long long)m->jobs_completed,
-                     (long long)m->blocked_action0, (long long)m->blocked_placement,
-                     (long long)m->blocked_jct, (long long)m->blocked_horizon);
+                     (long long)m->jobs_arrived, (long long)m->jobs_decided, (long long)m->jobs_blocked,
+                     (long long)m->jobs_completed, (long long)m->blocked_action0,
+                     (long long)m->blocked_placement, (long long)m->blocked_jct,
+                     (long long)m->blocked_horizon);
     hsdag_buf_double(b, m->return_);
     hsdag_buf_printf(b, ", \"wall_s\": ");
     hsdag_buf_double(b, wall);
@@ -351,26 +412,39 @@ static int cl_run(cl_opts *o)
         hsdag_buf_double(&b, cpu);
         hsdag_buf_printf(&b, ", \"repeat\": %ld}\n", reps);
     } else {
+        hsdag_buf_printf(&b, "policy %s, beta %c, seed %llu, %s\n",
+                         hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta, (unsigned long long)o->seed,
+                         o->c.time_unit_fix ? "--time-unit-fix (communication in ms)" : "reference units");
+        hsdag_buf_printf(&b, "  jobs_arrived     %lld  (at t = 0, %g, ..., %g)\n", (long long)m.jobs_arrived,
+                         o->c.interarrival, (double)(m.jobs_arrived - 1) * o->c.interarrival);
+        hsdag_buf_printf(&b, "  jobs_decided     %lld%s\n", (long long)m.jobs_decided,
+                         m.jobs_decided < m.jobs_arrived
+                             ? "  (the arrival at the horizon is counted but gets no decision)"
+                             : "");
         hsdag_buf_printf(
             &b,
-            "policy %s, beta %c, seed %llu%s\n"
-            "  jobs arrived     %lld\n"
-            "  jobs blocked     %lld (action 0/invalid %lld, no block %lld, JCT > beta*JCT_seq %lld, "
-            "running at horizon %lld)\n"
-            "  jobs completed   %lld\n"
-            "  blocking rate    %.4f\n"
-            "  acceptance rate  %.4f\n"
-            "  throughput       %.4g B per time unit (mean demand total throughput)\n"
-            "  mean JCT         %.2f\n"
-            "  mean speed-up    %.3f\n"
-            "  utilisation      %.4f\n"
-            "  wall time        %.2f ms per episode (CPU %.2f ms; median of %ld)\n",
-            hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta, (unsigned long long)o->seed,
-            o->c.time_unit_fix ? ", --time-unit-fix" : "", (long long)m.jobs_arrived,
+            "  jobs_blocked     %lld  (blocked_action0 %lld: action 0 or invalid; blocked_placement "
+            "%lld: no block; blocked_jct %lld: JCT > beta JCT_seq; blocked_horizon %lld: running "
+            "at the horizon)\n",
             (long long)m.jobs_blocked, (long long)m.blocked_action0, (long long)m.blocked_placement,
-            (long long)m.blocked_jct, (long long)m.blocked_horizon, (long long)m.jobs_completed,
-            m.blocking_rate, m.acceptance_rate, m.throughput, m.mean_jct, m.mean_speedup, m.utilisation,
-            wall * 1e3, cpu * 1e3, reps);
+            (long long)m.blocked_jct, (long long)m.blocked_horizon);
+        hsdag_buf_printf(&b, "  jobs_completed   %lld\n", (long long)m.jobs_completed);
+        hsdag_buf_printf(&b, "  blocking_rate    %.4f  (jobs_blocked / jobs_arrived; lower is better)\n",
+                         m.blocking_rate);
+        hsdag_buf_printf(&b, "  acceptance_rate  %.4f  (jobs_completed / jobs_arrived)\n", m.acceptance_rate);
+        hsdag_buf_printf(&b,
+                         "  throughput       %.4g  (B per time unit: mean demand total throughput; higher is "
+                         "better)\n",
+                         m.throughput);
+        hsdag_buf_printf(&b, "  mean_jct         %.2f  (time units, over completed jobs)\n", m.mean_jct);
+        hsdag_buf_printf(&b, "  mean_speedup     %.3f  (JCT_seq / JCT, over completed jobs)\n",
+                         m.mean_speedup);
+        hsdag_buf_printf(&b, "  utilisation      %.4f  (mean fraction of workers mounted)\n", m.utilisation);
+        hsdag_buf_printf(&b,
+                         "  return           %.0f  (+1 per job accepted at its decision, -1 per refused)\n",
+                         m.return_);
+        hsdag_buf_printf(&b, "  wall_s           %.5f  (one episode, median of %ld; cpu_s %.5f)\n", wall,
+                         reps, cpu);
     }
     rc = cli_write_out("cluster", "-", &b);
     hsdag_buf_free(&b);
@@ -388,7 +462,7 @@ static void cl_mean_std(const double *x, int n, double *mean, double *sd)
 
 static int cl_compare(cl_opts *o)
 {
-    static const char *defpol[] = {"para-max",   "para-min", "random",   "acceptable-jct",
+    static const char *defpol[] = {"para-max",   "para-min", "random",   "para-min-jct",
                                    "sequential", "fixed:4",  "lookahead"};
     if (!o->n_policies) {
         for (int i = 0; i < 7; i++) strcpy(o->policies[i], defpol[i]);
@@ -448,33 +522,83 @@ static int cl_compare(cl_opts *o)
         return rc;
     }
     hsdag_buf b = {0};
+    long long arr = (long long)(floor(o->c.horizon / o->c.interarrival * (1 + 1e-12)) + 1);
+    qsort(wall, cells, sizeof(double), cl_cmp_d);
+    hsdag_buf md = {0}; /* the markdown table (text output and --out) */
     hsdag_buf_printf(
-        &b, "PAC-ML cluster: blocking rate and demand throughput (B per time unit), mean +- std over seeds");
+        &md,
+        "PAC-ML cluster, %s: blocking_rate (jobs_blocked / jobs_arrived; lower is better) and "
+        "throughput (mean demand total throughput, B per time unit; higher is better), mean ± std "
+        "over seeds",
+        o->c.time_unit_fix ? "--time-unit-fix (communication in ms)" : "reference units");
     for (int si = 0; si < ns; si++)
-        hsdag_buf_printf(&b, "%s%llu", si ? "," : " ", (unsigned long long)o->seeds[si]);
-    hsdag_buf_printf(&b, "%s\n\n| policy |", o->c.time_unit_fix ? "; --time-unit-fix" : "");
+        hsdag_buf_printf(&md, "%s%llu", si ? "," : " ", (unsigned long long)o->seeds[si]);
+    long long dec = (double)(arr - 1) * o->c.interarrival >= o->c.horizon ? arr - 1 : arr;
+    hsdag_buf_printf(&md, ". Each episode has %lld arrivals (t = 0, %g, ..., %g)", arr, o->c.interarrival,
+                     (double)(arr - 1) * o->c.interarrival);
+    if (dec < arr)
+        hsdag_buf_printf(&md,
+                         "; the one at t = horizon is counted in jobs_arrived but gets no decision, so %lld "
+                         "jobs are decided",
+                         dec);
+    hsdag_buf_printf(&md, ".\n\n| policy |");
     for (int bi = 0; bi < nb; bi++)
-        hsdag_buf_printf(&b, " blocking %c | throughput %c |", betas[bi], betas[bi]);
-    hsdag_buf_printf(&b, "\n|---|");
-    for (int bi = 0; bi < nb; bi++) hsdag_buf_printf(&b, "---|---|");
-    hsdag_buf_printf(&b, "\n");
+        hsdag_buf_printf(&md, " blocking_rate %c | throughput %c |", betas[bi], betas[bi]);
+    hsdag_buf_printf(&md, "\n|---|");
+    for (int bi = 0; bi < nb; bi++) hsdag_buf_printf(&md, "---|---|");
+    hsdag_buf_printf(&md, "\n");
     for (int pi = 0; pi < np; pi++) {
-        hsdag_buf_printf(&b, "| %s |", o->policies[pi]);
+        hsdag_buf_printf(&md, "| %s |", o->policies[pi]);
         for (int bi = 0; bi < nb; bi++) {
             double mb, sb, mt, st;
             size_t k = ((size_t)pi * nb + bi) * ns;
             cl_mean_std(br + k, ns, &mb, &sb);
             cl_mean_std(tp + k, ns, &mt, &st);
-            hsdag_buf_printf(&b, " %.3f ± %.3f | %.3g ± %.2g |", mb, sb, mt, st);
+            hsdag_buf_printf(&md, " %.3f ± %.3f | %.3g ± %.2g |", mb, sb, mt, st);
         }
-        hsdag_buf_printf(&b, "\n");
+        hsdag_buf_printf(&md, "\n");
     }
-    qsort(wall, cells, sizeof(double), cl_cmp_d);
-    hsdag_buf_printf(&b, "\n%zu episodes of %lld arrivals; median wall time per episode %.2f ms\n", cells,
-                     (long long)(floor(o->c.horizon / o->c.interarrival * (1 + 1e-12)) + 1),
+    hsdag_buf_printf(&md, "\n%zu episodes; median wall time per episode %.2f ms\n", cells,
                      wall[cells / 2] * 1e3);
+    if (o->json) {
+        hsdag_buf_printf(&b, "{\"time_unit_fix\": %s, \"jobs_arrived\": %lld, \"seeds\": [",
+                         o->c.time_unit_fix ? "true" : "false", arr);
+        for (int si = 0; si < ns; si++)
+            hsdag_buf_printf(&b, "%s%llu", si ? ", " : "", (unsigned long long)o->seeds[si]);
+        hsdag_buf_printf(&b, "], \"results\": [");
+        for (int pi = 0; pi < np; pi++)
+            for (int bi = 0; bi < nb; bi++) {
+                size_t k = ((size_t)pi * nb + bi) * ns;
+                hsdag_buf_printf(&b, "%s{\"policy\": ", pi || bi ? ", " : "");
+                hsdag_buf_json_str(&b, o->policies[pi]);
+                hsdag_buf_printf(&b, ", \"beta\": \"%c\"", betas[bi]);
+                const double *vals[2] = {br + k, tp + k};
+                const char *key[2] = {"blocking_rate", "throughput"};
+                for (int q = 0; q < 2; q++) {
+                    double mu, sd;
+                    cl_mean_std(vals[q], ns, &mu, &sd);
+                    hsdag_buf_printf(&b, ", \"%s\": {\"mean\": ", key[q]);
+                    hsdag_buf_double(&b, mu);
+                    hsdag_buf_printf(&b, ", \"std\": ");
+                    hsdag_buf_double(&b, sd);
+                    hsdag_buf_printf(&b, ", \"per_seed\": [");
+                    for (int si = 0; si < ns; si++) {
+                        if (si) hsdag_buf_printf(&b, ", ");
+                        hsdag_buf_double(&b, vals[q][si]);
+                    }
+                    hsdag_buf_printf(&b, "]}");
+                }
+                hsdag_buf_printf(&b, "}");
+            }
+        hsdag_buf_printf(&b, "], \"wall_s\": ");
+        hsdag_buf_double(&b, wall[cells / 2]);
+        hsdag_buf_printf(&b, "}\n");
+    } else {
+        hsdag_buf_append(&b, md.data, md.len);
+    }
     rc = cli_write_out("cluster", "-", &b);
-    if (rc == 0 && o->out) rc = cli_write_out("cluster", o->out, &b);
+    if (rc == 0 && o->out) rc = cli_write_out("cluster", o->out, &md);
+    hsdag_buf_free(&md);
     hsdag_buf_free(&b);
     hsdag_free(br);
     hsdag_free(tp);
@@ -536,7 +660,7 @@ int cmd_cluster_train(int argc, char **argv); /* tools/cmd_cluster_train.c */
 int cmd_cluster(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        fputs(cl_help, stdout);
+        cl_print_help();
         return argc < 2 ? CLI_BADINPUT : CLI_OK;
     }
     const char *sub = argv[1];
@@ -546,10 +670,11 @@ int cmd_cluster(int argc, char **argv)
     cl_opts o;
     memset(&o, 0, sizeof o);
     o.c = hsdag_cluster_config_default();
-    int rc = cl_parse(argc - 1, argv + 1, &o, sub);
+    int bit = !strcmp(sub, "run") ? CL_RUN : !strcmp(sub, "compare") ? CL_COMPARE : CL_INFO;
+    int rc = cl_parse(argc - 1, argv + 1, &o, sub, bit);
     if (rc) return rc;
     if (o.help) {
-        fputs(cl_help, stdout);
+        cl_print_help();
         return CLI_OK;
     }
     if (!strcmp(sub, "run")) return cl_run(&o);

@@ -31,7 +31,8 @@ static const char *ct_help =
     "0)\n"
     "  --out DIR           output directory (created); refuses to overwrite an existing DIR/checkpoint.bin\n"
     "  --resume DIR        continue the run in DIR (its options are restored; --iterations may extend it)\n"
-    "  --iterations N      PPO iterations in total (default 60)\n"
+    "  --iterations N      PPO iterations in total, at least 1 (default 60); with --resume, above the\n"
+    "                      iterations already done\n"
     "  --episodes N        episodes collected per iteration (default 4, about 4000 decisions)\n"
     "  --epochs N          SGD passes over each iteration's batch (default 8; the tuned RLlib config used "
     "50)\n"
@@ -116,10 +117,12 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
                                        {0, 0, 0, 0}};
     optind = 0;
     opterr = 0;
-    int ch, rc = 0;
+    int ch, rc = 0, li;
     long v;
     double d;
-    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    const char *fixed_opt = NULL; /* an option that --resume cannot honour (the run's options are restored) */
+    while ((li = -1, ch = getopt_long(argc, argv, "h", lo, &li)) != -1) {
+        if (li >= 0 && !fixed_opt && !strchr("Rnqjh", ch)) fixed_opt = lo[li].name;
         switch (ch) {
         case 'b':
             if (strlen(optarg) != 1 || optarg[0] < 'A' || optarg[0] > 'D')
@@ -137,7 +140,7 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
             o->resume = optarg;
             break;
         case 'n':
-            if ((rc = ct_int("--iterations", optarg, 0, 1000000, &v))) return rc;
+            if ((rc = ct_int("--iterations", optarg, 1, 1000000, &v))) return rc;
             o->tc.iterations = (int32_t)v;
             o->iters_set = 1;
             break;
@@ -231,6 +234,12 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
         return cli_usage_error("cluster train", "--out DIR or --resume DIR is required");
     if (o->out && o->resume)
         return cli_usage_error("cluster train", "give either --out or --resume, not both");
+    if (o->resume && fixed_opt)
+        return cli_usage_error(
+            "cluster train",
+            "--resume restores the run's options: --%s cannot be changed (only --iterations, "
+            "--quiet, --json)",
+            fixed_opt);
     if (o->cc.horizon / o->cc.interarrival > 1e7)
         return cli_usage_error("cluster train", "horizon / interarrival above 1e7 arrivals");
     return 0;
@@ -328,6 +337,11 @@ int cmd_cluster_train(int argc, char **argv)
                          "iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss,"
                          "policy_loss,kl,kl_coeff,clip_frac,grad_norm,wall_s\n");
     int32_t total = hsdag_pacml_trainer_total(t);
+    if (o.resume && hsdag_pacml_trainer_iteration(t) >= total) {
+        rc = cli_usage_error("cluster train", "%s has %d iterations already: give --iterations above that",
+                             dir, hsdag_pacml_trainer_iteration(t));
+        goto done;
+    }
     cli_progress pg;
     cli_progress_start(&pg, "train", total, o.quiet);
     hsdag_pacml_iter_stats s = {0};

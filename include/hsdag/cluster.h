@@ -31,6 +31,11 @@ extern "C" {
 #define HSDAG_CLUSTER_NODE_FEATS 5
 #define HSDAG_CLUSTER_EDGE_FEATS 2
 #define HSDAG_CLUSTER_GRAPH_FEATS 17 /* followed by the 17-value action mask: 34 values */
+/* Largest split graph the lookahead simulates: dependencies of one (model, degree) after splitting (each
+ * edge between ops split kx- and ky-way becomes kx*ky deps, each k-way backward op adds k(k-1) sync deps).
+ * The five PAC-ML graphs need at most 41,874; a graph above the limit at some degree is refused by
+ * hsdag_cluster_create (HSDAG_ELIMIT naming the graph and degree). About 40 bytes per dependency. */
+#define HSDAG_CLUSTER_MAX_SPLIT_DEPS (1 << 22)
 
 typedef struct hsdag_cluster_config {
     int32_t n_cgs, n_racks,
@@ -85,12 +90,17 @@ typedef struct hsdag_cluster_obs {
     float graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS]; /* 17 features + mask */
 } hsdag_cluster_obs;
 
+/* Arrivals are at t = 0, T, 2T, ... up to and including the horizon H; jobs_arrived counts them all
+ * (floor(H / T) + 1: 1001 by default). A job arriving at exactly t = H gets no decision: it is counted in
+ * jobs_arrived but is neither blocked nor completed, so jobs_decided = 1000 and jobs_blocked +
+ * jobs_completed = jobs_decided (ddls counts the same way). */
 typedef struct hsdag_cluster_metrics {
-    int64_t jobs_arrived, jobs_blocked, jobs_completed, jobs_accepted_at_decision;
+    int64_t jobs_arrived, jobs_decided, jobs_blocked, jobs_completed, jobs_accepted_at_decision;
     int64_t blocked_action0, blocked_placement, blocked_jct, blocked_horizon; /* by rule */
-    double blocking_rate;                                                     /* blocked / arrived */
-    double acceptance_rate;                                                   /* completed / arrived */
-    double throughput;   /* mean demand total throughput, B per time unit */
+    double blocking_rate;   /* blocked / arrived: lower is better */
+    double acceptance_rate; /* completed / arrived */
+    double throughput;   /* mean demand total throughput: bytes of op memory + dependency size of the accepted
+                          * jobs, spread over their JCT, per time unit of the horizon (B per time unit) */
     double mean_jct;     /* over completed jobs */
     double mean_speedup; /* JCT_seq / JCT over completed jobs */
     double utilisation;  /* mean fraction of workers mounted */
@@ -100,7 +110,8 @@ typedef struct hsdag_cluster_metrics {
 typedef struct hsdag_cluster hsdag_cluster;
 
 /* Builds the env from PipeDream forward graphs (names[i] labels graphs[i]); graphs == NULL uses the five
- * built-in PAC-ML graphs. Precomputes every (model, degree) lookahead JCT. */
+ * built-in PAC-ML graphs. Precomputes every (model, degree) lookahead JCT (time and memory linear in the
+ * split graphs' size; HSDAG_ELIMIT above HSDAG_CLUSTER_MAX_SPLIT_DEPS). */
 int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
                          const char *const *names, int32_t n_graphs, hsdag_cluster **out, hsdag_err *e);
 void hsdag_cluster_free(hsdag_cluster *env);
@@ -128,7 +139,7 @@ typedef enum hsdag_cluster_policy_kind {
     HSDAG_POL_PARA_MIN,
     HSDAG_POL_RANDOM,
     HSDAG_POL_FIXED,
-    HSDAG_POL_ACCEPTABLE_JCT,
+    HSDAG_POL_PARA_MIN_JCT,
     HSDAG_POL_SEQUENTIAL,
     HSDAG_POL_LOOKAHEAD,
     HSDAG_POL_LEARNED

@@ -186,7 +186,8 @@ int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_cluster *env, con
 int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e);
 
 /* One greedy episode of the learned policy (dir: a file or DIR; NULL or "" = the shipped policy for the
- * env's beta). This is what `hsdag cluster run --policy learned[:DIR]` calls. */
+ * env's beta). This is what `hsdag cluster run --policy learned[:DIR]` calls. A policy trained for another
+ * beta or time-unit setting than the env's is refused (HSDAG_EINVAL naming both). */
 int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m,
                     hsdag_err *e);
 /* Episode with an already loaded network (greedy = 0 samples with rng seeded by seed). */

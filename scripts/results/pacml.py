@@ -15,7 +15,7 @@ def generate(L):
         L.append("## PAC-ML: blocking rate and throughput, %s" % title)
         L.append("")
         out = "/tmp/hsdag-results-cluster-%d.md" % os.getpid()
-        pols = "para-max,para-min,random,acceptable-jct,sequential,fixed:4,lookahead"
+        pols = "para-max,para-min,random,para-min-jct,sequential,fixed:4,lookahead"
         if os.path.exists("policies/pacml/beta_A.bin"):
             pols += ",learned"
         run(["cluster", "compare", "--seeds", ",".join(map(str, SEEDS)), "--policies", pols, "--out", out,

@@ -38,7 +38,10 @@ typedef struct cl_lookahead {
 /* First-fit placement with the dummy view busy[] (servers of other jobs). 0 ok, -1 no block. */
 int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t *busy, int32_t a,
                  cl_place *p);
-/* Splits, times and simulates one training step of the placed job. 0 or HSDAG_ENOMEM. */
+/* Dependencies of the placed job's split graph (graph deps + backward sync pairs). */
+int64_t cl_job_split_deps(const cl_model *m, const cl_place *p);
+/* Splits, times and simulates one training step of the placed job: O((ops + deps) log) time, memory linear
+ * in the split graph. 0, HSDAG_ENOMEM, or HSDAG_ELIMIT above HSDAG_CLUSTER_MAX_SPLIT_DEPS deps. */
 int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out);
 int cl_degree_has_shape(int32_t nc, int32_t nr, int32_t ns, int32_t a);
 /* P(beta < x) of a beta distribution. */

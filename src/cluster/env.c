@@ -251,6 +251,22 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
             rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
             goto done;
         }
+        /* refuse a graph too large to simulate before simulating any degree */
+        for (int32_t a = 2; a <= HSDAG_CLUSTER_MAX_DEGREE; a += 2) {
+            if (a > W || !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a) ||
+                cl_job_place(m, c, busy, a, &p) < 0)
+                continue;
+            long long nd = (long long)cl_job_split_deps(m, &p);
+            if (nd > HSDAG_CLUSTER_MAX_SPLIT_DEPS) {
+                hsdag_free(p.k);
+                hsdag_free(p.srv);
+                rc = hsdag_err_set(e, HSDAG_ELIMIT,
+                                   "%s: split at degree %d the graph has %lld dependencies, above the "
+                                   "simulator's limit of %d",
+                                   name, a, nd, HSDAG_CLUSTER_MAX_SPLIT_DEPS);
+                goto done;
+            }
+        }
         for (int32_t a = 0; a <= HSDAG_CLUSTER_MAX_DEGREE; a++) {
             m->pub.jct[a] = NAN;
             m->pub.n_servers_empty[a] = -1;
@@ -261,7 +277,7 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
                 continue;
             if (cl_job_place(m, c, busy, a, &p) < 0) continue;
             cl_lookahead la;
-            if (cl_job_lookahead(m, c, &p, &la) < 0) {
+            if (cl_job_lookahead(m, c, &p, &la) < 0) { /* ENOMEM: the size was checked above */
                 hsdag_free(p.k);
                 hsdag_free(p.srv);
                 rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
@@ -615,6 +631,7 @@ void hsdag_cluster_metrics_get(const hsdag_cluster *env, hsdag_cluster_metrics *
 {
     *m = env->met;
     m->jobs_arrived = env->done ? env->n_arrivals_total : env->k_arr + 1;
+    m->jobs_decided = env->done ? env->n_decisions : env->k_arr;
     m->jobs_blocked = m->blocked_action0 + m->blocked_placement + m->blocked_jct + m->blocked_horizon;
     m->blocking_rate = m->jobs_arrived ? (double)m->jobs_blocked / (double)m->jobs_arrived : 0.0;
     m->acceptance_rate = m->jobs_arrived ? (double)m->jobs_completed / (double)m->jobs_arrived : 0.0;

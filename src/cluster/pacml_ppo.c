@@ -536,7 +536,17 @@ int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cl
     }
     hsdag_nn_set_threads(1);
     hsdag_pacml_net *n = NULL;
-    if ((rc = hsdag_pacml_policy_load(&n, env, dir, NULL, NULL, e)) < 0) return rc;
+    char pb = 0;
+    int ptuf = 0;
+    if ((rc = hsdag_pacml_policy_load(&n, env, dir, &pb, &ptuf, e)) < 0) return rc;
+    if (pb != cc->beta || ptuf != (cc->time_unit_fix != 0)) {
+        hsdag_pacml_net_free(n);
+        return hsdag_err_set(e, HSDAG_EINVAL,
+                             "%s: policy trained for beta %c%s, but this run is beta %c%s: give the matching "
+                             "--beta / --time-unit-fix or train a policy for this setting",
+                             dir, pb, ptuf ? " with --time-unit-fix" : " in reference units", cc->beta,
+                             cc->time_unit_fix ? " with --time-unit-fix" : " in reference units");
+    }
     rc = hsdag_pacml_run_net(env, n, 1, seed, m, e);
     hsdag_pacml_net_free(n);
     return rc;

@@ -18,8 +18,10 @@ int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err
         p->kind = HSDAG_POL_PARA_MIN;
     else if (!strcmp(s, "random"))
         p->kind = HSDAG_POL_RANDOM;
-    else if (!strcmp(s, "acceptable-jct"))
-        p->kind = HSDAG_POL_ACCEPTABLE_JCT;
+    else if (!strcmp(s, "acceptable-jct")) /* ddls's class name of the paper's Para_min */
+        p->kind = HSDAG_POL_PARA_MIN;
+    else if (!strcmp(s, "para-min-jct"))
+        p->kind = HSDAG_POL_PARA_MIN_JCT;
     else if (!strcmp(s, "sequential"))
         p->kind = HSDAG_POL_SEQUENTIAL;
     else if (!strcmp(s, "lookahead")) {
@@ -54,7 +56,7 @@ int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err
     } else {
         return hsdag_err_set(
             e, HSDAG_EINVAL,
-            "policy '%s': unknown (para-max, para-min, random, fixed:K, acceptable-jct, sequential, "
+            "policy '%s': unknown (para-max, para-min, random, fixed:K, para-min-jct, sequential, "
             "lookahead[:H:F], learned[:DIR])",
             s);
     }
@@ -63,8 +65,8 @@ int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err
 
 const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap)
 {
-    static const char *names[] = {"para-max",       "para-min",   "random",    "fixed",
-                                  "acceptable-jct", "sequential", "lookahead", "learned"};
+    static const char *names[] = {"para-max",     "para-min",   "random",    "fixed",
+                                  "para-min-jct", "sequential", "lookahead", "learned"};
     if (p->kind == HSDAG_POL_FIXED)
         snprintf(buf, cap, "fixed:%d", p->fixed);
     else if (p->kind == HSDAG_POL_LOOKAHEAD && (p->fixed != 3 || p->floor_ != 4))
@@ -87,10 +89,19 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
         for (int k = HSDAG_CLUSTER_N_ACTIONS - 1; k > 0 && !a; k--)
             if (o->mask[k]) a = k;
         break;
-    case HSDAG_POL_PARA_MIN:
-        for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS && !a; k++)
-            if (o->mask[k]) a = k;
+    case HSDAG_POL_PARA_MIN: {
+        /* ddls AcceptableJCT: the smallest valid degree >= ceil(JCT_seq / max acceptable JCT), i.e. the
+         * degree that would just meet the deadline if splitting were free; the largest valid degree if
+         * none is that large; 0 when nothing but 0 is valid. Communication is ignored, so a job with
+         * 1/beta an integer (beta 0.25, 0.5) takes that degree and then misses its deadline. */
+        double want = ceil(o->m->jct_seq / o->max_jct);
+        for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS; k++)
+            if (o->mask[k]) {
+                a = k;
+                if (k >= want) break;
+            }
         break;
+    }
     case HSDAG_POL_SEQUENTIAL:
         a = o->mask[1] ? 1 : 0;
         break;
@@ -104,7 +115,7 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
         a = nv ? valid[hsdag_rng_below(rng, (uint32_t)nv)] : 0;
         break;
     }
-    case HSDAG_POL_ACCEPTABLE_JCT:
+    case HSDAG_POL_PARA_MIN_JCT:
         for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS && !a; k++)
             if (o->mask[k] && o->m->jct[k] <= o->max_jct) a = k;
         break;

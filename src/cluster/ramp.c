@@ -337,18 +337,13 @@ int32_t cl_job_need_mask(const cl_model *m, const hsdag_cluster_config *c, int32
 }
 
 /* ---- lookahead: build the split graph and simulate one step ---- */
+/* A dependency of the split graph. The graph's deps come first (they are parent dependencies), the backward
+ * sync pairs after them (not parent dependencies). x is the size in bytes until the run times are set, then
+ * the run time. */
 typedef struct cl_dep {
     int32_t src, dst;
-    double size, time;
-    uint8_t parent; /* 0 for backward sync edges */
+    double x;
 } cl_dep;
-
-typedef struct cl_sim {
-    int32_t n_ops, n_deps;
-    double *rem, *cost;
-    int32_t *server, *npar, *out_off, *out_dep;
-    cl_dep *deps;
-} cl_sim;
 
 static int32_t cl_fwd_of(int32_t id, int32_t n)
 {
@@ -360,7 +355,17 @@ static int cl_ord(int32_t id, int32_t n)
     return id <= n ? 2 * id : 2 * cl_fwd_of(id, n) + 1;
 }
 
-/* sets the collective run time of deps[first..] listed in idx[0..cnt) */
+int64_t cl_job_split_deps(const cl_model *m, const cl_place *p)
+{
+    int32_t n = m->n;
+    int64_t nd = 0;
+    for (int32_t t = 0; t < m->n_edges; t++)
+        nd += (int64_t)p->k[cl_fwd_of(m->eu[t], n)] * p->k[cl_fwd_of(m->ev[t], n)];
+    for (int32_t id = 1; id <= n; id++) nd += (int64_t)p->k[id] * (p->k[id] - 1);
+    return nd;
+}
+
+/* collective run time of the deps idx[0..cnt) (sizes in x) */
 static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server,
                             const hsdag_cluster_config *c)
 {
@@ -375,7 +380,7 @@ static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt,
     for (int32_t t = 0; t < cnt; t++) {
         const cl_dep *d = &deps[idx[t]];
         int32_t ends[2] = {server[d->src], server[d->dst]};
-        M += d->size;
+        M += d->x;
         for (int e = 0; e < 2; e++) {
             int32_t s = ends[e];
             if (seen[s]) continue;
@@ -402,38 +407,40 @@ static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt,
                                      c->io_latency);
 }
 
-static double cl_one_to_one(const cl_dep *d, const int32_t *server, const hsdag_cluster_config *c)
+/* same multiset of parent and child servers over the group? bal is W zeros and is left zeroed */
+static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server,
+                        int32_t *bal)
 {
-    if (server[d->src] == server[d->dst] || d->size == 0) return 0.0;
-    return c->prop_latency + 2.0 * c->io_latency + d->size / (c->node_bw / c->n_cgs);
-}
-
-/* same multiset of parent and child servers over the group? */
-static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server)
-{
-    int32_t bal[HSDAG_CLUSTER_MAX_SERVERS];
-    memset(bal, 0, sizeof bal);
+    int ok = 1;
     for (int32_t t = 0; t < cnt; t++) {
         bal[server[deps[idx[t]].src]]++;
         bal[server[deps[idx[t]].dst]]--;
     }
-    for (int32_t s = 0; s < HSDAG_CLUSTER_MAX_SERVERS; s++)
-        if (bal[s]) return 0;
-    return 1;
+    for (int32_t t = 0; t < cnt; t++) {
+        int32_t a = server[deps[idx[t]].src], b = server[deps[idx[t]].dst];
+        if (bal[a] || bal[b]) ok = 0;
+        bal[a] = bal[b] = 0;
+    }
+    return ok;
 }
 
-/* flow-completion min-heap */
+/* flow-completion min-heap (time, then dep id) */
 typedef struct cl_ev {
     double t;
     int32_t dep;
 } cl_ev;
+
+static int cl_ev_less(cl_ev a, cl_ev b)
+{
+    return a.t < b.t || (a.t == b.t && a.dep < b.dep);
+}
 
 static void cl_heap_push(cl_ev *h, int32_t *n, cl_ev x)
 {
     int32_t i = (*n)++;
     while (i > 0) {
         int32_t p = (i - 1) / 2;
-        if (h[p].t < x.t || (h[p].t == x.t && h[p].dep <= x.dep)) break;
+        if (!cl_ev_less(x, h[p])) break;
         h[i] = h[p];
         i = p;
     }
@@ -447,11 +454,11 @@ static cl_ev cl_heap_pop(cl_ev *h, int32_t *n)
     for (;;) {
         int32_t l = 2 * i + 1, r = l + 1, m = i;
         cl_ev best = x;
-        if (l < *n && (h[l].t < best.t || (h[l].t == best.t && h[l].dep < best.dep))) {
+        if (l < *n && cl_ev_less(h[l], best)) {
             m = l;
             best = h[l];
         }
-        if (r < *n && (h[r].t < best.t || (h[r].t == best.t && h[r].dep < best.dep))) {
+        if (r < *n && cl_ev_less(h[r], best)) {
             m = r;
             best = h[r];
         }
@@ -463,36 +470,79 @@ static cl_ev cl_heap_pop(cl_ev *h, int32_t *n)
     return top;
 }
 
+/* Per-server ready ops as a binary heap: the op with the smallest compute runs, ties to the later op. */
+static int cl_op_before(const double *cost, int32_t a, int32_t b)
+{
+    return cost[a] < cost[b] || (cost[a] == cost[b] && a > b);
+}
+
+static void cl_ready_push(int32_t *h, int32_t *n, int32_t o, const double *cost)
+{
+    int32_t i = (*n)++;
+    while (i > 0) {
+        int32_t p = (i - 1) / 2;
+        if (!cl_op_before(cost, o, h[p])) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = o;
+}
+
+static void cl_ready_pop(int32_t *h, int32_t *n, const double *cost)
+{
+    int32_t x = h[--(*n)], i = 0;
+    for (;;) {
+        int32_t l = 2 * i + 1, r = l + 1, m = i, best = x;
+        if (l < *n && cl_op_before(cost, h[l], best)) {
+            m = l;
+            best = h[l];
+        }
+        if (r < *n && cl_op_before(cost, h[r], best)) m = r;
+        if (m == i) break;
+        h[i] = h[m];
+        i = m;
+    }
+    if (*n > 0) h[i] = x;
+}
+
 int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
 {
-    int32_t n = m->n, N = 2 * n;
+    int32_t n = m->n, N = 2 * n, W = c->n_cgs * c->n_racks * c->n_servers;
     int rc = HSDAG_ENOMEM;
+    int64_t nd64 = cl_job_split_deps(m, p);
+    if (nd64 > HSDAG_CLUSTER_MAX_SPLIT_DEPS) return HSDAG_ELIMIT;
+    int32_t nd = 0, n_ops = 0, n_graph_deps = 0;
     int32_t *base = hsdag_malloc(((size_t)N + 2) * sizeof(int32_t));
-    cl_sim s;
-    memset(&s, 0, sizeof s);
+    double *rem = NULL, *cost = NULL;
+    int32_t *server = NULL, *npar = NULL, *out_off = NULL, *out_dep = NULL, *grp = NULL, *goff = NULL;
+    int32_t *ready = NULL, *nready = NULL, *roff = NULL, *stack = NULL, *bal = NULL;
+    int32_t *op_id = NULL;
+    double *gT = NULL;
     cl_dep *deps = NULL;
-    size_t cap_deps = 0;
-    int32_t nd = 0, *grp = NULL;
     cl_ev *heap = NULL;
-    int32_t *ready = NULL, *nready = NULL;
+    size_t cap_heap = 0, cap_stack = 0;
     if (!base) goto done;
     /* ops: copies of every ddls id 1..2n */
     base[1] = 0;
     for (int32_t id = 1; id <= N; id++) base[id + 1] = base[id] + p->k[cl_fwd_of(id, n)];
-    s.n_ops = base[N + 1];
-    s.rem = hsdag_malloc((size_t)s.n_ops * sizeof(double));
-    s.cost = hsdag_malloc((size_t)s.n_ops * sizeof(double));
-    s.server = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t));
-    s.npar = hsdag_calloc((size_t)s.n_ops, sizeof(int32_t));
-    if (!s.rem || !s.cost || !s.server || !s.npar) goto done;
+    n_ops = base[N + 1];
+    rem = hsdag_malloc((size_t)n_ops * sizeof(double));
+    cost = hsdag_malloc((size_t)n_ops * sizeof(double));
+    server = hsdag_malloc((size_t)n_ops * sizeof(int32_t));
+    npar = hsdag_calloc((size_t)n_ops, sizeof(int32_t));
+    op_id = hsdag_malloc((size_t)n_ops * sizeof(int32_t));
+    deps = hsdag_malloc(((size_t)nd64 + 1) * sizeof(cl_dep));
+    bal = hsdag_calloc((size_t)W, sizeof(int32_t));
+    if (!rem || !cost || !server || !npar || !op_id || !deps || !bal) goto done;
     int32_t n_split = 0;
     for (int32_t id = 1; id <= N; id++) {
         int32_t f = cl_fwd_of(id, n), k = p->k[f];
         if (k > 1) n_split++;
         for (int32_t i = 0; i < k; i++) {
             int32_t o = base[id] + i;
-            s.cost[o] = s.rem[o] = m->comp[id] / k;
-            s.server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
+            cost[o] = rem[o] = m->comp[id] / k;
+            server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
+            op_id[o] = id;
         }
     }
     /* deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ... */
@@ -508,202 +558,180 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             size = m->mem[X] / ky;
         else
             size = (cl_ord(X, n) < cl_ord(Y, n) ? m->mem[X] : m->mem[Y]) / ((double)kx * ky);
-        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)kx * ky, sizeof(cl_dep)) < 0)
-            goto done;
         for (int32_t i = 0; i < kx; i++)
-            for (int32_t j = 0; j < ky; j++) deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size, 0.0, 1};
+            for (int32_t j = 0; j < ky; j++) deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size};
     }
-    int32_t n_graph_deps = nd;
+    n_graph_deps = nd;
     for (int32_t id = n + 1; id <= N; id++) { /* backward sync pairs, both directions of a pair adjacent */
         int32_t k = p->k[cl_fwd_of(id, n)];
-        if (k < 2) continue;
-        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)k * (k - 1), sizeof(cl_dep)) < 0)
-            goto done;
         for (int32_t l = 0; l < k; l++)
             for (int32_t q = l + 1; q < k; q++) {
-                deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k, 0.0, 0};
-                deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k, 0.0, 0};
+                deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k};
+                deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k};
             }
     }
-    s.n_deps = nd;
-    s.deps = deps;
-    /* run times: one-to-one by default, then collective groups of split ops, then one-to-one of unsplit ops
-     * (ddls sets collectives first and one-to-one last; a dep is in at most one group but the join edge) */
-    for (int32_t t = 0; t < nd; t++) deps[t].time = cl_one_to_one(&deps[t], s.server, c);
-    {
-        /* group g = X (1..n): forward out-deps of split forward op X; g = Y (n+1..2n): backward in-deps of
-         * split
-         * backward op Y. Only the join edge n -> n+1 can be in two groups (both then hold the same deps). */
-        int32_t *op_id = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t));
-        int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
-        grp = hsdag_malloc(((size_t)2 * n_graph_deps + 1) * sizeof(int32_t));
-        if (!op_id || !goff || !grp) {
-            hsdag_free(op_id);
-            hsdag_free(goff);
-            goto done;
-        }
-        for (int32_t id = 1; id <= N; id++)
-            for (int32_t o = base[id]; o < base[id + 1]; o++) op_id[o] = id;
-        for (int pass = 0; pass < 2; pass++) {
-            int32_t *fill = pass ? hsdag_calloc((size_t)N + 2, sizeof(int32_t)) : NULL;
-            if (pass && !fill) {
-                hsdag_free(op_id);
-                hsdag_free(goff);
-                goto done;
-            }
-            for (int32_t t = 0; t < n_graph_deps; t++) {
-                int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
-                int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
-                for (int q = 0; q < 2; q++) {
-                    if (!g[q]) continue;
-                    if (!pass)
-                        goff[g[q] + 1]++;
-                    else
-                        grp[goff[g[q]] + fill[g[q]]++] = t;
-                }
-            }
-            if (!pass)
-                for (int32_t id = 1; id <= N; id++) goff[id + 1] += goff[id];
-            hsdag_free(fill);
-        }
-        for (int32_t id = 1; id <= N; id++) {
-            int32_t cnt = goff[id + 1] - goff[id];
-            const int32_t *ix = grp + goff[id];
-            if (cnt && cl_symmetric(deps, ix, cnt, s.server)) {
-                double T = cl_collective(deps, ix, cnt, s.server, c);
-                for (int32_t t = 0; t < cnt; t++) deps[ix[t]].time = T;
+    HSDAG_ASSERT(nd == nd64);
+    /* Run times (ddls sets one-to-one times, then the collective groups of split ops over them): group g = X
+     * (1..n) holds the forward out-deps of split forward op X, g = Y (n+1..2n) the backward in-deps of split
+     * backward op Y. A dep is in at most one group but the join edge n -> n+1 (in both; the later group's
+     * time wins, as ddls overwrites in op order). A symmetric group (same server multiset on both ends) gets
+     * one all-reduce time from its summed sizes; every sync pair is a 2-dep collective. A dep on one server
+     * or of size 0 is not a flow (time 0). All sizes are read before any time is written. */
+    goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
+    grp = hsdag_malloc(((size_t)2 * n_graph_deps + 1) * sizeof(int32_t));
+    gT = hsdag_malloc(((size_t)N + 2) * sizeof(double));
+    if (!goff || !grp || !gT) goto done;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t t = 0; t < n_graph_deps; t++) {
+            int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
+            int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
+            for (int q = 0; q < 2; q++) {
+                if (!g[q]) continue;
+                if (!pass)
+                    goff[g[q] + 1]++;
+                else
+                    grp[goff[g[q]]++] = t;
             }
         }
-        hsdag_free(op_id);
-        hsdag_free(goff);
+        if (!pass)
+            for (int32_t id = 1; id <= N; id++) goff[id + 1] += goff[id];
+        else /* goff[g] now holds the end of g: shift back */
+            for (int32_t id = N; id >= 1; id--) goff[id] = goff[id - 1];
     }
+    goff[0] = goff[1] = 0;
+    for (int32_t id = 1; id <= N; id++) {
+        int32_t cnt = goff[id + 1] - goff[id];
+        const int32_t *ix = grp + goff[id];
+        gT[id] =
+            cnt && cl_symmetric(deps, ix, cnt, server, bal) ? cl_collective(deps, ix, cnt, server, c) : -1.0;
+    }
+    /* per dep: the time of the last symmetric group holding it (groups in id order), else -1 */
+    double *dt_grp = hsdag_malloc(((size_t)n_graph_deps + 1) * sizeof(double));
+    if (!dt_grp) goto done;
+    for (int32_t t = 0; t < n_graph_deps; t++) dt_grp[t] = -1.0;
+    for (int32_t id = 1; id <= N; id++)
+        if (gT[id] >= 0)
+            for (int32_t q = goff[id]; q < goff[id + 1]; q++) dt_grp[grp[q]] = gT[id];
+    double tscale = c->time_unit_fix ? 1e3 : 1.0;
     for (int32_t t = n_graph_deps; t < nd; t += 2) { /* each sync pair is a 2-dep collective */
         int32_t pair[2] = {t, t + 1};
-        double T = cl_collective(deps, pair, 2, s.server, c);
-        deps[t].time = deps[t + 1].time = T;
+        double T = cl_collective(deps, pair, 2, server, c);
+        for (int q = 0; q < 2; q++) {
+            cl_dep *d = &deps[t + q];
+            d->x = server[d->src] == server[d->dst] || d->x == 0 ? 0.0 : T * tscale;
+        }
     }
-    double tscale = c->time_unit_fix ? 1e3 : 1.0;
-    for (int32_t t = 0; t < nd; t++) {
-        if (s.server[deps[t].src] == s.server[deps[t].dst] || deps[t].size == 0)
-            deps[t].time = 0.0; /* not a flow */
-        deps[t].time *= tscale;
-        if (deps[t].parent) s.npar[deps[t].dst]++;
+    for (int32_t t = 0; t < n_graph_deps; t++) {
+        cl_dep *d = &deps[t];
+        int flow = server[d->src] != server[d->dst] && d->x != 0;
+        double T = dt_grp[t] >= 0 ? dt_grp[t]
+                                  : c->prop_latency + 2.0 * c->io_latency + d->x / (c->node_bw / c->n_cgs);
+        d->x = flow ? T * tscale : 0.0;
+        npar[d->dst]++;
     }
+    hsdag_free(dt_grp);
     /* out-dep CSR */
-    s.out_off = hsdag_calloc((size_t)s.n_ops + 1, sizeof(int32_t));
-    s.out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
-    if (!s.out_off || !s.out_dep) goto done;
-    for (int32_t t = 0; t < nd; t++) s.out_off[deps[t].src + 1]++;
-    for (int32_t o = 0; o < s.n_ops; o++) s.out_off[o + 1] += s.out_off[o];
-    {
-        int32_t *fill = hsdag_calloc((size_t)s.n_ops + 1, sizeof(int32_t));
-        if (!fill) goto done;
-        for (int32_t t = 0; t < nd; t++) s.out_dep[s.out_off[deps[t].src] + fill[deps[t].src]++] = t;
-        hsdag_free(fill);
-    }
+    out_off = hsdag_calloc((size_t)n_ops + 1, sizeof(int32_t));
+    out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
+    if (!out_off || !out_dep) goto done;
+    for (int32_t t = 0; t < nd; t++) out_off[deps[t].src + 1]++;
+    for (int32_t o = 0; o < n_ops; o++) out_off[o + 1] += out_off[o];
+    for (int32_t t = 0; t < nd; t++) out_dep[out_off[deps[t].src]++] = t;
+    for (int32_t o = n_ops; o > 0; o--) out_off[o] = out_off[o - 1];
+    out_off[0] = 0;
     /* event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
-     * preemptive;
-     * every ready flow runs at full rate from its source op's completion (no sharing under RAMP rules) */
-    int32_t W = c->n_cgs * c->n_racks * c->n_servers;
-    heap = hsdag_malloc(((size_t)nd + 1) * sizeof(cl_ev));
-    ready = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t)); /* per-server ready lists, packed by server */
+     * preemptive (a per-server heap); every ready flow runs at full rate from its source op's completion (no
+     * sharing under RAMP rules) */
+    ready = hsdag_malloc(((size_t)n_ops + 1) * sizeof(int32_t)); /* per-server heaps, packed by server */
     nready = hsdag_calloc((size_t)W, sizeof(int32_t));
-    int32_t *roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
-    int32_t *stack = hsdag_malloc(((size_t)s.n_ops + (size_t)nd + 1) * sizeof(int32_t));
-    if (!heap || !ready || !nready || !roff || !stack) {
-        hsdag_free(roff);
-        hsdag_free(stack);
-        goto done;
-    }
-    for (int32_t o = 0; o < s.n_ops; o++) roff[s.server[o] + 1]++;
+    roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
+    if (!ready || !nready || !roff) goto done;
+    for (int32_t o = 0; o < n_ops; o++) roff[server[o] + 1]++;
     for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
-    int32_t nheap = 0, ops_done = 0, deps_done = 0;
+    int32_t nheap = 0, sp = 0, ops_done = 0, deps_done = 0;
     double now = 0.0;
-    for (int32_t o = 0; o < s.n_ops; o++)
-        if (s.npar[o] == 0) ready[roff[s.server[o]] + nready[s.server[o]]++] = o;
+    for (int32_t o = 0; o < n_ops; o++)
+        if (npar[o] == 0) cl_ready_push(ready + roff[server[o]], &nready[server[o]], o, cost);
     for (;;) {
-        /* the running op of each server and the next event */
+        /* the running op of each server is the top of its heap; the next event */
         double next = INFINITY;
-        int32_t run[HSDAG_CLUSTER_MAX_SERVERS];
-        for (int32_t w = 0; w < W; w++) {
-            run[w] = -1;
-            int32_t best = -1;
-            for (int32_t i = 0; i < nready[w]; i++) {
-                int32_t o = ready[roff[w] + i];
-                if (best < 0 || s.cost[o] < s.cost[ready[roff[w] + best]] ||
-                    (s.cost[o] == s.cost[ready[roff[w] + best]] && o > ready[roff[w] + best]))
-                    best = i;
-            }
-            if (best >= 0) {
-                run[w] = best;
-                double f = now + s.rem[ready[roff[w] + best]];
+        for (int32_t w = 0; w < W; w++)
+            if (nready[w]) {
+                double f = now + rem[ready[roff[w]]];
                 if (f < next) next = f;
             }
-        }
         if (nheap > 0 && heap[0].t < next) next = heap[0].t;
         if (next == INFINITY) break;
         double dt = next - now;
-        int32_t sp = 0;
         for (int32_t w = 0; w < W; w++) {
-            if (run[w] < 0) continue;
-            int32_t o = ready[roff[w] + run[w]];
-            if (now + s.rem[o] <= next) { /* completes now */
-                s.rem[o] = 0.0;
-                ready[roff[w] + run[w]] = ready[roff[w] + nready[w] - 1];
-                nready[w]--;
+            if (!nready[w]) continue;
+            int32_t o = ready[roff[w]];
+            if (now + rem[o] <= next) { /* completes now */
+                rem[o] = 0.0;
+                cl_ready_pop(ready + roff[w], &nready[w], cost);
                 ops_done++;
+                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + 1, sizeof(int32_t)) < 0) goto done;
                 stack[sp++] = o;
             } else {
-                s.rem[o] -= dt;
+                rem[o] -= dt;
             }
         }
         now = next;
         while (nheap > 0 && heap[0].t <= now) {
             cl_ev ev = cl_heap_pop(heap, &nheap);
+            if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + 1, sizeof(int32_t)) < 0) goto done;
             stack[sp++] = -1 - ev.dep;
         }
         /* cascade: finished ops release their deps; finished deps release their children */
         while (sp > 0) {
             int32_t x = stack[--sp];
             if (x >= 0) {
-                for (int32_t t = s.out_off[x]; t < s.out_off[x + 1]; t++) {
-                    int32_t d = s.out_dep[t];
-                    if (deps[d].time > 0)
-                        cl_heap_push(heap, &nheap, (cl_ev){now + deps[d].time, d});
+                int32_t cnt = out_off[x + 1] - out_off[x];
+                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + cnt + 1, sizeof(int32_t)) < 0 ||
+                    hsdag_grow((void **)&heap, &cap_heap, (size_t)nheap + cnt + 1, sizeof(cl_ev)) < 0)
+                    goto done;
+                for (int32_t t = out_off[x]; t < out_off[x + 1]; t++) {
+                    int32_t d = out_dep[t];
+                    if (deps[d].x > 0)
+                        cl_heap_push(heap, &nheap, (cl_ev){now + deps[d].x, d});
                     else
                         stack[sp++] = -1 - d;
                 }
             } else {
-                const cl_dep *d = &deps[-1 - x];
+                int32_t d = -1 - x;
                 deps_done++;
-                if (d->parent && --s.npar[d->dst] == 0) {
-                    int32_t w = s.server[d->dst];
-                    ready[roff[w] + nready[w]++] = d->dst;
+                if (d < n_graph_deps && --npar[deps[d].dst] == 0) {
+                    int32_t o = deps[d].dst, w = server[o];
+                    cl_ready_push(ready + roff[w], &nready[w], o, cost);
                 }
             }
         }
     }
-    hsdag_free(roff);
-    hsdag_free(stack);
-    HSDAG_ASSERT(ops_done == s.n_ops && deps_done == nd);
+    HSDAG_ASSERT(ops_done == n_ops && deps_done == nd);
     out->step_time = now;
     out->jct = now * c->n_steps;
-    out->n_ops = s.n_ops;
+    out->n_ops = n_ops;
     out->n_deps = nd;
     out->n_split_ops = n_split;
     rc = 0;
 done:
     hsdag_free(base);
-    hsdag_free(s.rem);
-    hsdag_free(s.cost);
-    hsdag_free(s.server);
-    hsdag_free(s.npar);
-    hsdag_free(s.out_off);
-    hsdag_free(s.out_dep);
+    hsdag_free(rem);
+    hsdag_free(cost);
+    hsdag_free(server);
+    hsdag_free(npar);
+    hsdag_free(op_id);
+    hsdag_free(out_off);
+    hsdag_free(out_dep);
     hsdag_free(deps);
     hsdag_free(grp);
+    hsdag_free(goff);
+    hsdag_free(gT);
     hsdag_free(heap);
+    hsdag_free(stack);
     hsdag_free(ready);
     hsdag_free(nready);
+    hsdag_free(roff);
+    hsdag_free(bal);
     return rc;
 }

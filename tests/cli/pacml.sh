@@ -18,6 +18,8 @@ expect_rc 2 "$HSDAG" cluster train --beta A --seed 0
 one_line "$TMP/err"
 expect_rc 2 "$HSDAG" cluster train --beta Z --out "$TMP/x"
 expect_rc 2 "$HSDAG" cluster train --out "$TMP/x" --iterations -1
+expect_rc 2 "$HSDAG" cluster train --out "$TMP/x0" --iterations 0
+if [ -e "$TMP/x0" ]; then bad "--iterations 0 left $TMP/x0"; else ok; fi
 
 tiny="--beta D --episodes 1 --epochs 1 --hidden 16 --horizon 50000 --eval-episodes 1 --quiet"
 # a 3-iteration run straight through ...
@@ -37,6 +39,12 @@ if [ "$(cut -d, -f1-12 "$TMP/part/curve.csv")" = "$(cut -d, -f1-12 "$TMP/full/cu
 else bad "resumed curve differs: $(cat "$TMP/part/curve.csv")"; fi
 if cmp -s "$TMP/part/policy.bin" "$TMP/full/policy.bin"; then ok; else bad "resumed policy.bin differs"; fi
 expect_rc 2 "$HSDAG" cluster train --resume "$TMP/nonexistent"
+# --resume restores the run's options: changing one is refused, so is a total not above what is done
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 4 --beta A
+one_line "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 4 --lr 0.1
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 3
+expect_grep "already" "$TMP/err"
 
 # evaluation of a trained directory, of a policy file, and of the shipped policies
 expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/full" --beta D --horizon 50000 --seed 0 --json
@@ -53,6 +61,14 @@ for b in A B C D; do
 done
 expect_rc 0 "$HSDAG" cluster run --policy learned --beta C --seed 0 --time-unit-fix --json
 expect_grep '"time_unit_fix": true' "$TMP/out"
+# a policy trained for another beta or time-unit setting is refused, naming both
+expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_B.bin --beta A
+one_line "$TMP/err"
+expect_grep "beta B" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_A_tuf.bin --beta A
+expect_grep "time-unit-fix" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_A.bin --beta A --time-unit-fix
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/full" --beta A --horizon 50000
 # the shipped policy is found through HSDAG_DATA from another directory too
 expect_rc 0 sh -c "cd '$TMP' && HSDAG_DATA='$(pwd)' '$(cd "$(dirname "$HSDAG")" && pwd)/$(basename "$HSDAG")' cluster run --policy learned --beta B --seed 1"
 finish
