@@ -132,6 +132,10 @@ void hsdag_cluster_metrics_get(const hsdag_cluster *env, hsdag_cluster_metrics *
 void hsdag_cluster_force_next(hsdag_cluster *env, int32_t model, double beta);
 /* Servers the job being decided would occupy with action a now, or -1 if the placer finds no block. */
 int32_t hsdag_cluster_try_place(const hsdag_cluster *env, int a);
+/* Same, and used[0..W) (W = servers of the shape) gets 1 for each server it would occupy (all 0 if none). */
+int32_t hsdag_cluster_try_place_servers(const hsdag_cluster *env, int a, uint8_t *used);
+/* until[0..W): the time each server becomes free (the end time of the job on it; 0 if free now). */
+void hsdag_cluster_server_until(const hsdag_cluster *env, double *until);
 
 /* ---- built-in policies ---- */
 typedef enum hsdag_cluster_policy_kind {

@@ -572,6 +572,23 @@ int32_t hsdag_cluster_try_place(const hsdag_cluster *env, int a)
     return p->n_used;
 }
 
+int32_t hsdag_cluster_try_place_servers(const hsdag_cluster *env, int a, uint8_t *used)
+{
+    int32_t k = hsdag_cluster_try_place(env, a);
+    if (used) {
+        memset(used, 0, (size_t)env->W);
+        if (k >= 0) memcpy(used, env->place.used, (size_t)env->W);
+    }
+    return k;
+}
+
+void hsdag_cluster_server_until(const hsdag_cluster *env, double *until)
+{
+    for (int32_t s = 0; s < env->W; s++) until[s] = 0.0;
+    for (int32_t i = 0; i < env->n_run; i++)
+        for (int32_t s = 0; s < env->run[i].n_srv; s++) until[env->run[i].srv[s]] = env->run[i].end;
+}
+
 int hsdag_cluster_step(hsdag_cluster *env, int action, double *reward)
 {
     if (env->done) return HSDAG_EINVAL;
