@@ -1,7 +1,7 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
 # Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, demo-cluster, results, install, format,
-# format-check, clean.
+# format-check, check-layers, clean.
 
 CC      ?= cc
 BUILD   ?= build
@@ -34,7 +34,7 @@ LIB      := $(BUILD)/libhsdag.a
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: format format-check fuzzlib all test test-run asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
+.PHONY: format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -72,8 +72,12 @@ test:
 	@sh scripts/install-deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: $(LIB) $(CLI) $(TEST_BINS)
+test-run: check-layers $(LIB) $(CLI) $(TEST_BINS)
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
+
+# Includes point down the layers (README.md, "Layout"); the self-test proves the check can fail.
+check-layers:
+	@python3 scripts/check-layers.py --self-test >/dev/null && python3 scripts/check-layers.py
 
 asan:
 	$(MAKE) BUILD=build-asan CC=clang OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" test

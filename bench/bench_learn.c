@@ -2,7 +2,7 @@
  * in thread CPU time, with the time per training step; PAC-ML's 1001-job episode per policy.
  * Not here: result quality (docs/results.md, make results). Entry points: bench_learn, bench_cluster. */
 #include "hsdag/cluster.h"
-#include "hsdag/hsdag.h"
+#include "hsdag/learn.h"
 #include "hsdag/io.h"
 
 #include <math.h>

@@ -3,7 +3,7 @@
  * Not here: per-layer gradient checks (test_nn.c), coarsening and parsing (test_coarsen.c).
  * Entry points: main. */
 #include "check.h"
-#include "hsdag/hsdag.h"
+#include "hsdag/learn.h"
 #include "hsdag/io.h"
 
 #include <stdlib.h>

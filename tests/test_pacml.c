@@ -6,6 +6,7 @@
  */
 #include "check.h"
 #include "gradcheck.h"
+#include "hsdag/cluster.h"
 #include "hsdag/io.h"
 #include "hsdag/pacml.h"
 
@@ -53,6 +54,15 @@ static hsdag_cluster *tiny_env(void)
     hsdag_graph_free(g[0]);
     hsdag_graph_free(g[1]);
     return env;
+}
+
+/* The network for env's job models (through the learner's plain-data view of the env). */
+static int net_for(hsdag_pacml_net **out, hsdag_cluster *env, const hsdag_pacml_net_config *c, uint64_t seed,
+                   hsdag_err *e)
+{
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env(&pe, env);
+    return hsdag_pacml_net_create(out, pe.jobs, pe.n_jobs, c, seed, e);
 }
 
 static hsdag_cluster *builtin_env(char beta, double horizon)
@@ -242,7 +252,7 @@ static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_p
         x->mask[0] = 1;
         for (int j = 1; j < NA; j++) x->mask[j] = hsdag_rng_uniform(rng) < 0.5;
         for (int j = 0; j < NA; j++) x->gfeat[HSDAG_CLUSTER_GRAPH_FEATS + j] = x->mask[j];
-        hsdag_cluster_obs o;
+        hsdag_pacml_obs o;
         memset(&o, 0, sizeof o);
         o.model = x->model;
         memcpy(o.mask, x->mask, NA);
@@ -272,12 +282,12 @@ static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_p
 
 /* FD of the double reference vs the analytic float gradient for every tensor. per_tensor < 0: all
  * entries, else that many random entries per tensor. Returns the worst relative error. */
-static double check_loss_grad(const hsdag_cluster *env, const hsdag_pacml_net_config *nc, int ns,
-                              int per_tensor, double *loss_diff)
+static double check_loss_grad(hsdag_cluster *env, const hsdag_pacml_net_config *nc, int ns, int per_tensor,
+                              double *loss_diff)
 {
     hsdag_err e = {0};
     hsdag_pacml_net *net = NULL;
-    if (hsdag_pacml_net_create(&net, env, nc, 7, &e) < 0) {
+    if (net_for(&net, env, nc, 7, &e) < 0) {
         fprintf(stderr, "net: %s\n", e.msg);
         return INFINITY;
     }
@@ -389,7 +399,7 @@ static void test_masking(void)
     if (!env) return;
     hsdag_err e = {0};
     hsdag_pacml_net *net = NULL;
-    CHECK(hsdag_pacml_net_create(&net, env, NULL, 3, &e) == 0);
+    CHECK(net_for(&net, env, NULL, 3, &e) == 0);
     if (!net) return;
     hsdag_rng rng;
     hsdag_rng_seed(&rng, 5);
@@ -403,13 +413,16 @@ static void test_masking(void)
     for (int ep = 0; ep < 3; ep++) {
         hsdag_cluster_reset(env, 100 + (uint64_t)ep);
         while (!hsdag_cluster_done(env)) {
-            const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
-            int a = hsdag_pacml_net_act(net, env, ep == 2, &rng);
-            if (!o->mask[a]) bad++;
+            const hsdag_cluster_obs *co = hsdag_cluster_observe(env);
+            hsdag_pacml_obs o;
+            hsdag_cluster_pacml_observe(&o, env, HSDAG_PACML_MASK_SPEC);
+            CHECK(!memcmp(o.mask, co->mask, NA) && o.model == co->model);
+            int a = hsdag_pacml_net_act(net, &o, ep == 2, &rng);
+            if (!co->mask[a]) bad++;
             float lp[NA], v;
-            hsdag_pacml_net_eval(net, o, lp, &v);
+            hsdag_pacml_net_eval(net, &o, lp, &v);
             for (int j = 0; j < NA; j++)
-                if (!o->mask[j] && !(lp[j] == -INFINITY)) bad++;
+                if (!co->mask[j] && !(lp[j] == -INFINITY)) bad++;
             n16 += a == 16;
             n++;
             hsdag_cluster_step(env, a, NULL);
@@ -447,11 +460,13 @@ static void test_determinism_and_checkpoint(void)
     hsdag_cluster *env = builtin_env('C', 30000);
     CHECK(env != NULL);
     if (!env) return;
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env(&pe, env);
     hsdag_err e = {0};
     hsdag_pacml_train_config c = tiny_train(42);
     hsdag_pacml_trainer *t1 = NULL, *t2 = NULL, *t3 = NULL;
-    CHECK(hsdag_pacml_trainer_create(&t1, env, &c, &e) == 0);
-    CHECK(hsdag_pacml_trainer_create(&t2, env, &c, &e) == 0);
+    CHECK(hsdag_pacml_trainer_create(&t1, &pe, &c, &e) == 0);
+    CHECK(hsdag_pacml_trainer_create(&t2, &pe, &c, &e) == 0);
     if (!t1 || !t2) return;
     hsdag_pacml_iter_stats s1, s2, s3;
     for (int i = 0; i < 2; i++) {
@@ -463,14 +478,14 @@ static void test_determinism_and_checkpoint(void)
     CHECK(same_params(hsdag_pacml_trainer_net(t1), hsdag_pacml_trainer_net(t2)));
     /* another seed gives other weights */
     hsdag_pacml_train_config c9 = tiny_train(9);
-    CHECK(hsdag_pacml_trainer_create(&t3, env, &c9, &e) == 0);
+    CHECK(hsdag_pacml_trainer_create(&t3, &pe, &c9, &e) == 0);
     CHECK(!same_params(hsdag_pacml_trainer_net(t1), hsdag_pacml_trainer_net(t3)));
     hsdag_pacml_trainer_free(t3);
     t3 = NULL;
     /* checkpoint after 2 iterations, restore, and continue both: identical third iteration */
     hsdag_buf ck = {0};
     CHECK(hsdag_pacml_trainer_save(t1, &ck, &e) == 0);
-    CHECK(hsdag_pacml_trainer_restore(&t3, env, ck.data, ck.len, -1, &e) == 0);
+    CHECK(hsdag_pacml_trainer_restore(&t3, &pe, ck.data, ck.len, -1, &e) == 0);
     if (t3) {
         CHECK_EQ_INT(hsdag_pacml_trainer_iteration(t3), 2);
         CHECK(hsdag_pacml_trainer_iterate(t1, &s1, &e) == 0);
@@ -481,9 +496,9 @@ static void test_determinism_and_checkpoint(void)
     }
     /* corrupt / truncated checkpoints are refused */
     hsdag_pacml_trainer *t4 = NULL;
-    CHECK(hsdag_pacml_trainer_restore(&t4, env, ck.data, ck.len / 2, -1, &e) == HSDAG_EPARSE);
+    CHECK(hsdag_pacml_trainer_restore(&t4, &pe, ck.data, ck.len / 2, -1, &e) == HSDAG_EPARSE);
     ck.data[0] ^= 1;
-    CHECK(hsdag_pacml_trainer_restore(&t4, env, ck.data, ck.len, -1, &e) == HSDAG_EPARSE);
+    CHECK(hsdag_pacml_trainer_restore(&t4, &pe, ck.data, ck.len, -1, &e) == HSDAG_EPARSE);
     CHECK(t4 == NULL);
     hsdag_buf_free(&ck);
     /* policy file round trip: same log-probabilities on live observations */
@@ -498,35 +513,41 @@ static void test_determinism_and_checkpoint(void)
         hsdag_pacml_net *ln = NULL;
         char beta = 0;
         int tuf = -1;
-        CHECK(hsdag_pacml_policy_load(&ln, env, path, &beta, &tuf, &e) == 0);
+        CHECK(hsdag_pacml_policy_load(&ln, pe.jobs, pe.n_jobs, path, &beta, &tuf, &e) == 0);
         CHECK(beta == 'C' && tuf == 0);
         if (ln) {
             CHECK(same_params(ln, hsdag_pacml_trainer_net(t1)));
             hsdag_cluster_reset(env, 3);
             int diff = 0;
             for (int k = 0; k < 20 && !hsdag_cluster_done(env); k++) {
-                const hsdag_cluster_obs *o = hsdag_cluster_observe(env);
+                hsdag_pacml_obs o;
+                hsdag_cluster_pacml_observe(&o, env, HSDAG_PACML_MASK_SPEC);
                 float a[NA], b[NA], va, vb;
-                hsdag_pacml_net_eval(ln, o, a, &va);
-                hsdag_pacml_net_eval(hsdag_pacml_trainer_net(t1), o, b, &vb);
+                hsdag_pacml_net_eval(ln, &o, a, &va);
+                hsdag_pacml_net_eval(hsdag_pacml_trainer_net(t1), &o, b, &vb);
                 diff += memcmp(a, b, sizeof a) != 0 || va != vb;
                 hsdag_cluster_step(env, 1, NULL);
             }
             CHECK_EQ_INT(diff, 0);
             /* the library run entry point on the file gives the same metrics as the loaded net */
             hsdag_cluster_metrics m1, m2;
-            CHECK(hsdag_pacml_run(env, path, 0, &m1, &e) == 0);
-            CHECK(hsdag_pacml_run_net(env, ln, 1, 0, &m2, &e) == 0);
+            hsdag_cluster_policy lp;
+            char spec[300];
+            snprintf(spec, sizeof spec, "learned:%s", path);
+            CHECK(hsdag_cluster_policy_parse(spec, &lp, &e) == 0);
+            CHECK(hsdag_cluster_run(env, &lp, 0, &m1, &e) == 0);
+            CHECK(hsdag_cluster_run_net(env, ln, 1, 0, &m2, &e) == 0);
             CHECK(m1.jobs_blocked == m2.jobs_blocked && m1.jobs_arrived == m2.jobs_arrived);
             hsdag_pacml_net_free(ln);
         }
         /* bad files */
         pol.data[pol.len - 3] ^= 0x40; /* checksum */
         CHECK(hsdag_write_file_atomic(path, pol.data, pol.len, &e) == 0);
-        CHECK(hsdag_pacml_policy_load(&ln, env, path, NULL, NULL, &e) == HSDAG_EPARSE);
+        CHECK(hsdag_pacml_policy_load(&ln, pe.jobs, pe.n_jobs, path, NULL, NULL, &e) == HSDAG_EPARSE);
         CHECK(hsdag_write_file_atomic(path, "HSPACML", 8, &e) == 0);
-        CHECK(hsdag_pacml_policy_load(&ln, env, path, NULL, NULL, &e) == HSDAG_EPARSE);
-        CHECK(hsdag_pacml_policy_load(&ln, env, "/nonexistent/policy.bin", NULL, NULL, &e) == HSDAG_EIO);
+        CHECK(hsdag_pacml_policy_load(&ln, pe.jobs, pe.n_jobs, path, NULL, NULL, &e) == HSDAG_EPARSE);
+        CHECK(hsdag_pacml_policy_load(&ln, pe.jobs, pe.n_jobs, "/nonexistent/policy.bin", NULL, NULL, &e) ==
+              HSDAG_EIO);
         unlink(path);
     }
     hsdag_buf_free(&pol);
@@ -543,6 +564,8 @@ static void test_tiny_training(void)
     hsdag_cluster *env = builtin_env('D', 200000);
     CHECK(env != NULL);
     if (!env) return;
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env(&pe, env);
     hsdag_err e = {0};
     hsdag_pacml_train_config c = tiny_train(1);
     c.iterations = 6;
@@ -550,7 +573,7 @@ static void test_tiny_training(void)
     c.epochs = 4;
     c.lr = 1e-3f;
     hsdag_pacml_trainer *t = NULL;
-    CHECK(hsdag_pacml_trainer_create(&t, env, &c, &e) == 0);
+    CHECK(hsdag_pacml_trainer_create(&t, &pe, &c, &e) == 0);
     if (!t) return;
     hsdag_pacml_iter_stats s, first = {0};
     for (int i = 0; i < c.iterations; i++) {
@@ -562,7 +585,7 @@ static void test_tiny_training(void)
     CHECK(hsdag_cluster_policy_parse("random", &rp, &e) == 0);
     for (uint64_t seed = 0; seed < 3; seed++) {
         hsdag_cluster_metrics m;
-        CHECK(hsdag_pacml_run_net(env, hsdag_pacml_trainer_net(t), 1, seed, &m, &e) == 0);
+        CHECK(hsdag_cluster_run_net(env, hsdag_pacml_trainer_net(t), 1, seed, &m, &e) == 0);
         learned += m.blocking_rate / 3;
         CHECK(hsdag_cluster_run(env, &rp, seed, &m, &e) == 0);
         rnd += m.blocking_rate / 3;
@@ -576,6 +599,90 @@ static void test_tiny_training(void)
     hsdag_cluster_free(env);
 }
 
+/* ---- the learner on an environment of its own: the hsdag_pacml_env interface needs no cluster ----
+ * A toy env: 12 decisions per episode on one 3-node job, actions 0..2 valid, reward +1 for action 1. */
+typedef struct toy {
+    int t, good, steps;
+    uint64_t seed;
+} toy;
+static void toy_reset(void *ctx, uint64_t seed)
+{
+    toy *x = ctx;
+    x->t = 0;
+    x->good = 0;
+    x->seed = seed;
+}
+static int toy_done(void *ctx)
+{
+    return ((toy *)ctx)->t >= 12;
+}
+static void toy_observe(void *ctx, hsdag_pacml_mask_mode mode, hsdag_pacml_obs *o)
+{
+    toy *x = ctx;
+    (void)mode;
+    memset(o, 0, sizeof *o);
+    for (int a = 0; a < 3; a++) o->mask[a] = o->graph_feat[HSDAG_PACML_GRAPH_FEATS + a] = 1;
+    o->graph_feat[0] = (float)x->t / 12.f;
+}
+static int toy_step(void *ctx, int action, double *reward)
+{
+    toy *x = ctx;
+    if (action < 0 || action > 2) return HSDAG_EINVAL;
+    *reward = action == 1 ? 1 : -1;
+    x->good += action == 1;
+    x->t++;
+    x->steps++;
+    return 0;
+}
+static void toy_end(void *ctx, double *blocking_rate, double *ret)
+{
+    toy *x = ctx;
+    *blocking_rate = 1.0 - x->good / 12.0;
+    *ret = 2.0 * x->good - 12.0;
+}
+
+static void test_own_env(void)
+{
+    hsdag_err e = {0};
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t u = hsdag_gb_add_node(b, "u", "Conv"), v = hsdag_gb_add_node(b, "v", "Relu"),
+            w = hsdag_gb_add_node(b, "w", "Add");
+    hsdag_gb_add_edge(b, u, v, 1);
+    hsdag_gb_add_edge(b, v, w, 1);
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    float nf[3 * HSDAG_PACML_NODE_FEATS], ef[2 * HSDAG_PACML_EDGE_FEATS];
+    for (int i = 0; i < 3 * HSDAG_PACML_NODE_FEATS; i++) nf[i] = 0.1f * (float)i;
+    for (int i = 0; i < 2 * HSDAG_PACML_EDGE_FEATS; i++) ef[i] = 0.5f;
+    hsdag_pacml_job job = {"toy", g, nf, ef};
+    toy x = {0};
+    hsdag_pacml_env pe = {&x, 1, &job, 'A', 0, toy_reset, toy_done, toy_observe, toy_step, toy_end};
+    hsdag_pacml_train_config c = tiny_train(5);
+    c.episodes_per_iter = 3;
+    c.minibatch = 12;
+    c.lr = 3e-3f;
+    c.epochs = 4;
+    hsdag_pacml_trainer *t = NULL;
+    CHECK_EQ_INT(hsdag_pacml_trainer_create(&t, &pe, &c, &e), 0);
+    if (t) {
+        hsdag_pacml_iter_stats st, first = {0};
+        for (int i = 0; i < 8; i++) {
+            CHECK_EQ_INT(hsdag_pacml_trainer_iterate(t, &st, &e), 0);
+            if (i == 0) first = st;
+        }
+        /* 8 iterations x (3 sampled + 1 greedy evaluation) episodes x 12 decisions, all through the callbacks */
+        CHECK_EQ_INT(x.steps, 8 * 4 * 12);
+        CHECK(st.steps == 8 * 3 * 12);
+        CHECK(st.train_return > first.train_return); /* it learns that action 1 pays */
+        CHECK_EQ_INT(hsdag_pacml_episode(&pe, hsdag_pacml_trainer_net(t), 1, 9, &e), 0);
+        CHECK(x.t == 12);
+        hsdag_pacml_trainer_free(t);
+    }
+    hsdag_graph_free(g);
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1);
@@ -584,5 +691,6 @@ int main(void)
     test_masking();
     test_determinism_and_checkpoint();
     test_tiny_training();
+    test_own_env();
     return check_summary("test_pacml");
 }

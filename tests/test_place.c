@@ -5,6 +5,7 @@
 #include "check.h"
 
 #include "hsdag/io.h"
+#include "hsdag/learn.h"
 #include "hsdag/place.h"
 
 #include <stdlib.h>
@@ -489,8 +490,44 @@ static void test_light_components(void)
     hsdag_graph_free(g);
 }
 
+/* ---- the registry: built-ins first, registration appends, idempotent, refuses a clash ---- */
+static int fake_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                      hsdag_place_report *r, hsdag_err *e)
+{
+    (void)o, (void)r, (void)e;
+    for (int32_t v = 0; v < p->n; v++) device[v] = 0;
+    return 0;
+}
+
+static void test_registry(void)
+{
+    hsdag_err e = {0};
+    int32_t n0, n1, n2;
+    hsdag_place_methods(&n0);
+    CHECK(hsdag_place_method_find("hsdag") != NULL); /* main() registered the learned methods */
+    CHECK_EQ_INT(hsdag_learn_register_methods(&e), 0);
+    const hsdag_place_method *m = hsdag_place_methods(&n1);
+    CHECK_EQ_INT(n1, n0);
+    CHECK(!strcmp(m[0].name, "random") && !strcmp(m[n1 - 1].name, "hsdag"));
+    hsdag_place_method clash = m[0];
+    clash.fn = fake_place;
+    CHECK_EQ_INT(hsdag_place_register(&clash, &e), HSDAG_EINVAL);
+    CHECK(strstr(e.msg, "random") != NULL);
+    hsdag_place_method extra = {"test-fake",         fake_place,          "every op on device 0",
+                                HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 0};
+    CHECK_EQ_INT(hsdag_place_register(&extra, &e), 0);
+    CHECK_EQ_INT(hsdag_place_register(&extra, &e), 0);
+    m = hsdag_place_methods(&n2);
+    CHECK_EQ_INT(n2, n0 + 1);
+    CHECK(!strcmp(m[n2 - 1].name, "test-fake") && hsdag_place_method_find("test-fake") == &m[n2 - 1]);
+    hsdag_place_method bad = {NULL, fake_place, "x", HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 0};
+    CHECK_EQ_INT(hsdag_place_register(&bad, &e), HSDAG_EINVAL);
+}
+
 int main(void)
 {
+    hsdag_err re = {0};
+    CHECK_EQ_INT(hsdag_learn_register_methods(&re), 0);
     test_exact_vs_brute();
     test_ilp_concurrent();
     test_all_methods();
@@ -499,5 +536,6 @@ int main(void)
     test_fork();
     test_determinism();
     test_light_components();
+    test_registry(); /* last: it registers a fake method */
     return check_summary("test_place");
 }

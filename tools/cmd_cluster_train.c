@@ -1,11 +1,11 @@
 /* cmd_cluster_train.c - 'hsdag cluster train': trains the PAC-ML GNN policy with PPO for one beta
  *   distribution; writes DIR/curve.csv, DIR/checkpoint.bin (resumable) and DIR/policy.bin (best).
- * Not here: the network and PPO (src/cluster/pacml_*.c); evaluation is 'hsdag cluster run --policy
+ * Not here: the network and PPO (src/learn/pacml_*.c); evaluation is 'hsdag cluster run --policy
  * learned:DIR'.
  * Entry points: cmd_cluster_train (argv[0] = "train"; wired from cmd_cluster).
  */
 #include "cli.h"
-#include "hsdag/pacml.h"
+#include "hsdag/cluster.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -197,7 +197,7 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
             o->tc.net.fc_hidden = (int32_t)v;
             break;
         case 'M':
-            if (hsdag_pacml_mask_parse(optarg, &o->tc.net.mask_mode) < 0)
+            if (hsdag_pacml_mask_parse(&o->tc.net.mask_mode, optarg, NULL) < 0)
                 return cli_usage_error("cluster train", "--mask '%s': spec, place or place-jct", optarg);
             break;
         case 'V':
@@ -284,6 +284,7 @@ int cmd_cluster_train(int argc, char **argv)
     char *ck = NULL, *curve_old = NULL;
     size_t ck_len = 0, curve_len = 0;
     hsdag_cluster *env = NULL;
+    hsdag_pacml_env pe;
     hsdag_pacml_trainer *t = NULL;
     hsdag_buf curve = {0}, img = {0};
     if (ct_join(path, sizeof path, dir, "checkpoint.bin") < 0)
@@ -301,7 +302,8 @@ int cmd_cluster_train(int argc, char **argv)
         }
         memcpy(&o.cc, ck + 12, sizeof o.cc);
         if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
-        if ((rc = hsdag_pacml_trainer_restore(&t, env, ck + hl, ck_len - hl,
+        hsdag_cluster_pacml_env(&pe, env);
+        if ((rc = hsdag_pacml_trainer_restore(&t, &pe, ck + hl, ck_len - hl,
                                               o.iters_set ? o.tc.iterations : -1, &e)) < 0) {
             hsdag_err_prefix(&e, path);
             goto fail;
@@ -330,7 +332,8 @@ int cmd_cluster_train(int argc, char **argv)
             return cli_fail("cluster train", HSDAG_EINVAL, &e);
         }
         if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
-        if ((rc = hsdag_pacml_trainer_create(&t, env, &o.tc, &e)) < 0) goto fail;
+        hsdag_cluster_pacml_env(&pe, env);
+        if ((rc = hsdag_pacml_trainer_create(&t, &pe, &o.tc, &e)) < 0) goto fail;
     }
     if (!curve.len)
         hsdag_buf_printf(&curve,

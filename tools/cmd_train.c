@@ -2,7 +2,7 @@
  * measurement command, with a progress bar, learning curve, best placement and resumable checkpoints.
  * Not here: the learner (src/learn), the simulator or placers. Entry points: cmd_train. */
 #include "cli.h"
-#include "hsdag/hsdag.h"
+#include "hsdag/learn.h"
 #include "hsdag/io.h"
 #include "hsdag/placement.h"
 

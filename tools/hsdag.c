@@ -2,6 +2,7 @@
  * Not here: option handling of the subcommands (tools/cmd_*.c) or any logic (the library).
  * Entry points: main. */
 #include "cli.h"
+#include "hsdag/learn.h"
 
 #include <string.h>
 
@@ -40,6 +41,12 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0) {
         puts("hsdag 0.1.0");
         return CLI_OK;
+    }
+    /* the learned placers ("hsdag") join the placer registry here, once, before any command runs */
+    hsdag_err e = {0};
+    if (hsdag_learn_register_methods(&e) < 0) {
+        fprintf(stderr, "hsdag: %s\n", e.msg);
+        return CLI_FAIL;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);

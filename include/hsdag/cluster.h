@@ -1,9 +1,11 @@
 /* cluster.h - the PAC-ML RAMP cluster environment: jobs arrive, a policy picks each job's maximum partition
  *   degree, the job is split, placed first-fit, simulated once (lookahead JCT) and blocked or run.
- * Not here: the learned GNN policy (a later module drives this env through the step API below).
+ * Not here: the learned GNN policy and its PPO trainer (pacml.h, src/learn/); this module only adapts the
+ *   env to the learner's plain-data interface (hsdag_cluster_pacml_env) and runs learned episodes.
  * Entry points: hsdag_cluster_config_default, hsdag_cluster_create/free, hsdag_cluster_reset/step/obs,
- *   hsdag_cluster_run (one episode with a built-in policy), hsdag_cluster_policy_parse, the hsdag_ramp_* and
- *   hsdag_beta_* helpers (exposed for tests).
+ *   hsdag_cluster_run (one episode with a built-in or the learned policy), hsdag_cluster_policy_parse,
+ *   hsdag_cluster_pacml_env/observe, hsdag_cluster_run_net, the hsdag_ramp_* and hsdag_beta_* helpers
+ *   (exposed for tests).
  *
  * Usage:
  *   hsdag_cluster_config c = hsdag_cluster_config_default();
@@ -21,6 +23,7 @@
 #define HSDAG_CLUSTER_H
 
 #include "hsdag/graph.h"
+#include "hsdag/pacml.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -164,13 +167,25 @@ typedef struct hsdag_cluster_policy {
  * worker-time. */
 int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e);
 const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
-/* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED: it acts inside
- * hsdag_cluster_run (hsdag_pacml_run, pacml.h), which batches the GNN per job model. */
+/* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED: its network is
+ * loaded once per episode, so it acts inside hsdag_cluster_run. */
 int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng,
                              int *action, hsdag_err *e);
-/* reset(seed) + policy until done; metrics out. */
+/* reset(seed) + policy until done; metrics out. "learned[:DIR]" loads DIR (a policy file or a directory
+ * holding policy.bin; none = the shipped policy for the env's beta, hsdag_pacml_policy_find) and runs it
+ * greedily (hsdag_cluster_run_net). */
 int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
                       hsdag_cluster_metrics *m, hsdag_err *e);
+
+/* ---- the learned PAC-ML policy on this env (src/cluster/pacml_env.c; the learner is pacml.h) ---- */
+/* Fills *out with callbacks over env and env's job models, for hsdag_pacml_trainer_create and
+ * hsdag_pacml_episode. env is borrowed: it must outlive every user of *out. */
+void hsdag_cluster_pacml_env(hsdag_pacml_env *out, hsdag_cluster *env);
+/* The current decision as the learner sees it, with the mask of mode (valid while !done). */
+void hsdag_cluster_pacml_observe(hsdag_pacml_obs *out, const hsdag_cluster *env, hsdag_pacml_mask_mode mode);
+/* One episode with a loaded network (greedy = 0 samples, with an rng seeded from seed); metrics out. */
+int hsdag_cluster_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                          hsdag_cluster_metrics *m, hsdag_err *e);
 
 /* ---- pieces exposed for tests ---- */
 /* Per-op split degree: max(1, min(2*ceil(ceil(c/q)/2), a)). */

@@ -1,8 +1,19 @@
 /* pacml.h - the learned PAC-ML policy: the spec's mean-pool GNN (2 rounds over node, edge and graph
  *   features) with policy and value heads on the shared NN core, a PPO trainer, and policy files.
- * Not here: the cluster simulator (cluster.h), the NN kernels (nn.h) or any CLI printing.
- * Entry points: hsdag_pacml_net_* (network, act, loss), hsdag_pacml_gae, hsdag_pacml_trainer_* (PPO),
- *   hsdag_pacml_policy_* (policy files, lookup of shipped policies), hsdag_pacml_run (one episode).
+ * Not here: the RAMP cluster environment (cluster.h). The learner never sees it: it steps any environment
+ *   through the plain-data interface below (hsdag_pacml_job, hsdag_pacml_obs, hsdag_pacml_env callbacks),
+ *   which the cluster module fills (hsdag_cluster_pacml_env); the NN kernels (nn.h); any CLI printing.
+ * Entry points: hsdag_pacml_net_* (network, act, loss), hsdag_pacml_gae, hsdag_pacml_episode,
+ *   hsdag_pacml_trainer_* (PPO), hsdag_pacml_policy_* (policy files, lookup of shipped policies).
+ *
+ * Usage (with the RAMP environment of cluster.h; error handling shortened):
+ *   hsdag_pacml_env pe; hsdag_cluster_pacml_env(&pe, env);       // callbacks over an hsdag_cluster
+ *   hsdag_pacml_train_config tc = hsdag_pacml_train_config_default();
+ *   hsdag_pacml_trainer *t; hsdag_pacml_trainer_create(&t, &pe, &tc, &e);
+ *   hsdag_pacml_iter_stats st;
+ *   while (hsdag_pacml_trainer_iteration(t) < tc.iterations) hsdag_pacml_trainer_iterate(t, &st, &e);
+ *   hsdag_buf pol = {0}; hsdag_pacml_trainer_save_best(t, &pol, &e);   // a policy file image
+ *   hsdag_pacml_trainer_free(t);
  *
  * The network (docs/pacml-learning.md, /work spec pacml.md section 2):
  *   round r = 1, 2 over the job graph (2n nodes, edges src -> dst):
@@ -20,7 +31,7 @@
 #ifndef HSDAG_PACML_H
 #define HSDAG_PACML_H
 
-#include "hsdag/cluster.h"
+#include "hsdag/graph.h"
 #include "hsdag/nn.h"
 
 #ifdef __cplusplus
@@ -29,15 +40,28 @@ extern "C" {
 
 #define HSDAG_PACML_EMB 24 /* 16 pooled node embedding + 8 graph module */
 
-/* ---- network ---- */
-typedef struct hsdag_pacml_net_config {
-    int32_t fc_hidden; /* width of the policy and value hidden layers (256, the spec's fcnet_hiddens) */
-    int32_t msg_half;  /* width of the node and edge modules (16 = out_features_msg / 2) */
-    int32_t hidden1;   /* reduce output of round 1 (64) */
-    int32_t node_out;  /* reduce output of round 2 = pooled node embedding (16) */
-    int32_t graph_out; /* graph module output (8) */
-    int32_t mask_mode; /* hsdag_pacml_mask_mode: which actions the policy may take (0 = the spec's mask) */
-} hsdag_pacml_net_config;
+/* ---- what the learner sees of an environment ---- */
+#define HSDAG_PACML_MAX_DEGREE 16                          /* largest partition degree an action asks for */
+#define HSDAG_PACML_N_ACTIONS (HSDAG_PACML_MAX_DEGREE + 1) /* 0 = do not place, 1..16 = max degree */
+#define HSDAG_PACML_NODE_FEATS 5
+#define HSDAG_PACML_EDGE_FEATS 2
+#define HSDAG_PACML_GRAPH_FEATS 17 /* followed by the action mask */
+#define HSDAG_PACML_OBS_FEATS (HSDAG_PACML_GRAPH_FEATS + HSDAG_PACML_N_ACTIONS) /* 34 */
+
+/* A job model the network embeds; the network copies what it needs at create time. */
+typedef struct hsdag_pacml_job {
+    const char *name;
+    const hsdag_graph *g;   /* the job graph: its edges (edge_src -> out_dst) carry the messages */
+    const float *node_feat; /* [g->n_nodes * HSDAG_PACML_NODE_FEATS] */
+    const float *edge_feat; /* [g->n_edges * HSDAG_PACML_EDGE_FEATS], in edge-id order */
+} hsdag_pacml_job;
+
+/* One decision: which job model is waiting, which actions are valid, and the graph features. */
+typedef struct hsdag_pacml_obs {
+    int32_t model;                           /* index into the environment's jobs */
+    uint8_t mask[HSDAG_PACML_N_ACTIONS];     /* valid actions (mask[0] = 1) */
+    float graph_feat[HSDAG_PACML_OBS_FEATS]; /* 17 graph features ++ the 17-value mask */
+} hsdag_pacml_obs;
 
 /* The policy's action mask (its log(mask) is added to the logits; the same 17 values replace the mask part
  * of the graph features, so the network sees what it may choose):
@@ -46,25 +70,51 @@ typedef struct hsdag_pacml_net_config {
  *              "no block" failures are chosen blindly: the spec's observation cannot show fragmentation;
  *  PLACE_JCT - PLACE and the cached lookahead JCT meets the job's deadline (jct[a] <= beta JCT_seq).
  * Action 0 (do not place) is always allowed. PLACE and PLACE_JCT are our additions
- * (docs/pacml-learning.md). */
-typedef enum {
+ * (docs/pacml-learning.md). The environment applies the mask (hsdag_pacml_env.observe). */
+typedef enum hsdag_pacml_mask_mode {
     HSDAG_PACML_MASK_SPEC = 0,
     HSDAG_PACML_MASK_PLACE = 1,
     HSDAG_PACML_MASK_PLACE_JCT = 2
 } hsdag_pacml_mask_mode;
-/* Copies the current observation of env into o with the mask (and the graph features' mask part) of mode. */
-void hsdag_pacml_observe(const hsdag_cluster *env, int mode, hsdag_cluster_obs *o);
-/* Parses "spec", "place", "place-jct"; returns 0 or EINVAL. */
-int hsdag_pacml_mask_parse(const char *s, int *mode);
-const char *hsdag_pacml_mask_name(int mode);
+/* Parses "spec", "place", "place-jct" into *out; returns 0 or HSDAG_EINVAL (message in e). */
+int hsdag_pacml_mask_parse(hsdag_pacml_mask_mode *out, const char *s, hsdag_err *e);
+
+/* An environment the trainer and hsdag_pacml_episode step: plain data plus callbacks on ctx (borrowed, must
+ * outlive every user). The RAMP cluster fills one with hsdag_cluster_pacml_env (cluster.h); a test can
+ * write its own. Episodes are deterministic in the seed given to reset. */
+typedef struct hsdag_pacml_env {
+    void *ctx;
+    int32_t n_jobs;
+    const hsdag_pacml_job *jobs; /* [n_jobs], valid as long as ctx */
+    char beta;                   /* the training distribution, recorded in policy files ('A'..'D') */
+    int time_unit_fix;           /* likewise (0 or 1) */
+    void (*reset)(void *ctx, uint64_t seed); /* starts an episode */
+    int (*done)(void *ctx);                  /* 1 once the episode has ended */
+    /* the current decision with the mask of mode; called only while !done */
+    void (*observe)(void *ctx, hsdag_pacml_mask_mode mode, hsdag_pacml_obs *o);
+    /* applies a valid action; *reward = +1 / -1; returns 0 or a negative status */
+    int (*step)(void *ctx, int action, double *reward);
+    /* after done: the episode's blocking rate and return (sum of rewards) */
+    void (*episode_end)(void *ctx, double *blocking_rate, double *ret);
+} hsdag_pacml_env;
+
+/* ---- network ---- */
+typedef struct hsdag_pacml_net_config {
+    int32_t fc_hidden; /* width of the policy and value hidden layers (256, the spec's fcnet_hiddens) */
+    int32_t msg_half;  /* width of the node and edge modules (16 = out_features_msg / 2) */
+    int32_t hidden1;   /* reduce output of round 1 (64) */
+    int32_t node_out;  /* reduce output of round 2 = pooled node embedding (16) */
+    int32_t graph_out; /* graph module output (8) */
+    hsdag_pacml_mask_mode mask_mode; /* which actions the policy may take (SPEC = the spec's mask) */
+} hsdag_pacml_net_config;
 hsdag_pacml_net_config hsdag_pacml_net_config_default(void);
 
 typedef struct hsdag_pacml_net hsdag_pacml_net;
 
-/* Builds the network for the job models of env (their graph structure and node/edge features are copied
- * once) and initialises the parameters from seed. Returns 0, EINVAL (bad config) or ENOMEM. */
-int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_cluster *env, const hsdag_pacml_net_config *c,
-                           uint64_t seed, hsdag_err *e);
+/* Builds the network for jobs[n_jobs] (their graph structure and node/edge features are copied once) and
+ * initialises the parameters from seed. c NULL = the defaults. Returns 0, EINVAL (bad config) or ENOMEM. */
+int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                           const hsdag_pacml_net_config *c, uint64_t seed, hsdag_err *e);
 void hsdag_pacml_net_free(hsdag_pacml_net *n);
 hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n);
 const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n);
@@ -73,24 +123,26 @@ void hsdag_pacml_net_touch(hsdag_pacml_net *n);
 
 /* One observation: lp (17) log-probabilities (masked actions -inf) and *value (raw head units: the
  * trainer scales rewards by (1 - gamma), so value * 1 / (1 - gamma) estimates the discounted return). */
-void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_cluster_obs *o, float *lp, float *value);
+void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_pacml_obs *o, float *lp, float *value);
 /* Picks an action for an observation (its mask is final): greedy = 1 takes the most probable valid action
  * (evaluation), else samples one (one rng draw). Never returns a masked action. */
-int hsdag_pacml_net_act_obs(hsdag_pacml_net *n, const hsdag_cluster_obs *o, int greedy, hsdag_rng *rng);
-/* Same for the env's current job, with the net's mask mode applied (hsdag_pacml_observe). */
-int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster *env, int greedy, hsdag_rng *rng);
+int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_pacml_obs *o, int greedy, hsdag_rng *rng);
+/* One episode of env with the net acting on observations of its own mask mode: reset(seed), then act and
+ * step until done (greedy = 0 samples with an rng seeded from seed). Returns 0 or the step's status. */
+int hsdag_pacml_episode(const hsdag_pacml_env *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                        hsdag_err *e);
 
 /* ---- PPO loss on a batch of samples (exposed for the gradient test) ---- */
 typedef struct hsdag_pacml_sample {
-    int32_t model;                                                    /* job model index */
-    int32_t action;                                                   /* taken action (valid under mask) */
-    float gfeat[HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS]; /* 17 graph features ++ mask */
-    uint8_t mask[HSDAG_CLUSTER_N_ACTIONS];
-    float lp_old[HSDAG_CLUSTER_N_ACTIONS]; /* behaviour log-probs (-inf masked) */
-    float v_old;                           /* behaviour value (raw head units) */
-    float adv;                             /* advantage (already standardised) */
-    float ret;                             /* value target (raw head units) */
-    float reward;                          /* +1 / -1 */
+    int32_t model;                      /* job model index */
+    int32_t action;                     /* taken action (valid under mask) */
+    float gfeat[HSDAG_PACML_OBS_FEATS]; /* 17 graph features ++ mask */
+    uint8_t mask[HSDAG_PACML_N_ACTIONS];
+    float lp_old[HSDAG_PACML_N_ACTIONS]; /* behaviour log-probs (-inf masked) */
+    float v_old;                         /* behaviour value (raw head units) */
+    float adv;                           /* advantage (already standardised) */
+    float ret;                           /* value target (raw head units) */
+    float reward;                        /* +1 / -1 */
 } hsdag_pacml_sample;
 
 typedef struct hsdag_pacml_loss_config {
@@ -146,9 +198,9 @@ typedef struct hsdag_pacml_iter_stats {
 } hsdag_pacml_iter_stats;
 
 typedef struct hsdag_pacml_trainer hsdag_pacml_trainer;
-/* The env is borrowed (not freed) and must outlive the trainer; its config (beta, time unit) is the
- * training distribution. */
-int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env,
+/* env is copied; its ctx is borrowed and must outlive the trainer. env->beta and env->time_unit_fix are
+ * recorded in the policy images. */
+int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
                                const hsdag_pacml_train_config *c, hsdag_err *e);
 void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t);
 /* Runs one PPO iteration (collect, GAE, epochs of minibatch Adam, adapt KL, greedy evaluation). */
@@ -162,10 +214,10 @@ int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, 
 /* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, config). */
 int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
 /* Creates a trainer from a state saved by hsdag_pacml_trainer_save (same build; env made with the same
- * cluster config); it continues bit-identically. iterations >= 0 replaces the saved total. EPARSE if
+ * configuration); it continues bit-identically. iterations >= 0 replaces the saved total. EPARSE if
  * corrupt or truncated, ENOMEM. */
-int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, hsdag_cluster *env, const void *buf, size_t len,
-                                int32_t iterations, hsdag_err *e);
+int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env, const void *buf,
+                                size_t len, int32_t iterations, hsdag_err *e);
 /* Total iterations the trainer was configured for. */
 int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
 
@@ -175,24 +227,15 @@ int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
  * parameter values as float32 (no optimiser state), FNV-1a 64 of everything before. */
 int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
                             hsdag_buf *out, hsdag_err *e);
-/* Loads a policy file for env: path is a file or a directory holding policy.bin. beta_out /
+/* Loads a policy file for jobs[n_jobs]: path is a file or a directory holding policy.bin. beta_out /
  * tuf_out (optional) get what the policy was trained on. EIO, EPARSE or EINVAL with the path named. */
-int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_cluster *env, const char *path, char *beta_out,
-                            int *tuf_out, hsdag_err *e);
+int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                            const char *path, char *beta_out, int *tuf_out, hsdag_err *e);
 /* The shipped policy for beta (and --time-unit-fix: beta_X_tuf.bin): the first existing of
  * $HSDAG_DATA/policies/pacml/F, ./policies/pacml/F, <dir of the running binary>/../policies/pacml/F,
  * <dir of the running binary>/../share/hsdag/policies/pacml/F, HSDAG_SHARE_DIR/policies/pacml/F
  * (compile-time, default /usr/local/share/hsdag). EIO naming every place tried if none exists. */
 int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e);
-
-/* One greedy episode of the learned policy (dir: a file or DIR; NULL or "" = the shipped policy for the
- * env's beta). This is what `hsdag cluster run --policy learned[:DIR]` calls. A policy trained for another
- * beta or time-unit setting than the env's is refused (HSDAG_EINVAL naming both). */
-int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m,
-                    hsdag_err *e);
-/* Episode with an already loaded network (greedy = 0 samples with rng seeded by seed). */
-int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
-                        hsdag_cluster_metrics *m, hsdag_err *e);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,9 @@
 /* place.h - placers: every classic method (single device, random, Baechi m-TOPO/m-ETF/m-SCT, HEFT, METIS,
  *           Tarnawski's greedy, local search) and the exact ones (two-device min cut, MILP), behind one
  * registry.
- * Not here: scoring (sim.h), placement files (placement.h), the learned HSDAG placer (learn module; it plugs
- *           into the registry in src/place/registry.c with the same hsdag_place_fn signature).
- * Entry points: hsdag_place_problem_create/free, hsdag_place_methods/method_find, hsdag_place_run,
+ * Not here: scoring (sim.h), placement files (placement.h), the learned HSDAG placer (learn module; it adds
+ *           itself to the registry with hsdag_place_register, through hsdag_learn_register_methods).
+ * Entry points: hsdag_place_problem_create/free, hsdag_place_methods/method_find/register, hsdag_place_run,
  *               hsdag_place_lower_bound, hsdag_place_bound_exact, hsdag_place_mincut_solve.
  *
  * Usage:
@@ -95,8 +95,8 @@ typedef enum hsdag_place_respect {
     HSDAG_PLACE_PARTIAL = 2   /* tried, not guaranteed (see the method's summary) */
 } hsdag_place_respect;
 
-/* One registry row. To add a method (e.g. the learned "hsdag"), append one line to the table in
- * src/place/registry.c: {"hsdag", my_fn, "summary", HSDAG_PLACE_..., HSDAG_PLACE_..., 1}. */
+/* One registry row. A built-in method of src/place is one line of the table in src/place/registry.c; a
+ * method of a higher layer (the learned "hsdag", src/learn) registers itself with hsdag_place_register. */
 typedef struct hsdag_place_method {
     const char *name;
     hsdag_place_fn fn;
@@ -106,10 +106,18 @@ typedef struct hsdag_place_method {
     int in_compare;             /* run by `hsdag compare` when no --methods is given */
 } hsdag_place_method;
 
-/* The registry, in display order. */
+/* The registry, in display order: the built-in methods, then the registered ones in registration order. */
 const hsdag_place_method *hsdag_place_methods(int32_t *count);
 /* A registered method by exact name, or NULL. */
 const hsdag_place_method *hsdag_place_method_find(const char *name);
+/* Appends a method (copied; name and summary must outlive the process, e.g. string literals). Idempotent:
+ * registering the same name with the same function again is a no-op returning 0. Errors: HSDAG_EINVAL (no
+ * name, function or summary; the name is taken by another function), HSDAG_ELIMIT (more than
+ * HSDAG_PLACE_MAX_METHODS). Process-wide and not thread-safe: register at start-up, before any thread uses
+ * the registry. The learned placers are registered by hsdag_learn_register_methods (learn.h), which the CLI
+ * calls in main(). */
+#define HSDAG_PLACE_MAX_METHODS 64
+int hsdag_place_register(const hsdag_place_method *m, hsdag_err *e);
 
 /* ---- running a method and scoring it ---- */
 typedef struct hsdag_place_result {

@@ -1,6 +1,8 @@
-/* sim.h - the latency simulator (three semantics), its Chrome/Perfetto trace and lower bounds on latency.
- * Not here: the device model and cost table (devices.h), placement files (placement.h), placers (place.h).
- * Entry points: hsdag_sim_create/run/free/costs/trace_write, hsdag_sim_config_default, hsdag_bound_compute.
+/* sim.h - the cost of every op on every device (the cost table), the latency simulator (three semantics),
+ *   its Chrome/Perfetto trace and lower bounds on latency.
+ * Not here: the device model and its files (devices.h), placement files (placement.h), placers (place.h).
+ * Entry points: hsdag_costs_create/free, hsdag_costs_xfer_s, hsdag_sim_create/run/free/costs/trace_write,
+ *   hsdag_sim_config_default, hsdag_bound_compute.
  *
  * Usage (create once, run many times; a run allocates nothing):
  *   hsdag_sim *s; hsdag_err e = {0};
@@ -11,15 +13,84 @@
  *   if (hsdag_sim_run(s, dev, &r) < 0) ...                   // only fails on a device index out of range
  *   printf("%.3f ms %s\n", r.makespan_s * 1e3, r.feasible ? "ok" : "infeasible");
  *   hsdag_sim_free(s);
+ *
+ * The cost table alone:
+ *   hsdag_costs *c; hsdag_costs_config cc = hsdag_costs_config_default();
+ *   if (hsdag_costs_create(&c, g, devs, &cc, &e) < 0) ...
+ *   double t = c->node_s[v * c->n_devices + k];                  // seconds of node v on device k
+ *   double x = hsdag_costs_xfer_s(c, v, a, b);                   // seconds to send v's output a -> b
+ *   hsdag_costs_free(c);
  */
 #ifndef HSDAG_SIM_H
 #define HSDAG_SIM_H
 
 #include "hsdag/devices.h"
 
+#include <math.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- the cost table ---- */
+typedef enum hsdag_costsrc {
+    HSDAG_COSTSRC_AUTO =
+        0, /* FILE if every non-bookkeeping node has the needed measured column, else ROOFLINE */
+    HSDAG_COSTSRC_ROOFLINE, /* max(flops / (peak * eff), bytes / mem_bw) + launch_s */
+    HSDAG_COSTSRC_FILE      /* graph->cost_ms: CPU column on cpu devices, ACCEL column on gpu/accel devices;
+                             * a node without the needed column falls back to the roofline */
+} hsdag_costsrc;
+
+typedef struct hsdag_costs_config {
+    hsdag_costsrc source;
+    const hsdag_profile *profile; /* optional (NULL): overrides single (node, device) entries, any source */
+} hsdag_costs_config;
+hsdag_costs_config hsdag_costs_config_default(void);
+
+/* The precomputed [node x device] cost table and everything a simulator or placer needs per node.
+ * Read-only after hsdag_costs_create. Invariants: node_s >= 0 and finite; bookkeeping nodes cost 0 everywhere
+ * (unless a profile says otherwise); allowed[v*n_devices+d] == 0 where the op may not run on d (Tarnawski
+ * supportedOnFpga = false on a non-CPU device) - node_s still holds a finite cost there so a forced placement
+ * can be simulated, and the simulator reports it as infeasible.
+ * Memory model (docs/simulator.md): a node's static_bytes are resident on its device for the whole request;
+ * its act_bytes are live from its start until its last consumer on that device finishes; a copy of
+ * xfer_bytes lives on each receiving device from the transfer's start until its last consumer there
+ * finishes. */
+typedef struct hsdag_costs {
+    int32_t n_nodes, n_devices;
+    const hsdag_graph *g;      /* borrowed; must outlive the table */
+    const hsdag_devices *devs; /* borrowed; must outlive the table */
+    hsdag_costsrc source;      /* what AUTO resolved to */
+    int32_t n_profiled;        /* (node, device) entries taken from the profile */
+    double *node_s;            /* [n_nodes * n_devices] seconds, node v on device d at v*n_devices + d */
+    uint8_t *allowed;          /* [n_nodes * n_devices] */
+    double *xfer_bytes; /* [n_nodes] bytes sent once per receiving device: max over out-edges of edge_bytes */
+    double *file_xfer_s;  /* [n_nodes] file-given transfer time (Tarnawski edge cost, ms/1000), NAN if none */
+    double *static_bytes; /* [n_nodes] mem_bytes when the file gives it, else param_bytes */
+    double *act_bytes;    /* [n_nodes] 0 when the file gives mem_bytes (already included), else out_bytes */
+    double *link_lat_s;   /* [n_devices^2] copies of the link table for locality */
+    double *link_inv_bw;  /* [n_devices^2] seconds per byte */
+    double *link_file_factor; /* [n_devices^2] */
+    hsdag_arena *arena;
+} hsdag_costs;
+
+int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d,
+                       const hsdag_costs_config *cfg, hsdag_err *e);
+void hsdag_costs_free(hsdag_costs *c); /* NULL is a no-op */
+
+/* Seconds to send node v's output from device a to device b (0 if a == b): the file's transfer time times the
+ * link's file_factor when the file gives one, else latency + xfer_bytes / bandwidth. */
+static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t a, int32_t b)
+{
+    if (a == b) return 0.0;
+    int32_t k = a * c->n_devices + b;
+    double f = c->file_xfer_s[v];
+    if (!isnan(f)) return f * c->link_file_factor[k];
+    return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
+}
+
+/* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
+double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
 
 /* Concurrent semantics: the order in which a device picks among its ready ops (ties: lower node index). */
 typedef enum hsdag_priority {

@@ -1,6 +1,7 @@
 /* cluster_internal.h - structures shared by the files of the cluster module (not installed).
  * Not here: anything public (include/hsdag/cluster.h).
- * Entry points: cl_model, cl_place, cl_job_place, cl_job_lookahead, cl_degree_has_shape. */
+ * Entry points: cl_model, cl_place, cl_job_place, cl_job_lookahead, cl_degree_has_shape, cl_env_jobs,
+ *   cl_pacml_run. */
 #ifndef HSDAG_CLUSTER_INTERNAL_H
 #define HSDAG_CLUSTER_INTERNAL_H
 
@@ -52,5 +53,11 @@ double cl_beta_below(const hsdag_beta_dist *d, double x);
 int32_t cl_job_need_mask(const cl_model *m, const hsdag_cluster_config *c, int32_t a);
 /* The lookahead heuristic's action for the waiting job (env.c). */
 int cl_env_lookahead_action(const hsdag_cluster *env, int horizon_steps, int floor_degree);
+/* The env's models as the PAC-ML learner sees them: hsdag_cluster_n_models entries (env.c). */
+const hsdag_pacml_job *cl_env_jobs(const hsdag_cluster *env);
+/* One greedy episode of the learned policy at path (a file or a directory; NULL or "" = the shipped policy
+ * for the env's beta): what hsdag_cluster_run does for "learned[:DIR]" (pacml_env.c). A policy trained for
+ * another beta or time-unit setting than the env's is refused (HSDAG_EINVAL naming both). */
+int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_cluster_metrics *m, hsdag_err *e);
 
 #endif

@@ -32,6 +32,7 @@ struct hsdag_cluster {
     /* feature normalisation over the pool's models */
     double lo[8], hi[8];
     double mstat[64][6]; /* per model: mean/median of normalised op compute, op memory, dep size (K <= 64) */
+    hsdag_pacml_job pjob[64]; /* the models as the PAC-ML learner sees them (hsdag_cluster_pacml_env) */
     /* state */
     int64_t k_arr, n_arrivals_total, n_decisions;
     int done;
@@ -312,6 +313,10 @@ const hsdag_cluster_config *hsdag_cluster_config_get(const hsdag_cluster *env)
 {
     return &env->c;
 }
+const hsdag_pacml_job *cl_env_jobs(const hsdag_cluster *env)
+{
+    return env->pjob;
+}
 
 void hsdag_cluster_free(hsdag_cluster *env)
 {
@@ -427,6 +432,11 @@ int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const
                        &env->mstat[i][5]);
     }
     env->hi[3] = env->hi[7]; /* max acceptable JCT spans [0.1 min jct_seq, 1.0 max jct_seq] */
+    for (int32_t i = 0; i < env->K; i++) {
+        const hsdag_cluster_model *m = &env->models[i].pub;
+        hsdag_pacml_job j = {m->name, m->job, m->node_feat, m->edge_feat};
+        env->pjob[i] = j;
+    }
     env->done = 1;
     *out = env;
     return 0;

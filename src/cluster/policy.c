@@ -1,9 +1,9 @@
 /* policy.c - the built-in partitioning policies of `hsdag cluster` and the one-episode runner.
- * Not here: the learned GNN policy (a later module; "learned[:DIR]" parses but acting reports unsupported).
+ * Not here: the learned GNN policy (src/learn/pacml_*.c; "learned[:DIR]" episodes run through
+ *   pacml_env.c, since its network acts on whole episodes, not through hsdag_cluster_policy_act).
  * Entry points: hsdag_cluster_policy_parse, hsdag_cluster_policy_name, hsdag_cluster_policy_act,
  * hsdag_cluster_run. */
 #include "cluster_internal.h"
-#include "hsdag/pacml.h"
 
 #include <math.h>
 #include <string.h>
@@ -135,7 +135,7 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
 int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
                       hsdag_cluster_metrics *m, hsdag_err *e)
 {
-    if (p->kind == HSDAG_POL_LEARNED) return hsdag_pacml_run(env, p->dir, seed, m, e);
+    if (p->kind == HSDAG_POL_LEARNED) return cl_pacml_run(env, p->dir, seed, m, e);
     hsdag_rng rng;
     hsdag_rng_seed(&rng, seed ^ 0x5DEECE66Dull);
     hsdag_cluster_reset(env, seed);

@@ -1,7 +1,7 @@
 /* glue.c - the HSDAG learner wired to the simulator (reward), local search (polish) and the placer registry.
  * Not here: the learner itself (train.c) or external measurement commands (tools/cmd_train.c).
- * Entry points: hsdag_learn_sim_eval, hsdag_learn_polish, hsdag_learn_place. */
-#include "hsdag/hsdag.h"
+ * Entry points: hsdag_learn_sim_eval, hsdag_learn_polish, hsdag_learn_place, hsdag_learn_register_methods. */
+#include "hsdag/learn.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,4 +76,16 @@ int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
     }
     hsdag_learn_free(L);
     return rc;
+}
+
+int hsdag_learn_register_methods(hsdag_err *e)
+{
+    static const hsdag_place_method hsdag_method = {"hsdag",
+                                                    hsdag_learn_place,
+                                                    "HSDAG (NeurIPS 2024): GCN + graph-parsing pooling + "
+                                                    "REINFORCE, 25 x 20 simulated placements (src/learn)",
+                                                    HSDAG_PLACE_PARTIAL,
+                                                    HSDAG_PLACE_PARTIAL,
+                                                    1};
+    return hsdag_place_register(&hsdag_method, e);
 }

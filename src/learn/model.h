@@ -4,7 +4,7 @@
 #ifndef HSDAG_LEARN_MODEL_H
 #define HSDAG_LEARN_MODEL_H
 
-#include "hsdag/hsdag.h"
+#include "hsdag/learn.h"
 
 /* The network's parameters and the fixed per-graph inputs. */
 typedef struct lmodel lmodel;

@@ -1,14 +1,16 @@
-/* registry.c - the table of placement methods: name, function, one-line summary, what each respects.
- * Not here: the algorithms (one file each in src/place) or single-device specs (resolved by hsdag_place_run).
- * Entry points: hsdag_place_methods, hsdag_place_method_find. To add a method, append one row below. */
-#include "hsdag/hsdag.h"
+/* registry.c - the table of placement methods: name, function, one-line summary, what each respects. The
+ *   built-in methods of src/place come first; higher layers append theirs with hsdag_place_register.
+ * Not here: the algorithms (one file each in src/place), single-device specs (resolved by hsdag_place_run),
+ *   any learned method (src/learn registers them: hsdag_learn_register_methods).
+ * Entry points: hsdag_place_methods, hsdag_place_method_find, hsdag_place_register. To add a built-in
+ *   method, append one row below. */
 #include "place_int.h"
 
 #define R HSDAG_PLACE_RESPECTS
 #define I HSDAG_PLACE_IGNORES
 #define P HSDAG_PLACE_PARTIAL
 
-static const hsdag_place_method methods[] = {
+static const hsdag_place_method builtin[] = {
     {"random", place_random, "each colour class on a uniformly random allowed device with room (seeded)", R,
      R, 1},
     {"round-robin", place_round_robin,
@@ -44,26 +46,55 @@ static const hsdag_place_method methods[] = {
     {"local-search", place_local_search,
      "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R,
      1},
-    {"hsdag", hsdag_learn_place,
-     "HSDAG (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, 25 x 20 simulated placements "
-     "(src/learn)",
-     P, P, 1},
 };
+#define N_BUILTIN ((int32_t)(sizeof builtin / sizeof builtin[0]))
 
 #undef R
 #undef I
 #undef P
 
+/* The table: the built-ins, then what hsdag_place_register appended (no lock: register before starting
+ * threads). */
+static hsdag_place_method methods[HSDAG_PLACE_MAX_METHODS];
+static int32_t n_methods;
+
+static void reg_init(void)
+{
+    if (n_methods) return;
+    memcpy(methods, builtin, sizeof builtin);
+    n_methods = N_BUILTIN;
+}
+
 const hsdag_place_method *hsdag_place_methods(int32_t *count)
 {
-    if (count) *count = (int32_t)(sizeof methods / sizeof methods[0]);
+    reg_init();
+    if (count) *count = n_methods;
     return methods;
 }
 
 const hsdag_place_method *hsdag_place_method_find(const char *name)
 {
     if (!name) return NULL;
-    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+    reg_init();
+    for (int32_t i = 0; i < n_methods; i++)
         if (strcmp(methods[i].name, name) == 0) return &methods[i];
     return NULL;
+}
+
+int hsdag_place_register(const hsdag_place_method *m, hsdag_err *e)
+{
+    if (!m || !m->name || !m->name[0] || !m->fn || !m->summary)
+        return hsdag_err_set(e, HSDAG_EINVAL,
+                             "place registry: a method needs a name, a function and a summary");
+    const hsdag_place_method *old = hsdag_place_method_find(m->name);
+    if (old) {
+        if (old->fn == m->fn) return 0; /* registered before: idempotent */
+        return hsdag_err_set(e, HSDAG_EINVAL,
+                             "place registry: '%s' is already registered with another function", m->name);
+    }
+    if (n_methods == HSDAG_PLACE_MAX_METHODS)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "place registry: more than %d methods",
+                             HSDAG_PLACE_MAX_METHODS);
+    methods[n_methods++] = *m;
+    return 0;
 }

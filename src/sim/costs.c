@@ -1,157 +1,13 @@
 /* costs.c - the [node x device] cost table (roofline, file-measured costs, profile overrides), the per-node
- * transfer and memory figures, and the per-op profile CSV reader.
- * Not here: scheduling (sim.c) or bounds (bound.c); the table is computed once and read many times.
- * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_roofline_s, hsdag_profile_*.
+ * transfer and memory figures.
+ * Not here: scheduling (sim.c), bounds (bound.c), the profile CSV reader (src/io/profile.c); the table is
+ * computed once and read many times.
+ * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_roofline_s.
  */
-#include "hsdag/devices.h"
+#include "hsdag/sim.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
-
-/* ---- profile CSV ---- */
-
-typedef struct prof_entry {
-    const char *node, *device;
-    double ms;
-    int32_t line;
-} prof_entry;
-
-struct hsdag_profile {
-    hsdag_arena *arena;
-    prof_entry *ent;
-    int32_t n, cap;
-    const char *what;
-};
-
-void hsdag_profile_free(hsdag_profile *p)
-{
-    if (!p) return;
-    hsdag_free(p->ent);
-    hsdag_arena_free(p->arena);
-    hsdag_free(p);
-}
-
-int32_t hsdag_profile_count(const hsdag_profile *p)
-{
-    return p ? p->n : 0;
-}
-
-static const char *trim(char *s, size_t *n)
-{
-    while (*n && (s[0] == ' ' || s[0] == '\t')) s++, (*n)--;
-    while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t' || s[*n - 1] == '\r')) (*n)--;
-    if (*n >= 2 && s[0] == '"' && s[*n - 1] == '"') s++, *n -= 2; /* "name" (no escaped quotes inside) */
-    return s;
-}
-
-#define PROF_MAX_LINES 50000000
-
-int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out, hsdag_err *e)
-{
-    *out = NULL;
-    what = what ? what : "<buffer>";
-    hsdag_profile *p = hsdag_calloc(1, sizeof *p);
-    char *line = NULL;
-    int rc = 0;
-    if (!p || !(p->arena = hsdag_arena_create(0))) goto oom;
-    p->what = hsdag_arena_strdup(p->arena, what);
-    const char *s = buf, *end = s + len;
-    int32_t lineno = 0;
-    size_t cap_line = 0;
-    int header_done = 0;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-        lineno++;
-        if (lineno > PROF_MAX_LINES) {
-            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: more than %d lines", what, PROF_MAX_LINES);
-            goto fail;
-        }
-        if (n + 1 > cap_line) {
-            char *nb = hsdag_realloc(line, n + 1);
-            if (!nb) goto oom;
-            line = nb;
-            cap_line = n + 1;
-        }
-        memcpy(line, s, n);
-        line[n] = 0;
-        s = nl ? nl + 1 : end;
-        if (memchr(line, 0, n)) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: NUL byte", what, (int)lineno);
-            goto fail;
-        }
-        size_t tn = n;
-        const char *t = trim(line, &tn);
-        if (tn == 0 || t[0] == '#') continue;
-        /* split from the right: node names may contain commas, device names and numbers do not */
-        char *c2 = strrchr(line, ',');
-        if (!c2) goto bad;
-        *c2 = 0;
-        char *c1 = strrchr(line, ',');
-        if (!c1) goto bad;
-        *c1 = 0;
-        size_t n0 = strlen(line), n1 = strlen(c1 + 1), n2 = strlen(c2 + 1);
-        const char *f0 = trim(line, &n0), *f1 = trim(c1 + 1, &n1), *f2 = trim(c2 + 1, &n2);
-        char num[64];
-        if (n2 == 0 || n2 >= sizeof num) goto badnum;
-        memcpy(num, f2, n2);
-        num[n2] = 0;
-        char *ep;
-        errno = 0;
-        double ms = strtod(num, &ep);
-        if (*ep || errno || !isfinite(ms) || ms < 0) {
-            if (ep == num && !header_done && p->n == 0) { /* one header line ("node,device,ms") first */
-                header_done = 1;
-                continue;
-            }
-            goto badnum;
-        }
-        if (n0 == 0 || n1 == 0) goto bad;
-        header_done = 1;
-        if (p->n == p->cap) {
-            size_t cap = (size_t)p->cap;
-            if (hsdag_grow((void **)&p->ent, &cap, (size_t)p->n + 1, sizeof *p->ent) < 0) goto oom;
-            p->cap = (int32_t)(cap > INT32_MAX ? INT32_MAX : cap);
-        }
-        prof_entry *en = &p->ent[p->n];
-        en->node = hsdag_arena_strndup(p->arena, f0, n0);
-        en->device = hsdag_arena_strndup(p->arena, f1, n1);
-        en->ms = ms;
-        en->line = lineno;
-        if (!en->node || !en->device) goto oom;
-        p->n++;
-        continue;
-    bad:
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: expected 'node,device,ms'", what, (int)lineno);
-        goto fail;
-    badnum:
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: '%.40s' is not a time in ms >= 0", what,
-                           (int)lineno, c2 ? c2 + 1 : "");
-        goto fail;
-    }
-    hsdag_free(line);
-    *out = p;
-    return 0;
-oom:
-    rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
-fail:
-    hsdag_free(line);
-    hsdag_profile_free(p);
-    return rc;
-}
-
-int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    *out = NULL;
-    int rc = hsdag_read_file(path, &buf, &len, 0, e);
-    if (rc < 0) return rc;
-    rc = hsdag_profile_parse(buf, len, path, out, e);
-    hsdag_free(buf);
-    return rc;
-}
 
 /* ---- roofline ---- */
 
@@ -217,17 +73,20 @@ static int apply_profile(hsdag_costs *c, const hsdag_profile *p, hsdag_err *e)
             rc = hsdag_err_set(e, HSDAG_ENOMEM, "profile: out of memory");
             goto done;
         }
-    for (int32_t i = 0; i < p->n; i++) {
-        const prof_entry *en = &p->ent[i];
+    int32_t n_ent = 0;
+    const hsdag_profile_entry *ent = hsdag_profile_entries(p, &n_ent);
+    const char *what = hsdag_profile_what(p);
+    for (int32_t i = 0; i < n_ent; i++) {
+        const hsdag_profile_entry *en = &ent[i];
         int32_t v = hsdag_strmap_get(m, en->node, strlen(en->node));
         if (v < 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown node '%.80s'", p->what, (int)en->line,
+            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown node '%.80s'", what, (int)en->line,
                                en->node);
             goto done;
         }
         int32_t d = hsdag_devices_find(c->devs, en->device);
         if (d < 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown device '%.80s'", p->what, (int)en->line,
+            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: line %d: unknown device '%.80s'", what, (int)en->line,
                                en->device);
             goto done;
         }

@@ -1,4 +1,4 @@
-/* placement_io.c - placement files: hsdag placement JSON, flat OpenVINO affinity maps and Tarnawski splits
+/* placement.c - placement files: hsdag placement JSON, flat OpenVINO affinity maps and Tarnawski splits
  * in;
  * the same three out. Formats are described in include/hsdag/placement.h and docs/simulator.md.
  * Not here: computing or scoring placements. (A split reader may also exist in the Tarnawski importer's

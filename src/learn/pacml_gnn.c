@@ -1,17 +1,18 @@
 /* pacml_gnn.c - the PAC-ML policy/value network: 2-round mean-pool GNN over a job graph, graph module,
  *   policy and value MLPs, masked log-softmax, and the PPO loss with its full backward pass.
  * Not here: rollouts, GAE bookkeeping and Adam scheduling (pacml_ppo.c); the kernels (src/nn/).
- * Entry points: hsdag_pacml_net_create/free/params/touch/eval/act/loss, hsdag_pacml_net_config_default.
+ * Entry points: hsdag_pacml_net_create/free/params/touch/eval/act/loss, hsdag_pacml_net_config_default,
+ *   hsdag_pacml_mask_parse.
  */
 #include "hsdag/pacml.h"
 
 #include <math.h>
 #include <string.h>
 
-#define PM_NA HSDAG_CLUSTER_N_ACTIONS
-#define PM_GF (HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS) /* 34 */
-#define PM_NF HSDAG_CLUSTER_NODE_FEATS
-#define PM_EF HSDAG_CLUSTER_EDGE_FEATS
+#define PM_NA HSDAG_PACML_N_ACTIONS
+#define PM_GF HSDAG_PACML_OBS_FEATS /* 34 */
+#define PM_NF HSDAG_PACML_NODE_FEATS
+#define PM_EF HSDAG_PACML_EDGE_FEATS
 #define PM_EPS 1e-5f /* LayerNorm eps (PyTorch default) */
 
 /* Forward cache of one round for one model. */
@@ -109,9 +110,9 @@ static void pm_mod_backward(hsdag_pacml_net *n, const pm_mod *m, float *dx, cons
                                 m->ln.d);
 }
 
-static int pm_model_init(hsdag_pacml_net *net, pm_model *pm, const hsdag_cluster_model *cm, hsdag_err *e)
+static int pm_model_init(hsdag_pacml_net *net, pm_model *pm, const hsdag_pacml_job *cm, hsdag_err *e)
 {
-    const hsdag_graph *g = cm->job;
+    const hsdag_graph *g = cm->g;
     int32_t n = g->n_nodes, ne = g->n_edges, h = net->c.msg_half, nm = ne + n;
     pm->n = n;
     pm->ne = ne;
@@ -161,14 +162,14 @@ static int pm_model_init(hsdag_pacml_net *net, pm_model *pm, const hsdag_cluster
     return 0;
 }
 
-int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_cluster *env, const hsdag_pacml_net_config *cfg,
-                           uint64_t seed, hsdag_err *e)
+int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                           const hsdag_pacml_net_config *cfg, uint64_t seed, hsdag_err *e)
 {
     *out = NULL;
     hsdag_pacml_net_config c = cfg ? *cfg : hsdag_pacml_net_config_default();
     if (c.fc_hidden < 1 || c.fc_hidden > 4096 || c.msg_half < 1 || c.msg_half > 256 || c.hidden1 < 1 ||
         c.hidden1 > 1024 || c.node_out < 1 || c.node_out > 64 || c.graph_out < 1 || c.graph_out > 256 ||
-        c.mask_mode < 0 || c.mask_mode > HSDAG_PACML_MASK_PLACE_JCT)
+        (int)c.mask_mode < 0 || c.mask_mode > HSDAG_PACML_MASK_PLACE_JCT || n_jobs < 0 || (n_jobs && !jobs))
         return hsdag_err_set(e, HSDAG_EINVAL, "pacml: network config out of range");
     hsdag_pacml_net *n = hsdag_calloc(1, sizeof *n);
     if (!n) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
@@ -201,13 +202,13 @@ int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_cluster *env, cons
         for (int32_t i = 0; i < PM_NA * c.fc_hidden; i++) w[i] *= 0.01f;
         for (int32_t i = 0; i < PM_NA; i++) b[i] = 0.f;
     }
-    n->n_models = hsdag_cluster_n_models(env);
+    n->n_models = n_jobs;
     n->m = hsdag_calloc((size_t)n->n_models, sizeof *n->m);
     n->dpool = hsdag_calloc((size_t)n->n_models * c.node_out + 1, sizeof(float));
     n->used = hsdag_calloc((size_t)n->n_models + 1, 1);
     if (!n->m || !n->dpool || !n->used) goto fail_oom;
     for (int32_t i = 0; i < n->n_models; i++)
-        if ((rc = pm_model_init(n, &n->m[i], hsdag_cluster_model_get(env, i), e)) < 0) goto fail;
+        if ((rc = pm_model_init(n, &n->m[i], &jobs[i], e)) < 0) goto fail;
     /* backward scratch: 13 buffers, each sized by the largest of its uses */
     int32_t mx = c.hidden1 > 2 * h ? c.hidden1 : 2 * h;
     if (c.node_out > mx) mx = c.node_out;
@@ -385,7 +386,7 @@ static void pm_heads_forward(hsdag_pacml_net *n, pm_batch *b, int32_t B, const i
     hsdag_nn_linear_forward(b->v, b->v1, PV(n, n->v2.w), PV(n, n->v2.b), B, H, 1);
 }
 
-void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_cluster_obs *o, float *lp, float *value)
+void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_pacml_obs *o, float *lp, float *value)
 {
     pm_batch b;
     if (pm_batch_get(n, 1, &b, NULL) < 0) { /* out of memory: fall back to "do not place" */
@@ -400,48 +401,20 @@ void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_cluster_obs *o, float 
     *value = b.v[0];
 }
 
-void hsdag_pacml_observe(const hsdag_cluster *env, int mode, hsdag_cluster_obs *o)
-{
-    *o = *hsdag_cluster_observe(env);
-    if (mode == HSDAG_PACML_MASK_SPEC) return;
-    for (int a = 1; a < PM_NA; a++) {
-        if (!o->mask[a]) continue;
-        if (mode == HSDAG_PACML_MASK_PLACE_JCT && !(o->m->jct[a] <= o->max_jct))
-            o->mask[a] = 0;
-        else if (hsdag_cluster_try_place(env, a) < 0)
-            o->mask[a] = 0;
-    }
-    for (int a = 0; a < PM_NA; a++) o->graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + a] = o->mask[a];
-}
-
-int hsdag_pacml_mask_parse(const char *s, int *mode)
+int hsdag_pacml_mask_parse(hsdag_pacml_mask_mode *out, const char *s, hsdag_err *e)
 {
     if (!strcmp(s, "spec"))
-        *mode = HSDAG_PACML_MASK_SPEC;
+        *out = HSDAG_PACML_MASK_SPEC;
     else if (!strcmp(s, "place"))
-        *mode = HSDAG_PACML_MASK_PLACE;
+        *out = HSDAG_PACML_MASK_PLACE;
     else if (!strcmp(s, "place-jct"))
-        *mode = HSDAG_PACML_MASK_PLACE_JCT;
+        *out = HSDAG_PACML_MASK_PLACE_JCT;
     else
-        return HSDAG_EINVAL;
+        return hsdag_err_set(e, HSDAG_EINVAL, "mask '%.40s': spec, place or place-jct", s);
     return 0;
 }
 
-const char *hsdag_pacml_mask_name(int mode)
-{
-    return mode == HSDAG_PACML_MASK_PLACE       ? "place"
-           : mode == HSDAG_PACML_MASK_PLACE_JCT ? "place-jct"
-                                                : "spec";
-}
-
-int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_cluster *env, int greedy, hsdag_rng *rng)
-{
-    hsdag_cluster_obs o;
-    hsdag_pacml_observe(env, n->c.mask_mode, &o);
-    return hsdag_pacml_net_act_obs(n, &o, greedy, rng);
-}
-
-int hsdag_pacml_net_act_obs(hsdag_pacml_net *n, const hsdag_cluster_obs *o, int greedy, hsdag_rng *rng)
+int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_pacml_obs *o, int greedy, hsdag_rng *rng)
 {
     float lp[PM_NA], v;
     hsdag_pacml_net_eval(n, o, lp, &v);

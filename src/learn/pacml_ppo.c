@@ -1,7 +1,9 @@
-/* pacml_ppo.c - PPO for the PAC-ML policy: rollouts of whole episodes, GAE, clipped-objective minibatch
- *   epochs with Adam and gradient clipping, adaptive KL, greedy evaluation, checkpoints and policy files.
- * Not here: the network and its loss gradient (pacml_gnn.c); printing and CLI options (tools/).
- * Entry points: hsdag_pacml_gae, hsdag_pacml_trainer_*, hsdag_pacml_policy_*, hsdag_pacml_run[_net].
+/* pacml_ppo.c - PPO for the PAC-ML policy: rollouts of whole episodes through the hsdag_pacml_env
+ *   callbacks, GAE, clipped-objective minibatch epochs with Adam and gradient clipping, adaptive KL, greedy
+ *   evaluation, checkpoints and policy files.
+ * Not here: the network and its loss gradient (pacml_gnn.c); the RAMP environment and its adapter
+ *   (src/cluster/); printing and CLI options (tools/).
+ * Entry points: hsdag_pacml_gae, hsdag_pacml_episode, hsdag_pacml_trainer_*, hsdag_pacml_policy_*.
  */
 #include "hsdag/pacml.h"
 
@@ -15,7 +17,7 @@
 #define HSDAG_SHARE_DIR "/usr/local/share/hsdag"
 #endif
 
-#define PP_NA HSDAG_CLUSTER_N_ACTIONS
+#define PP_NA HSDAG_PACML_N_ACTIONS
 #define PP_EVAL_SEED 1799 /* the reference's test seed; evaluation episodes use 1799, 1800, ... */
 
 void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda,
@@ -55,7 +57,7 @@ hsdag_pacml_train_config hsdag_pacml_train_config_default(void)
 }
 
 struct hsdag_pacml_trainer {
-    hsdag_cluster *env;
+    hsdag_pacml_env env; /* ctx borrowed */
     hsdag_pacml_train_config c;
     hsdag_pacml_net *net;
     hsdag_rng rng;
@@ -72,7 +74,7 @@ struct hsdag_pacml_trainer {
     int32_t *perm;
 };
 
-int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env,
+int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
                                const hsdag_pacml_train_config *c, hsdag_err *e)
 {
     *out = NULL;
@@ -83,9 +85,9 @@ int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, hsdag_cluster *env,
     hsdag_nn_set_threads(1);
     hsdag_pacml_trainer *t = hsdag_calloc(1, sizeof *t);
     if (!t) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml train: out of memory");
-    t->env = env;
+    t->env = *env;
     t->c = *c;
-    int rc = hsdag_pacml_net_create(&t->net, env, &c->net, c->seed, e);
+    int rc = hsdag_pacml_net_create(&t->net, env->jobs, env->n_jobs, &c->net, c->seed, e);
     if (rc < 0) {
         hsdag_free(t);
         return rc;
@@ -153,19 +155,21 @@ static uint64_t pp_episode_seed(uint64_t seed, int64_t k)
     return z | (1ULL << 40);
 }
 
-int hsdag_pacml_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
-                        hsdag_cluster_metrics *m, hsdag_err *e)
+int hsdag_pacml_episode(const hsdag_pacml_env *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                        hsdag_err *e)
 {
     hsdag_rng rng;
     hsdag_rng_seed(&rng, seed ^ 0xac7ULL);
-    hsdag_cluster_reset(env, seed);
-    while (!hsdag_cluster_done(env)) {
-        int a = hsdag_pacml_net_act(n, env, greedy, &rng);
+    hsdag_pacml_mask_mode mode = hsdag_pacml_net_config_get(n)->mask_mode;
+    env->reset(env->ctx, seed);
+    while (!env->done(env->ctx)) {
+        hsdag_pacml_obs o;
+        env->observe(env->ctx, mode, &o);
+        int a = hsdag_pacml_net_act(n, &o, greedy, &rng);
         double r;
-        int rc = hsdag_cluster_step(env, a, &r);
+        int rc = env->step(env->ctx, a, &r);
         if (rc < 0) return hsdag_err_set(e, rc, "pacml: episode step failed");
     }
-    hsdag_cluster_metrics_get(env, m);
     return 0;
 }
 
@@ -178,14 +182,15 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
     double vscale = 1.0 / (1.0 - c->gamma), rscale = 1.0 - c->gamma;
     /* ---- collect whole episodes with the current (sampling) policy ---- */
     for (int32_t ep = 0; ep < c->episodes_per_iter; ep++) {
-        hsdag_cluster_reset(t->env, pp_episode_seed(c->seed, t->episodes++));
+        const hsdag_pacml_env *env = &t->env;
+        env->reset(env->ctx, pp_episode_seed(c->seed, t->episodes++));
         int32_t start = N;
-        while (!hsdag_cluster_done(t->env)) {
+        while (!env->done(env->ctx)) {
             int rc = pp_reserve(t, N + 1, e);
             if (rc < 0) return rc;
-            hsdag_cluster_obs ob;
-            hsdag_pacml_observe(t->env, c->net.mask_mode, &ob);
-            const hsdag_cluster_obs *o = &ob;
+            hsdag_pacml_obs ob;
+            env->observe(env->ctx, c->net.mask_mode, &ob);
+            const hsdag_pacml_obs *o = &ob;
             hsdag_pacml_sample *s = &t->s[N];
             s->model = o->model;
             memcpy(s->gfeat, o->graph_feat, sizeof s->gfeat);
@@ -197,7 +202,7 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
             s->action = a;
             s->v_old = v;
             double r;
-            if ((rc = hsdag_cluster_step(t->env, a, &r)) < 0)
+            if ((rc = env->step(env->ctx, a, &r)) < 0)
                 return hsdag_err_set(e, rc, "pacml train: step failed");
             s->reward = (float)r;
             t->rew[N] = (float)(r * rscale);
@@ -211,10 +216,10 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
             t->s[start + i].adv = adv[i];
             t->s[start + i].ret = ret[i];
         }
-        hsdag_cluster_metrics m;
-        hsdag_cluster_metrics_get(t->env, &m);
-        st->train_blocking += m.blocking_rate / c->episodes_per_iter;
-        st->train_return += m.return_ / c->episodes_per_iter;
+        double blocking = 0, ret_sum = 0;
+        env->episode_end(env->ctx, &blocking, &ret_sum);
+        st->train_blocking += blocking / c->episodes_per_iter;
+        st->train_return += ret_sum / c->episodes_per_iter;
     }
     t->steps += N;
     /* standardise advantages over the batch (RLlib PPO does the same) */
@@ -281,19 +286,19 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
     if (c->eval_episodes > 0) {
         double sum = 0;
         for (int32_t k = 0; k < c->eval_episodes; k++) {
-            hsdag_cluster_metrics m;
-            int rc = hsdag_pacml_run_net(t->env, t->net, 1, PP_EVAL_SEED + (uint64_t)k, &m, e);
+            int rc = hsdag_pacml_episode(&t->env, t->net, 1, PP_EVAL_SEED + (uint64_t)k, e);
             if (rc < 0) return rc;
-            sum += m.blocking_rate;
+            double blocking = 0, ret_sum = 0;
+            t->env.episode_end(t->env.ctx, &blocking, &ret_sum);
+            sum += blocking;
         }
         st->eval_blocking = sum / c->eval_episodes;
         if (st->eval_blocking < t->best_eval) {
             t->best_eval = st->eval_blocking;
             t->best_iter = t->iter;
-            const hsdag_cluster_config *cc = hsdag_cluster_config_get(t->env);
             t->best_img.len = 0;
-            int rc =
-                hsdag_pacml_policy_save(t->net, cc->beta, cc->time_unit_fix, (float)vscale, &t->best_img, e);
+            int rc = hsdag_pacml_policy_save(t->net, t->env.beta, t->env.time_unit_fix, (float)vscale,
+                                             &t->best_img, e);
             if (rc < 0) return rc;
         }
     }
@@ -309,9 +314,8 @@ int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, 
         hsdag_buf_append(out, t->best_img.data, t->best_img.len);
         return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
     }
-    const hsdag_cluster_config *cc = hsdag_cluster_config_get(t->env);
-    return hsdag_pacml_policy_save(t->net, cc->beta, cc->time_unit_fix, (float)(1.0 / (1.0 - t->c.gamma)),
-                                   out, e);
+    return hsdag_pacml_policy_save(t->net, t->env.beta, t->env.time_unit_fix,
+                                   (float)(1.0 / (1.0 - t->c.gamma)), out, e);
 }
 
 /* ---- little-endian serialisation helpers ---- */
@@ -385,8 +389,9 @@ int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_f
 }
 
 /* Parses a policy image; *used gets the bytes consumed. */
-static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, const void *buf, size_t len,
-                           const char *what, size_t *used, char *beta_out, int *tuf_out, hsdag_err *e)
+static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                           const void *buf, size_t len, const char *what, size_t *used, char *beta_out,
+                           int *tuf_out, hsdag_err *e)
 {
     pp_rd r = {buf, len, 0};
     char magic[8];
@@ -402,9 +407,9 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, cons
     if (ver != 1) return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version %u", what, ver);
     if (hdr[0] < 'A' || hdr[0] > 'D' || hdr[1] > 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: bad beta/time-unit fields", what);
-    hsdag_pacml_net_config c = {cf[0], cf[1], cf[2], cf[3], cf[4], cf[5]};
+    hsdag_pacml_net_config c = {cf[0], cf[1], cf[2], cf[3], cf[4], (hsdag_pacml_mask_mode)cf[5]};
     hsdag_pacml_net *n = NULL;
-    int rc = hsdag_pacml_net_create(&n, env, &c, 0, e);
+    int rc = hsdag_pacml_net_create(&n, jobs, n_jobs, &c, 0, e);
     if (rc < 0) {
         hsdag_err_prefix(e, what);
         return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
@@ -463,8 +468,8 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_cluster *env, cons
     return 0;
 }
 
-int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_cluster *env, const char *path, char *beta_out,
-                            int *tuf_out, hsdag_err *e)
+int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                            const char *path, char *beta_out, int *tuf_out, hsdag_err *e)
 {
     *out = NULL;
     char file[4096];
@@ -478,7 +483,7 @@ int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_cluster *env, con
     int rc = hsdag_read_file(file, &data, &len, (size_t)64 << 20, e);
     if (rc < 0) return rc;
     size_t used = 0;
-    rc = pp_policy_parse(out, env, data, len, file, &used, beta_out, tuf_out, e);
+    rc = pp_policy_parse(out, jobs, n_jobs, data, len, file, &used, beta_out, tuf_out, e);
     if (rc == 0 && used != len) {
         hsdag_pacml_net_free(*out);
         *out = NULL;
@@ -524,34 +529,6 @@ int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap
                          beta, time_unit_fix ? " with --time-unit-fix" : "", tried);
 }
 
-int hsdag_pacml_run(hsdag_cluster *env, const char *dir, uint64_t seed, hsdag_cluster_metrics *m,
-                    hsdag_err *e)
-{
-    const hsdag_cluster_config *cc = hsdag_cluster_config_get(env);
-    char path[4096];
-    int rc;
-    if (!dir || !*dir) {
-        if ((rc = hsdag_pacml_policy_find(cc->beta, cc->time_unit_fix, path, sizeof path, e)) < 0) return rc;
-        dir = path;
-    }
-    hsdag_nn_set_threads(1);
-    hsdag_pacml_net *n = NULL;
-    char pb = 0;
-    int ptuf = 0;
-    if ((rc = hsdag_pacml_policy_load(&n, env, dir, &pb, &ptuf, e)) < 0) return rc;
-    if (pb != cc->beta || ptuf != (cc->time_unit_fix != 0)) {
-        hsdag_pacml_net_free(n);
-        return hsdag_err_set(e, HSDAG_EINVAL,
-                             "%s: policy trained for beta %c%s, but this run is beta %c%s: give the matching "
-                             "--beta / --time-unit-fix or train a policy for this setting",
-                             dir, pb, ptuf ? " with --time-unit-fix" : " in reference units", cc->beta,
-                             cc->time_unit_fix ? " with --time-unit-fix" : " in reference units");
-    }
-    rc = hsdag_pacml_run_net(env, n, 1, seed, m, e);
-    hsdag_pacml_net_free(n);
-    return rc;
-}
-
 /* ---- trainer state ---- */
 
 int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e)
@@ -579,8 +556,8 @@ int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag
     return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
 }
 
-int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, hsdag_cluster *env, const void *buf, size_t len,
-                                int32_t iterations, hsdag_err *e)
+int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env, const void *buf,
+                                size_t len, int32_t iterations, hsdag_err *e)
 {
     *out = NULL;
     pp_rd r = {buf, len, 0};
