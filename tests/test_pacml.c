@@ -658,7 +658,15 @@ static void test_own_env(void)
     for (int i = 0; i < 2 * HSDAG_PACML_EDGE_FEATS; i++) ef[i] = 0.5f;
     hsdag_pacml_job job = {"toy", g, nf, ef};
     toy x = {0};
-    hsdag_pacml_env pe = {&x, 1, &job, 'A', 0, toy_reset, toy_done, toy_observe, toy_step, toy_end};
+    hsdag_pacml_env pe = {.ctx = &x,
+                          .n_jobs = 1,
+                          .jobs = &job,
+                          .beta = 'A',
+                          .reset = toy_reset,
+                          .done = toy_done,
+                          .observe = toy_observe,
+                          .step = toy_step,
+                          .episode_end = toy_end};
     hsdag_pacml_train_config c = tiny_train(5);
     c.episodes_per_iter = 3;
     c.minibatch = 12;
@@ -683,6 +691,164 @@ static void test_own_env(void)
     hsdag_graph_free(g);
 }
 
+/* ======================= DQN: the Q-network's loss gradient and the trainer ======================= */
+
+typedef struct qref {
+    ref r; /* r.c carries the GNN widths for ref_gnn */
+    hsdag_pacml_qnet_config qc;
+    const hsdag_pacml_qbatch *b;
+    const float *target, *weight;
+} qref;
+
+static double qref_loss(void *ctx)
+{
+    const qref *q = ctx;
+    const ref *r = &q->r;
+    const hsdag_pacml_qbatch *b = q->b;
+    int32_t nmod = hsdag_cluster_n_models(r->env), no = q->qc.node_out, go = q->qc.graph_out,
+            ns = q->qc.n_xstate, na = q->qc.n_xaction, h1 = q->qc.h1, h2 = q->qc.h2;
+    int32_t D = no + go + ns + NA + na;
+    double pools[16][64], L = 0;
+    for (int32_t m = 0; m < nmod && m < 16; m++) ref_gnn(r, m, pools[m]);
+    double *x = malloc(sizeof(double) * (size_t)D), *a1 = malloc(sizeof(double) * (size_t)h1),
+           *a2 = malloc(sizeof(double) * (size_t)h2);
+    for (int32_t i = 0; i < b->n_rows; i++) {
+        int32_t s = b->row_sample[i];
+        double gf[GF];
+        for (int j = 0; j < GF; j++) gf[j] = b->gfeat[(size_t)s * GF + j];
+        for (int j = 0; j < no; j++) x[j] = pools[b->model[s]][j];
+        ref_mod(r, "graph", x + no, gf, 1, GF, go, 0);
+        for (int j = 0; j < ns; j++) x[no + go + j] = b->xstate[(size_t)s * ns + j];
+        for (int j = 0; j < NA; j++) x[no + go + ns + j] = j == b->row_action[i];
+        for (int j = 0; j < na; j++) x[no + go + ns + NA + j] = b->xaction[(size_t)i * na + j];
+        ref_mod(r, "q1", a1, x, 1, D, h1, 1);
+        ref_lin(r, "q2", a2, a1, h1, h2, 1);
+        double qv;
+        ref_lin(r, "q3", &qv, a2, h2, 1, 0);
+        double d = qv - q->target[i];
+        L += q->weight[i] * 0.5 * d * d / b->n_rows;
+    }
+    free(x);
+    free(a1);
+    free(a2);
+    return L;
+}
+
+/* FD of the double reference against the analytic gradient of hsdag_pacml_qnet_loss, every tensor (all
+ * entries, or per_tensor random ones). Returns the worst relative error. */
+static double check_qloss_grad(hsdag_cluster *env, const hsdag_pacml_qnet_config *qc, int per_tensor,
+                               double *loss_diff)
+{
+    hsdag_err e = {0};
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env(&pe, env);
+    hsdag_pacml_qnet *net = NULL;
+    if (hsdag_pacml_qnet_create(&net, pe.jobs, pe.n_jobs, qc, 5, &e) < 0) {
+        fprintf(stderr, "qnet: %s\n", e.msg);
+        return INFINITY;
+    }
+    hsdag_nn_params *p = hsdag_pacml_qnet_params(net);
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, 13);
+    float *val = hsdag_nn_params_value(p, -1);
+    size_t cnt = hsdag_nn_params_count(p);
+    for (size_t i = 0; i < cnt; i++) val[i] += (float)(0.2 * (hsdag_rng_uniform(&rng) - 0.5));
+    hsdag_pacml_qnet_touch(net);
+    enum { S = 7, R = 12 };
+    int32_t model[S], rs[R], ra[R], nmod = hsdag_cluster_n_models(env);
+    float gf[S * GF], xs[S * 64], xa[R * 32], tg[R], w[R];
+    for (int i = 0; i < S; i++) model[i] = i % nmod;
+    gc_rand_f(gf, S * GF, &rng, 0.0, 1.0);
+    gc_rand_f(xs, (size_t)S * qc->n_xstate, &rng, 0.0, 1.0);
+    gc_rand_f(xa, (size_t)R * qc->n_xaction, &rng, 0.0, 1.0);
+    gc_rand_f(tg, R, &rng, -1.0, 1.0);
+    gc_rand_f(w, R, &rng, 0.2, 1.0);
+    for (int i = 0; i < R; i++) {
+        rs[i] = i % S;
+        ra[i] = (int32_t)hsdag_rng_below(&rng, NA);
+    }
+    hsdag_pacml_qbatch b = {S, model, gf, xs, R, rs, ra, xa};
+    double L = 0;
+    if (hsdag_pacml_qnet_loss(net, &b, tg, w, 1, &L, NULL, &e) < 0) return INFINITY;
+    qref q;
+    memset(&q, 0, sizeof q);
+    q.r.p = p;
+    q.r.env = env;
+    q.r.c.msg_half = qc->msg_half;
+    q.r.c.hidden1 = qc->hidden1;
+    q.r.c.node_out = qc->node_out;
+    q.qc = *qc;
+    q.b = &b;
+    q.target = tg;
+    q.weight = w;
+    q.r.v = malloc(sizeof(double) * cnt);
+    gc_f2d(q.r.v, val, cnt);
+    *loss_diff = fabs(qref_loss(&q) - L);
+    double worst = 0;
+    const float *grad = hsdag_nn_params_grad(p, -1);
+    for (int32_t t = 0; t < hsdag_nn_params_n_tensors(p); t++) {
+        size_t off = hsdag_nn_params_offset(p, t);
+        size_t len = (size_t)hsdag_nn_params_rows(p, t) * (size_t)hsdag_nn_params_cols(p, t);
+        double err;
+        if (per_tensor < 0 || (size_t)per_tensor >= len) {
+            err = gc_check(hsdag_nn_params_name(p, t), q.r.v + off, len, grad + off, qref_loss, &q);
+        } else {
+            double gn_max = 1e-6, diff = 0;
+            for (int k = 0; k < per_tensor; k++) {
+                size_t i = off + hsdag_rng_below(&rng, (uint32_t)len);
+                double sv = q.r.v[i];
+                q.r.v[i] = sv + GC_H;
+                double lp = qref_loss(&q);
+                q.r.v[i] = sv - GC_H;
+                double lm = qref_loss(&q);
+                q.r.v[i] = sv;
+                double gn = (lp - lm) / (2 * GC_H);
+                if (fabs(gn) > gn_max) gn_max = fabs(gn);
+                if (fabs(gn - grad[i]) > diff) diff = fabs(gn - grad[i]);
+            }
+            err = diff / gn_max;
+            if (err > GC_TOL)
+                fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", hsdag_nn_params_name(p, t), err);
+        }
+        if (err > worst || err != err) worst = err != err ? INFINITY : err;
+    }
+    free(q.r.v);
+    hsdag_pacml_qnet_free(net);
+    return worst;
+}
+
+static void test_dqn_gradcheck(void)
+{
+    hsdag_cluster *env = tiny_env();
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_pacml_qnet_config small = {4, 5, 3, 2, 5, 3, 6, 4, HSDAG_PACML_MASK_PLACE_JCT};
+    double ld = 0, err = check_qloss_grad(env, &small, -1, &ld);
+    printf(
+        "  DQN TD-loss gradient, small net, all parameters: max rel err %.3g (loss float vs double %.2g)\n",
+        err, ld);
+    CHECK(err < GC_TOL);
+    CHECK(ld < 1e-6);
+    hsdag_cluster_free(env);
+    /* the widths used for the shipped policies on the five real graphs, with the cluster's feature sizes */
+    env = builtin_env('C', 20000);
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env_x(&pe, env);
+    hsdag_pacml_qnet_config def = hsdag_pacml_qnet_config_default();
+    def.n_xstate = pe.n_xstate < 64 ? pe.n_xstate : 64;
+    def.n_xaction = pe.n_xaction;
+    err = check_qloss_grad(env, &def, 6, &ld);
+    printf(
+        "  DQN TD-loss gradient, default net on the 5 graphs (sampled entries): max rel err %.3g (loss diff "
+        "%.2g)\n",
+        err, ld);
+    CHECK(err < GC_TOL);
+    CHECK(ld < 1e-5);
+    hsdag_cluster_free(env);
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1);
@@ -692,5 +858,6 @@ int main(void)
     test_determinism_and_checkpoint();
     test_tiny_training();
     test_own_env();
+    test_dqn_gradcheck();
     return check_summary("test_pacml");
 }

@@ -266,8 +266,13 @@ static void ct_curve_row(hsdag_buf *b, const hsdag_pacml_iter_stats *s)
                      s->wall_s);
 }
 
+int cmd_cluster_train_dqn(int argc, char **argv); /* tools/cmd_cluster_train_dqn.c */
+
 int cmd_cluster_train(int argc, char **argv)
 {
+    for (int i = 1; i + 1 < argc; i++) /* --algo dqn has its own options (cmd_cluster_train_dqn.c) */
+        if (!strcmp(argv[i], "--algo") && !strcmp(argv[i + 1], "dqn"))
+            return cmd_cluster_train_dqn(argc, argv);
     ct_opts o;
     memset(&o, 0, sizeof o);
     o.cc = hsdag_cluster_config_default();

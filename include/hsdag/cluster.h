@@ -186,6 +186,21 @@ void hsdag_cluster_pacml_observe(hsdag_pacml_obs *out, const hsdag_cluster *env,
 /* One episode with a loaded network (greedy = 0 samples, with an rng seeded from seed); metrics out. */
 int hsdag_cluster_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
                           hsdag_cluster_metrics *m, hsdag_err *e);
+/* The same callbacks plus the extended observation the DQN needs (observe_x; docs/pacml-learning.md):
+ *   per decision (8 + W values, W = servers): the fraction of the horizon left, the free fraction now and
+ *     at now + {1, 2, 4, 8, 16, 32} interarrivals (from the running jobs' known end times), and each server's
+ *     remaining busy time / the pool's largest JCT_seq (clipped to 1);
+ *   per action a (16 values; action 0 = place nothing): the cached JCT(a) / largest JCT_seq, servers used /
+ *     W, worker-time / (W x largest JCT_seq), whether it would end after the horizon, the free fraction
+ *     after placing it, whether first fit would then still find a block of 2, 4, 6, 8 and 16 servers, the
+ *     free fraction after it at now + {2, 8, 32} interarrivals and whether a 16-block would be free at now +
+ *     {2, 4, 8} interarrivals.
+ * Its step's reward counts a job that is accepted but would still run at the horizon as blocked (-1), as
+ * the blocking rate does. */
+void hsdag_cluster_pacml_env_x(hsdag_pacml_env *out, hsdag_cluster *env);
+/* One greedy episode with a loaded Q-network; metrics out. */
+int hsdag_cluster_run_qnet(hsdag_cluster *env, hsdag_pacml_qnet *n, uint64_t seed, hsdag_cluster_metrics *m,
+                           hsdag_err *e);
 
 /* ---- pieces exposed for tests ---- */
 /* Per-op split degree: max(1, min(2*ceil(ceil(c/q)/2), a)). */
