@@ -16,8 +16,9 @@
 int cmd_cluster_train(int argc, char **argv);
 
 static const char *ct_help =
-    "usage: hsdag cluster train --beta A|B|C|D --seed S --out DIR [options]\n"
+    "usage: hsdag cluster train [--algo ppo] --beta A|B|C|D --seed S --out DIR [options]\n"
     "       hsdag cluster train --resume DIR [--iterations N] [--quiet]\n"
+    "       hsdag cluster train --algo dqn ... (DQN: hsdag cluster train --algo dqn --help)\n"
     "\n"
     "Trains the PAC-ML policy (the spec's 2-round mean-pool GNN + 256-unit policy/value heads) with PPO on\n"
     "whole 1001-job episodes of the RAMP cluster for one beta distribution. Reward +1/-1 per decision\n"
@@ -88,7 +89,8 @@ static int ct_int(const char *opt, const char *s, long lo, long hi, long *v)
 
 static int ct_parse(int argc, char **argv, ct_opts *o)
 {
-    static const struct option lo[] = {{"beta", 1, 0, 'b'},
+    static const struct option lo[] = {{"algo", 1, 0, 'A'},
+                                       {"beta", 1, 0, 'b'},
                                        {"seed", 1, 0, 's'},
                                        {"out", 1, 0, 'o'},
                                        {"resume", 1, 0, 'R'},
@@ -122,8 +124,12 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
     double d;
     const char *fixed_opt = NULL; /* an option that --resume cannot honour (the run's options are restored) */
     while ((li = -1, ch = getopt_long(argc, argv, "h", lo, &li)) != -1) {
-        if (li >= 0 && !fixed_opt && !strchr("Rnqjh", ch)) fixed_opt = lo[li].name;
+        if (li >= 0 && !fixed_opt && !strchr("RnqjhA", ch)) fixed_opt = lo[li].name;
         switch (ch) {
+        case 'A':
+            if (strcmp(optarg, "ppo"))
+                return cli_usage_error("cluster train", "--algo '%s': ppo or dqn", optarg);
+            break;
         case 'b':
             if (strlen(optarg) != 1 || optarg[0] < 'A' || optarg[0] > 'D')
                 return cli_usage_error("cluster train", "--beta '%s': must be A, B, C or D", optarg);

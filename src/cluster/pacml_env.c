@@ -115,8 +115,11 @@ static void pe_observe_x(void *ctx, hsdag_pacml_mask_mode mode, hsdag_pacml_xobs
         *f++ = (float)(r < 0 ? 0 : r > 1 ? 1 : r);
     }
     for (int a = 0; a < HSDAG_PACML_N_ACTIONS; a++) {
-        if (!x->o.mask[a]) continue;
         float *p = x->action[a];
+        if (!x->o.mask[a]) {
+            memset(p, 0, PX_NACTION * sizeof(float));
+            continue;
+        }
         uint8_t used[HSDAG_CLUSTER_MAX_SERVERS], busy[HSDAG_CLUSTER_MAX_SERVERS];
         int32_t ns = 0;
         if (a > 0) ns = hsdag_cluster_try_place_servers(env, a, used);

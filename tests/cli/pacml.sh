@@ -46,6 +46,38 @@ expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 4 --lr 0.1
 expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 3
 expect_grep "already" "$TMP/err"
 
+# DQN (--algo dqn): same seed, same curve (wall time aside) and byte-identical policy; evaluated by learned:DIR
+dq="--algo dqn --beta C --horizon 50000 --iterations 2 --episodes 2 --eval-episodes 1 --learning-starts 40 --batch 16 --replay 500 --head 8,8 --quiet"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out "$TMP/dq1" --json
+expect_grep '"algo": "dqn"' "$TMP/out"
+expect_grep '"episodes": 4' "$TMP/out"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out "$TMP/dq2"
+if [ "$(cut -d, -f1-10 "$TMP/dq1/curve.csv")" = "$(cut -d, -f1-10 "$TMP/dq2/curve.csv")" ]; then ok
+else bad "DQN not deterministic: $(cat "$TMP/dq1/curve.csv") vs $(cat "$TMP/dq2/curve.csv")"; fi
+if cmp -s "$TMP/dq1/policy.bin" "$TMP/dq2/policy.bin"; then ok; else bad "DQN policy.bin differs"; fi
+if [ "$(wc -l < "$TMP/dq1/curve.csv")" -eq 3 ]; then ok; else bad "DQN curve.csv: want header + 2 rows"; fi
+expect_rc 0 "$HSDAG" cluster train $dq --seed 5 --out "$TMP/dq3"
+if cmp -s "$TMP/dq1/policy.bin" "$TMP/dq3/policy.bin"; then bad "DQN seed ignored"; else ok; fi
+expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/dq1" --beta C --horizon 50000 --seed 0 --json
+expect_grep '"jobs_arrived": 51' "$TMP/out"
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dq1" --beta D --horizon 50000
+expect_grep "beta C" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train $dq --seed 4 --out "$TMP/dq1"
+expect_grep "exists" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train --algo dqn --resume "$TMP/dq1"
+one_line "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train --algo dqn --out "$TMP/dqx" --per-alpha -1
+expect_rc 2 "$HSDAG" cluster train --algo bogus --out "$TMP/dqx"
+expect_rc 0 "$HSDAG" cluster train --algo dqn --help
+expect_grep "n-step" "$TMP/out"
+head -c 100 "$TMP/dq1/policy.bin" > "$TMP/dqcut.bin"
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dqcut.bin" --beta C
+one_line "$TMP/err"
+cp "$TMP/dq1/policy.bin" "$TMP/dqflip.bin"
+printf '\377' | dd of="$TMP/dqflip.bin" bs=1 seek=300 conv=notrunc 2>/dev/null
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dqflip.bin" --beta C
+expect_grep "checksum" "$TMP/err"
+
 # evaluation of a trained directory, of a policy file, and of the shipped policies
 expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/full" --beta D --horizon 50000 --seed 0 --json
 expect_grep '"jobs_arrived": 51' "$TMP/out"
