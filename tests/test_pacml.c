@@ -280,6 +280,29 @@ static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_p
     }
 }
 
+/* Central differences of f at k random entries of t[off .. off+len) (perturbed and restored) against the
+ * analytic gradient ga: max |difference| / max |numeric| (floor 1e-6). */
+static double fd_sampled(const char *what, double *t, size_t off, size_t len, const float *ga, int k,
+                         gc_loss f, void *ctx, hsdag_rng *rng)
+{
+    double gn_max = 1e-6, diff = 0;
+    for (int j = 0; j < k; j++) {
+        size_t i = off + hsdag_rng_below(rng, (uint32_t)len);
+        double sv = t[i];
+        t[i] = sv + GC_H;
+        double lp = f(ctx);
+        t[i] = sv - GC_H;
+        double lm = f(ctx);
+        t[i] = sv;
+        double gn = (lp - lm) / (2 * GC_H);
+        if (fabs(gn) > gn_max) gn_max = fabs(gn);
+        if (fabs(gn - ga[i]) > diff) diff = fabs(gn - ga[i]);
+    }
+    double err = diff / gn_max;
+    if (err > GC_TOL) fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", what, err);
+    return err;
+}
+
 /* FD of the double reference vs the analytic float gradient for every tensor. per_tensor < 0: all
  * entries, else that many random entries per tensor. Returns the worst relative error. */
 static double check_loss_grad(hsdag_cluster *env, const hsdag_pacml_net_config *nc, int ns, int per_tensor,
@@ -318,25 +341,7 @@ static double check_loss_grad(hsdag_cluster *env, const hsdag_pacml_net_config *
         if (per_tensor < 0 || (size_t)per_tensor >= len) {
             err = gc_check(hsdag_nn_params_name(p, t), r.v + off, len, grad + off, ref_loss, &r);
         } else {
-            /* a random subset: gather into a small array and check through an index map */
-            float ga[64];
-            double gn_max = 1e-6, diff = 0;
-            for (int k = 0; k < per_tensor && k < 64; k++) {
-                size_t i = off + hsdag_rng_below(&rng, (uint32_t)len);
-                double sv = r.v[i];
-                r.v[i] = sv + GC_H;
-                double lp = ref_loss(&r);
-                r.v[i] = sv - GC_H;
-                double lm = ref_loss(&r);
-                r.v[i] = sv;
-                double gn = (lp - lm) / (2 * GC_H);
-                ga[k] = grad[i];
-                if (fabs(gn) > gn_max) gn_max = fabs(gn);
-                if (fabs(gn - ga[k]) > diff) diff = fabs(gn - ga[k]);
-            }
-            err = diff / gn_max;
-            if (err > GC_TOL)
-                fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", hsdag_nn_params_name(p, t), err);
+            err = fd_sampled(hsdag_nn_params_name(p, t), r.v, off, len, grad, per_tensor, ref_loss, &r, &rng);
         }
         if (err > worst || err != err) worst = err != err ? INFINITY : err;
     }
@@ -793,22 +798,8 @@ static double check_qloss_grad(hsdag_cluster *env, const hsdag_pacml_qnet_config
         if (per_tensor < 0 || (size_t)per_tensor >= len) {
             err = gc_check(hsdag_nn_params_name(p, t), q.r.v + off, len, grad + off, qref_loss, &q);
         } else {
-            double gn_max = 1e-6, diff = 0;
-            for (int k = 0; k < per_tensor; k++) {
-                size_t i = off + hsdag_rng_below(&rng, (uint32_t)len);
-                double sv = q.r.v[i];
-                q.r.v[i] = sv + GC_H;
-                double lp = qref_loss(&q);
-                q.r.v[i] = sv - GC_H;
-                double lm = qref_loss(&q);
-                q.r.v[i] = sv;
-                double gn = (lp - lm) / (2 * GC_H);
-                if (fabs(gn) > gn_max) gn_max = fabs(gn);
-                if (fabs(gn - grad[i]) > diff) diff = fabs(gn - grad[i]);
-            }
-            err = diff / gn_max;
-            if (err > GC_TOL)
-                fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", hsdag_nn_params_name(p, t), err);
+            err = fd_sampled(hsdag_nn_params_name(p, t), q.r.v, off, len, grad, per_tensor, qref_loss, &q,
+                             &rng);
         }
         if (err > worst || err != err) worst = err != err ? INFINITY : err;
     }
@@ -849,6 +840,105 @@ static void test_dqn_gradcheck(void)
     hsdag_cluster_free(env);
 }
 
+/* The DQN on the toy env (no cluster): it learns that action 1 pays; the same seed gives the same policy
+ * file; a policy file round trip gives the same Q-values; a flipped byte or a cut file is refused. */
+static void toy_observe_x(void *ctx, hsdag_pacml_mask_mode mode, hsdag_pacml_xobs *x)
+{
+    toy *t = ctx;
+    toy_observe(ctx, mode, &x->o);
+    x->state[0] = (float)t->t / 12.f;
+    for (int a = 0; a < NA; a++) x->action[a][0] = (float)a / 2.f;
+}
+
+static void test_dqn_toy(void)
+{
+    hsdag_err e = {0};
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t u = hsdag_gb_add_node(b, "u", "Conv"), v = hsdag_gb_add_node(b, "v", "Relu");
+    hsdag_gb_add_edge(b, u, v, 1);
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    float nf[2 * HSDAG_PACML_NODE_FEATS], ef[HSDAG_PACML_EDGE_FEATS] = {0.5f, 1.f};
+    for (int i = 0; i < 2 * HSDAG_PACML_NODE_FEATS; i++) nf[i] = 0.1f * (float)i;
+    hsdag_pacml_job job = {"toy", g, nf, ef};
+    toy x = {0};
+    hsdag_pacml_env pe = {.ctx = &x,
+                          .n_jobs = 1,
+                          .jobs = &job,
+                          .beta = 'B',
+                          .reset = toy_reset,
+                          .done = toy_done,
+                          .observe = toy_observe,
+                          .step = toy_step,
+                          .episode_end = toy_end,
+                          .n_xstate = 1,
+                          .n_xaction = 1,
+                          .observe_x = toy_observe_x};
+    pe.possible[0] = pe.possible[1] = pe.possible[2] = 1;
+    hsdag_pacml_dqn_config c = hsdag_pacml_dqn_config_default();
+    c.episodes = 40;
+    c.eval_every = 10;
+    c.eval_episodes = 2;
+    c.batch = 16;
+    c.replay = 200;
+    c.learning_starts = 48;
+    c.target_every = 20;
+    c.eps_decay = 200;
+    c.lr = 3e-3f;
+    c.net.h1 = 16;
+    c.net.h2 = 8;
+    hsdag_buf img[2] = {{0}, {0}};
+    for (int run = 0; run < 2; run++) {
+        hsdag_pacml_dqn *t = NULL;
+        CHECK_EQ_INT(hsdag_pacml_dqn_create(&t, &pe, &c, &e), 0);
+        if (!t) break;
+        hsdag_pacml_dqn_stats st;
+        while (hsdag_pacml_dqn_iteration(t) < hsdag_pacml_dqn_total(t))
+            CHECK_EQ_INT(hsdag_pacml_dqn_iterate(t, &st, &e), 0);
+        CHECK_EQ_INT(st.episodes, 40);
+        CHECK(st.eval_blocking < 0.1);                              /* greedy: action 1 nearly always */
+        CHECK(hsdag_pacml_dqn_iterate(t, &st, &e) == HSDAG_EINVAL); /* complete */
+        CHECK_EQ_INT(hsdag_pacml_dqn_save_best(t, &img[run], &e), 0);
+        hsdag_pacml_dqn_free(t);
+    }
+    CHECK(img[0].len > 0 && img[0].len == img[1].len && !memcmp(img[0].data, img[1].data, img[0].len));
+    hsdag_pacml_qnet *n = NULL;
+    char beta = 0;
+    int tuf = -1;
+    CHECK(hsdag_pacml_qpolicy_is(img[0].data, img[0].len));
+    CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&n, &job, 1, img[0].data, img[0].len, "toy.bin", &beta, &tuf, &e),
+                 0);
+    CHECK(beta == 'B' && tuf == 0);
+    if (n) {
+        hsdag_pacml_xobs xo;
+        memset(&xo, 0, sizeof xo);
+        toy_reset(&x, 0);
+        toy_observe_x(&x, HSDAG_PACML_MASK_SPEC, &xo);
+        float q[NA];
+        CHECK_EQ_INT(hsdag_pacml_qnet_act(n, &xo, q), 1);
+        CHECK(q[1] > q[0] && q[1] > q[2] && q[3] == -INFINITY);
+        xo.o.mask[1] = 0; /* the masked argmax never returns a masked action */
+        CHECK(hsdag_pacml_qnet_act(n, &xo, NULL) != 1);
+        hsdag_pacml_qnet_free(n);
+    }
+    img[0].data[img[0].len / 2] ^= 0x40;
+    CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&n, &job, 1, img[0].data, img[0].len, "toy.bin", NULL, NULL, &e),
+                 HSDAG_EPARSE);
+    CHECK(strstr(e.msg, "checksum") != NULL);
+    CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&n, &job, 1, img[1].data, 40, "toy.bin", NULL, NULL, &e),
+                 HSDAG_EPARSE);
+    CHECK(n == NULL);
+    hsdag_buf_free(&img[0]);
+    hsdag_buf_free(&img[1]);
+    /* an env without the extended observation is refused */
+    pe.observe_x = NULL;
+    hsdag_pacml_dqn *t = NULL;
+    CHECK_EQ_INT(hsdag_pacml_dqn_create(&t, &pe, &c, &e), HSDAG_EINVAL);
+    hsdag_graph_free(g);
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1);
@@ -859,5 +949,6 @@ int main(void)
     test_tiny_training();
     test_own_env();
     test_dqn_gradcheck();
+    test_dqn_toy();
     return check_summary("test_pacml");
 }

@@ -4,7 +4,7 @@
  * learned:DIR'.
  * Entry points: cmd_cluster_train (argv[0] = "train"; wired from cmd_cluster).
  */
-#include "cli.h"
+#include "cluster_train.h"
 #include "hsdag/cluster.h"
 
 #include <errno.h>
@@ -74,13 +74,13 @@ typedef struct ct_opts {
     int quiet, json, help, iters_set;
 } ct_opts;
 
-static int ct_num(const char *opt, const char *s, double lo, double hi, double *v)
+int ct_num(const char *opt, const char *s, double lo, double hi, double *v)
 {
     if (cli_parse_double(s, lo, hi, v) < 0)
         return cli_usage_error("cluster train", "%s '%s': not a number in [%g, %g]", opt, s, lo, hi);
     return 0;
 }
-static int ct_int(const char *opt, const char *s, long lo, long hi, long *v)
+int ct_int(const char *opt, const char *s, long lo, long hi, long *v)
 {
     if (cli_parse_int(s, lo, hi, v) < 0)
         return cli_usage_error("cluster train", "%s '%s': not an integer in [%ld, %ld]", opt, s, lo, hi);
@@ -256,7 +256,7 @@ static int ct_join(char *dst, size_t cap, const char *dir, const char *name)
     return snprintf(dst, cap, "%s/%s", dir, name) < (int)cap ? 0 : -1;
 }
 
-static int ct_write(const char *dir, const char *name, const hsdag_buf *b, hsdag_err *e)
+int ct_write(const char *dir, const char *name, const hsdag_buf *b, hsdag_err *e)
 {
     char p[4096];
     if (ct_join(p, sizeof p, dir, name) < 0) return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", dir);
@@ -271,8 +271,6 @@ static void ct_curve_row(hsdag_buf *b, const hsdag_pacml_iter_stats *s)
                      s->value_loss, s->policy_loss, s->kl, s->kl_coeff, s->clip_frac, s->grad_norm,
                      s->wall_s);
 }
-
-int cmd_cluster_train_dqn(int argc, char **argv); /* tools/cmd_cluster_train_dqn.c */
 
 int cmd_cluster_train(int argc, char **argv)
 {

@@ -4,7 +4,7 @@
  *   PPO training (cmd_cluster_train.c). Evaluation is 'hsdag cluster run --policy learned:DIR'.
  * Entry points: cmd_cluster_train_dqn (argv[0] = "train"; called by cmd_cluster_train for --algo dqn).
  */
-#include "cli.h"
+#include "cluster_train.h"
 #include "hsdag/cluster.h"
 #include "hsdag/io.h"
 #include "hsdag/pacml.h"
@@ -14,8 +14,6 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
-
-int cmd_cluster_train_dqn(int argc, char **argv);
 
 static const char *cq_help[] = {
     "usage: hsdag cluster train --algo dqn --beta A|B|C|D --seed S --out DIR [options]\n"
@@ -72,19 +70,6 @@ typedef struct cq_opts {
     int quiet, json, help;
 } cq_opts;
 
-static int cq_num(const char *opt, const char *s, double lo, double hi, double *v)
-{
-    if (cli_parse_double(s, lo, hi, v) < 0)
-        return cli_usage_error("cluster train", "%s '%s': not a number in [%g, %g]", opt, s, lo, hi);
-    return 0;
-}
-static int cq_int(const char *opt, const char *s, long lo, long hi, long *v)
-{
-    if (cli_parse_int(s, lo, hi, v) < 0)
-        return cli_usage_error("cluster train", "%s '%s': not an integer in [%ld, %ld]", opt, s, lo, hi);
-    return 0;
-}
-
 static int cq_parse(int argc, char **argv, cq_opts *o)
 {
     static const struct option lo[] = {{"algo", 1, 0, 'A'},
@@ -135,82 +120,82 @@ static int cq_parse(int argc, char **argv, cq_opts *o)
             o->cc.beta = optarg[0];
             break;
         case 's':
-            if ((rc = cq_int("--seed", optarg, 0, 2147483647L, &v))) return rc;
+            if ((rc = ct_int("--seed", optarg, 0, 2147483647L, &v))) return rc;
             o->dc.seed = (uint64_t)v;
             break;
         case 'o':
             o->out = optarg;
             break;
         case 'n':
-            if ((rc = cq_int("--iterations", optarg, 1, 1000000, &v))) return rc;
+            if ((rc = ct_int("--iterations", optarg, 1, 1000000, &v))) return rc;
             o->iterations = (int32_t)v;
             break;
         case 'E':
-            if ((rc = cq_int("--episodes", optarg, 1, 100000, &v))) return rc;
+            if ((rc = ct_int("--episodes", optarg, 1, 100000, &v))) return rc;
             o->dc.eval_every = (int32_t)v;
             break;
         case 'V':
-            if ((rc = cq_int("--eval-episodes", optarg, 0, 1000, &v))) return rc;
+            if ((rc = ct_int("--eval-episodes", optarg, 0, 1000, &v))) return rc;
             o->dc.eval_episodes = (int32_t)v;
             break;
         case 'g':
-            if ((rc = cq_num("--gamma", optarg, 1e-3, 0.999999, &d))) return rc;
+            if ((rc = ct_num("--gamma", optarg, 1e-3, 0.999999, &d))) return rc;
             o->dc.gamma = d;
             break;
         case 'N':
-            if ((rc = cq_int("--n-step", optarg, 1, 64, &v))) return rc;
+            if ((rc = ct_int("--n-step", optarg, 1, 64, &v))) return rc;
             o->dc.n_step = (int32_t)v;
             break;
         case 'l':
-            if ((rc = cq_num("--lr", optarg, 1e-9, 1, &d))) return rc;
+            if ((rc = ct_num("--lr", optarg, 1e-9, 1, &d))) return rc;
             o->dc.lr = (float)d;
             break;
         case 'L':
-            if ((rc = cq_num("--lr-end", optarg, 1e-6, 1, &d))) return rc;
+            if ((rc = ct_num("--lr-end", optarg, 1e-6, 1, &d))) return rc;
             o->dc.lr_end = (float)d;
             break;
         case 'G':
-            if ((rc = cq_num("--grad-clip", optarg, 0, 1e6, &d))) return rc;
+            if ((rc = ct_num("--grad-clip", optarg, 0, 1e6, &d))) return rc;
             o->dc.grad_clip = (float)d;
             break;
         case 'B':
-            if ((rc = cq_int("--batch", optarg, 1, 65536, &v))) return rc;
+            if ((rc = ct_int("--batch", optarg, 1, 65536, &v))) return rc;
             o->dc.batch = (int32_t)v;
             break;
         case 'T':
-            if ((rc = cq_int("--train-every", optarg, 1, 1000000, &v))) return rc;
+            if ((rc = ct_int("--train-every", optarg, 1, 1000000, &v))) return rc;
             o->dc.train_every = (int32_t)v;
             break;
         case 'r':
-            if ((rc = cq_int("--replay", optarg, 2, 10000000, &v))) return rc;
+            if ((rc = ct_int("--replay", optarg, 2, 10000000, &v))) return rc;
             o->dc.replay = (int32_t)v;
             break;
         case 'S':
-            if ((rc = cq_int("--learning-starts", optarg, 0, 100000000, &v))) return rc;
+            if ((rc = ct_int("--learning-starts", optarg, 0, 100000000, &v))) return rc;
             o->dc.learning_starts = (int32_t)v;
             break;
         case 'U':
-            if ((rc = cq_int("--target-every", optarg, 1, 100000000, &v))) return rc;
+            if ((rc = ct_int("--target-every", optarg, 1, 100000000, &v))) return rc;
             o->dc.target_every = (int32_t)v;
             break;
         case 'a':
-            if ((rc = cq_num("--per-alpha", optarg, 0, 10, &d))) return rc;
+            if ((rc = ct_num("--per-alpha", optarg, 0, 10, &d))) return rc;
             o->dc.per_alpha = (float)d;
             break;
         case 'p':
-            if ((rc = cq_num("--per-beta", optarg, 0, 1, &d))) return rc;
+            if ((rc = ct_num("--per-beta", optarg, 0, 1, &d))) return rc;
             o->dc.per_beta = (float)d;
             break;
         case '0':
-            if ((rc = cq_num("--eps-start", optarg, 0, 1, &d))) return rc;
+            if ((rc = ct_num("--eps-start", optarg, 0, 1, &d))) return rc;
             o->dc.eps_start = (float)d;
             break;
         case '1':
-            if ((rc = cq_num("--eps-end", optarg, 0, 1, &d))) return rc;
+            if ((rc = ct_num("--eps-end", optarg, 0, 1, &d))) return rc;
             o->dc.eps_end = (float)d;
             break;
         case '2':
-            if ((rc = cq_int("--eps-decay", optarg, 1, 2000000000L, &v))) return rc;
+            if ((rc = ct_int("--eps-decay", optarg, 1, 2000000000L, &v))) return rc;
             o->dc.eps_decay = v;
             break;
         case 'W': {
@@ -232,11 +217,11 @@ static int cq_parse(int argc, char **argv, cq_opts *o)
             o->cc.time_unit_fix = 1;
             break;
         case 'H':
-            if ((rc = cq_num("--horizon", optarg, 0, 1e15, &d))) return rc;
+            if ((rc = ct_num("--horizon", optarg, 0, 1e15, &d))) return rc;
             o->cc.horizon = d;
             break;
         case 'i':
-            if ((rc = cq_num("--interarrival", optarg, 1e-6, 1e12, &d))) return rc;
+            if ((rc = ct_num("--interarrival", optarg, 1e-6, 1e12, &d))) return rc;
             o->cc.interarrival = d;
             break;
         case 'q':
@@ -261,15 +246,6 @@ static int cq_parse(int argc, char **argv, cq_opts *o)
     if ((int64_t)o->iterations * o->dc.eval_every > 100000000)
         return cli_usage_error("cluster train", "--iterations x --episodes above 1e8 episodes");
     return 0;
-}
-
-static int cq_write(const char *dir, const char *name, const hsdag_buf *b, hsdag_err *e)
-{
-    char p[4096];
-    if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p)
-        return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", dir);
-    if (b->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", p);
-    return hsdag_write_file_atomic(p, b->len ? b->data : "", b->len, e);
 }
 
 int cmd_cluster_train_dqn(int argc, char **argv)
@@ -318,8 +294,8 @@ int cmd_cluster_train_dqn(int argc, char **argv)
                          (long long)s.episodes, (long long)s.steps, (long long)s.updates, s.train_blocking,
                          s.eval_blocking, s.epsilon, s.loss, s.q_mean, s.lr, s.wall_s);
         img.len = 0;
-        if ((rc = hsdag_pacml_dqn_save_best(t, &img, &e)) == 0) rc = cq_write(o.out, "policy.bin", &img, &e);
-        if (rc == 0) rc = cq_write(o.out, "curve.csv", &curve, &e);
+        if ((rc = hsdag_pacml_dqn_save_best(t, &img, &e)) == 0) rc = ct_write(o.out, "policy.bin", &img, &e);
+        if (rc == 0) rc = ct_write(o.out, "curve.csv", &curve, &e);
         if (rc < 0) break;
         char extra[96];
         snprintf(extra, sizeof extra, "train %.3f eval %.3f best %.3f", s.train_blocking, s.eval_blocking,
