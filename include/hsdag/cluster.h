@@ -171,9 +171,10 @@ const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, 
  * loaded once per episode, so it acts inside hsdag_cluster_run. */
 int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng,
                              int *action, hsdag_err *e);
-/* reset(seed) + policy until done; metrics out. "learned[:DIR]" loads DIR (a policy file or a directory
- * holding policy.bin; none = the shipped policy for the env's beta, hsdag_pacml_policy_find) and runs it
- * greedily (hsdag_cluster_run_net). */
+/* reset(seed) + policy until done; metrics out. "learned[:DIR]" loads DIR (a PPO or DQN policy file, or a
+ * directory holding policy.bin or else beta_X[_tuf].bin for the env's setting; none = the shipped policy for
+ * the env's beta, hsdag_pacml_policy_find) and runs it greedily (hsdag_cluster_run_net / _run_qnet); a
+ * policy trained for another beta or time-unit setting is refused (HSDAG_EINVAL). */
 int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
                       hsdag_cluster_metrics *m, hsdag_err *e);
 

@@ -55,7 +55,8 @@ int32_t cl_job_need_mask(const cl_model *m, const hsdag_cluster_config *c, int32
 int cl_env_lookahead_action(const hsdag_cluster *env, int horizon_steps, int floor_degree);
 /* The env's models as the PAC-ML learner sees them: hsdag_cluster_n_models entries (env.c). */
 const hsdag_pacml_job *cl_env_jobs(const hsdag_cluster *env);
-/* One greedy episode of the learned policy at path (a file or a directory; NULL or "" = the shipped policy
+/* One greedy episode of the learned policy at path (a PPO or DQN policy file, or a directory holding
+ * policy.bin or else beta_X.bin / beta_X_tuf.bin for the env's setting; NULL or "" = the shipped policy
  * for the env's beta): what hsdag_cluster_run does for "learned[:DIR]" (pacml_env.c). A policy trained for
  * another beta or time-unit setting than the env's is refused (HSDAG_EINVAL naming both). */
 int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_cluster_metrics *m, hsdag_err *e);

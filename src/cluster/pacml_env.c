@@ -216,7 +216,13 @@ int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_clus
         path = found;
     }
     struct stat sb;
-    snprintf(file, sizeof file, stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? "%s/policy.bin" : "%s", path);
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) { /* DIR/policy.bin, else DIR/beta_X[_tuf].bin */
+        snprintf(file, sizeof file, "%s/policy.bin", path);
+        if (stat(file, &sb) != 0)
+            snprintf(file, sizeof file, "%s/beta_%c%s.bin", path, cc->beta, cc->time_unit_fix ? "_tuf" : "");
+    } else {
+        snprintf(file, sizeof file, "%s", path);
+    }
     char *data = NULL;
     size_t len = 0;
     if ((rc = hsdag_read_file(file, &data, &len, (size_t)64 << 20, e)) < 0) return rc;

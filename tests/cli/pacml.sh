@@ -101,6 +101,10 @@ expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_A_tuf.bin 
 expect_grep "time-unit-fix" "$TMP/err"
 expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_A.bin --beta A --time-unit-fix
 expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/full" --beta A --horizon 50000
+# a directory of beta_X[_tuf].bin files picks the file for the run's setting
+expect_rc 0 "$HSDAG" cluster run --policy learned:policies/pacml --beta B --seed 0 --time-unit-fix --json
+expect_grep '"time_unit_fix": true' "$TMP/out"
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP" --beta B
 # the shipped policy is found through HSDAG_DATA from another directory too
 expect_rc 0 sh -c "cd '$TMP' && HSDAG_DATA='$(pwd)' '$(cd "$(dirname "$HSDAG")" && pwd)/$(basename "$HSDAG")' cluster run --policy learned --beta B --seed 1"
 finish
