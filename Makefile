@@ -10,7 +10,11 @@ OPT     ?= -O2
 WERROR  ?=
 SAN     ?=
 
-PKGS := libprotobuf-c libxml-2.0 json-c openblas igraph libcgraph
+# the version lives in include/hsdag/common.h (HSDAG_VERSION); the SONAME carries the major number
+VERSION := $(shell sed -n 's/^\#define HSDAG_VERSION "\(.*\)"/\1/p' include/hsdag/common.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+
+PKGS := libprotobuf-c libxml-2.0 json-c openblas libcgraph
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # METIS and GLPK ship no pkg-config file on Debian 12.
@@ -19,7 +23,8 @@ LIBS := $(PKG_LIBS) -lmetis -lglpk -lm
 ONNX_PROTO ?= $(firstword $(wildcard /usr/include/onnx/onnx.proto /usr/lib/python3/dist-packages/onnx/onnx.proto))
 
 CPPFLAGS += -Iinclude -I$(BUILD)/gen -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-CFLAGS   += -std=c11 -Wall -Wextra -Wpedantic -Wshadow -g $(OPT) $(WERROR) $(SAN) $(PKG_CFLAGS) -fPIC
+CFLAGS   += -std=c11 -Wall -Wextra -Wpedantic -Wshadow -g $(OPT) $(WERROR) $(SAN) $(PKG_CFLAGS) -fPIC \
+            -fvisibility=hidden
 LDFLAGS  += $(SAN)
 
 SRCS     := $(sort $(wildcard src/*/*.c))
@@ -31,6 +36,8 @@ TEST_SRCS:= $(sort $(wildcard tests/test_*.c))
 TEST_BINS:= $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 LIB      := $(BUILD)/libhsdag.a
+SONAME   := libhsdag.so.$(SOMAJOR)
+SOREAL   := libhsdag.so.$(VERSION)
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
@@ -46,7 +53,7 @@ $(BUILD)/gen/onnx.pb-c.h: $(GEN_C)
 
 $(BUILD)/obj/gen/onnx.pb-c.o: $(GEN_C)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -std=c11 -g $(OPT) $(SAN) $(PKG_CFLAGS) -fPIC -w -c $< -o $@
+	$(CC) $(CPPFLAGS) -std=c11 -g $(OPT) $(SAN) $(PKG_CFLAGS) -fPIC -fvisibility=hidden -w -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)
@@ -56,8 +63,11 @@ $(LIB): $(OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
+# libhsdag.so -> libhsdag.so.0 (the SONAME) -> libhsdag.so.0.x.y (the file)
 $(SOLIB): $(OBJS)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) $(LIBS)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $(BUILD)/$(SOREAL) $^ $(LDFLAGS) $(LIBS)
+	ln -sf $(SOREAL) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(CLI): $(TOOL_OBJS) $(LIB)
 	$(CC) -o $@ $(TOOL_OBJS) $(LIB) $(LDFLAGS) $(LIBS)
@@ -95,16 +105,27 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
 
-bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag
+# the learner's large-graph rows read transformer graphs generated here (tests/gen_transformer.py)
+BENCH_GRAPHS := $(BUILD)/bench/transformer_7k.json $(BUILD)/bench/transformer_100k.json
+$(BUILD)/bench/transformer_7k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 76 > $@
+$(BUILD)/bench/transformer_100k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 1076 > $@
+
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BENCH_GRAPHS)
 	$(BUILD)/bench_hsdag
 
 $(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(BENCH_SRCS) $(LIB) $(LDFLAGS) $(LIBS)
 
+# CALIBRATE=1: also profile two bundled models on this CPU with ONNX Runtime, fit this CPU (hsdag calibrate) and
+# place Inception-V3 on it plus the cpu-gpu preset's GPU.
 demo:
 	sh scripts/install-deps
 	$(MAKE) all
-	sh scripts/demo.sh $(CLI)
+	CALIBRATE=$(CALIBRATE) sh scripts/demo.sh $(CLI)
 
 # PAC-ML with the shipped learned policies (no training): blocking rate per beta distribution.
 demo-cluster:
@@ -117,12 +138,17 @@ results: $(CLI)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/hsdag $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(LIB) $(SOLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/$(SOREAL) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SOREAL) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libhsdag.so
 	install -m 644 include/hsdag/*.h $(DESTDIR)$(PREFIX)/include/hsdag/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' hsdag.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PKGS@|$(PKGS)|' -e 's|@VERSION@|$(VERSION)|' hsdag.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/hsdag.pc
 	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml
 	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
+	install -m 755 scripts/ort-profile.js $(DESTDIR)$(PREFIX)/share/hsdag/  # hsdag profile's ONNX Runtime bridge
 
 # Every C file follows .clang-format; CI runs format-check and fails on any difference.
 FORMAT_SRCS = $(sort $(wildcard src/*/*.c src/*/*.h include/hsdag/*.h tools/*.c tools/*.h tests/*.c tests/*.h \

@@ -2,6 +2,7 @@
  * Swin-T-class ONNX graph), medians of repeated runs on one core, printed as a table.
  * Not here: correctness checks (tests/) or timed assertions: these machines are shared and noisy.
  * Entry points: main; bench_imports, plus one bench_* section per module. */
+#include "hsdag/nn.h"
 #include "hsdag/io.h"
 #include "onnx.pb-c.h"
 
@@ -40,7 +41,7 @@ static double time_load(const char *buf, size_t len, const char *what, int runs,
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
         double t0 = cpu_now();
-        int rc = hsdag_load(buf, len, HSDAG_FMT_UNKNOWN, what, &g, &e);
+        int rc = hsdag_load(&g, buf, len, HSDAG_FMT_UNKNOWN, what, &e);
         t[r] = cpu_now() - t0;
         if (rc < 0) {
             fprintf(stderr, "bench: %s\n", e.msg);
@@ -57,7 +58,7 @@ static void bench_file(const char *path)
     char *buf = NULL;
     size_t len = 0;
     hsdag_err e = {0};
-    if (hsdag_read_file(path, &buf, &len, 0, &e) < 0) return;
+    if (hsdag_read_file(&buf, &len, path, 0, &e) < 0) return;
     int32_t nodes = 0;
     double s = time_load(buf, len, path, 21, &nodes);
     if (!isnan(s)) printf("| %-62s | %7d | %9.3f |\n", path, (int)nodes, s * 1e3);
@@ -211,6 +212,7 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
+    hsdag_nn_set_threads(1); /* as the CLI does: the library never sets it */
     printf("# hsdag benchmark\n");
     bench_imports();
     bench_sim();

@@ -32,7 +32,7 @@ static void one_model(const char *path, const char *label, const char *preset)
     hsdag_graph *g = NULL;
     hsdag_devices *d = NULL;
     hsdag_place_problem *p = NULL;
-    if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 || hsdag_devices_preset(preset, g, &d, &e) < 0 ||
+    if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0 || hsdag_devices_preset(&d, preset, g, &e) < 0 ||
         hsdag_place_problem_create(&p, g, d, NULL, &e) < 0) {
         fprintf(stderr, "bench_place: %s\n", e.msg);
         goto done;

@@ -56,7 +56,7 @@ static void sim_model(const char *path, const char *label, const char *devices)
     hsdag_devices *d = NULL;
     hsdag_sim *s = NULL;
     hsdag_err e = {0};
-    if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0 || hsdag_devices_load(devices, g, &d, &e) < 0 ||
+    if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0 || hsdag_devices_load(&d, devices, g, &e) < 0 ||
         hsdag_sim_create(&s, g, d, NULL, &e) < 0) {
         printf("| %-28s | %s |\n", label, e.msg);
         goto out;

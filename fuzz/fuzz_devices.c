@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_devices *d = NULL, *d2 = NULL;
     hsdag_err e = {0};
-    if (hsdag_devices_parse(data, size, "fuzz", &d, &e) < 0) {
+    if (hsdag_devices_parse(&d, data, size, "fuzz", &e) < 0) {
         HSDAG_ASSERT(d == NULL && e.msg[0] && !strchr(e.msg, '\n'));
         return 0;
     }
@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 HSDAG_ASSERT(d->link[a * d->n + b].resource >= 0 &&
                              d->link[a * d->n + b].resource < d->n_resources);
     hsdag_buf b = {0};
-    if (hsdag_devices_write_json(d, &b) == 0) {
-        int rc = hsdag_devices_parse(b.data, b.len, "fuzz-rt", &d2, &e);
+    if (hsdag_devices_write_json(&b, d) == 0) {
+        int rc = hsdag_devices_parse(&d2, b.data, b.len, "fuzz-rt", &e);
         HSDAG_ASSERT(rc == 0 || rc == HSDAG_ENOMEM);
         if (rc == 0) {
             HSDAG_ASSERT(d2->n == d->n && d2->n_resources == d->n_resources && d2->semantics == d->semantics);

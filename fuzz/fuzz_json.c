@@ -16,9 +16,9 @@ static void fuzz_split(const hsdag_graph *g, const uint8_t *data, size_t size)
     int32_t *dev = hsdag_malloc(((size_t)g->n_nodes + 1) * sizeof *dev), nc, na;
     hsdag_err e = {0};
     if (!dev) return;
-    if (hsdag_split_read(data, size, "split", g, dev, &nc, &na, &e) == 0) {
+    if (hsdag_split_read(dev, &nc, &na, data, size, "split", g, &e) == 0) {
         hsdag_buf b = {0};
-        if (hsdag_split_write(g, dev, na, nc, &b, &e) < 0) abort();
+        if (hsdag_split_write(&b, g, dev, na, nc, &e) < 0) abort();
         hsdag_buf_free(&b);
     }
     hsdag_free(dev);
@@ -28,13 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_graph *g = NULL, *g2 = NULL;
     hsdag_err e = {0};
-    if (hsdag_json_read(data, size, "fuzz", &g, &e) < 0) {
+    if (hsdag_json_read(&g, data, size, "fuzz", &e) < 0) {
         if (!e.msg[0] || strchr(e.msg, '\n')) abort();
         return 0;
     }
     hsdag_buf w1 = {0}, w2 = {0};
-    if (hsdag_json_write(g, &w1) < 0 || hsdag_json_read(w1.data, w1.len, "rt", &g2, &e) < 0) abort();
-    if (hsdag_json_write(g2, &w2) < 0 || w1.len != w2.len || memcmp(w1.data, w2.data, w1.len) != 0) abort();
+    if (hsdag_json_write(&w1, g) < 0 || hsdag_json_read(&g2, w1.data, w1.len, "rt", &e) < 0) abort();
+    if (hsdag_json_write(&w2, g2) < 0 || w1.len != w2.len || memcmp(w1.data, w2.data, w1.len) != 0) abort();
     fuzz_split(g, data, size);
     hsdag_buf_free(&w1);
     hsdag_buf_free(&w2);

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    int rc = hsdag_load(data, size, HSDAG_FMT_UNKNOWN, "fuzz", &g, &e);
+    int rc = hsdag_load(&g, data, size, HSDAG_FMT_UNKNOWN, "fuzz", &e);
     if (rc < 0) {
         if (g || !e.msg[0] || strchr(e.msg, '\n') || strncmp(e.msg, "fuzz", 4) != 0) abort();
     } else {
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hsdag_graph *g2 = NULL;
     hsdag_err e2 = {0};
     hsdag_alloc_fail_after(k);
-    int rc2 = hsdag_load(data, size, HSDAG_FMT_UNKNOWN, "fuzz", &g2, &e2);
+    int rc2 = hsdag_load(&g2, data, size, HSDAG_FMT_UNKNOWN, "fuzz", &e2);
     hsdag_alloc_fail_after(0);
     if (rc2 != rc && rc2 != HSDAG_ENOMEM) abort();
     if (rc2 < 0 && (g2 || !e2.msg[0] || strchr(e2.msg, '\n'))) abort();

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_onnx_read(data, size, "fuzz.onnx", &g, &e) == 0) {
+    if (hsdag_onnx_read(&g, data, size, "fuzz.onnx", &e) == 0) {
         /* touch what a consumer reads */
         double s = 0;
         for (int32_t i = 0; i < g->n_nodes; i++) s += g->flops[i] + g->param_bytes[i] + g->out_bytes[i];

@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_ovxml_read(data, size, "fuzz", &g, &e) == 0) {
+    if (hsdag_ovxml_read(&g, data, size, "fuzz", &e) == 0) {
         HSDAG_ASSERT(g->n_nodes == g->meta.file_nodes);
         HSDAG_ASSERT(g->n_edges <= g->meta.file_edges);
     } else {

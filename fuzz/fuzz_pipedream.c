@@ -9,8 +9,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_graph *g = NULL, *m = NULL;
     hsdag_err e = {0};
-    if (hsdag_pipedream_read(data, size, "fuzz", &g, &e) == 0) {
-        if (hsdag_pipedream_mirror(g, &m, &e) == 0) hsdag_graph_free(m);
+    if (hsdag_pipedream_read(&g, data, size, "fuzz", &e) == 0) {
+        if (hsdag_pipedream_mirror(&m, g, &e) == 0) hsdag_graph_free(m);
         hsdag_graph_free(g);
     }
     return 0;

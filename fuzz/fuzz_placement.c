@@ -33,18 +33,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static hsdag_devices *d;
     hsdag_err e = {0};
     if (!g) g = fz_graph();
-    if (!d) hsdag_devices_preset("cpu-gpu", NULL, &d, &e);
+    if (!d) hsdag_devices_preset(&d, "cpu-gpu", NULL, &e);
     if (!g || !d) return 0;
     int32_t dev[4], dev2[4];
     hsdag_placement_info pi;
-    if (hsdag_placement_parse(data, size, "fuzz", g, d, dev, &pi, &e) < 0) {
+    if (hsdag_placement_parse(dev, &pi, data, size, "fuzz", g, d, &e) < 0) {
         HSDAG_ASSERT(e.msg[0] && !strchr(e.msg, '\n'));
         return 0;
     }
     for (int i = 0; i < 4; i++) HSDAG_ASSERT(dev[i] >= 0 && dev[i] < d->n);
     hsdag_buf b = {0};
-    if (hsdag_placement_write_json(g, d, dev, &b) == 0) {
-        HSDAG_ASSERT(hsdag_placement_parse(b.data, b.len, "rt", g, d, dev2, NULL, &e) == 0);
+    if (hsdag_placement_write_json(&b, g, d, dev) == 0) {
+        HSDAG_ASSERT(hsdag_placement_parse(dev2, NULL, b.data, b.len, "rt", g, d, &e) == 0);
         HSDAG_ASSERT(memcmp(dev, dev2, sizeof dev) == 0);
     }
     hsdag_buf_free(&b);

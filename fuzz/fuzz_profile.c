@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_profile *p = NULL;
     hsdag_err e = {0};
-    if (hsdag_profile_parse(data, size, "fuzz", &p, &e) < 0)
+    if (hsdag_profile_parse(&p, data, size, "fuzz", &e) < 0)
         HSDAG_ASSERT(p == NULL && e.msg[0] && !strchr(e.msg, '\n'));
     else
         HSDAG_ASSERT(hsdag_profile_count(p) >= 0);

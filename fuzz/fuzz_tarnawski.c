@@ -13,14 +13,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsdag_graph *g = NULL, *g2 = NULL;
     hsdag_err e = {0};
-    if (hsdag_tarnawski_read(data, size, "fuzz", &g, &e) < 0) {
+    if (hsdag_tarnawski_read(&g, data, size, "fuzz", &e) < 0) {
         if (!e.msg[0] || strchr(e.msg, '\n')) abort(); /* errors are one non-empty line */
         return 0;
     }
     hsdag_buf w1 = {0}, w2 = {0}, d = {0};
-    if (hsdag_json_write(g, &w1) < 0 || hsdag_json_read(w1.data, w1.len, "rt", &g2, &e) < 0) abort();
-    if (hsdag_json_write(g2, &w2) < 0 || w1.len != w2.len || memcmp(w1.data, w2.data, w1.len) != 0) abort();
-    if (hsdag_dot_write(g, NULL, NULL, 0, &d) < 0) abort();
+    if (hsdag_json_write(&w1, g) < 0 || hsdag_json_read(&g2, w1.data, w1.len, "rt", &e) < 0) abort();
+    if (hsdag_json_write(&w2, g2) < 0 || w1.len != w2.len || memcmp(w1.data, w2.data, w1.len) != 0) abort();
+    if (hsdag_dot_write(&d, g, NULL, NULL, 0) < 0) abort();
     hsdag_buf_free(&w1);
     hsdag_buf_free(&w2);
     hsdag_buf_free(&d);

@@ -22,10 +22,10 @@ PUBLIC = {
     "common.h": "core", "codec.h": "core",
     "graph.h": "graph",
     "nn.h": "nn",
-    "io.h": "io", "devices.h": "io", "placement.h": "io", "split.h": "io",
-    "sim.h": "sim",
+    "io.h": "io", "devices.h": "io", "placement.h": "io", "split.h": "io", "ortprof.h": "io",
+    "sim.h": "sim", "calibrate.h": "sim",
     "place.h": "place",
-    "features.h": "learn", "learn.h": "learn", "pacml.h": "learn",
+    "features.h": "learn", "learn.h": "learn", "pacml.h": "learn", "measure.h": "learn",
     "cluster.h": "cluster",
     "hsdag.h": "umbrella",
 }

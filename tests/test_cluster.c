@@ -3,6 +3,7 @@
  * Not here: the PipeDream reader itself (test_pipedream.c). Numbers are from the shared PAC-ML spec tables.
  * Entry points: main (run from the repository root). */
 #include "check.h"
+#include "oom_sweep.h"
 #include "hsdag/cluster.h"
 #include "hsdag/io.h"
 
@@ -30,9 +31,9 @@ static void test_split_counts(void)
         hsdag_buf b = {0};
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        CHECK_EQ_INT(hsdag_cluster_builtin_graph(i, &nm, &b), 0);
+        CHECK_EQ_INT(hsdag_cluster_builtin_graph(&nm, &b, i), 0);
         CHECK_STR(nm, T[i].name);
-        CHECK_EQ_INT(hsdag_pipedream_read(b.data, b.len, nm, &g, &e), 0);
+        CHECK_EQ_INT(hsdag_pipedream_read(&g, b.data, b.len, nm, &e), 0);
         if (!g) {
             hsdag_buf_free(&b);
             continue;
@@ -72,52 +73,52 @@ static void test_blocks(void)
     uint8_t busy[32] = {0};
     int32_t out[16];
     /* a = 16: only the (4,4,1) shape: the s = 0 column, then s = 1 */
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, busy, 16, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, busy, 16), 1);
     int ok = 1;
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++) ok &= out[c * 4 + r] == idx(c, r, 0);
     CHECK(ok);
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++) busy[idx(c, r, 0)] = 1;
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, busy, 16, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, busy, 16), 1);
     CHECK_EQ_INT(out[0], idx(0, 0, 1));
     CHECK_EQ_INT(out[15], idx(3, 3, 1));
     busy[idx(2, 1, 1)] = 1; /* one busy server in each column: no 16-block although 15 are free */
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, busy, 16, out), 0);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, busy, 16), 0);
     /* a = 2 on an empty map: (2,1,1) at the origin */
     uint8_t e2[32] = {0};
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, e2, 2, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, e2, 2), 1);
     CHECK_EQ_INT(out[0], idx(0, 0, 0));
     CHECK_EQ_INT(out[1], idx(1, 0, 0));
     /* only group 0 free: (2,1,1) impossible, (1,1,2) gives both servers of rack 0 */
     uint8_t g0[32];
     for (int i = 0; i < 32; i++) g0[i] = i >= 8;
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, g0, 2, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, g0, 2), 1);
     CHECK_EQ_INT(out[0], idx(0, 0, 0));
     CHECK_EQ_INT(out[1], idx(0, 0, 1));
     /* only (0,0,0) and (1,1,0) free: only the diagonal shape fits */
     uint8_t dg[32];
     for (int i = 0; i < 32; i++) dg[i] = 1;
     dg[idx(0, 0, 0)] = dg[idx(1, 1, 0)] = 0;
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, dg, 2, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, dg, 2), 1);
     CHECK_EQ_INT(out[0], idx(0, 0, 0));
     CHECK_EQ_INT(out[1], idx(1, 1, 0));
     dg[idx(1, 1, 0)] = 1;
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, dg, 2, out), 0);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, dg, 2), 0);
     /* a = 6: (3,1,2) at the origin */
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, e2, 6, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, e2, 6), 1);
     CHECK_EQ_INT(out[0], idx(0, 0, 0));
     CHECK_EQ_INT(out[1], idx(0, 0, 1));
     CHECK_EQ_INT(out[5], idx(2, 0, 1));
     /* a = 8: (2,2,2); a = 4: (2,2,1) */
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, e2, 8, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, e2, 8), 1);
     CHECK_EQ_INT(out[7], idx(1, 1, 1));
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, e2, 4, out), 1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, e2, 4), 1);
     CHECK_EQ_INT(out[3], idx(1, 1, 0));
     /* 10, 12, 14 have no shape in (4,4,2) */
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, e2, 10, out), -1);
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, e2, 12, out), -1);
-    CHECK_EQ_INT(hsdag_ramp_find_block(4, 4, 2, e2, 14, out), -1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, e2, 10), -1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, e2, 12), -1);
+    CHECK_EQ_INT(hsdag_ramp_find_block(out, 4, 4, 2, e2, 14), -1);
 }
 
 static void test_allreduce(void)
@@ -140,12 +141,12 @@ static void test_tiny_jct(void)
                     "\tnode1 -- node2";
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    CHECK_EQ_INT(hsdag_pipedream_read(t, strlen(t), "tiny", &g, &e), 0);
+    CHECK_EQ_INT(hsdag_pipedream_read(&g, t, strlen(t), "tiny", &e), 0);
     if (!g) return;
     hsdag_cluster_config c = hsdag_cluster_config_default();
     hsdag_cluster *env = NULL;
     const char *names[] = {"tiny"};
-    CHECK_EQ_INT(hsdag_cluster_create(&c, (const hsdag_graph *const *)&g, names, 1, &env, &e), 0);
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, (const hsdag_graph *const *)&g, names, 1, &e), 0);
     if (env) {
         const hsdag_cluster_model *m = hsdag_cluster_model_get(env, 0);
         CHECK_NEAR(m->jct_seq, 500.0, 1e-12);
@@ -165,7 +166,7 @@ static void test_tiny_jct(void)
     }
     /* with --time-unit-fix communication is in ms: x1000 */
     c.time_unit_fix = 1;
-    CHECK_EQ_INT(hsdag_cluster_create(&c, (const hsdag_graph *const *)&g, names, 1, &env, &e), 0);
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, (const hsdag_graph *const *)&g, names, 1, &e), 0);
     if (env) {
         double T10 = 2 * (250e-9 + 5 / 4e11) + 2.5 / (2e12 / 6.0);
         double T20 = 2 * (250e-9 + 10 / 4e11) + 5.0 / (2e12 / 6.0);
@@ -234,7 +235,7 @@ static void test_blocking_rules(void)
     c.replication = 3;
     hsdag_cluster *env = NULL;
     hsdag_err e = {0};
-    CHECK_EQ_INT(hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e), 0);
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), 0);
     if (!env) return;
     /* models: 0 alexnet, 1 vgg16, 2 resnet18, 3 squeezenet1_0, 4 gnmt */
     const hsdag_cluster_model *alex = hsdag_cluster_model_get(env, 0);
@@ -309,7 +310,7 @@ static void test_models_and_determinism(void)
     c.beta = 'C';
     hsdag_cluster *env = NULL;
     hsdag_err e = {0};
-    CHECK_EQ_INT(hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e), 0);
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), 0);
     if (!env) return;
     for (int i = 0; i < 5; i++) {
         const hsdag_cluster_model *m = hsdag_cluster_model_get(env, i);
@@ -342,7 +343,7 @@ static void test_models_and_determinism(void)
     CHECK_NEAR(o->graph_feat[15], 0.0, 0);
     /* determinism: same seed, same episode (actions, rewards, metrics); another seed differs */
     hsdag_cluster_policy p;
-    CHECK_EQ_INT(hsdag_cluster_policy_parse("random", &p, &e), 0);
+    CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, "random", &e), 0);
     hsdag_cluster_metrics m1, m2, m3;
     CHECK_EQ_INT(hsdag_cluster_run(env, &p, 11, &m1, &e), 0);
     CHECK_EQ_INT(hsdag_cluster_run(env, &p, 11, &m2, &e), 0);
@@ -355,7 +356,7 @@ static void test_models_and_determinism(void)
                           "para-min-jct", "sequential", "lookahead", "lookahead:2:1"};
     for (int i = 0; i < 8; i++) {
         hsdag_cluster_metrics m;
-        CHECK_EQ_INT(hsdag_cluster_policy_parse(pols[i], &p, &e), 0);
+        CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, pols[i], &e), 0);
         CHECK_EQ_INT(hsdag_cluster_run(env, &p, 0, &m, &e), 0);
         CHECK_EQ_INT(m.jobs_arrived, 1001);
         CHECK_EQ_INT(m.jobs_blocked + m.jobs_completed, 1000);
@@ -364,11 +365,11 @@ static void test_models_and_determinism(void)
         if (i == 4 || i == 6) CHECK_EQ_INT(m.blocked_jct, 0);
     }
     /* acceptable-jct is ddls's class name of para-min */
-    CHECK_EQ_INT(hsdag_cluster_policy_parse("acceptable-jct", &p, &e), 0);
+    CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, "acceptable-jct", &e), 0);
     CHECK_EQ_INT(p.kind, HSDAG_POL_PARA_MIN);
-    CHECK(hsdag_cluster_policy_parse("fixed:17", &p, &e) < 0);
-    CHECK(hsdag_cluster_policy_parse("bogus", &p, &e) < 0);
-    CHECK_EQ_INT(hsdag_cluster_policy_parse("learned:dir", &p, &e), 0);
+    CHECK(hsdag_cluster_policy_parse(&p, "fixed:17", &e) < 0);
+    CHECK(hsdag_cluster_policy_parse(&p, "bogus", &e) < 0);
+    CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, "learned:dir", &e), 0);
     int a = 0;
     CHECK_EQ_INT(hsdag_cluster_policy_act(&p, env, NULL, &a, &e), HSDAG_EINVAL); /* episode is done */
     hsdag_cluster_reset(env, 0);
@@ -376,7 +377,52 @@ static void test_models_and_determinism(void)
     hsdag_cluster_free(env);
     /* bad configuration */
     c.n_cgs = 0;
-    CHECK_EQ_INT(hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), HSDAG_EINVAL);
+}
+
+/* ---- allocation failures: the env, a heuristic episode and a learned one answer ENOMEM with a message ---- */
+typedef struct cluster_oom {
+    const hsdag_graph *g;
+    const char *policy;
+} cluster_oom;
+
+static int cluster_oom_call(void *ctx, hsdag_err *e)
+{
+    const cluster_oom *c = ctx;
+    hsdag_cluster_config cc = hsdag_cluster_config_default();
+    cc.horizon = 8000;
+    cc.replication = 3;
+    const char *names[] = {"alexnet"};
+    hsdag_cluster *env = NULL;
+    int rc = hsdag_cluster_create(&env, &cc, &c->g, names, 1, e);
+    hsdag_cluster_policy p;
+    if (rc == 0) rc = hsdag_cluster_policy_parse(&p, c->policy, e);
+    hsdag_cluster_metrics m;
+    if (rc == 0) rc = hsdag_cluster_run(env, &p, 1, &m, e);
+    hsdag_cluster_free(env);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_read_file(&buf, &len, "tests/data/pacml/alexnet.txt", 0, &e), 0);
+    if (buf) CHECK_EQ_INT(hsdag_pipedream_read(&g, buf, len, "alexnet", &e), 0);
+    hsdag_free(buf);
+    if (!g) return;
+    const char *pols[] = {"lookahead", "acceptable-jct", "learned:policies/pacml/beta_A.bin"};
+    for (int i = 0; i < 3; i++) {
+        cluster_oom c = {g, pols[i]};
+        oom_sweep s = oom_sweep_call(cluster_oom_call, &c, 100000, 1);
+        if (!s.ok || s.other || s.oom_bad_msg) fprintf(stderr, "oom sweep of policy %s\n", pols[i]);
+        CHECK(s.ok && s.oom > 0);
+        CHECK_EQ_INT(s.other, 0);
+        CHECK_EQ_INT(s.oom_bad_msg, 0);
+    }
+    hsdag_graph_free(g);
 }
 
 /* The paper's baselines against the authors' figures (issue 11): mean blocking rate over seeds 0, 1, 2,
@@ -391,11 +437,11 @@ static void test_paper_baselines(void)
         hsdag_cluster_config c = hsdag_cluster_config_default();
         c.beta = (char)('A' + b);
         hsdag_cluster *env = NULL;
-        CHECK_EQ_INT(hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e), 0);
+        CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), 0);
         if (!env) return;
         for (int i = 0; i < 3; i++) {
             hsdag_cluster_policy p;
-            CHECK_EQ_INT(hsdag_cluster_policy_parse(pols[i], &p, &e), 0);
+            CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, pols[i], &e), 0);
             double sum = 0;
             for (uint64_t seed = 0; seed < 3; seed++) {
                 hsdag_cluster_metrics m;
@@ -410,6 +456,7 @@ static void test_paper_baselines(void)
 
 int main(void)
 {
+    hsdag_nn_set_threads(1);
     test_split_counts();
     test_blocks();
     test_allreduce();
@@ -418,5 +465,6 @@ int main(void)
     test_blocking_rules();
     test_models_and_determinism();
     test_paper_baselines();
+    test_oom();
     return check_summary("test_cluster");
 }

@@ -12,7 +12,7 @@
 static hsdag_devices *parse(const char *js, hsdag_err *e)
 {
     hsdag_devices *d = NULL;
-    int rc = hsdag_devices_parse(js, strlen(js), "t.json", &d, e);
+    int rc = hsdag_devices_parse(&d, js, strlen(js), "t.json", e);
     return rc < 0 ? NULL : d;
 }
 
@@ -20,7 +20,7 @@ static void test_presets(void)
 {
     hsdag_devices *d = NULL;
     hsdag_err e = {0};
-    CHECK(hsdag_devices_preset("cpu-gpu", NULL, &d, &e) == 0);
+    CHECK(hsdag_devices_preset(&d, "cpu-gpu", NULL, &e) == 0);
     CHECK_EQ_INT(d->n, 2);
     CHECK_STR(d->dev[0].name, "CPU");
     CHECK_STR(d->dev[1].name, "GPU");
@@ -33,7 +33,7 @@ static void test_presets(void)
     CHECK_EQ_INT(d->n_resources, 2); /* one channel per direction */
     hsdag_devices_free(d);
 
-    CHECK(hsdag_devices_preset("cpu-4gpu", NULL, &d, &e) == 0);
+    CHECK(hsdag_devices_preset(&d, "cpu-4gpu", NULL, &e) == 0);
     CHECK_EQ_INT(d->n, 5);
     CHECK(d->semantics == HSDAG_SEM_CONCURRENT);
     CHECK_EQ_INT(d->n_resources, 2); /* a shared switch: down and up */
@@ -42,13 +42,13 @@ static void test_presets(void)
     CHECK_NEAR(d->link[0 * 5 + 2].file_factor, 1, 0);
     hsdag_devices_free(d);
 
-    CHECK(hsdag_devices_preset("cpu-igpu", NULL, &d, &e) == 0);
+    CHECK(hsdag_devices_preset(&d, "cpu-igpu", NULL, &e) == 0);
     CHECK_NEAR(d->dev[1].peak_flops, 793.6e9, 1);
     hsdag_devices_free(d);
 
-    CHECK(hsdag_devices_preset("tarnawski", NULL, &d, &e) == HSDAG_EINVAL);
+    CHECK(hsdag_devices_preset(&d, "tarnawski", NULL, &e) == HSDAG_EINVAL);
     CHECK(strstr(e.msg, "tarnawski:K") != NULL);
-    CHECK(hsdag_devices_preset("tarnawski:3:2", NULL, &d, &e) == 0);
+    CHECK(hsdag_devices_preset(&d, "tarnawski:3:2", NULL, &e) == 0);
     CHECK_EQ_INT(d->n, 5);
     CHECK_STR(d->dev[0].name, "acc0");
     CHECK_STR(d->dev[3].name, "cpu0");
@@ -62,17 +62,17 @@ static void test_presets(void)
                          "tarnawski:99", "gpu-cpu",     "tarnawskix"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         d = NULL;
-        CHECK(hsdag_devices_preset(bad[i], NULL, &d, &e) < 0);
+        CHECK(hsdag_devices_preset(&d, bad[i], NULL, &e) < 0);
         CHECK(d == NULL);
         CHECK(strchr(e.msg, '\n') == NULL);
     }
     for (const char *const *p = hsdag_devices_preset_names(); *p; p++) {
-        int rc = hsdag_devices_load(*p, NULL, &d, &e);
+        int rc = hsdag_devices_load(&d, *p, NULL, &e);
         CHECK(rc == 0 || strcmp(*p, "tarnawski") == 0);
         hsdag_devices_free(d);
         d = NULL;
     }
-    CHECK(hsdag_devices_load("no/such/file.json", NULL, &d, &e) == HSDAG_EIO);
+    CHECK(hsdag_devices_load(&d, "no/such/file.json", NULL, &e) == HSDAG_EIO);
 }
 
 static void test_roundtrip(void)
@@ -81,9 +81,9 @@ static void test_roundtrip(void)
     for (int i = 0; i < 3; i++) {
         hsdag_devices *d = NULL, *d2 = NULL;
         hsdag_err e = {0};
-        CHECK(hsdag_devices_preset(names[i], NULL, &d, &e) == 0);
+        CHECK(hsdag_devices_preset(&d, names[i], NULL, &e) == 0);
         hsdag_buf b = {0};
-        CHECK(hsdag_devices_write_json(d, &b) == 0);
+        CHECK(hsdag_devices_write_json(&b, d) == 0);
         d2 = parse(b.data, &e);
         CHECK(d2 != NULL);
         if (!d2) {
@@ -125,27 +125,27 @@ static void test_bad_json(void)
         const char *js, *want;
         int status;
     } cases[] = {
-        {"", "bad JSON", HSDAG_EPARSE},
-        {"{\"devices\": [", "bad JSON", HSDAG_EPARSE},
-        {"{} x", "trailing data", HSDAG_EPARSE},
+        {"", "t.json: empty input", HSDAG_EPARSE},
+        {"{\"devices\": [", "JSON text ends early", HSDAG_EPARSE},
+        {"{} x", "JSON syntax error at line 1, column 4", HSDAG_EPARSE},
         {"[]", "top level is not an object", HSDAG_EPARSE},
-        {"{}", "missing array 'devices'", HSDAG_EPARSE},
+        {"{}", "t.json: devices is missing", HSDAG_EPARSE},
         {"{\"devices\": []}", "'devices' has 0 entries", HSDAG_ELIMIT},
         {"{\"devices\": [" DEV("a") "], \"colour\": 1}", "unknown key 'colour'", HSDAG_EPARSE},
         {"{\"devices\": [{\"name\":\"a\",\"kind\":\"tpu\",\"peak_flops\":1e9,\"mem_bandwidth\":1}]}",
          "kind 'tpu'", HSDAG_EPARSE},
-        {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"mem_bandwidth\":1e9}]}", "missing 'peak_flops'",
-         HSDAG_EPARSE},
+        {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"mem_bandwidth\":1e9}]}",
+         "device 'a': peak_flops is missing", HSDAG_EPARSE},
         {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"peak_flops\":-1,\"mem_bandwidth\":1e9}]}",
-         "'peak_flops' = -1 out of range", HSDAG_EPARSE},
+         "peak_flops is below 1000 (-1)", HSDAG_EPARSE},
         {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"peak_flops\":\"fast\",\"mem_bandwidth\":1e9}]}",
-         "'peak_flops' is not a number", HSDAG_EPARSE},
+         "peak_flops is not a number (string)", HSDAG_EPARSE},
         {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"peak_flops\":1e9,\"mem_bandwidth\":1e9,"
          "\"efficiency\":{\"convolution\":0.5}}]}",
          "unknown op class 'convolution'", HSDAG_EPARSE},
         {"{\"devices\": [{\"name\":\"a\",\"kind\":\"cpu\",\"peak_flops\":1e9,\"mem_bandwidth\":1e9,"
          "\"efficiency\":{\"conv\":1.5}}]}",
-         "'conv' = 1.5 out of range", HSDAG_EPARSE},
+         "efficiency: conv is too large (1.5 > 1)", HSDAG_ELIMIT},
         {"{\"devices\": [" DEV("a") "," DEV("a") "]}", "duplicate device name", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("a") "," DEV("b") "]}", "no link from 'a' to 'b'", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("a") "," DEV(
@@ -159,7 +159,7 @@ static void test_bad_json(void)
                   "{\"from\":\"b\",\"to\":\"a\",\"bandwidth\":1}]}",
          "given twice", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("a") "," DEV("b") "], \"links\": [{\"from\":\"a\",\"to\":\"b\"}]}",
-         "missing 'bandwidth'", HSDAG_EPARSE},
+         "links[0]: bandwidth is missing", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("a") "], \"semantics\": \"parallel\"}", "semantics 'parallel'", HSDAG_EPARSE},
         {"{\"devices\": [" DEV("") "]}", "1..400 characters", HSDAG_EPARSE},
         {"{\"devices\": [1]}", "not an object", HSDAG_EPARSE},
@@ -167,7 +167,7 @@ static void test_bad_json(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         hsdag_err e = {0};
         hsdag_devices *d = NULL;
-        int rc = hsdag_devices_parse(cases[i].js, strlen(cases[i].js), "t.json", &d, &e);
+        int rc = hsdag_devices_parse(&d, cases[i].js, strlen(cases[i].js), "t.json", &e);
         CHECK_EQ_INT(rc, cases[i].status);
         CHECK(d == NULL);
         if (!strstr(e.msg, cases[i].want)) fprintf(stderr, "case %zu: got '%s'\n", i, e.msg);
@@ -289,11 +289,11 @@ static void test_costs(void)
 
     /* lower bounds: sum of minimum costs, critical path */
     hsdag_bound bd;
-    CHECK(hsdag_bound_compute(c, HSDAG_SEM_SEQUENTIAL, NULL, NULL, &bd, &e) == 0);
+    CHECK(hsdag_bound_compute(&bd, c, HSDAG_SEM_SEQUENTIAL, NULL, NULL, &e) == 0);
     double want = 8.01e-3 + c->node_s[y * 2 + 0];
     CHECK_NEAR(bd.lower_s, want, 1e-15);
     CHECK_STR(bd.rule, "sum-min-cost");
-    CHECK(hsdag_bound_compute(c, HSDAG_SEM_CONCURRENT, NULL, NULL, &bd, &e) == 0);
+    CHECK(hsdag_bound_compute(&bd, c, HSDAG_SEM_CONCURRENT, NULL, NULL, &e) == 0);
     CHECK_NEAR(bd.critical_path_s, want, 1e-15);
     CHECK_NEAR(bd.work_per_device_s, want / 2, 1e-15);
     CHECK_NEAR(bd.lower_s, want, 1e-15);
@@ -315,14 +315,14 @@ static void test_costs(void)
     CHECK_EQ_INT(c->allowed[y * 2 + 0], 0);        /* NO_ACCEL on the gpu */
     CHECK_EQ_INT(c->allowed[y * 2 + 1], 1);
     /* the bound uses allowed devices only: y at its CPU cost */
-    CHECK(hsdag_bound_compute(c, HSDAG_SEM_SEQUENTIAL, NULL, NULL, &bd, &e) == 0);
+    CHECK(hsdag_bound_compute(&bd, c, HSDAG_SEM_SEQUENTIAL, NULL, NULL, &e) == 0);
     CHECK_NEAR(bd.lower_s, 2e-3 + 8e-5, 1e-15);
     hsdag_costs_free(c);
 
     /* profile overrides any source; node names may contain commas; a header line and comments */
     const char *csv = "node,device,ms\n# measured\n\"conv,1\",B,7.5\n y , A , 0.25 \r\n";
     hsdag_profile *p = NULL;
-    CHECK(hsdag_profile_parse(csv, strlen(csv), "p.csv", &p, &e) == 0);
+    CHECK(hsdag_profile_parse(&p, csv, strlen(csv), "p.csv", &e) == 0);
     CHECK_EQ_INT(hsdag_profile_count(p), 2);
     cfg.profile = p;
     CHECK(hsdag_costs_create(&c, g, d, &cfg, &e) == 0);
@@ -342,7 +342,7 @@ static void test_costs(void)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         p = NULL;
         c = NULL;
-        int rc = hsdag_profile_parse(bad[i].csv, strlen(bad[i].csv), "p.csv", &p, &e);
+        int rc = hsdag_profile_parse(&p, bad[i].csv, strlen(bad[i].csv), "p.csv", &e);
         if (rc == 0) {
             cfg.profile = p;
             rc = hsdag_costs_create(&c, g, d, &cfg, &e);
@@ -361,11 +361,11 @@ static void test_semantics_names(void)
 {
     hsdag_semantics s;
     for (int i = 0; i < HSDAG_SEM_COUNT_; i++) {
-        CHECK(hsdag_semantics_parse(hsdag_semantics_name(i), &s) == 0);
+        CHECK(hsdag_semantics_parse(&s, hsdag_semantics_name(i), NULL) == 0);
         CHECK_EQ_INT(s, i);
     }
-    CHECK(hsdag_semantics_parse("auto", &s) == 0 && s == HSDAG_SEM_AUTO);
-    CHECK(hsdag_semantics_parse("Sequential", &s) == HSDAG_EINVAL);
+    CHECK(hsdag_semantics_parse(&s, "auto", NULL) == 0 && s == HSDAG_SEM_AUTO);
+    CHECK(hsdag_semantics_parse(&s, "Sequential", NULL) == HSDAG_EINVAL);
     CHECK_STR(hsdag_devkind_name(HSDAG_DEV_ACCEL), "accel");
 }
 

@@ -15,9 +15,9 @@ static int load(const char *path, hsdag_graph **g, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
-    int rc = hsdag_read_file(path, &buf, &len, 0, e);
+    int rc = hsdag_read_file(&buf, &len, path, 0, e);
     if (rc < 0) return rc;
-    rc = hsdag_dot_read(buf, len, path, g, e);
+    rc = hsdag_dot_read(g, buf, len, path, e);
     hsdag_free(buf);
     return rc;
 }
@@ -230,9 +230,9 @@ static void test_bad(void)
     CHECK(strstr(e.msg, "1e+12 elements") != NULL);
     g = NULL;
 
-    CHECK_EQ_INT(hsdag_dot_read("", 0, NULL, &g, &e), HSDAG_EPARSE);
+    CHECK_EQ_INT(hsdag_dot_read(&g, "", 0, NULL, &e), HSDAG_EPARSE);
     CHECK(strncmp(e.msg, "<buffer>: ", 10) == 0);
-    CHECK_EQ_INT(hsdag_dot_read("digraph {", 9, "x.dot", &g, &e), HSDAG_EPARSE);
+    CHECK_EQ_INT(hsdag_dot_read(&g, "digraph {", 9, "x.dot", &e), HSDAG_EPARSE);
     CHECK_STR(e.msg, "x.dot: DOT syntax error in line 1");
     /* random bytes without NUL reach cgraph: an error, never a crash; the parser recovers after it */
     hsdag_rng r;
@@ -241,7 +241,7 @@ static void test_bad(void)
     for (int t = 0; t < 20; t++) {
         for (size_t i = 0; i < sizeof junk; i++) junk[i] = (char)(1 + hsdag_rng_below(&r, 255));
         if (t % 2) memcpy(junk, "digraph { \"0 a\" -> ", 19);
-        int rc = hsdag_dot_read(junk, sizeof junk, "junk", &g, &e);
+        int rc = hsdag_dot_read(&g, junk, sizeof junk, "junk", &e);
         CHECK(rc < 0 && g == NULL && strchr(e.msg, '\n') == NULL);
     }
     /* cgraph's scanner state must not leak from one read into the next: neither the text after the
@@ -255,17 +255,17 @@ static void test_bad(void)
         "digraph { a -> b [label=\"[1, 2]\" }",
     };
     for (size_t i = 0; i < sizeof spoilers / sizeof spoilers[0]; i++) {
-        int rc = hsdag_dot_read(spoilers[i], strlen(spoilers[i]), "spoil.dot", &g, &e);
+        int rc = hsdag_dot_read(&g, spoilers[i], strlen(spoilers[i]), "spoil.dot", &e);
         CHECK_EQ_INT(rc, HSDAG_EPARSE);
         if (i >= 1 && i <= 2) CHECK(strstr(e.msg, "continues after the first graph") != NULL);
         const char *good = "digraph {\n a -> b [label=\"[2]\"]\n}\n// comment\n/* more */\n# 12 \"x.dot\"\n";
-        CHECK_EQ_INT(hsdag_dot_read(good, strlen(good), "good.dot", &g, &e), 0);
+        CHECK_EQ_INT(hsdag_dot_read(&g, good, strlen(good), "good.dot", &e), 0);
         CHECK(g && g->n_nodes == 2 && g->n_edges == 1);
         hsdag_graph_free(g);
         g = NULL;
     }
     const char *ok = "digraph { a -> b [label=\"[2]\"] }";
-    CHECK_EQ_INT(hsdag_dot_read(ok, strlen(ok), "ok", &g, &e), 0);
+    CHECK_EQ_INT(hsdag_dot_read(&g, ok, strlen(ok), "ok", &e), 0);
     if (g) {
         CHECK_EQ_INT(g->n_nodes, 2);
         CHECK_NEAR(g->edge_bytes[0], 8.0, 0);
@@ -279,7 +279,7 @@ static void test_alloc_failures(void)
     char *buf = NULL;
     size_t len = 0;
     hsdag_err e = {0};
-    if (hsdag_read_file(DIR "hand/quirks.dot", &buf, &len, 0, &e) < 0) {
+    if (hsdag_read_file(&buf, &len, DIR "hand/quirks.dot", 0, &e) < 0) {
         CHECK(0);
         return;
     }

@@ -365,7 +365,7 @@ static void test_gnn_layer(hsdag_rng *r, hsdag_nn_gnn_kind kind, int32_t in, int
     char label[64];
     snprintf(label, sizeof label, "%s in=%d out=%d heads=%d sym=%d", hsdag_nn_gnn_kind_name(kind), in, out,
              heads, sym);
-    hsdag_nn_params_create(&p);
+    hsdag_nn_params_create(&p, NULL);
     hsdag_nn_gnn_config cfg = hsdag_nn_gnn_config_default();
     cfg.kind = kind;
     cfg.in = in;
@@ -470,7 +470,7 @@ static void test_gnn_config(void)
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
     hsdag_nn_gnn *g = NULL;
-    hsdag_nn_params_create(&p);
+    hsdag_nn_params_create(&p, NULL);
     hsdag_nn_gnn_config c = hsdag_nn_gnn_config_default();
     CHECK_EQ_INT(hsdag_nn_gnn_create(&g, p, "a", &c, &e), HSDAG_EINVAL); /* widths 0 */
     c.in = 4;
@@ -480,9 +480,9 @@ static void test_gnn_config(void)
     CHECK_EQ_INT(hsdag_nn_gnn_create(&g, p, "a", &c, &e), HSDAG_EINVAL);
     CHECK(g == NULL && strstr(e.msg, "heads") != NULL);
     hsdag_nn_gnn_kind k;
-    CHECK(hsdag_nn_gnn_kind_parse("gat", &k) == 0 && k == HSDAG_NN_GNN_GAT);
-    CHECK(hsdag_nn_gnn_kind_parse("graphsage", &k) == 0 && k == HSDAG_NN_GNN_SAGE);
-    CHECK_EQ_INT(hsdag_nn_gnn_kind_parse("gcnn", &k), HSDAG_EINVAL);
+    CHECK(hsdag_nn_gnn_kind_parse(&k, "gat", NULL) == 0 && k == HSDAG_NN_GNN_GAT);
+    CHECK(hsdag_nn_gnn_kind_parse(&k, "graphsage", NULL) == 0 && k == HSDAG_NN_GNN_SAGE);
+    CHECK_EQ_INT(hsdag_nn_gnn_kind_parse(&k, "gcnn", NULL), HSDAG_EINVAL);
     CHECK_STR(hsdag_nn_gnn_kind_name(HSDAG_NN_GNN_GIN), "gin");
     hsdag_nn_params_free(p);
 }
@@ -546,7 +546,7 @@ static void test_composed(hsdag_rng *r, uint64_t seed, float *grads_out, float *
     hsdag_nn_adj *a = NULL;
     hsdag_nn_linear l1, l2;
     hsdag_nn_layernorm ln;
-    hsdag_nn_params_create(&p);
+    hsdag_nn_params_create(&p, NULL);
     hsdag_nn_linear_add(p, &l1, "in", CIN, CH, 1, &e);
     hsdag_nn_gnn_config gc = hsdag_nn_gnn_config_default();
     gc.in = gc.out = CH;

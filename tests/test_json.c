@@ -22,12 +22,12 @@ static hsdag_graph *roundtrip(const hsdag_graph *g, const char *label)
     hsdag_buf w1 = {0}, w2 = {0};
     hsdag_graph *g2 = NULL;
     hsdag_err e = {0};
-    CHECK(hsdag_json_write(g, &w1) == 0);
-    int rc = hsdag_json_read(w1.data, w1.len, label, &g2, &e);
+    CHECK(hsdag_json_write(&w1, g) == 0);
+    int rc = hsdag_json_read(&g2, w1.data, w1.len, label, &e);
     CHECK_EQ_INT(rc, 0);
     if (rc < 0) fprintf(stderr, "%s: %s\n", label, e.msg);
     if (g2) {
-        CHECK(hsdag_json_write(g2, &w2) == 0);
+        CHECK(hsdag_json_write(&w2, g2) == 0);
         int same = w1.len == w2.len && memcmp(w1.data, w2.data, w1.len) == 0;
         if (!same) fprintf(stderr, "%s: rewritten text differs\n", label);
         CHECK(same);
@@ -75,8 +75,8 @@ static hsdag_graph *load_tw(const char *rel)
     size_t len;
     hsdag_err e = {0};
     hsdag_graph *g = NULL;
-    if (hsdag_read_file(path, &buf, &len, 0, &e) == 0) {
-        hsdag_tarnawski_read(buf, len, path, &g, &e);
+    if (hsdag_read_file(&buf, &len, path, 0, &e) == 0) {
+        hsdag_tarnawski_read(&g, buf, len, path, &e);
         hsdag_free(buf);
     }
     if (!g) fprintf(stderr, "%s\n", e.msg);
@@ -169,7 +169,7 @@ static hsdag_graph *build_odd(void)
 }
 
 /* ---- every other bundled importer's files round-trip too ---- */
-typedef int (*reader_fn)(const void *, size_t, const char *, hsdag_graph **, hsdag_err *);
+typedef int (*reader_fn)(hsdag_graph **, const void *, size_t, const char *, hsdag_err *);
 
 static int name_cmp(const void *a, const void *b)
 {
@@ -199,8 +199,8 @@ static int roundtrip_dir(const char *dir, const char *ext, reader_fn reader, int
         hsdag_err e = {0};
         hsdag_graph *g = NULL;
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (hsdag_read_file(path, &buf, &len, 0, &e) == 0) {
-            if (reader(buf, len, path, &g, &e) < 0) fprintf(stderr, "%s\n", e.msg);
+        if (hsdag_read_file(&buf, &len, path, 0, &e) == 0) {
+            if (reader(&g, buf, len, path, &e) < 0) fprintf(stderr, "%s\n", e.msg);
             hsdag_free(buf);
         }
         CHECK(g != NULL);
@@ -208,7 +208,7 @@ static int roundtrip_dir(const char *dir, const char *ext, reader_fn reader, int
             ok++;
             hsdag_graph_free(roundtrip(g, path));
             hsdag_graph *m = NULL;
-            if (mirror && hsdag_pipedream_mirror(g, &m, &e) == 0)
+            if (mirror && hsdag_pipedream_mirror(&m, g, &e) == 0)
                 hsdag_graph_free(roundtrip(m, path));
             else if (mirror)
                 CHECK(0);
@@ -255,7 +255,7 @@ static void test_odd_graph(void)
     hsdag_graph_free(g2);
     /* the text itself: NaN as null, unknown rank as null, scalar as [] */
     hsdag_buf w = {0};
-    hsdag_json_write(g, &w);
+    hsdag_json_write(&w, g);
     CHECK(strstr(w.data, "\"format\":\"hsdag-graph\",\"version\":1") != NULL);
     CHECK(strstr(w.data, "\"shape\":null") != NULL);
     CHECK(strstr(w.data, "\"shape\":[]") != NULL);
@@ -344,7 +344,7 @@ static void test_minimal_and_defaults(void)
                     "\"edges\":[{\"src\":1,\"dst\":0,\"bytes\":24}]}";
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    CHECK_EQ_INT(hsdag_json_read(t, strlen(t), "min.json", &g, &e), 0);
+    CHECK_EQ_INT(hsdag_json_read(&g, t, strlen(t), "min.json", &e), 0);
     if (!g) return;
     /* not topological in the file: the builder reorders (b first) */
     CHECK_STR(g->name[0], "b");
@@ -424,7 +424,7 @@ static void test_bad_inputs(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        int rc = hsdag_json_read(bad[i].text, strlen(bad[i].text), "h.json", &g, &e);
+        int rc = hsdag_json_read(&g, bad[i].text, strlen(bad[i].text), "h.json", &e);
         CHECK_EQ_INT(rc, bad[i].rc);
         CHECK(g == NULL);
         int ok = strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) == 0 && !strchr(e.msg, '\n');
@@ -458,7 +458,7 @@ static int run_dot(const hsdag_buf *dot, const char *dir)
     }
     char *svg;
     size_t len;
-    if (hsdag_read_file(out, &svg, &len, 0, &e) < 0) return -1;
+    if (hsdag_read_file(&svg, &len, out, 0, &e) < 0) return -1;
     int n = strstr(svg, "<svg") ? count_str(svg, "class=\"node\"") : -1;
     hsdag_free(svg);
     return n;
@@ -472,7 +472,7 @@ static void test_dot(void)
     hsdag_graph *g = build_odd();
     if (g) {
         hsdag_buf d = {0};
-        CHECK(hsdag_dot_write(g, NULL, NULL, 0, &d) == 0);
+        CHECK(hsdag_dot_write(&d, g, NULL, NULL, 0) == 0);
         CHECK(strstr(d.data, "n0 [label=\"in\\\"put\\\\\\nParameter\"") != NULL);
         CHECK(strstr(d.data, "[label=\"931 GiB\"]") != NULL); /* 1e12 bytes */
         CHECK(strstr(d.data, "[label=\"588 KiB\"]") != NULL); /* 602112 bytes */
@@ -486,7 +486,7 @@ static void test_dot(void)
         hsdag_gb_free(b);
         if (g2) {
             hsdag_buf d2 = {0};
-            CHECK(hsdag_dot_write(g2, NULL, NULL, 0, &d2) == 0);
+            CHECK(hsdag_dot_write(&d2, g2, NULL, NULL, 0) == 0);
             CHECK(strstr(d2.data, "bad?? utf8 ??\\nOp\\\"x") != NULL);
             CHECK_EQ_INT(run_dot(&d2, dir), 1);
             hsdag_buf_free(&d2);
@@ -501,18 +501,18 @@ static void test_dot(void)
         size_t len;
         hsdag_err e = {0};
         int32_t *dev = hsdag_malloc((size_t)g->n_nodes * sizeof *dev), nc = 0, na = 0;
-        CHECK(hsdag_read_file(DATA "human-experts/bert24_inference_expert.json", &buf, &len, 0, &e) == 0);
-        CHECK(hsdag_split_read(buf, len, "expert", g, dev, &nc, &na, &e) == 0);
+        CHECK(hsdag_read_file(&buf, &len, DATA "human-experts/bert24_inference_expert.json", 0, &e) == 0);
+        CHECK(hsdag_split_read(dev, &nc, &na, buf, len, "expert", g, &e) == 0);
         const char *names[] = {"GPU0", "GPU1", "GPU2", "GPU3", "GPU4", "GPU5", "CPU"};
         hsdag_buf d = {0};
-        CHECK(hsdag_dot_write(g, dev, names, na + nc, &d) == 0);
+        CHECK(hsdag_dot_write(&d, g, dev, names, na + nc) == 0);
         CHECK(strstr(d.data, "legend6 [label=\"CPU\"") != NULL);
         CHECK_EQ_INT(count_str(d.data, "fillcolor=\"#8dd3c7\""),
                      8 + 1); /* GPU0's 8 nodes + its legend entry */
         CHECK_EQ_INT(run_dot(&d, dir), g->n_nodes + na + nc);
         dev[0] = -1; /* an unplaced node adds a legend entry */
         hsdag_buf_free(&d);
-        CHECK(hsdag_dot_write(g, dev, NULL, na + nc, &d) == 0);
+        CHECK(hsdag_dot_write(&d, g, dev, NULL, na + nc) == 0);
         CHECK(strstr(d.data, "legend_unplaced") != NULL);
         CHECK(strstr(d.data, "legend0 [label=\"device 0\"") != NULL);
         CHECK_EQ_INT(run_dot(&d, dir), g->n_nodes + na + nc + 1);
@@ -536,7 +536,7 @@ static void test_alloc_failures(void)
     CHECK(g != NULL);
     if (!g) return;
     hsdag_buf text = {0};
-    CHECK(hsdag_json_write(g, &text) == 0);
+    CHECK(hsdag_json_write(&text, g) == 0);
     oom_sweep s = oom_sweep_run(hsdag_json_read, text.data, text.len, "odd.json", 100000, 1);
     CHECK(s.ok);
     CHECK(s.oom - s.oom_bad_msg > 10);
@@ -547,7 +547,7 @@ static void test_alloc_failures(void)
     for (long n = 1; n < 1000 && !ok; n++) {
         hsdag_buf w = {0};
         hsdag_alloc_fail_after(n);
-        int rc = hsdag_json_write(g, &w);
+        int rc = hsdag_json_write(&w, g);
         hsdag_alloc_fail_after(0);
         if (rc == 0)
             ok = (w.len == text.len && memcmp(w.data, text.data, w.len) == 0), bad += !ok;
@@ -566,7 +566,7 @@ static void test_alloc_failures(void)
                                 "\"fpgas\":[{\"nodes\":[3,4,2147483647,7]}]}";
     int32_t dev[8], nc = 0, na = 0;
     hsdag_err e0 = {0};
-    int base = hsdag_split_read(split, sizeof split - 1, "s.json", g, dev, &nc, &na, &e0);
+    int base = hsdag_split_read(dev, &nc, &na, split, sizeof split - 1, "s.json", g, &e0);
     if (base < 0) fprintf(stderr, "split: %s\n", e0.msg);
     CHECK_EQ_INT(base, 0);
     ok = bad = oom = 0;
@@ -574,8 +574,8 @@ static void test_alloc_failures(void)
         hsdag_err e = {0};
         hsdag_buf w = {0};
         hsdag_alloc_fail_after(n);
-        int rc = hsdag_split_read(split, sizeof split - 1, "s.json", g, dev, &nc, &na, &e);
-        if (rc == 0) rc = hsdag_split_write(g, dev, na, nc, &w, &e);
+        int rc = hsdag_split_read(dev, &nc, &na, split, sizeof split - 1, "s.json", g, &e);
+        if (rc == 0) rc = hsdag_split_write(&w, g, dev, na, nc, &e);
         hsdag_alloc_fail_after(0);
         if (rc == 0)
             ok = 1;
@@ -601,7 +601,7 @@ static void test_alloc_failures(void)
             hsdag_graph *r = NULL;
             hsdag_err e = {0};
             hsdag_alloc_fail_after(n);
-            int rc = hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &r, &e);
+            int rc = hsdag_load_file(&r, path, HSDAG_FMT_UNKNOWN, &e);
             hsdag_alloc_fail_after(0);
             if (rc == 0)
                 ok = r && r->n_nodes == g->n_nodes;
@@ -628,14 +628,14 @@ static void test_load_empty(void)
         for (int nul = 0; nul < 2; nul++) {
             hsdag_graph *g = NULL;
             hsdag_err e = {0};
-            int rc = hsdag_load(nul ? NULL : "", 0, (hsdag_format)f, "empty.in", &g, &e);
+            int rc = hsdag_load(&g, nul ? NULL : "", 0, (hsdag_format)f, "empty.in", &e);
             CHECK(rc < 0 && g == NULL);
             CHECK(strncmp(e.msg, "empty.in: ", 10) == 0);
         }
     }
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    CHECK_EQ_INT(hsdag_load(NULL, 5, HSDAG_FMT_UNKNOWN, "x", &g, &e), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_load(&g, NULL, 5, HSDAG_FMT_UNKNOWN, "x", &e), HSDAG_EINVAL);
     CHECK_EQ_INT(hsdag_detect(NULL, 0, "a.dot"), HSDAG_FMT_DOT);
 }
 

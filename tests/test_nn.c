@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "flip_sweep.h"
 #include "gradcheck.h"
 #include "hsdag/nn.h"
 
@@ -531,7 +532,7 @@ static void test_params(void)
 {
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
-    CHECK_EQ_INT(hsdag_nn_params_create(&p), 0);
+    CHECK_EQ_INT(hsdag_nn_params_create(&p, NULL), 0);
     hsdag_nn_linear l;
     hsdag_nn_layernorm ln;
     CHECK_EQ_INT(hsdag_nn_linear_add(p, &l, "enc", 10, 300, 1, &e), 0);
@@ -585,7 +586,7 @@ static void test_params(void)
     CHECK_NEAR(sqrt(s2 / 10000), 2.0, 0.06);
     /* same seed -> identical block */
     hsdag_nn_params *q = NULL;
-    hsdag_nn_params_create(&q);
+    hsdag_nn_params_create(&q, NULL);
     hsdag_nn_linear l2;
     hsdag_nn_layernorm ln2;
     hsdag_nn_linear_add(q, &l2, "enc", 10, 300, 1, &e);
@@ -608,7 +609,7 @@ static void test_params(void)
     for (long f = 1; f <= 3; f++) {
         hsdag_nn_params *z = NULL;
         hsdag_alloc_fail_after(f);
-        int rc = hsdag_nn_params_create(&z);
+        int rc = hsdag_nn_params_create(&z, NULL);
         int32_t id = rc == 0 ? hsdag_nn_params_add(z, "a", 4, 4, HSDAG_NN_INIT_ZERO, 0, &e) : rc;
         int rc2 = id >= 0 ? hsdag_nn_params_alloc(z, &r, &e) : id;
         hsdag_alloc_fail_after(0);
@@ -623,7 +624,7 @@ static void test_adam(void)
 {
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
-    hsdag_nn_params_create(&p);
+    hsdag_nn_params_create(&p, NULL);
     int32_t a = hsdag_nn_params_add(p, "a", 3, 5, HSDAG_NN_INIT_UNIFORM, 1.0f, &e);
     int32_t b = hsdag_nn_params_add(p, "b", 1, 7, HSDAG_NN_INIT_UNIFORM, 1.0f, &e);
     hsdag_rng r;
@@ -675,7 +676,7 @@ static void test_adam(void)
     /* AdamW: decoupled decay on a zero gradient shrinks the value by lr * wd exactly */
     {
         hsdag_nn_params *z = NULL;
-        hsdag_nn_params_create(&z);
+        hsdag_nn_params_create(&z, NULL);
         int32_t zt = hsdag_nn_params_add(z, "z", 1, 4, HSDAG_NN_INIT_CONST, 2.0f, &e);
         hsdag_nn_params_alloc(z, &r, &e);
         c = hsdag_nn_adam_config_default();
@@ -706,7 +707,7 @@ static hsdag_nn_params *make_set(int variant, uint64_t seed)
 {
     hsdag_err e = {0};
     hsdag_nn_params *p = NULL;
-    hsdag_nn_params_create(&p);
+    hsdag_nn_params_create(&p, NULL);
     hsdag_nn_linear l;
     hsdag_nn_linear_add(p, &l, "l", 6, variant == 1 ? 5 : 4, 1, &e);
     hsdag_nn_params_add(p, variant == 2 ? "other" : "x", 2, 3, HSDAG_NN_INIT_NORMAL, 1.0f, &e);
@@ -745,10 +746,11 @@ static void test_checkpoint(void)
     hsdag_nn_adam_step(q, &c, NULL);
     CHECK(memcmp(hsdag_nn_params_value(p, -1), hsdag_nn_params_value(q, -1),
                  hsdag_nn_params_count(p) * sizeof(float)) == 0);
-    /* the header is little-endian: first tensor's rows (4) right after magic/version/n/count/step */
+    /* little-endian codec frame (magic, version 2, 0, length, checksum), then n_tensors (3), count, step,
+     * and the first tensor's rows (4) and cols (6) */
     const unsigned char *img = (const unsigned char *)b.data + 6;
-    CHECK(memcmp(img, "HSDAGNN", 7) == 0 && img[8] == 1 && img[9] == 0 && img[12] == 3);
-    CHECK(img[32] == 4 && img[33] == 0 && img[36] == 6);
+    CHECK(memcmp(img, "HSDAGNN", 7) == 0 && img[8] == 2 && img[9] == 0 && img[12] == 0 && img[32] == 3);
+    CHECK(img[52] == 4 && img[53] == 0 && img[56] == 6);
     /* copy values between matching sets only */
     hsdag_nn_params *cp = make_set(0, 9), *cbad = make_set(2, 9);
     CHECK_EQ_INT(hsdag_nn_params_copy_values(cp, p, &e), 0);
@@ -786,6 +788,59 @@ static void test_checkpoint(void)
     hsdag_nn_params_free(t0);
     hsdag_nn_params_free(t1);
     hsdag_nn_params_free(t2);
+}
+
+/* ---- version-1 images still load; a flipped bit anywhere is refused ---- */
+static hsdag_nn_params *legacy_model(void)
+{
+    hsdag_err e = {0};
+    hsdag_nn_params *p = NULL;
+    hsdag_nn_linear l;
+    hsdag_rng r;
+    hsdag_rng_seed(&r, 99);
+    if (hsdag_nn_params_create(&p, NULL) < 0) return NULL;
+    if (hsdag_nn_linear_add(p, &l, "l1", 3, 2, 1, &e) < 0 || hsdag_nn_params_alloc(p, &r, &e) < 0) {
+        hsdag_nn_params_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static int load_into(void *set, const void *buf, size_t len)
+{
+    hsdag_err e = {0};
+    return hsdag_nn_params_load(set, buf, len, NULL, &e);
+}
+
+static void test_checkpoint_versions(void)
+{
+    hsdag_err e = {0};
+    char *v1 = NULL;
+    size_t len = 0;
+    CHECK_EQ_INT(hsdag_read_file(&v1, &len, "tests/data/legacy/nn_v1.bin", 0, &e), 0);
+    hsdag_nn_params *p = legacy_model(), *q = legacy_model();
+    if (!v1 || !p || !q) return;
+    size_t used = 0;
+    CHECK_EQ_INT(hsdag_nn_params_load(p, v1, len, &used, &e), 0);
+    CHECK_EQ_INT(used, len);
+    CHECK_EQ_INT(hsdag_nn_params_step(p), 1);
+    /* read old, write new: the version-2 image restores the same values and Adam step */
+    hsdag_buf b = {0};
+    CHECK_EQ_INT(hsdag_nn_params_save(p, &b, &e), 0);
+    CHECK(b.len > 12 && ((const unsigned char *)b.data)[8] == 2);
+    CHECK_EQ_INT(hsdag_nn_params_load(q, b.data, b.len, &used, &e), 0);
+    CHECK_EQ_INT(used, b.len);
+    CHECK_EQ_INT(hsdag_nn_params_step(q), 1);
+    CHECK(memcmp(hsdag_nn_params_value(p, -1), hsdag_nn_params_value(q, -1),
+                 hsdag_nn_params_count(p) * sizeof(float)) == 0);
+    int n1 = 0, n2 = 0;
+    CHECK_EQ_INT(flip_sweep_run(v1, len, 1, load_into, q, &n1), 0);
+    CHECK_EQ_INT(flip_sweep_run(b.data, b.len, 1, load_into, q, &n2), 0);
+    CHECK(n1 == (int)len && n2 == (int)b.len);
+    hsdag_buf_free(&b);
+    hsdag_free(v1);
+    hsdag_nn_params_free(p);
+    hsdag_nn_params_free(q);
 }
 
 /* the checker itself must be able to fail: a 1% error in one entry is caught */
@@ -827,6 +882,7 @@ int main(void)
     test_params();
     test_adam();
     test_checkpoint();
+    test_checkpoint_versions();
     test_checker_fails(&r);
     return check_summary("test_nn");
 }

@@ -17,9 +17,9 @@ static int load(const char *path, hsdag_graph **g, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
-    int rc = hsdag_read_file(path, &buf, &len, 0, e);
+    int rc = hsdag_read_file(&buf, &len, path, 0, e);
     if (rc < 0) return rc;
-    rc = hsdag_ovxml_read(buf, len, path, g, e);
+    rc = hsdag_ovxml_read(g, buf, len, path, e);
     hsdag_free(buf);
     return rc;
 }
@@ -234,11 +234,11 @@ static void test_bad_buffers(void)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    CHECK_EQ_INT(hsdag_ovxml_read("", 0, NULL, &g, &e), HSDAG_EPARSE);
+    CHECK_EQ_INT(hsdag_ovxml_read(&g, "", 0, NULL, &e), HSDAG_EPARSE);
     CHECK(strncmp(e.msg, "<buffer>: ", 10) == 0);
-    CHECK_EQ_INT(hsdag_ovxml_read("<net", 4, "x.xml", &g, &e), HSDAG_EPARSE);
+    CHECK_EQ_INT(hsdag_ovxml_read(&g, "<net", 4, "x.xml", &e), HSDAG_EPARSE);
     CHECK(strncmp(e.msg, "x.xml: line ", 12) == 0);
-    CHECK_EQ_INT(hsdag_ovxml_read(NULL, 3, "x", &g, &e), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_ovxml_read(&g, NULL, 3, "x", &e), HSDAG_EINVAL);
     /* random bytes: a parse error, never a crash */
     hsdag_rng r;
     hsdag_rng_seed(&r, 7);
@@ -246,14 +246,14 @@ static void test_bad_buffers(void)
     for (int t = 0; t < 20; t++) {
         for (size_t i = 0; i < sizeof junk; i++) junk[i] = (char)(hsdag_rng_u64(&r) & 0xff);
         if (t % 2) memcpy(junk, "<?xml version=\"1.0\"?><net version=\"11\"><layers>", 47);
-        int rc = hsdag_ovxml_read(junk, sizeof junk, "junk", &g, &e);
+        int rc = hsdag_ovxml_read(&g, junk, sizeof junk, "junk", &e);
         CHECK(rc == HSDAG_EPARSE);
         CHECK(g == NULL && strchr(e.msg, '\n') == NULL);
     }
     /* <net> without layers, and an empty net */
-    CHECK_EQ_INT(hsdag_ovxml_read("<net version=\"11\"/>", 19, "n", &g, &e), HSDAG_EPARSE);
+    CHECK_EQ_INT(hsdag_ovxml_read(&g, "<net version=\"11\"/>", 19, "n", &e), HSDAG_EPARSE);
     const char *empty = "<net name=\"e\" version=\"11\"><layers/><edges/></net>";
-    CHECK_EQ_INT(hsdag_ovxml_read(empty, strlen(empty), "n", &g, &e), 0);
+    CHECK_EQ_INT(hsdag_ovxml_read(&g, empty, strlen(empty), "n", &e), 0);
     if (g) CHECK_EQ_INT(g->n_nodes, 0);
     hsdag_graph_free(g);
 }
@@ -264,7 +264,7 @@ static void test_alloc_failures(void)
     char *buf = NULL;
     size_t len = 0;
     hsdag_err e = {0};
-    if (hsdag_read_file(DIR "quirks-v10.xml", &buf, &len, 0, &e) < 0) {
+    if (hsdag_read_file(&buf, &len, DIR "quirks-v10.xml", 0, &e) < 0) {
         CHECK(0);
         return;
     }

@@ -5,7 +5,9 @@
  * Entry points: main.
  */
 #include "check.h"
+#include "flip_sweep.h"
 #include "gradcheck.h"
+#include "oom_sweep.h"
 #include "hsdag/cluster.h"
 #include "hsdag/io.h"
 #include "hsdag/pacml.h"
@@ -42,14 +44,14 @@ static hsdag_cluster *tiny_env(void)
     const char *names[2] = {"tiny_a", "tiny_b"};
     const char *txt[2] = {tiny_a, tiny_b};
     for (int i = 0; i < 2; i++)
-        if (hsdag_pipedream_read(txt[i], strlen(txt[i]), names[i], &g[i], &e) < 0) {
+        if (hsdag_pipedream_read(&g[i], txt[i], strlen(txt[i]), names[i], &e) < 0) {
             fprintf(stderr, "tiny graph: %s\n", e.msg);
             return NULL;
         }
     hsdag_cluster_config c = hsdag_cluster_config_default();
     c.horizon = 20000;
     hsdag_cluster *env = NULL;
-    if (hsdag_cluster_create(&c, (const hsdag_graph *const *)g, names, 2, &env, &e) < 0)
+    if (hsdag_cluster_create(&env, &c, (const hsdag_graph *const *)g, names, 2, &e) < 0)
         fprintf(stderr, "tiny env: %s\n", e.msg);
     hsdag_graph_free(g[0]);
     hsdag_graph_free(g[1]);
@@ -72,7 +74,7 @@ static hsdag_cluster *builtin_env(char beta, double horizon)
     c.beta = beta;
     c.horizon = horizon;
     hsdag_cluster *env = NULL;
-    if (hsdag_cluster_create(&c, NULL, NULL, 0, &env, &e) < 0) fprintf(stderr, "env: %s\n", e.msg);
+    if (hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e) < 0) fprintf(stderr, "env: %s\n", e.msg);
     return env;
 }
 
@@ -539,7 +541,7 @@ static void test_determinism_and_checkpoint(void)
             hsdag_cluster_policy lp;
             char spec[300];
             snprintf(spec, sizeof spec, "learned:%s", path);
-            CHECK(hsdag_cluster_policy_parse(spec, &lp, &e) == 0);
+            CHECK(hsdag_cluster_policy_parse(&lp, spec, &e) == 0);
             CHECK(hsdag_cluster_run(env, &lp, 0, &m1, &e) == 0);
             CHECK(hsdag_cluster_run_net(env, ln, 1, 0, &m2, &e) == 0);
             CHECK(m1.jobs_blocked == m2.jobs_blocked && m1.jobs_arrived == m2.jobs_arrived);
@@ -587,7 +589,7 @@ static void test_tiny_training(void)
     }
     double learned = 0, rnd = 0;
     hsdag_cluster_policy rp;
-    CHECK(hsdag_cluster_policy_parse("random", &rp, &e) == 0);
+    CHECK(hsdag_cluster_policy_parse(&rp, "random", &e) == 0);
     for (uint64_t seed = 0; seed < 3; seed++) {
         hsdag_cluster_metrics m;
         CHECK(hsdag_cluster_run_net(env, hsdag_pacml_trainer_net(t), 1, seed, &m, &e) == 0);
@@ -694,6 +696,200 @@ static void test_own_env(void)
         hsdag_pacml_trainer_free(t);
     }
     hsdag_graph_free(g);
+}
+
+/* ---- allocation failures: the trainer (create, iterate, save, restore) and policy files on the toy env ---- */
+typedef struct pacml_oom {
+    const hsdag_pacml_env *pe;
+    hsdag_pacml_train_config c;
+} pacml_oom;
+
+static int pacml_oom_call(void *ctx, hsdag_err *e)
+{
+    const pacml_oom *o = ctx;
+    hsdag_pacml_trainer *t = NULL, *t2 = NULL;
+    hsdag_pacml_net *n = NULL;
+    hsdag_buf st = {0}, pol = {0};
+    hsdag_pacml_iter_stats s;
+    int rc = hsdag_pacml_trainer_create(&t, o->pe, &o->c, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_iterate(t, &s, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_save(t, &st, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_restore(&t2, o->pe, st.data, st.len, -1, e);
+    if (rc == 0) rc = hsdag_pacml_trainer_save_best(t, &pol, e);
+    if (rc == 0)
+        rc = hsdag_pacml_policy_parse(&n, o->pe->jobs, o->pe->n_jobs, pol.data, pol.len, "p", NULL, NULL, e);
+    hsdag_pacml_net_free(n);
+    hsdag_buf_free(&st);
+    hsdag_buf_free(&pol);
+    hsdag_pacml_trainer_free(t);
+    hsdag_pacml_trainer_free(t2);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    hsdag_err e = {0};
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t u = hsdag_gb_add_node(b, "u", "Conv"), v = hsdag_gb_add_node(b, "v", "Relu");
+    hsdag_gb_add_edge(b, u, v, 1);
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    float nf[2 * HSDAG_PACML_NODE_FEATS] = {0.5f}, ef[HSDAG_PACML_EDGE_FEATS] = {0.25f};
+    hsdag_pacml_job job = {"toy", g, nf, ef};
+    toy x = {0};
+    hsdag_pacml_env pe = {.ctx = &x,
+                          .n_jobs = 1,
+                          .jobs = &job,
+                          .beta = 'B',
+                          .reset = toy_reset,
+                          .done = toy_done,
+                          .observe = toy_observe,
+                          .step = toy_step,
+                          .episode_end = toy_end};
+    pacml_oom o = {&pe, tiny_train(3)};
+    o.c.episodes_per_iter = 1;
+    o.c.epochs = 1;
+    o.c.minibatch = 8;
+    o.c.net.fc_hidden = 4;
+    oom_sweep s = oom_sweep_call(pacml_oom_call, &o, 100000, 1);
+    CHECK(s.ok && s.oom > 0);
+    CHECK_EQ_INT(s.other, 0);
+    CHECK_EQ_INT(s.oom_bad_msg, 0);
+    hsdag_graph_free(g);
+}
+
+/* ---- files of earlier builds load; every flipped bit is refused ---- */
+static int policy_parse_copy(void *ctx, const void *buf, size_t len)
+{
+    const hsdag_pacml_env *pe = ctx;
+    hsdag_err e = {0};
+    hsdag_pacml_net *n = NULL;
+    int rc = hsdag_pacml_policy_parse(&n, pe->jobs, pe->n_jobs, buf, len, "p", NULL, NULL, &e);
+    hsdag_pacml_net_free(n);
+    return rc;
+}
+
+static int run_load_copy(void *ctx, const void *buf, size_t len)
+{
+    (void)ctx;
+    hsdag_err e = {0};
+    hsdag_cluster *env = NULL;
+    hsdag_pacml_trainer *t = NULL;
+    hsdag_cluster_config cc;
+    int rc = hsdag_cluster_train_load(&env, &t, &cc, buf, len, -1, "run", &e);
+    hsdag_pacml_trainer_free(t);
+    hsdag_cluster_free(env);
+    return rc;
+}
+
+static void test_old_files(void)
+{
+    hsdag_err e = {0};
+    char *run = NULL, *want = NULL;
+    size_t len = 0, wlen = 0;
+    CHECK_EQ_INT(hsdag_read_file(&run, &len, "tests/data/legacy/pacml_run_v1.bin", 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&want, &wlen, "tests/data/legacy/pacml_run_v1.expect", 0, &e), 0);
+    if (!run || !want) return;
+    /* a run state of the build before the codec: the configuration comes back, the run continues exactly */
+    hsdag_cluster *env = NULL, *env2 = NULL;
+    hsdag_pacml_trainer *t = NULL, *t2 = NULL;
+    hsdag_cluster_config cc, cc2;
+    CHECK_EQ_INT(hsdag_cluster_train_load(&env, &t, &cc, run, len, -1, "run_v1", &e), 0);
+    if (!t) {
+        fprintf(stderr, "%s\n", e.msg);
+        goto done;
+    }
+    CHECK(cc.beta == 'C' && cc.horizon == 20000 && hsdag_pacml_trainer_iteration(t) == 1);
+    CHECK_EQ_INT(hsdag_pacml_trainer_config(t)->net.mask_mode, HSDAG_PACML_MASK_PLACE);
+    /* read old, write new: save the restored run in version 2 and continue both */
+    hsdag_buf b = {0};
+    CHECK_EQ_INT(hsdag_cluster_train_save(&b, &cc, t, &e), 0);
+    CHECK(b.len > 12 && memcmp(b.data, "HSPACRUN", 8) == 0 && ((const unsigned char *)b.data)[8] == 2);
+    CHECK_EQ_INT(hsdag_cluster_train_load(&env2, &t2, &cc2, b.data, b.len, -1, "run_v2", &e), 0);
+    CHECK(hsdag_cluster_config_diff(&cc, &cc2) == NULL);
+    CHECK(t2 && hsdag_pacml_train_config_diff(hsdag_pacml_trainer_config(t),
+                                              hsdag_pacml_trainer_config(t2)) == NULL);
+    hsdag_pacml_iter_stats st, st2;
+    CHECK_EQ_INT(hsdag_pacml_trainer_iterate(t, &st, &e), 0);
+    if (t2) CHECK_EQ_INT(hsdag_pacml_trainer_iterate(t2, &st2, &e), 0);
+    char got[512];
+    snprintf(got, sizeof got, "%d %lld %a %a %a %a %a %a %a %a %a %a\n", st.iteration, (long long)st.steps,
+             st.train_blocking, st.train_return, st.eval_blocking, st.entropy, st.value_loss, st.policy_loss,
+             st.kl, st.kl_coeff, st.clip_frac, st.grad_norm);
+    if (strcmp(got, want)) fprintf(stderr, "old run continued: %swant               %s", got, want);
+    CHECK(strcmp(got, want) == 0); /* bit-identical to the uninterrupted run of the build that wrote it */
+    if (t2)
+        CHECK(st2.train_blocking == st.train_blocking && st2.eval_blocking == st.eval_blocking &&
+              st2.entropy == st.entropy && st2.grad_norm == st.grad_norm);
+    /* the best policy of a restored old run is written in the current version */
+    hsdag_buf pol = {0};
+    CHECK_EQ_INT(hsdag_pacml_trainer_save_best(t, &pol, &e), 0);
+    CHECK(pol.len > 12 && ((const unsigned char *)pol.data)[8] == 2);
+    /* a changed configuration is named */
+    hsdag_cluster_config other = cc;
+    other.horizon = 30000;
+    CHECK(hsdag_cluster_config_diff(&cc, &other) &&
+          !strcmp(hsdag_cluster_config_diff(&cc, &other), "horizon"));
+    /* flipped bits in the version-2 run (a sample of positions: each load builds an env) */
+    int tried = 0;
+    CHECK_EQ_INT(flip_sweep_run(b.data, b.len, b.len / 24 + 1, run_load_copy, NULL, &tried), 0);
+    CHECK(tried >= 64);
+    /* (version-1 run states carried the configuration as a raw struct without a checksum: a flipped padding
+     * byte there went unnoticed, which is why version 2 exists; they are only read, never written) */
+    hsdag_buf_free(&b);
+    hsdag_buf_free(&pol);
+    /* policies: the version-1 fixture, every shipped policy (version 1), and their version-2 rewrites */
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env(&pe, env);
+    char tmp[] = "/tmp/hsdag_test_pacml_polXXXXXX";
+    int fd = mkstemp(tmp);
+    CHECK(fd >= 0);
+    if (fd >= 0) close(fd);
+    const char *files[] = {"tests/data/legacy/pacml_policy_v1.bin",
+                           "policies/pacml/beta_A.bin",
+                           "policies/pacml/beta_B.bin",
+                           "policies/pacml/beta_C.bin",
+                           "policies/pacml/beta_D.bin",
+                           "policies/pacml/beta_A_tuf.bin",
+                           "policies/pacml/beta_B_tuf.bin",
+                           "policies/pacml/beta_C_tuf.bin",
+                           "policies/pacml/beta_D_tuf.bin"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        hsdag_pacml_net *n = NULL, *n2 = NULL;
+        char beta = 0;
+        int tuf = -1;
+        int rc = hsdag_pacml_policy_load(&n, pe.jobs, pe.n_jobs, files[i], &beta, &tuf, &e);
+        if (rc < 0) fprintf(stderr, "%s\n", e.msg);
+        CHECK_EQ_INT(rc, 0);
+        if (!n) continue;
+        CHECK(i == 0 || (beta == "ABCDABCD"[i - 1] && tuf == (i > 4)));
+        hsdag_buf v2 = {0};
+        CHECK_EQ_INT(hsdag_pacml_policy_save(n, beta, tuf, 333.f, &v2, &e), 0);
+        CHECK_EQ_INT(hsdag_write_file_atomic(tmp, v2.data, v2.len, &e), 0);
+        CHECK_EQ_INT(hsdag_pacml_policy_load(&n2, pe.jobs, pe.n_jobs, tmp, NULL, NULL, &e), 0);
+        if (n2) CHECK(same_params(n, n2));
+        if (i < 2) { /* a full sweep of one version-1 and one version-2 image */
+            char *img = NULL;
+            size_t il = 0;
+            CHECK_EQ_INT(hsdag_read_file(&img, &il, files[i], 0, &e), 0);
+            CHECK_EQ_INT(flip_sweep_run(img, il, il / 200 + 1, policy_parse_copy, &pe, NULL), 0);
+            CHECK_EQ_INT(flip_sweep_run(v2.data, v2.len, v2.len / 200 + 1, policy_parse_copy, &pe, NULL), 0);
+            hsdag_free(img);
+        }
+        hsdag_buf_free(&v2);
+        hsdag_pacml_net_free(n);
+        hsdag_pacml_net_free(n2);
+    }
+    unlink(tmp);
+done:
+    hsdag_pacml_trainer_free(t);
+    hsdag_pacml_trainer_free(t2);
+    hsdag_cluster_free(env);
+    hsdag_cluster_free(env2);
+    hsdag_free(run);
+    hsdag_free(want);
 }
 
 /* ======================= DQN: the Q-network's loss gradient and the trainer ======================= */
@@ -948,6 +1144,8 @@ int main(void)
     test_determinism_and_checkpoint();
     test_tiny_training();
     test_own_env();
+    test_old_files();
+    test_oom();
     test_dqn_gradcheck();
     test_dqn_toy();
     return check_summary("test_pacml");

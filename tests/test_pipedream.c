@@ -84,13 +84,13 @@ static void check_file(const expect *x)
     char *buf = NULL;
     size_t len = 0;
     hsdag_err e = {0};
-    CHECK(hsdag_read_file(x->path, &buf, &len, 0, &e) == 0);
+    CHECK(hsdag_read_file(&buf, &len, x->path, 0, &e) == 0);
     if (!buf) {
         fprintf(stderr, "cannot read %s: %s\n", x->path, e.msg);
         return;
     }
     hsdag_graph *g = NULL, *m = NULL;
-    int rc = hsdag_pipedream_read(buf, len, x->path, &g, &e);
+    int rc = hsdag_pipedream_read(&g, buf, len, x->path, &e);
     CHECK_EQ_INT(rc, 0);
     if (rc < 0) {
         fprintf(stderr, "%s\n", e.msg);
@@ -119,7 +119,7 @@ static void check_file(const expect *x)
     CHECK_NEAR(bwd, x->bwd, 1e-6);
     CHECK_NEAR(2 * (act + par), x->mem, x->mem * 1e-5);
     for (int32_t k = 0; k < g->n_edges; k++) CHECK_NEAR(g->edge_bytes[k], g->out_bytes[g->edge_src[k]], 0.0);
-    rc = hsdag_pipedream_mirror(g, &m, &e);
+    rc = hsdag_pipedream_mirror(&m, g, &e);
     CHECK_EQ_INT(rc, 0);
     if (rc == 0) {
         CHECK_EQ_INT(m->n_nodes, 2 * x->n);
@@ -155,7 +155,7 @@ static void bad(const char *text, int status, const char *needle)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    int rc = hsdag_pipedream_read(text, strlen(text), "bad.txt", &g, &e);
+    int rc = hsdag_pipedream_read(&g, text, strlen(text), "bad.txt", &e);
     CHECK_EQ_INT(rc, status);
     CHECK(g == NULL);
     CHECK(strchr(e.msg, '\n') == NULL);
@@ -182,14 +182,14 @@ int main(void)
         const char *t = L2 "\n" L1 "\n\tnode1 -- node2\n";
         hsdag_graph *g = NULL, *m = NULL;
         hsdag_err e = {0};
-        CHECK_EQ_INT(hsdag_pipedream_read(t, strlen(t), "tiny", &g, &e), 0);
+        CHECK_EQ_INT(hsdag_pipedream_read(&g, t, strlen(t), "tiny", &e), 0);
         if (g) {
             CHECK_EQ_INT(g->n_nodes, 2);
             int32_t v2 = g->file_id[0] == 2 ? 0 : 1;
             CHECK_NEAR(g->out_bytes[v2], 10.0, 0);
             CHECK_NEAR(g->mem_bytes[v2], 15.0, 0);
             CHECK_STR(g->op[v2], "Conv2d");
-            CHECK_EQ_INT(hsdag_pipedream_mirror(g, &m, &e), 0);
+            CHECK_EQ_INT(hsdag_pipedream_mirror(&m, g, &e), 0);
             if (m) {
                 CHECK_EQ_INT(m->n_nodes, 4);
                 CHECK_EQ_INT(m->n_edges, 3);
@@ -275,7 +275,7 @@ int main(void)
         }
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        CHECK(hsdag_pipedream_read(junk, sizeof junk, "junk", &g, &e) < 0);
+        CHECK(hsdag_pipedream_read(&g, junk, sizeof junk, "junk", &e) < 0);
         CHECK(g == NULL);
     }
     return check_summary("test_pipedream");

@@ -3,6 +3,7 @@
  * Not here: the simulator's own semantics (tests/test_sim.c) or the CLI (tests/cli/place.sh).
  * Entry points: main. Graphs are built in code (random DAGs with a fixed seed and small hand-made cases). */
 #include "check.h"
+#include "oom_sweep.h"
 
 #include "hsdag/io.h"
 #include "hsdag/learn.h"
@@ -35,7 +36,7 @@ static hsdag_devices *two_devices(const char *sem, double cap_gpu)
              sem, CPU_PEAK, CPU_BW, CPU_L, GPU_PEAK, GPU_BW, cap_gpu, GPU_L, LINK_L, LINK_BW);
     hsdag_devices *d = NULL;
     hsdag_err e = {0};
-    if (hsdag_devices_parse(buf, strlen(buf), "test2", &d, &e) < 0) fprintf(stderr, "devices: %s\n", e.msg);
+    if (hsdag_devices_parse(&d, buf, strlen(buf), "test2", &e) < 0) fprintf(stderr, "devices: %s\n", e.msg);
     return d;
 }
 
@@ -43,7 +44,7 @@ static hsdag_devices *preset(const char *name, const hsdag_graph *g)
 {
     hsdag_devices *d = NULL;
     hsdag_err e = {0};
-    if (hsdag_devices_preset(name, g, &d, &e) < 0) fprintf(stderr, "preset: %s\n", e.msg);
+    if (hsdag_devices_preset(&d, name, g, &e) < 0) fprintf(stderr, "preset: %s\n", e.msg);
     return d;
 }
 
@@ -168,7 +169,7 @@ static void test_exact_vs_brute(void)
         CHECK(r.rep.optimal);
         CHECK_NEAR(r.latency_s, best, 1e-7 * best);
         double opt = 0;
-        CHECK_EQ_INT(hsdag_place_bound_exact(p->c, HSDAG_SEM_SEQUENTIAL, &opt, &e, NULL), 0);
+        CHECK_EQ_INT(hsdag_place_bound_exact(NULL, &opt, p->c, HSDAG_SEM_SEQUENTIAL, &e), 0);
         CHECK_NEAR(opt, best, 1e-9 * best);
         hsdag_place_problem_free(p);
         hsdag_graph_free(g);
@@ -465,11 +466,16 @@ static void test_light_components(void)
 {
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_load_file("tests/data/onnx/bert_base.onnx", HSDAG_FMT_UNKNOWN, &g, &e) < 0) {
+    if (hsdag_load_file(&g, "tests/data/onnx/bert_base.onnx", HSDAG_FMT_UNKNOWN, &e) < 0) {
         fprintf(stderr, "%s\n", e.msg);
         CHECK(0);
         return;
     }
+    /* run the shape arithmetic as ops, as before the importer marked constant-folded nodes: with those tiny ops
+     * executed, moving them off the GPU pays, so GPU-only is not optimal and local search has work to do */
+    for (int32_t v = 0; v < g->n_nodes; v++)
+        if ((g->flags[v] & HSDAG_NF_FOLDED) && g->opclass[v] != HSDAG_OP_BOOKKEEPING)
+            g->flags[v] &= ~(uint32_t)(HSDAG_NF_FOLDED | HSDAG_NF_BOOKKEEPING);
     hsdag_devices *d = preset("cpu-gpu", g);
     hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
     int32_t *gpu = hsdag_malloc((size_t)g->n_nodes * sizeof *gpu),
@@ -486,6 +492,52 @@ static void test_light_components(void)
     hsdag_free(gpu);
     hsdag_free(dev);
     hsdag_place_problem_free(p);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
+/* ---- allocation failures: the problem and every placer answer ENOMEM with a message, nothing leaks ---- */
+typedef struct place_oom {
+    const hsdag_graph *g;
+    const hsdag_devices *d;
+    const char *method;
+} place_oom;
+
+static int place_oom_call(void *ctx, hsdag_err *e)
+{
+    const place_oom *c = ctx;
+    hsdag_place_problem *p = NULL;
+    int rc = hsdag_place_problem_create(&p, c->g, c->d, NULL, e);
+    int32_t *dev = rc == 0 ? hsdag_malloc((size_t)c->g->n_nodes * sizeof *dev) : NULL;
+    if (rc == 0 && !dev) rc = hsdag_err_set(e, HSDAG_ENOMEM, "test: out of memory");
+    if (rc == 0) {
+        hsdag_place_opts o = hsdag_place_opts_default();
+        o.max_evals = 300;
+        hsdag_place_result r;
+        rc = hsdag_place_run(p, c->method, &o, dev, &r, e);
+    }
+    hsdag_free(dev);
+    hsdag_place_problem_free(p);
+    return rc;
+}
+
+static void test_oom(void)
+{
+    hsdag_graph *g = random_dag(77, 24, 2, 1, 0, 6);
+    hsdag_devices *d = two_devices("concurrent", 0);
+    CHECK(g && d);
+    if (!g || !d) return;
+    static const char *const methods[] = {
+        "cpu-only", "random", "round-robin",      "m-topo", "m-etf",       "m-sct",
+        "heft",     "metis",  "greedy-tarnawski", "mincut", "local-search"};
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        place_oom c = {g, d, methods[i]};
+        oom_sweep s = oom_sweep_call(place_oom_call, &c, 20000, 1);
+        if (!s.ok || s.other || s.oom_bad_msg) fprintf(stderr, "oom sweep of %s\n", methods[i]);
+        CHECK(s.ok && s.oom > 0);
+        CHECK_EQ_INT(s.other, 0);
+        CHECK_EQ_INT(s.oom_bad_msg, 0);
+    }
     hsdag_devices_free(d);
     hsdag_graph_free(g);
 }
@@ -508,7 +560,8 @@ static void test_registry(void)
     CHECK_EQ_INT(hsdag_learn_register_methods(&e), 0);
     const hsdag_place_method *m = hsdag_place_methods(&n1);
     CHECK_EQ_INT(n1, n0);
-    CHECK(!strcmp(m[0].name, "random") && !strcmp(m[n1 - 1].name, "hsdag"));
+    CHECK(!strcmp(m[0].name, "random") && !strcmp(m[n1 - 3].name, "hsdag") &&
+          !strcmp(m[n1 - 2].name, "hsdag-learned") && !strcmp(m[n1 - 1].name, "hsdag-paper"));
     hsdag_place_method clash = m[0];
     clash.fn = fake_place;
     CHECK_EQ_INT(hsdag_place_register(&clash, &e), HSDAG_EINVAL);
@@ -526,6 +579,7 @@ static void test_registry(void)
 
 int main(void)
 {
+    hsdag_nn_set_threads(1); /* the learned placer runs too: as the CLI does */
     hsdag_err re = {0};
     CHECK_EQ_INT(hsdag_learn_register_methods(&re), 0);
     test_exact_vs_brute();
@@ -536,6 +590,7 @@ int main(void)
     test_fork();
     test_determinism();
     test_light_components();
+    test_oom();
     test_registry(); /* last: it registers a fake method */
     return check_summary("test_place");
 }

@@ -79,8 +79,8 @@ static hsdag_graph *load(const char *rel, hsdag_err *e)
     char *buf;
     size_t len;
     hsdag_graph *g = NULL;
-    if (hsdag_read_file(path, &buf, &len, 0, e) < 0) return NULL;
-    hsdag_tarnawski_read(buf, len, path, &g, e);
+    if (hsdag_read_file(&buf, &len, path, 0, e) < 0) return NULL;
+    hsdag_tarnawski_read(&g, buf, len, path, e);
     hsdag_free(buf);
     return g;
 }
@@ -239,11 +239,11 @@ static void test_split(const split_expect *x)
     snprintf(path, sizeof path, DATA "human-experts/%s", x->split);
     char *buf = NULL;
     size_t len = 0;
-    CHECK(hsdag_read_file(path, &buf, &len, 0, &e) == 0);
+    CHECK(hsdag_read_file(&buf, &len, path, 0, &e) == 0);
     int32_t *dev = hsdag_malloc((size_t)g->n_nodes * sizeof *dev),
             *dev2 = hsdag_malloc((size_t)g->n_nodes * sizeof *dev2);
     int32_t nc = -1, na = -1;
-    int rc = hsdag_split_read(buf, len, path, g, dev, &nc, &na, &e);
+    int rc = hsdag_split_read(dev, &nc, &na, buf, len, path, g, &e);
     CHECK_EQ_INT(rc, 0);
     if (rc < 0) fprintf(stderr, "%s\n", e.msg);
     CHECK_EQ_INT(na, x->n_fpgas);
@@ -257,9 +257,9 @@ static void test_split(const split_expect *x)
     CHECK_EQ_INT(count[6], 0); /* the experts put nothing on the CPU */
     /* write -> read gives the same assignment */
     hsdag_buf out = {0};
-    CHECK(hsdag_split_write(g, dev, na, nc, &out, &e) == 0);
+    CHECK(hsdag_split_write(&out, g, dev, na, nc, &e) == 0);
     int32_t nc2 = -1, na2 = -1;
-    CHECK(hsdag_split_read(out.data, out.len, "rewritten", g, dev2, &nc2, &na2, &e) == 0);
+    CHECK(hsdag_split_read(dev2, &nc2, &na2, out.data, out.len, "rewritten", g, &e) == 0);
     CHECK_EQ_INT(na2, na);
     CHECK_EQ_INT(nc2, nc);
     CHECK(memcmp(dev, dev2, (size_t)g->n_nodes * sizeof *dev) == 0);
@@ -280,9 +280,9 @@ static void test_split_errors(void)
     /* an inference split does not cover the training graph's backward nodes */
     char *buf;
     size_t len;
-    CHECK(hsdag_read_file(DATA "human-experts/bert24_inference_expert.json", &buf, &len, 0, &e) == 0);
-    CHECK(hsdag_split_read(buf, len, "inf.json", g, dev, &nc, &na, &e) == HSDAG_EPARSE);
-    CHECK(strstr(e.msg, "inf.json: node id 33 ('node1grad') is on no device") != NULL);
+    CHECK(hsdag_read_file(&buf, &len, DATA "human-experts/bert24_inference_expert.json", 0, &e) == 0);
+    CHECK(hsdag_split_read(dev, &nc, &na, buf, len, "inf.json", g, &e) == HSDAG_EPARSE);
+    CHECK(strstr(e.msg, "inf.json: node id 33 ('node1grad') is in no group of the split") != NULL);
     hsdag_free(buf);
     static const struct {
         const char *text, *msg;
@@ -291,7 +291,7 @@ static void test_split_errors(void)
         {"{\"cpus\":[],\"fpgas\":[{\"nodes\":[1,999]}]}",
          "s.json: fpgas[0].nodes[1]: id 999 is not a node of the graph", HSDAG_EDANGLING},
         {"{\"cpus\":[{\"nodes\":[1]}],\"fpgas\":[{\"nodes\":[1]}]}",
-         "s.json: cpus[0].nodes[0]: node id 1 ('node1') is already on device 0", HSDAG_EPARSE},
+         "s.json: cpus[0].nodes[0]: node id 1 ('node1') is listed twice (also in fpgas[0])", HSDAG_EPARSE},
         {"{\"cpus\":[]}", "s.json: fpgas is missing", HSDAG_EPARSE},
         {"{\"cpus\":[],\"fpgas\":[{\"nodes\":[\"1\"]}]}", "s.json: fpgas[0]: nodes[0] is not an integer",
          HSDAG_EPARSE},
@@ -301,7 +301,7 @@ static void test_split_errors(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         e.msg[0] = 0;
-        int rc = hsdag_split_read(bad[i].text, strlen(bad[i].text), "s.json", g, dev, &nc, &na, &e);
+        int rc = hsdag_split_read(dev, &nc, &na, bad[i].text, strlen(bad[i].text), "s.json", g, &e);
         CHECK_EQ_INT(rc, bad[i].rc);
         if (!strstr(e.msg, bad[i].msg)) fprintf(stderr, "split bad[%zu]: got '%s'\n", i, e.msg);
         CHECK(strstr(e.msg, bad[i].msg) != NULL);
@@ -310,7 +310,7 @@ static void test_split_errors(void)
     for (int32_t v = 0; v < g->n_nodes; v++) dev[v] = 0;
     dev[3] = 7;
     hsdag_buf out = {0};
-    CHECK(hsdag_split_write(g, dev, 6, 1, &out, &e) == HSDAG_EINVAL);
+    CHECK(hsdag_split_write(&out, g, dev, 6, 1, &e) == HSDAG_EINVAL);
     hsdag_buf_free(&out);
     hsdag_free(dev);
     hsdag_graph_free(g);
@@ -333,7 +333,7 @@ static void test_small_semantics(void)
              "{\"sourceId\":5,\"destId\":7,\"cost\":0.5}");
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    int rc = hsdag_tarnawski_read(t, strlen(t), "t.json", &g, &e);
+    int rc = hsdag_tarnawski_read(&g, t, strlen(t), "t.json", &e);
     CHECK_EQ_INT(rc, 0);
     if (!g) return;
     CHECK_STR(g->name[0], "node5");
@@ -348,7 +348,7 @@ static void test_small_semantics(void)
     hsdag_graph_free(g);
     /* meta fields are optional (unknown: -1 / NAN) */
     t = "{\"nodes\":[],\"edges\":[]}";
-    rc = hsdag_tarnawski_read(t, strlen(t), "t.json", &g, &e);
+    rc = hsdag_tarnawski_read(&g, t, strlen(t), "t.json", &e);
     CHECK_EQ_INT(rc, 0);
     if (!g) return;
     CHECK_EQ_INT(g->n_nodes, 0);
@@ -428,7 +428,7 @@ static void test_bad_inputs(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        int rc = hsdag_tarnawski_read(bad[i].text, strlen(bad[i].text), "b.json", &g, &e);
+        int rc = hsdag_tarnawski_read(&g, bad[i].text, strlen(bad[i].text), "b.json", &e);
         CHECK_EQ_INT(rc, bad[i].rc);
         CHECK(g == NULL);
         int ok = strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) == 0 && !strchr(e.msg, '\n');
@@ -440,7 +440,7 @@ static void test_bad_inputs(void)
     static const char nul[] = "{\"nodes\":[]\0,\"edges\":[]}";
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    CHECK_EQ_INT(hsdag_tarnawski_read(nul, sizeof nul - 1, "b.json", &g, &e), HSDAG_EPARSE);
+    CHECK_EQ_INT(hsdag_tarnawski_read(&g, nul, sizeof nul - 1, "b.json", &e), HSDAG_EPARSE);
     CHECK(strstr(e.msg, "NUL byte at offset 11") != NULL);
 }
 
@@ -450,11 +450,11 @@ static void test_truncation_and_oom(void)
     char *buf;
     size_t len;
     hsdag_err e = {0};
-    CHECK(hsdag_read_file(DATA "latency-inputs/LayerGraphs/bert24_inference.json", &buf, &len, 0, &e) == 0);
+    CHECK(hsdag_read_file(&buf, &len, DATA "latency-inputs/LayerGraphs/bert24_inference.json", 0, &e) == 0);
     int all_fail = 1;
     for (size_t cut = 0; cut + 1 < len; cut += 97) {
         hsdag_graph *g = NULL;
-        if (hsdag_tarnawski_read(buf, cut, "cut.json", &g, &e) == 0) all_fail = 0;
+        if (hsdag_tarnawski_read(&g, buf, cut, "cut.json", &e) == 0) all_fail = 0;
         hsdag_graph_free(g);
     }
     CHECK(all_fail);

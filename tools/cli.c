@@ -1,13 +1,16 @@
 /* cli.c - shared CLI helpers: error reporting, strict number parsing, progress bar, output.
  * Not here: subcommands (tools/cmd_*.c) or the dispatcher (tools/hsdag.c).
- * Entry points: cli_usage_error, cli_fail, cli_parse_*, cli_progress_*, cli_write_out. */
+ * Entry points: cli_usage_error, cli_fail, cli_parse_*, cli_progress_*, cli_write_out, cli_mem_add/apply. */
 #include "cli.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define CLI_SHARE_DIR "/usr/local/share/hsdag"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -109,4 +112,49 @@ int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b)
         return CLI_FAIL;
     }
     return CLI_OK;
+}
+
+int cli_mem_add(const char *cmd, cli_mem *m, const char *spec)
+{
+    if (m->n >= CLI_MEM_MAX) return cli_usage_error(cmd, "--mem: more than %d overrides", CLI_MEM_MAX);
+    m->spec[m->n++] = spec;
+    return 0;
+}
+
+int cli_mem_apply(const cli_mem *m, hsdag_devices *d, const hsdag_graph *g, const hsdag_sim_config *sc,
+                  hsdag_err *e)
+{
+    for (int i = 0; i < m->n; i++) {
+        int rc = hsdag_devices_mem_override(d, g, sc, m->spec[i], e);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+int cli_find_data(const char *name, const char *srcdir, char *out, size_t cap)
+{
+    char exe[2048] = "";
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = 0;
+        char *sl = strrchr(exe, '/');
+        if (sl) *sl = 0;
+    } else {
+        exe[0] = 0;
+    }
+    const char *env = getenv("HSDAG_DATA");
+    char cand[4][4096];
+    int nc = 0;
+    if (env && *env) snprintf(cand[nc++], sizeof cand[0], "%s/%s", env, name);
+    if (exe[0]) {
+        snprintf(cand[nc++], sizeof cand[0], "%s/../%s/%s", exe, srcdir, name);
+        snprintf(cand[nc++], sizeof cand[0], "%s/../share/hsdag/%s", exe, name);
+    }
+    snprintf(cand[nc++], sizeof cand[0], "%s/%s", CLI_SHARE_DIR, name);
+    for (int i = 0; i < nc; i++)
+        if (access(cand[i], R_OK) == 0 && strlen(cand[i]) < cap) {
+            strcpy(out, cand[i]);
+            return 0;
+        }
+    return -1;
 }

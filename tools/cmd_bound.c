@@ -48,7 +48,7 @@ int cmd_bound(int argc, char **argv)
             s.devices = optarg;
             break;
         case 's':
-            if (hsdag_semantics_parse(optarg, &sem) < 0)
+            if (hsdag_semantics_parse(&sem, optarg, NULL) < 0)
                 return cli_usage_error("bound", "--semantics '%s': want sequential, concurrent or tarnawski",
                                        optarg);
             break;
@@ -87,7 +87,7 @@ int cmd_bound(int argc, char **argv)
     cc.profile = s.prof;
     int lrc = hsdag_costs_create(&c, s.g, s.devs, &cc, &e);
     hsdag_bound bd;
-    if (lrc == 0) lrc = hsdag_bound_compute(c, sem, exact ? hsdag_place_bound_exact : NULL, NULL, &bd, &e);
+    if (lrc == 0) lrc = hsdag_bound_compute(&bd, c, sem, exact ? hsdag_place_bound_exact : NULL, NULL, &e);
     if (lrc < 0) {
         rc = cli_fail("bound", lrc, &e);
         goto done;

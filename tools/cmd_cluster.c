@@ -304,12 +304,12 @@ static int cl_make_env(const cl_opts *o, hsdag_cluster **env)
             }
             char *data = NULL;
             size_t len = 0;
-            int st = hsdag_read_file(t, &data, &len, 0, &e);
+            int st = hsdag_read_file(&data, &len, t, 0, &e);
             if (st < 0) {
                 rc = cli_fail("cluster", st, &e);
                 goto done;
             }
-            st = hsdag_pipedream_read(data, len, t, &gs[n], &e);
+            st = hsdag_pipedream_read(&gs[n], data, len, t, &e);
             hsdag_free(data);
             if (st < 0) {
                 rc = cli_fail("cluster", st, &e);
@@ -324,7 +324,7 @@ static int cl_make_env(const cl_opts *o, hsdag_cluster **env)
             n++;
         }
     }
-    rc = hsdag_cluster_create(&o->c, n ? (const hsdag_graph *const *)gs : NULL, n ? names : NULL, n, env, &e);
+    rc = hsdag_cluster_create(env, &o->c, n ? (const hsdag_graph *const *)gs : NULL, n ? names : NULL, n, &e);
     if (rc < 0) rc = cli_fail("cluster", rc, &e);
 done:
     for (int i = 0; i < n; i++) hsdag_graph_free(gs[i]);
@@ -376,7 +376,7 @@ static int cl_run(cl_opts *o)
     if (!o->policy) return cli_usage_error("cluster", "run: --policy is required");
     hsdag_cluster_policy p;
     hsdag_err e = {0};
-    int rc = hsdag_cluster_policy_parse(o->policy, &p, &e);
+    int rc = hsdag_cluster_policy_parse(&p, o->policy, &e);
     if (rc < 0) return cli_fail("cluster", rc, &e);
     hsdag_cluster *env = NULL;
     if ((rc = cl_make_env(o, &env)) != 0) return rc;
@@ -477,7 +477,7 @@ static int cl_compare(cl_opts *o)
     hsdag_cluster_policy pol[CL_MAX_POLICIES];
     hsdag_err e = {0};
     for (int i = 0; i < np; i++) {
-        int rc = hsdag_cluster_policy_parse(o->policies[i], &pol[i], &e);
+        int rc = hsdag_cluster_policy_parse(&pol[i], o->policies[i], &e);
         if (rc < 0) return cli_fail("cluster", rc, &e);
     }
     size_t cells = (size_t)np * nb * ns;

@@ -32,7 +32,7 @@ static const char *ct_help =
     "0)\n"
     "  --out DIR           output directory (created); refuses to overwrite an existing DIR/checkpoint.bin\n"
     "  --resume DIR        continue the run in DIR (its options are restored; --iterations may extend it)\n"
-    "  --iterations N      PPO iterations in total, at least 1 (default 60); with --resume, above the\n"
+    "  --iterations N      PPO iterations in total, at least 1 (default 60); with --resume, at least the\n"
     "                      iterations already done\n"
     "  --episodes N        episodes collected per iteration (default 4, about 4000 decisions)\n"
     "  --epochs N          SGD passes over each iteration's batch (default 8; the tuned RLlib config used "
@@ -64,8 +64,6 @@ static const char *ct_help =
     "episodes),\n"
     "train_return, eval_blocking (greedy, seeds 1799..), entropy, value_loss (return units^2), policy_loss,\n"
     "kl, kl_coeff, clip_frac, grad_norm, wall_s\n";
-
-#define CT_RUN_MAGIC "HSPACRUN"
 
 typedef struct ct_opts {
     hsdag_cluster_config cc;
@@ -119,12 +117,10 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
                                        {0, 0, 0, 0}};
     optind = 0;
     opterr = 0;
-    int ch, rc = 0, li;
+    int ch, rc = 0;
     long v;
     double d;
-    const char *fixed_opt = NULL; /* an option that --resume cannot honour (the run's options are restored) */
-    while ((li = -1, ch = getopt_long(argc, argv, "h", lo, &li)) != -1) {
-        if (li >= 0 && !fixed_opt && !strchr("RnqjhA", ch)) fixed_opt = lo[li].name;
+    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (ch) {
         case 'A':
             if (strcmp(optarg, "ppo"))
@@ -240,12 +236,6 @@ static int ct_parse(int argc, char **argv, ct_opts *o)
         return cli_usage_error("cluster train", "--out DIR or --resume DIR is required");
     if (o->out && o->resume)
         return cli_usage_error("cluster train", "give either --out or --resume, not both");
-    if (o->resume && fixed_opt)
-        return cli_usage_error(
-            "cluster train",
-            "--resume restores the run's options: --%s cannot be changed (only --iterations, "
-            "--quiet, --json)",
-            fixed_opt);
     if (o->cc.horizon / o->cc.interarrival > 1e7)
         return cli_usage_error("cluster train", "horizon / interarrival above 1e7 arrivals");
     return 0;
@@ -272,6 +262,22 @@ static void ct_curve_row(hsdag_buf *b, const hsdag_pacml_iter_stats *s)
                      s->wall_s);
 }
 
+/* --resume continues a run as it was: options given again must agree with the checkpoint's. The options are
+ * parsed a second time on top of the restored configuration; any field they change is refused. */
+static int ct_same_run(int argc, char **argv, const ct_opts *o, const char *path, hsdag_err *e)
+{
+    ct_opts chk = *o;
+    if (ct_parse(argc, argv, &chk) != 0) return HSDAG_EINVAL;
+    chk.tc.iterations = o->tc.iterations;
+    const char *f = hsdag_cluster_config_diff(&chk.cc, &o->cc);
+    if (!f) f = hsdag_pacml_train_config_diff(&chk.tc, &o->tc);
+    if (!f) return 0;
+    return hsdag_err_set(e, HSDAG_EINVAL,
+                         "%s: the run was made with another --%s; --resume continues it as it was (drop the "
+                         "option, or train into a new --out)",
+                         path, f);
+}
+
 int cmd_cluster_train(int argc, char **argv)
 {
     for (int i = 1; i + 1 < argc; i++) /* --algo dqn has its own options (cmd_cluster_train_dqn.c) */
@@ -293,33 +299,21 @@ int cmd_cluster_train(int argc, char **argv)
     char *ck = NULL, *curve_old = NULL;
     size_t ck_len = 0, curve_len = 0;
     hsdag_cluster *env = NULL;
-    hsdag_pacml_env pe;
     hsdag_pacml_trainer *t = NULL;
     hsdag_buf curve = {0}, img = {0};
     if (ct_join(path, sizeof path, dir, "checkpoint.bin") < 0)
         return cli_usage_error("cluster train", "'%s': path too long", dir);
     if (o.resume) {
-        if ((rc = hsdag_read_file(path, &ck, &ck_len, (size_t)256 << 20, &e)) < 0)
+        if ((rc = hsdag_read_file(&ck, &ck_len, path, (size_t)256 << 20, &e)) < 0)
             return cli_fail("cluster train", rc, &e);
-        size_t hl = 8 + sizeof(uint32_t) + sizeof o.cc;
-        uint32_t sz = 0;
-        if (ck_len < hl || memcmp(ck, CT_RUN_MAGIC, 8) || (memcpy(&sz, ck + 8, 4), sz != sizeof o.cc)) {
-            hsdag_free(ck);
-            hsdag_err_set(&e, HSDAG_EPARSE,
-                          "%s: not a checkpoint of 'hsdag cluster train' (or of another build)", path);
-            return cli_fail("cluster train", HSDAG_EPARSE, &e);
-        }
-        memcpy(&o.cc, ck + 12, sizeof o.cc);
-        if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
-        hsdag_cluster_pacml_env(&pe, env);
-        if ((rc = hsdag_pacml_trainer_restore(&t, &pe, ck + hl, ck_len - hl,
-                                              o.iters_set ? o.tc.iterations : -1, &e)) < 0) {
-            hsdag_err_prefix(&e, path);
+        if ((rc = hsdag_cluster_train_load(&env, &t, &o.cc, ck, ck_len, o.iters_set ? o.tc.iterations : -1,
+                                           path, &e)) < 0)
             goto fail;
-        }
+        o.tc = *hsdag_pacml_trainer_config(t);
+        if ((rc = ct_same_run(argc, argv, &o, path, &e)) < 0) goto fail;
         char cp[4096];
         if (ct_join(cp, sizeof cp, dir, "curve.csv") == 0 &&
-            hsdag_read_file(cp, &curve_old, &curve_len, 0, NULL) == 0) {
+            hsdag_read_file(&curve_old, &curve_len, cp, 0, NULL) == 0) {
             /* keep the header and the rows of the iterations the checkpoint covers */
             int32_t done = hsdag_pacml_trainer_iteration(t), lines = 0;
             size_t keep = 0;
@@ -340,7 +334,8 @@ int cmd_cluster_train(int argc, char **argv)
             hsdag_err_set(&e, HSDAG_EINVAL, "%s exists: use --resume %s or another --out", path, dir);
             return cli_fail("cluster train", HSDAG_EINVAL, &e);
         }
-        if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
+        if ((rc = hsdag_cluster_create(&env, &o.cc, NULL, NULL, 0, &e)) < 0) goto fail;
+        hsdag_pacml_env pe;
         hsdag_cluster_pacml_env(&pe, env);
         if ((rc = hsdag_pacml_trainer_create(&t, &pe, &o.tc, &e)) < 0) goto fail;
     }
@@ -349,8 +344,8 @@ int cmd_cluster_train(int argc, char **argv)
                          "iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss,"
                          "policy_loss,kl,kl_coeff,clip_frac,grad_norm,wall_s\n");
     int32_t total = hsdag_pacml_trainer_total(t);
-    if (o.resume && hsdag_pacml_trainer_iteration(t) >= total) {
-        rc = cli_usage_error("cluster train", "%s has %d iterations already: give --iterations above that",
+    if (o.resume && hsdag_pacml_trainer_iteration(t) > total) {
+        rc = cli_usage_error("cluster train", "%s has %d iterations already: give --iterations at least that",
                              dir, hsdag_pacml_trainer_iteration(t));
         goto done;
     }
@@ -360,13 +355,9 @@ int cmd_cluster_train(int argc, char **argv)
     while (hsdag_pacml_trainer_iteration(t) < total) {
         if ((rc = hsdag_pacml_trainer_iterate(t, &s, &e)) < 0) break;
         ct_curve_row(&curve, &s);
-        /* checkpoint = run header (cluster config) + trainer state; all writes atomic */
+        /* checkpoint = the cluster configuration + the trainer state (the library's run format); atomic */
         hsdag_buf ckb = {0};
-        uint32_t sz = (uint32_t)sizeof o.cc;
-        hsdag_buf_append(&ckb, CT_RUN_MAGIC, 8);
-        hsdag_buf_append(&ckb, (const char *)&sz, 4);
-        hsdag_buf_append(&ckb, (const char *)&o.cc, sizeof o.cc);
-        rc = hsdag_pacml_trainer_save(t, &ckb, &e);
+        rc = hsdag_cluster_train_save(&ckb, &o.cc, t, &e);
         if (rc == 0) rc = ct_write(dir, "checkpoint.bin", &ckb, &e);
         hsdag_buf_free(&ckb);
         img.len = 0;

@@ -274,7 +274,7 @@ int cmd_cluster_train_dqn(int argc, char **argv)
     hsdag_cluster *env = NULL;
     hsdag_pacml_dqn *t = NULL;
     hsdag_buf curve = {0}, img = {0};
-    if ((rc = hsdag_cluster_create(&o.cc, NULL, NULL, 0, &env, &e)) < 0) goto fail;
+    if ((rc = hsdag_cluster_create(&env, &o.cc, NULL, NULL, 0, &e)) < 0) goto fail;
     hsdag_pacml_env pe;
     hsdag_cluster_pacml_env_x(&pe, env);
     if ((rc = hsdag_pacml_dqn_create(&t, &pe, &o.dc, &e)) < 0) goto fail;

@@ -26,11 +26,11 @@ static int parse_format(const char *s, hsdag_format *f)
 static int load_graph(const char *cmd, const char *path, hsdag_format f, int mirror, hsdag_graph **g)
 {
     hsdag_err e = {0};
-    int rc = hsdag_load_file(path, f, g, &e);
+    int rc = hsdag_load_file(g, path, f, &e);
     if (rc < 0) return cli_fail(cmd, rc, &e);
     if (mirror) {
         hsdag_graph *m = NULL;
-        rc = hsdag_pipedream_mirror(*g, &m, &e);
+        rc = hsdag_pipedream_mirror(&m, *g, &e);
         hsdag_graph_free(*g);
         *g = m;
         if (rc < 0) {
@@ -136,11 +136,12 @@ int cmd_info(int argc, char **argv)
         hsdag_buf_double(&b, st.param_bytes);
         hsdag_buf_printf(&b, ", \"activation_bytes\": ");
         hsdag_buf_double(&b, st.activation_bytes);
-        hsdag_buf_printf(&b,
-                         ", \"depth\": %d, \"max_width\": %d, \"unknown_ops\": %d, \"bookkeeping_ops\": %d, "
-                         "\"sources\": %d, \"sinks\": %d, \"op_types\": %d, \"mirrored\": %s",
-                         st.depth, st.max_width, st.unknown_ops, st.bookkeeping_ops, st.sources, st.sinks,
-                         st.n_op_types, mirror ? "true" : "false");
+        hsdag_buf_printf(
+            &b,
+            ", \"depth\": %d, \"max_width\": %d, \"unknown_ops\": %d, \"bookkeeping_ops\": %d, "
+            "\"unshaped_ops\": %d, \"sources\": %d, \"sinks\": %d, \"op_types\": %d, \"mirrored\": %s",
+            st.depth, st.max_width, st.unknown_ops, st.bookkeeping_ops, st.unshaped_ops, st.sources, st.sinks,
+            st.n_op_types, mirror ? "true" : "false");
         if (g->meta.ir_version >= 0) hsdag_buf_printf(&b, ", \"ir_version\": %d", g->meta.ir_version);
         if (g->meta.opset >= 0) hsdag_buf_printf(&b, ", \"opset\": %d", g->meta.opset);
         if (g->meta.max_accels >= 0)
@@ -168,14 +169,24 @@ int cmd_info(int argc, char **argv)
         hsdag_buf_printf(&b, "\nflops         %s\nparams        %s\nactivations   %s\n", f1, f2, f3);
         hsdag_buf_printf(&b, "depth         %d\nmax width     %d\nsources       %d\nsinks         %d\n",
                          st.depth, st.max_width, st.sources, st.sinks);
-        hsdag_buf_printf(&b, "unknown ops   %d\nbookkeeping   %d\nop types      %d\n", st.unknown_ops,
-                         st.bookkeeping_ops, st.n_op_types);
+        hsdag_buf_printf(&b, "unknown ops   %d\nbookkeeping   %d\n", st.unknown_ops, st.bookkeeping_ops);
+        if (st.unshaped_ops)
+            hsdag_buf_printf(
+                &b, "unshaped ops  %d (an output shape is unknown: FLOPs and bytes count only the known)\n",
+                st.unshaped_ops);
+        hsdag_buf_printf(&b, "op types      %d\n", st.n_op_types);
         char opname[256];
         for (int32_t i = 0; i < st.n_op_types && i < top; i++)
             hsdag_buf_printf(&b, "  %-24s %6d\n", printable(opname, sizeof opname, st.ops[i].op),
                              st.ops[i].count);
         if (st.n_op_types > top) hsdag_buf_printf(&b, "  ... %d more op types\n", (int)(st.n_op_types - top));
     }
+    if (st.unshaped_ops)
+        fprintf(stderr,
+                "hsdag info: warning: %s: %d ops have an output of unknown shape; their FLOPs and bytes "
+                "count only "
+                "what is known, so simulated costs of these ops are too low\n",
+                path, st.unshaped_ops);
     rc = cli_write_out("info", "-", &b);
     hsdag_buf_free(&b);
     hsdag_graph_stats_free(&st);
@@ -247,7 +258,7 @@ int cmd_convert(int argc, char **argv)
     int rc = load_graph("convert", in, fmt, mirror, &g);
     if (rc != CLI_OK) return rc;
     hsdag_buf b = {0};
-    rc = to == 1 ? hsdag_json_write(g, &b) : hsdag_dot_write(g, NULL, NULL, 0, &b);
+    rc = to == 1 ? hsdag_json_write(&b, g) : hsdag_dot_write(&b, g, NULL, NULL, 0);
     if (rc < 0) {
         hsdag_err e = {0};
         hsdag_err_set(&e, rc, "%s: cannot write: %s", out, hsdag_status_str(rc));

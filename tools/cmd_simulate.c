@@ -55,7 +55,7 @@ static int read_placement(simcli *s, const sim_opts *o, int32_t **dev_out, hsdag
     hsdag_err e = {0};
     int32_t *dev = hsdag_malloc(((size_t)s->g->n_nodes + 1) * sizeof *dev);
     if (!dev) return cli_fail("simulate", HSDAG_ENOMEM, NULL);
-    int rc = hsdag_placement_from_spec(o->placement, s->g, s->devs, dev, pi, &e);
+    int rc = hsdag_placement_from_spec(dev, pi, o->placement, s->g, s->devs, &e);
     if (rc < 0 && pi->format == HSDAG_PLF_SPLIT && s->devices_defaulted &&
         s->g->meta.format == HSDAG_FMT_TARNAWSKI &&
         (pi->split_fpgas > s->g->meta.max_accels || pi->split_cpus > s->g->meta.max_cpus)) {
@@ -72,7 +72,7 @@ static int read_placement(simcli *s, const sim_opts *o, int32_t **dev_out, hsdag
             hsdag_free(dev);
             return rc;
         }
-        rc = hsdag_placement_from_spec(o->placement, s->g, s->devs, dev, pi, &e);
+        rc = hsdag_placement_from_spec(dev, pi, o->placement, s->g, s->devs, &e);
     }
     if (rc < 0) {
         hsdag_free(dev);
@@ -94,9 +94,9 @@ static int export_one(const char *path, int which, const simcli *s, const int32_
 {
     if (!path) return CLI_OK;
     hsdag_buf b = {0};
-    int rc = which == 0   ? hsdag_placement_write_json(s->g, s->devs, dev, &b)
-             : which == 1 ? hsdag_placement_write_affinity(s->g, s->devs, dev, &b)
-                          : hsdag_placement_write_split(s->g, s->devs, dev, &b);
+    int rc = which == 0   ? hsdag_placement_write_json(&b, s->g, s->devs, dev)
+             : which == 1 ? hsdag_placement_write_affinity(&b, s->g, s->devs, dev)
+                          : hsdag_placement_write_split(&b, s->g, s->devs, dev);
     int out = rc < 0 ? cli_fail("simulate", rc, NULL) : cli_write_out("simulate", path, &b);
     hsdag_buf_free(&b);
     return out;
@@ -223,7 +223,7 @@ static int parse_opts(int argc, char **argv, sim_opts *o, simcli *s)
             s->devices = optarg;
             break;
         case 's':
-            if (hsdag_semantics_parse(optarg, &o->sem) < 0)
+            if (hsdag_semantics_parse(&o->sem, optarg, NULL) < 0)
                 return cli_usage_error("simulate",
                                        "--semantics '%s': want sequential, concurrent or tarnawski", optarg);
             break;
@@ -317,7 +317,7 @@ int cmd_simulate(int argc, char **argv)
         hsdag_sim_run(sim, dev, &r); /* the reported result (and trace) is the same evaluation */
     }
     hsdag_bound bd;
-    if ((lrc = hsdag_bound_compute(hsdag_sim_costs(sim), r.semantics, NULL, NULL, &bd, &e)) < 0) {
+    if ((lrc = hsdag_bound_compute(&bd, hsdag_sim_costs(sim), r.semantics, NULL, NULL, &e)) < 0) {
         rc = cli_fail("simulate", lrc, &e);
         goto done;
     }

@@ -3,6 +3,7 @@
  * Entry points: main. */
 #include "cli.h"
 #include "hsdag/learn.h"
+#include "hsdag/nn.h"
 
 #include <string.h>
 
@@ -14,6 +15,8 @@ static const cli_command commands[] = {
     {"bound", cmd_bound, "print a lower bound on latency"},
     {"compare", cmd_compare, "compare every placement method in one table"},
     {"train", cmd_train, "train the HSDAG placer (GCN + graph-parsing pooling + REINFORCE)"},
+    {"profile", cmd_profile, "run an ONNX model under ONNX Runtime on this CPU: per-op profile, shape check"},
+    {"calibrate", cmd_calibrate, "fit a CPU device model to measured profiles"},
     {"cluster", cmd_cluster, "PAC-ML: partition jobs arriving at a RAMP optical cluster"},
 };
 
@@ -39,10 +42,13 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        puts("hsdag 0.1.0");
+        puts("hsdag " HSDAG_VERSION);
         return CLI_OK;
     }
-    /* the learned placers ("hsdag") join the placer registry here, once, before any command runs */
+    /* process-wide settings belong to the program, not the library: one OpenBLAS thread (small matrices
+     * gain nothing from threads, and a fixed count keeps results bit-identical), and the learned placers
+     * ("hsdag") join the placer registry, once, before any command runs */
+    hsdag_nn_set_threads(1);
     hsdag_err e = {0};
     if (hsdag_learn_register_methods(&e) < 0) {
         fprintf(stderr, "hsdag: %s\n", e.msg);

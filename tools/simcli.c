@@ -10,9 +10,9 @@
 int simcli_load(const char *cmd, simcli *s)
 {
     hsdag_err e = {0};
-    int rc = hsdag_load_file(s->model, HSDAG_FMT_UNKNOWN, &s->g, &e);
+    int rc = hsdag_load_file(&s->g, s->model, HSDAG_FMT_UNKNOWN, &e);
     if (rc < 0) return cli_fail(cmd, rc, &e);
-    if (s->profile && (rc = hsdag_profile_read_file(s->profile, &s->prof, &e)) < 0)
+    if (s->profile && (rc = hsdag_profile_read_file(&s->prof, s->profile, &e)) < 0)
         return cli_fail(cmd, rc, &e);
     s->devices_defaulted = s->devices == NULL;
     return simcli_set_devices(cmd, s, s->devices);
@@ -22,7 +22,7 @@ int simcli_set_devices(const char *cmd, simcli *s, const char *spec)
 {
     hsdag_err e = {0};
     hsdag_devices *d = NULL;
-    int rc = hsdag_devices_load(spec, s->g, &d, &e);
+    int rc = hsdag_devices_load(&d, spec, s->g, &e);
     if (rc < 0) return cli_fail(cmd, rc, &e);
     hsdag_devices_free(s->devs);
     s->devs = d;

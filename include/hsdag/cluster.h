@@ -10,13 +10,18 @@
  * Usage:
  *   hsdag_cluster_config c = hsdag_cluster_config_default();
  *   hsdag_cluster *env; hsdag_err e = {0};
- *   if (hsdag_cluster_create(&c, NULL, 0, &env, &e) < 0) puts(e.msg);   // NULL: the five built-in graphs
+ *   if (hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e) < 0) {   // NULL: the five built-in graphs
+ *       puts(e.msg);
+ *       return;
+ *   }
  *   hsdag_cluster_reset(env, 0);
  *   while (!hsdag_cluster_done(env)) {
  *       const hsdag_cluster_obs *o = hsdag_cluster_observe(env);  // job graph, features, mask
- *       double r; hsdag_cluster_step(env, my_action(o), &r);
+ *       double r;
+ *       hsdag_cluster_step(env, my_action(o), &r);
  *   }
- *   hsdag_cluster_metrics m; hsdag_cluster_metrics_get(env, &m);
+ *   hsdag_cluster_metrics m;
+ *   hsdag_cluster_metrics_get(env, &m);
  *   hsdag_cluster_free(env);
  */
 #ifndef HSDAG_CLUSTER_H
@@ -60,7 +65,7 @@ typedef struct hsdag_cluster_config {
     uint64_t beta_table_seed; /* seed of the 50,000 skew-normal draws that build the beta PMFs (19) */
 } hsdag_cluster_config;
 
-hsdag_cluster_config hsdag_cluster_config_default(void);
+HSDAG_API hsdag_cluster_config hsdag_cluster_config_default(void);
 
 /* One job model (a graph of the pool) as the env sees it; read-only. */
 typedef struct hsdag_cluster_model {
@@ -115,30 +120,31 @@ typedef struct hsdag_cluster hsdag_cluster;
 /* Builds the env from PipeDream forward graphs (names[i] labels graphs[i]); graphs == NULL uses the five
  * built-in PAC-ML graphs. Precomputes every (model, degree) lookahead JCT (time and memory linear in the
  * split graphs' size; HSDAG_ELIMIT above HSDAG_CLUSTER_MAX_SPLIT_DEPS). */
-int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
-                         const char *const *names, int32_t n_graphs, hsdag_cluster **out, hsdag_err *e);
-void hsdag_cluster_free(hsdag_cluster *env);
-int32_t hsdag_cluster_n_models(const hsdag_cluster *env);
-const hsdag_cluster_model *hsdag_cluster_model_get(const hsdag_cluster *env, int32_t i);
-const hsdag_cluster_config *hsdag_cluster_config_get(const hsdag_cluster *env);
+HSDAG_API int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c,
+                                   const hsdag_graph *const *graphs, const char *const *names,
+                                   int32_t n_graphs, hsdag_err *e);
+HSDAG_API void hsdag_cluster_free(hsdag_cluster *env);
+HSDAG_API int32_t hsdag_cluster_n_models(const hsdag_cluster *env);
+HSDAG_API const hsdag_cluster_model *hsdag_cluster_model_get(const hsdag_cluster *env, int32_t i);
+HSDAG_API const hsdag_cluster_config *hsdag_cluster_config_get(const hsdag_cluster *env);
 
 /* ---- RL-facing step API ---- */
-void hsdag_cluster_reset(hsdag_cluster *env,
-                         uint64_t seed); /* samples betas, shuffles the pool, first arrival */
-int hsdag_cluster_done(const hsdag_cluster *env);
-const hsdag_cluster_obs *hsdag_cluster_observe(const hsdag_cluster *env); /* valid while !done */
+HSDAG_API void hsdag_cluster_reset(hsdag_cluster *env,
+                                   uint64_t seed); /* samples betas, shuffles the pool, first arrival */
+HSDAG_API int hsdag_cluster_done(const hsdag_cluster *env);
+HSDAG_API const hsdag_cluster_obs *hsdag_cluster_observe(const hsdag_cluster *env); /* valid while !done */
 /* Applies action (0..16; invalid -> 0) to the waiting job, returns +1 (placed, meets its JCT) or -1 in
  * *reward, then advances to the next arrival (or to the end). Returns 0 or HSDAG_EINVAL if done. */
-int hsdag_cluster_step(hsdag_cluster *env, int action, double *reward);
-void hsdag_cluster_metrics_get(const hsdag_cluster *env, hsdag_cluster_metrics *m);
+HSDAG_API int hsdag_cluster_step(hsdag_cluster *env, int action, double *reward);
+HSDAG_API void hsdag_cluster_metrics_get(const hsdag_cluster *env, hsdag_cluster_metrics *m);
 /* Scripted test hook: forces the next job's model and beta (model < 0 = keep the sampled one). */
-void hsdag_cluster_force_next(hsdag_cluster *env, int32_t model, double beta);
+HSDAG_API void hsdag_cluster_force_next(hsdag_cluster *env, int32_t model, double beta);
 /* Servers the job being decided would occupy with action a now, or -1 if the placer finds no block. */
-int32_t hsdag_cluster_try_place(const hsdag_cluster *env, int a);
+HSDAG_API int32_t hsdag_cluster_try_place(const hsdag_cluster *env, int a);
 /* Same, and used[0..W) (W = servers of the shape) gets 1 for each server it would occupy (all 0 if none). */
-int32_t hsdag_cluster_try_place_servers(const hsdag_cluster *env, int a, uint8_t *used);
+HSDAG_API int32_t hsdag_cluster_try_place_servers(const hsdag_cluster *env, int a, uint8_t *used);
 /* until[0..W): the time each server becomes free (the end time of the job on it; 0 if free now). */
-void hsdag_cluster_server_until(const hsdag_cluster *env, double *until);
+HSDAG_API void hsdag_cluster_server_until(const hsdag_cluster *env, double *until);
 
 /* ---- built-in policies ---- */
 typedef enum hsdag_cluster_policy_kind {
@@ -165,28 +171,29 @@ typedef struct hsdag_cluster_policy {
  * the
  * known end times of running jobs, block availability and the beta distribution); ties to least
  * worker-time. */
-int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e);
-const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
+HSDAG_API int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err *e);
+HSDAG_API const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
 /* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED: its network is
  * loaded once per episode, so it acts inside hsdag_cluster_run. */
-int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env, hsdag_rng *rng,
-                             int *action, hsdag_err *e);
+HSDAG_API int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env,
+                                       hsdag_rng *rng, int *action, hsdag_err *e);
 /* reset(seed) + policy until done; metrics out. "learned[:DIR]" loads DIR (a PPO or DQN policy file, or a
  * directory holding policy.bin or else beta_X[_tuf].bin for the env's setting; none = the shipped policy for
  * the env's beta, hsdag_pacml_policy_find) and runs it greedily (hsdag_cluster_run_net / _run_qnet); a
  * policy trained for another beta or time-unit setting is refused (HSDAG_EINVAL). */
-int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
-                      hsdag_cluster_metrics *m, hsdag_err *e);
+HSDAG_API int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
+                                hsdag_cluster_metrics *m, hsdag_err *e);
 
 /* ---- the learned PAC-ML policy on this env (src/cluster/pacml_env.c; the learner is pacml.h) ---- */
 /* Fills *out with callbacks over env and env's job models, for hsdag_pacml_trainer_create and
  * hsdag_pacml_episode. env is borrowed: it must outlive every user of *out. */
-void hsdag_cluster_pacml_env(hsdag_pacml_env *out, hsdag_cluster *env);
+HSDAG_API void hsdag_cluster_pacml_env(hsdag_pacml_env *out, hsdag_cluster *env);
 /* The current decision as the learner sees it, with the mask of mode (valid while !done). */
-void hsdag_cluster_pacml_observe(hsdag_pacml_obs *out, const hsdag_cluster *env, hsdag_pacml_mask_mode mode);
+HSDAG_API void hsdag_cluster_pacml_observe(hsdag_pacml_obs *out, const hsdag_cluster *env,
+                                           hsdag_pacml_mask_mode mode);
 /* One episode with a loaded network (greedy = 0 samples, with an rng seeded from seed); metrics out. */
-int hsdag_cluster_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
-                          hsdag_cluster_metrics *m, hsdag_err *e);
+HSDAG_API int hsdag_cluster_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                                    hsdag_cluster_metrics *m, hsdag_err *e);
 /* The same callbacks plus the extended observation the DQN needs (observe_x; docs/pacml-learning.md):
  *   per decision (8 + W values, W = servers): the fraction of the horizon left, the free fraction now and
  *     at now + {1, 2, 4, 8, 16, 32} interarrivals (from the running jobs' known end times), and each server's
@@ -198,30 +205,48 @@ int hsdag_cluster_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, ui
  *     {2, 4, 8} interarrivals.
  * Its step's reward counts a job that is accepted but would still run at the horizon as blocked (-1), as
  * the blocking rate does. */
-void hsdag_cluster_pacml_env_x(hsdag_pacml_env *out, hsdag_cluster *env);
+HSDAG_API void hsdag_cluster_pacml_env_x(hsdag_pacml_env *out, hsdag_cluster *env);
 /* One greedy episode with a loaded Q-network; metrics out. */
-int hsdag_cluster_run_qnet(hsdag_cluster *env, hsdag_pacml_qnet *n, uint64_t seed, hsdag_cluster_metrics *m,
-                           hsdag_err *e);
+HSDAG_API int hsdag_cluster_run_qnet(hsdag_cluster *env, hsdag_pacml_qnet *n, uint64_t seed,
+                                     hsdag_cluster_metrics *m, hsdag_err *e);
+
+/* ---- PAC-ML training runs: DIR/checkpoint.bin of `hsdag cluster train` (src/cluster/train_run.c) ---- */
+/* Appends a run: a codec frame "HSPACRUN" v2 (codec.h) holding the cluster configuration field by field,
+ * then the trainer state (hsdag_pacml_trainer_save). */
+HSDAG_API int hsdag_cluster_train_save(hsdag_buf *out, const hsdag_cluster_config *c,
+                                       const hsdag_pacml_trainer *t, hsdag_err *e);
+/* Reads a run written by hsdag_cluster_train_save, or the version-1 file of earlier builds: *c gets its
+ * cluster configuration, *env a new env of the five built-in graphs made from it, *t the trainer continuing
+ * on *env (iterations >= 0 replaces the saved total); the caller frees both. Every message starts with
+ * `what` (the path). Errors: EPARSE (bad magic, truncated, checksum mismatch, a configuration out of range),
+ * ENOMEM. */
+HSDAG_API int hsdag_cluster_train_load(hsdag_cluster **env, hsdag_pacml_trainer **t, hsdag_cluster_config *c,
+                                       const void *buf, size_t len, int32_t iterations, const char *what,
+                                       hsdag_err *e);
+/* The name of the first field in which a and b differ ("beta", "horizon", "interarrival", ...: the option
+ * names of `hsdag cluster`), or NULL if they are equal. */
+HSDAG_API const char *hsdag_cluster_config_diff(const hsdag_cluster_config *a, const hsdag_cluster_config *b);
 
 /* ---- pieces exposed for tests ---- */
 /* Per-op split degree: max(1, min(2*ceil(ceil(c/q)/2), a)). */
-int32_t hsdag_ramp_split(double compute, double quantum, int32_t a);
+HSDAG_API int32_t hsdag_ramp_split(double compute, double quantum, int32_t a);
 /* First block of `a` servers for the RAMP shape (nc, nr, ns) whose servers are all free (busy[idx] == 0,
  * idx = (c*nr + r)*ns + s), in the spec's shape and origin order. Writes a server indices to out;
  * returns 1 if found, 0 if not, -1 if `a` has no block shape. */
-int hsdag_ramp_find_block(int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a, int32_t *out);
+HSDAG_API int hsdag_ramp_find_block(int32_t *out, int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy,
+                                    int32_t a);
 /* RAMP all-reduce time (s) of a collective of total size M bytes over servers spanning cgs groups, racks
  * rack indices and node_ids server indices (x = groups in the network). */
-double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x,
-                                 double data_rate, double latency, double io_latency);
+HSDAG_API double hsdag_ramp_allreduce_time(double M, int32_t node_ids, int32_t racks, int32_t cgs, int32_t x,
+                                           double data_rate, double latency, double io_latency);
 /* Beta sampler for distribution 'A'..'D' (PMF built from 50,000 skew-normal draws seeded by table_seed). */
 typedef struct hsdag_beta_dist hsdag_beta_dist;
-hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed);
-double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r);
-void hsdag_beta_free(hsdag_beta_dist *d);
+HSDAG_API hsdag_beta_dist *hsdag_beta_create(char which, uint64_t table_seed);
+HSDAG_API double hsdag_beta_sample(const hsdag_beta_dist *d, hsdag_rng *r);
+HSDAG_API void hsdag_beta_free(hsdag_beta_dist *d);
 /* The built-in graphs (i = 0..4): writes the name and appends the PipeDream text (byte-identical to the
  * file). */
-int hsdag_cluster_builtin_graph(int32_t i, const char **name, hsdag_buf *text);
+HSDAG_API int hsdag_cluster_builtin_graph(const char **name, hsdag_buf *text, int32_t i);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,16 @@
-/* common.h - status codes, error buffer, allocation wrapper, arena, RNG and a string map.
+/* common.h - status codes, error buffer, allocation wrapper, arena, RNG, a string map and a binary heap.
  * Not here: anything about graphs or devices; this is the base every module stands on.
- * Entry points: hsdag_err_set, hsdag_status_str, hsdag_malloc, hsdag_arena_*, hsdag_rng_*, hsdag_strmap_*.
+ * Entry points: hsdag_err_set, hsdag_status_str, hsdag_malloc, hsdag_arena_*, hsdag_rng_*, hsdag_strmap_*,
+ *   hsdag_heap_*.
  *
  * Usage:
  *   hsdag_err e = {0};
  *   hsdag_arena *a = hsdag_arena_create(0);
  *   char *s = hsdag_arena_strdup(a, "conv1");
  *   hsdag_rng r; hsdag_rng_seed(&r, 42); double u = hsdag_rng_uniform(&r);
- *   if (rc < 0) fprintf(stderr, "%s\n", e.msg);
+ *   int rc = s ? 0 : hsdag_err_set(&e, HSDAG_ENOMEM, "%s: out of memory", "names");
+ *   if (rc < 0) fprintf(stderr, "%s\n", e.msg);       // one line, the caller's buffer
+ *   printf("%s %.3f\n", s, u);
  *   hsdag_arena_free(a);
  */
 #ifndef HSDAG_COMMON_H
@@ -17,6 +20,17 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* ---- the library ABI ----
+ * libhsdag is built with -fvisibility=hidden: only declarations marked HSDAG_API (the public headers' own)
+ * are exported from libhsdag.so; everything else, the generated protobuf-c code included, stays inside.
+ * HSDAG_VERSION is the library version (libhsdag.so.0.MINOR.PATCH, SONAME libhsdag.so.0). */
+#if defined(__GNUC__) || defined(__clang__)
+#define HSDAG_API __attribute__((visibility("default")))
+#else
+#define HSDAG_API
+#endif
+#define HSDAG_VERSION "0.1.0"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +56,7 @@ extern "C" {
 typedef enum { HSDAG_STATUS_LIST(HSDAG_STATUS_ENUM_) HSDAG_STATUS_MIN_ = -100 } hsdag_status;
 #undef HSDAG_STATUS_ENUM_
 
-const char *hsdag_status_str(int status);
+HSDAG_API const char *hsdag_status_str(int status);
 
 /* Error details live in a caller-owned buffer. msg is always NUL-terminated. */
 typedef struct hsdag_err {
@@ -52,65 +66,100 @@ typedef struct hsdag_err {
 
 /* Writes "fmt..." into e (if e != NULL) and returns status, so callers can
  * `return hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: ...", path, line);` */
-int hsdag_err_set(hsdag_err *e, int status, const char *fmt, ...)
+HSDAG_API int hsdag_err_set(hsdag_err *e, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /* Prefixes an existing message: "prefix: old message" (used by file wrappers to add the path). */
-void hsdag_err_prefix(hsdag_err *e, const char *prefix);
+HSDAG_API void hsdag_err_prefix(hsdag_err *e, const char *prefix);
 
 /* ---- assertions: our own bugs only, never bad input; always on ---- */
-void hsdag_assert_fail_(const char *expr, const char *file, int line);
+HSDAG_API void hsdag_assert_fail_(const char *expr, const char *file, int line);
 #define HSDAG_ASSERT(c) ((c) ? (void)0 : hsdag_assert_fail_(#c, __FILE__, __LINE__))
 
 /* ---- allocation: every allocation goes through these so tests can inject failures ---- */
-void *hsdag_malloc(size_t n);
-void *hsdag_calloc(size_t count, size_t size);
-void *hsdag_realloc(void *p, size_t n);
-void hsdag_free(void *p);
+HSDAG_API void *hsdag_malloc(size_t n);
+HSDAG_API void *hsdag_calloc(size_t count, size_t size);
+HSDAG_API void *hsdag_realloc(void *p, size_t n);
+HSDAG_API void hsdag_free(void *p);
 /* Test hook: the n-th allocation from now fails (n >= 1); 0 disables. Not thread-safe by design. */
-void hsdag_alloc_fail_after(long n);
+HSDAG_API void hsdag_alloc_fail_after(long n);
 
 /* Grows a dynamic array *pp of *cap elements of size elem so that it can hold need elements.
  * Returns 0 or HSDAG_ENOMEM (the old array stays valid). */
-int hsdag_grow(void **pp, size_t *cap, size_t need, size_t elem);
+HSDAG_API int hsdag_grow(void **pp, size_t *cap, size_t need, size_t elem);
 
 /* ---- arena: graph-lifetime memory, freed by one call ---- */
 typedef struct hsdag_arena hsdag_arena;
-hsdag_arena *hsdag_arena_create(size_t chunk_bytes); /* 0 = default (64 KiB); NULL on ENOMEM */
-void *hsdag_arena_alloc(hsdag_arena *a, size_t n);   /* 16-byte aligned, zeroed; NULL on ENOMEM */
-char *hsdag_arena_strdup(hsdag_arena *a, const char *s);
-char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n);
-size_t hsdag_arena_used(const hsdag_arena *a); /* bytes handed out */
-void hsdag_arena_free(hsdag_arena *a);         /* NULL is a no-op */
+HSDAG_API hsdag_arena *hsdag_arena_create(size_t chunk_bytes); /* 0 = default (64 KiB); NULL on ENOMEM */
+HSDAG_API void *hsdag_arena_alloc(hsdag_arena *a, size_t n);   /* 16-byte aligned, zeroed; NULL on ENOMEM */
+HSDAG_API char *hsdag_arena_strdup(hsdag_arena *a, const char *s);
+HSDAG_API char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n);
+HSDAG_API void hsdag_arena_free(hsdag_arena *a); /* NULL is a no-op */
 
 /* ---- RNG: xoshiro256**, seeded through splitmix64; passed explicitly, never global ---- */
 typedef struct hsdag_rng {
     uint64_t s[4];
 } hsdag_rng;
-void hsdag_rng_seed(hsdag_rng *r, uint64_t seed);
-uint64_t hsdag_rng_u64(hsdag_rng *r);
-double hsdag_rng_uniform(hsdag_rng *r);             /* [0, 1) with 53 random bits */
-uint32_t hsdag_rng_below(hsdag_rng *r, uint32_t n); /* uniform in [0, n), n > 0, unbiased */
-double hsdag_rng_normal(hsdag_rng *r);              /* standard normal (Box-Muller, no cached state) */
+HSDAG_API void hsdag_rng_seed(hsdag_rng *r, uint64_t seed);
+/* The xoshiro256** step, the only copy of it: hsdag_rng_u64 is this function. Inline so that a hot loop
+ * (dropout masks) can run it on a local copy of the state, kept in registers, and store the copy back. */
+static inline uint64_t hsdag_rng_next(hsdag_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t x = s[1] * 5, result = ((x << 7) | (x >> 57)) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = (s[3] << 45) | (s[3] >> 19);
+    return result;
+}
+HSDAG_API uint64_t hsdag_rng_u64(hsdag_rng *r);
+HSDAG_API double hsdag_rng_uniform(hsdag_rng *r);             /* [0, 1) with 53 random bits */
+HSDAG_API uint32_t hsdag_rng_below(hsdag_rng *r, uint32_t n); /* uniform in [0, n), n > 0, unbiased */
+HSDAG_API double hsdag_rng_normal(hsdag_rng *r); /* standard normal (Box-Muller, no cached state) */
 
 /* ---- string -> int32 map (open addressing, FNV-1a); keys are copied into the map's arena ---- */
 typedef struct hsdag_strmap hsdag_strmap;
-hsdag_strmap *hsdag_strmap_create(void);
-void hsdag_strmap_free(hsdag_strmap *m);
+HSDAG_API hsdag_strmap *hsdag_strmap_create(void);
+HSDAG_API void hsdag_strmap_free(hsdag_strmap *m);
 /* Returns the value for key or -1 if absent. */
-int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen);
+HSDAG_API int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen);
 /* Inserts key -> val. Returns 0 if inserted, 1 if the key already existed (value left unchanged),
  * HSDAG_ENOMEM on failure. */
-int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
-int32_t hsdag_strmap_count(const hsdag_strmap *m);
+HSDAG_API int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
+HSDAG_API int32_t hsdag_strmap_count(const hsdag_strmap *m);
+
+/* ---- binary min-heap of fixed-size items (src/core/heap.c), the one heap of the library ----
+ * Items are copied in and out; less(a, b, ctx) != 0 when a goes before b. Pops follow a strict order when
+ * less is a total order (ties make the order depend on the push sequence only: still deterministic). */
+typedef int (*hsdag_heap_less_fn)(const void *a, const void *b, void *ctx);
+typedef struct hsdag_heap {
+    unsigned char *a;    /* [cap * size] */
+    size_t n, cap, size; /* items held, capacity in items, bytes per item (1..64) */
+    int owned;           /* 1: a is the heap's (grown on push, freed by hsdag_heap_free) */
+    hsdag_heap_less_fn less;
+    void *ctx;
+} hsdag_heap;
+/* storage: the caller's array of cap items (never grown or freed), or NULL (the heap allocates as it grows). */
+HSDAG_API void hsdag_heap_init(hsdag_heap *h, size_t item_size, void *storage, size_t cap,
+                               hsdag_heap_less_fn less, void *ctx);
+/* 0, or HSDAG_ENOMEM (own storage could not grow) / HSDAG_ELIMIT (the caller's storage is full). */
+HSDAG_API int hsdag_heap_push(hsdag_heap *h, const void *item);
+/* Removes the least item into *out (h->n > 0). */
+HSDAG_API void hsdag_heap_pop(hsdag_heap *h, void *out);
+/* The least item, in place (valid until the next push or pop), or NULL when empty. */
+HSDAG_API const void *hsdag_heap_top(const hsdag_heap *h);
+HSDAG_API void hsdag_heap_free(hsdag_heap *h); /* frees own storage; the heap is empty afterwards */
 
 /* ---- files ---- */
 /* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */
-int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e);
+HSDAG_API int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e);
 /* Writes atomically: path.tmp, fsync, rename. */
-int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
+HSDAG_API int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
 
 /* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */
 typedef struct hsdag_buf {
@@ -119,18 +168,18 @@ typedef struct hsdag_buf {
     size_t cap;
     int oom; /* set once an append failed; later appends are no-ops */
 } hsdag_buf;
-void hsdag_buf_printf(hsdag_buf *b, const char *fmt, ...)
+HSDAG_API void hsdag_buf_printf(hsdag_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void hsdag_buf_append(hsdag_buf *b, const char *s, size_t n);
-void hsdag_buf_json_str(hsdag_buf *b, const char *s); /* appends a quoted, escaped JSON string */
-void hsdag_buf_double(hsdag_buf *b, double v);        /* shortest text that round-trips (%.17g fallback) */
-void hsdag_buf_free(hsdag_buf *b);
+HSDAG_API void hsdag_buf_append(hsdag_buf *b, const char *s, size_t n);
+HSDAG_API void hsdag_buf_json_str(hsdag_buf *b, const char *s); /* appends a quoted, escaped JSON string */
+HSDAG_API void hsdag_buf_double(hsdag_buf *b, double v); /* shortest text that round-trips (%.17g fallback) */
+HSDAG_API void hsdag_buf_free(hsdag_buf *b);
 
 /* Monotonic wall clock in seconds. */
-double hsdag_now(void);
+HSDAG_API double hsdag_now(void);
 
 #ifdef __cplusplus
 }

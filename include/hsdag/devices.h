@@ -7,7 +7,7 @@
  *
  * Usage:
  *   hsdag_devices *d; hsdag_err e = {0};
- *   if (hsdag_devices_load("cpu-gpu", g, &d, &e) < 0) ...        // a preset name or a JSON file path
+ *   if (hsdag_devices_load(&d, "cpu-gpu", g, &e) < 0) return;    // a preset name or a JSON file path
  *   int32_t gpu = hsdag_devices_find(d, "GPU");                  // index, or -1
  *   hsdag_devices_free(d);
  */
@@ -32,9 +32,10 @@ typedef enum hsdag_semantics {
     HSDAG_SEM_TARNAWSKI, /* Tarnawski et al.'s computeLatency (accelerator blocks, CPU unbounded) */
     HSDAG_SEM_COUNT_
 } hsdag_semantics;
-const char *hsdag_semantics_name(hsdag_semantics s); /* "sequential", "concurrent", "tarnawski", "auto" */
+HSDAG_API const char *
+hsdag_semantics_name(hsdag_semantics s); /* "sequential", "concurrent", "tarnawski", "auto" */
 /* Parses "sequential" | "concurrent" | "tarnawski" | "auto"; returns 0 or HSDAG_EINVAL. */
-int hsdag_semantics_parse(const char *s, hsdag_semantics *out);
+HSDAG_API int hsdag_semantics_parse(hsdag_semantics *out, const char *s, hsdag_err *e);
 
 typedef enum hsdag_devkind {
     HSDAG_DEV_CPU = 0,
@@ -42,7 +43,7 @@ typedef enum hsdag_devkind {
     HSDAG_DEV_ACCEL, /* any other accelerator (Tarnawski "FPGA") */
     HSDAG_DEV_KIND_COUNT_
 } hsdag_devkind;
-const char *hsdag_devkind_name(hsdag_devkind k); /* "cpu", "gpu", "accel" */
+HSDAG_API const char *hsdag_devkind_name(hsdag_devkind k); /* "cpu", "gpu", "accel" */
 
 /* One device. Invariants: name unique within its set and non-empty; peak_flops > 0; mem_bw > 0;
  * 0 < eff[c] <= 1 for every class; launch_s >= 0; mem_capacity >= 0 (0 = unlimited). */
@@ -55,6 +56,13 @@ typedef struct hsdag_device {
     double mem_bw;       /* bytes/s, device memory bandwidth */
     double mem_capacity; /* bytes usable by one request, 0 = unlimited */
     double launch_s;     /* seconds of fixed overhead per non-bookkeeping op (kernel launch / dispatch) */
+    /* optional cache level (0 = none): an op's first cache_bytes move at cache_bw, the rest at mem_bw (an op whose
+     * tensors fit in the last-level cache does not stream them from DRAM) */
+    double cache_bytes; /* bytes */
+    double cache_bw;    /* bytes/s */
+    /* seconds per output element of each op class, on the compute side (0 = none): what an op costs beyond its
+     * multiply-adds (a depthwise convolution's per-output work, an elementwise op's per-element work) */
+    double elem_s[HSDAG_OP_CLASS_COUNT_];
     double eff[HSDAG_OP_CLASS_COUNT_]; /* fraction of peak_flops reached by each op class */
 } hsdag_device;
 
@@ -95,28 +103,30 @@ typedef struct hsdag_devices {
  *                hsdag_split_read), file costs, semantics tarnawski (needs g with
  *                g->meta.format == HSDAG_FMT_TARNAWSKI, or explicit counts "tarnawski:K" / "tarnawski:K:L").
  * g may be NULL except for "tarnawski". */
-int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e);
+HSDAG_API int hsdag_devices_preset(hsdag_devices **out, const char *name, const hsdag_graph *g, hsdag_err *e);
 /* Preset names, NULL-terminated (for --help). */
 const char *const *hsdag_devices_preset_names(void);
 /* The default for a graph: "tarnawski" for Tarnawski JSON graphs, "cpu-gpu" otherwise. */
-const char *hsdag_devices_default_name(const hsdag_graph *g);
+HSDAG_API const char *hsdag_devices_default_name(const hsdag_graph *g);
 /* spec = a preset name, a JSON file path, or NULL/""/"auto" (= hsdag_devices_default_name(g)). */
-int hsdag_devices_load(const char *spec, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e);
+HSDAG_API int hsdag_devices_load(hsdag_devices **out, const char *spec, const hsdag_graph *g, hsdag_err *e);
 /* Parses the JSON schema of docs/devices.md. `what` names the input in messages (NULL = "<buffer>"). */
-int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_devices **out, hsdag_err *e);
+HSDAG_API int hsdag_devices_parse(hsdag_devices **out, const void *buf, size_t len, const char *what,
+                                  hsdag_err *e);
 /* Writes a set back in the same schema (round-trips through hsdag_devices_parse). */
-int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *out);
-void hsdag_devices_free(hsdag_devices *d); /* NULL is a no-op */
+HSDAG_API int hsdag_devices_write_json(hsdag_buf *out, const hsdag_devices *d);
+HSDAG_API void hsdag_devices_free(hsdag_devices *d); /* NULL is a no-op */
 /* Index of the device named `name` (exact, then case-insensitive), or -1. */
-int32_t hsdag_devices_find(const hsdag_devices *d, const char *name);
+HSDAG_API int32_t hsdag_devices_find(const hsdag_devices *d, const char *name);
 /* First device of kind k, or -1. */
-int32_t hsdag_devices_first_of(const hsdag_devices *d, hsdag_devkind k);
+HSDAG_API int32_t hsdag_devices_first_of(const hsdag_devices *d, hsdag_devkind k);
 
 /* ---- per-op per-device profile (CSV lines "node,device,ms"; '#' comments; optional header) ---- */
 typedef struct hsdag_profile hsdag_profile;
-int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out, hsdag_err *e);
-int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e);
-int32_t hsdag_profile_count(const hsdag_profile *p); /* entries */
+HSDAG_API int hsdag_profile_parse(hsdag_profile **out, const void *buf, size_t len, const char *what,
+                                  hsdag_err *e);
+HSDAG_API int hsdag_profile_read_file(hsdag_profile **out, const char *path, hsdag_err *e);
+HSDAG_API int32_t hsdag_profile_count(const hsdag_profile *p); /* entries */
 /* One entry (ms >= 0, finite; line = 1-based line number in the file). */
 typedef struct hsdag_profile_entry {
     const char *node, *device;
@@ -124,10 +134,14 @@ typedef struct hsdag_profile_entry {
     int32_t line;
 } hsdag_profile_entry;
 /* The entries in file order (*n of them), valid until hsdag_profile_free. */
-const hsdag_profile_entry *hsdag_profile_entries(const hsdag_profile *p, int32_t *n);
+HSDAG_API const hsdag_profile_entry *hsdag_profile_entries(const hsdag_profile *p, int32_t *n);
 /* The name the profile was parsed under (the `what` of hsdag_profile_parse, "<buffer>" if none). */
-const char *hsdag_profile_what(const hsdag_profile *p);
-void hsdag_profile_free(hsdag_profile *p);
+HSDAG_API const char *hsdag_profile_what(const hsdag_profile *p);
+/* Comment lines "#fused,<node>,<anchor>" (hsdag profile: node ran inside anchor's kernel): the text after
+ * "#fused," as written (node names may hold commas; hsdag_calibrate splits it against the graph's names). */
+HSDAG_API int32_t hsdag_profile_fused_count(const hsdag_profile *p);
+HSDAG_API const char *hsdag_profile_fused(const hsdag_profile *p, int32_t i);
+HSDAG_API void hsdag_profile_free(hsdag_profile *p);
 
 #ifdef __cplusplus
 }

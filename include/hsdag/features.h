@@ -1,17 +1,19 @@
 /* features.h - the graph side of HSDAG: co-location coarsening, structural features per group, and the
  * discrete step of Graph Parsing Network pooling (dominant edges -> clusters -> pooled adjacency).
  * Not here: anything learned (edge scores come in as numbers; the networks live in src/learn/model.c).
- * Entry points: hsdag_coarsen_create/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
+ * Entry points: hsdag_coarsen_create(_opts)/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
  *
  * Usage:
  *   hsdag_coarse *c; hsdag_err e = {0};
- *   hsdag_coarsen_create(&c, g, &e);                  // groups: in-degree-1 nodes join their predecessor
+ *   if (hsdag_coarsen_create(&c, g, 0, &e) < 0) return;   // in-degree-1 nodes join their predecessor
  *   hsdag_features_config fc = hsdag_features_config_default();
  *   hsdag_features f;
  *   hsdag_features_compute(&f, g, c, &fc, &e);        // f.x is (c->n_groups, f.dim), kinds side by side
- *   // edge scores s[k] for the undirected edges (u[k], v[k]) of c's group graph:
+ *   // edge scores s[k] for the m undirected edges (u[k], w[k]) of a graph of n nodes:
+ *   int32_t n = 3, m = 2, u[2] = {0, 1}, w[2] = {1, 2};
+ *   float sc[2] = {0.9f, 0.1f};
  *   hsdag_gpn_parse_result pr;
- *   hsdag_gpn_parse(&pr, c->n_groups, m, u, v, s, &e);  // pr.cluster[node], pooled adjacency pr.adj_*
+ *   hsdag_gpn_parse(&pr, n, m, u, w, sc, &e);          // pr.cluster[node], pooled edges pr.pu / pr.pv
  *   hsdag_gpn_parse_free(&pr); hsdag_features_free(&f); hsdag_coarsen_free(c);
  */
 #ifndef HSDAG_FEATURES_H
@@ -42,14 +44,31 @@ typedef struct hsdag_coarse {
     double *edge_bytes; /* [n_edges] sum of the op edges it stands for */
     int32_t *in_off;    /* [n_groups + 1] by destination */
     int32_t *in_src;    /* [n_edges] */
+    int32_t n_und;      /* the undirected group graph: unique pairs und_u[k] < und_v[k], sorted */
+    int32_t *und_u, *und_v;
 } hsdag_coarse;
 
 /* Builds the coarsening of g. disable = 1 gives one group per op (the ablation "no coarsening").
  * Returns 0 or HSDAG_ENOMEM. */
-int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e);
-void hsdag_coarsen_free(hsdag_coarse *c); /* NULL is a no-op */
+HSDAG_API int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e);
+/* Options of hsdag_coarsen_create_opts (zeroed = hsdag_coarsen_create's rule). */
+typedef struct hsdag_coarsen_opts {
+    int disable;             /* 1 = one group per op */
+    const int32_t *colocate; /* [n_nodes] or NULL: ops with the same id >= 0 (< n_nodes, e.g. a colour class)
+                              * land in one group: groups are then the components of both rules, numbered by
+                              * their first op; such merges can join groups both ways, so the "A < B" invariant
+                              * of group edges holds only without colocate */
+    int32_t max_ops;         /* > 0: an op starts a new group instead of joining one of this many ops */
+    const double *bytes;     /* [n_nodes] bytes per op for max_bytes (e.g. static bytes), or NULL */
+    double max_bytes;        /* > 0: ... or one whose bytes would then exceed this */
+    int32_t max_groups; /* > 0: then runs of consecutive groups are merged until at most this many are left
+                              * (linear; keeps the learner's cost bounded on huge graphs) */
+} hsdag_coarsen_opts;
+HSDAG_API int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hsdag_coarsen_opts *o,
+                                        hsdag_err *e);
+HSDAG_API void hsdag_coarsen_free(hsdag_coarse *c); /* NULL is a no-op */
 /* Expands a per-group value to a per-op value: op_dev[v] = group_dev[group_of[v]]. */
-void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t *group_dev);
+HSDAG_API void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t *group_dev);
 
 /* ---- features per group ----
  * Kinds (each switchable; the learner embeds each present kind to the same width, then concatenates):
@@ -71,13 +90,13 @@ typedef enum hsdag_feat_kind {
 } hsdag_feat_kind;
 #define HSDAG_FEAT_ALL ((1u << HSDAG_FEAT_KINDS_) - 1u)
 #define HSDAG_FEAT_STRUCT ((1u << HSDAG_FEAT_DEGREE) | (1u << HSDAG_FEAT_NFD) | (1u << HSDAG_FEAT_CLOSENESS))
-const char *
+HSDAG_API const char *
 hsdag_feat_kind_name(hsdag_feat_kind k); /* "optype", "shape", "id", "degree", "nfd", "closeness" */
 
 typedef struct hsdag_features_config {
     unsigned kinds; /* bit set of 1u << hsdag_feat_kind (default HSDAG_FEAT_ALL) */
 } hsdag_features_config;
-hsdag_features_config hsdag_features_config_default(void);
+HSDAG_API hsdag_features_config hsdag_features_config_default(void);
 
 /* Invariants: x is (n, dim) row-major; kind k occupies columns kind_off[k] .. kind_off[k] + kind_dim[k] - 1;
  * kind_dim[k] == 0 for a switched-off kind; every value is finite. */
@@ -89,20 +108,35 @@ typedef struct hsdag_features {
 } hsdag_features;
 
 /* Widths of each kind (independent of the graph). */
-int32_t hsdag_features_kind_width(hsdag_feat_kind k);
+HSDAG_API int32_t hsdag_features_kind_width(hsdag_feat_kind k);
 /* Index of op string `op` in the fixed op vocabulary (case-insensitive, spellings of ONNX, OpenVINO and
  * PyTorch), or the "other" slot. Exposed for tests. */
-int32_t hsdag_features_op_index(const char *op);
+HSDAG_API int32_t hsdag_features_op_index(const char *op);
 
 /* Computes features of c's groups. At least one kind must be on (else HSDAG_EINVAL). */
-int hsdag_features_compute(hsdag_features *f, const hsdag_graph *g, const hsdag_coarse *c,
-                           const hsdag_features_config *cfg, hsdag_err *e);
-void hsdag_features_free(hsdag_features *f);
+HSDAG_API int hsdag_features_compute(hsdag_features *f, const hsdag_graph *g, const hsdag_coarse *c,
+                                     const hsdag_features_config *cfg, hsdag_err *e);
+HSDAG_API void hsdag_features_free(hsdag_features *f);
 
 /* Structural measures on a CSR DAG of n nodes (out-CSR and in-CSR as in hsdag_coarse), exposed for tests:
  * nfd[v] (undirected BFS) and closeness[v] (incoming distances, Wasserman-Faust). Either may be NULL. */
-int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
-                          const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src, hsdag_err *e);
+HSDAG_API int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
+                                    const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src,
+                                    hsdag_err *e);
+/* Up to exact_max groups the measures are exact (all-pairs BFS, O(V (V + E))); above, near-linear:
+ * NFD from a BFS stopped at radius nfd_radius or after nfd_visits nodes (the radius cut short is dropped),
+ * closeness sampled from `pivots` forward BFS (Eppstein-Wang), O(pivots (V + E)). docs/hsdag.md measures what
+ * the approximation changes. */
+typedef struct hsdag_struct_opts {
+    int32_t exact_max;  /* 4096 (the default learner never has more groups: --max-groups) */
+    int32_t nfd_radius; /* 8 */
+    int32_t nfd_visits; /* 512 */
+    int32_t pivots;     /* 64 */
+} hsdag_struct_opts;
+HSDAG_API hsdag_struct_opts hsdag_struct_opts_default(void);
+HSDAG_API int hsdag_struct_measures_opts(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
+                                         const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src,
+                                         const hsdag_struct_opts *o, hsdag_err *e);
 
 /* ---- GPN parsing (the discrete part of Graph Parsing Network pooling) ----
  * Input: n nodes, m undirected edges (u[k], v[k]), u != v, no duplicates, with scores s[k].
@@ -121,9 +155,9 @@ typedef struct hsdag_gpn_parse_result {
     int32_t *pu, *pv; /* [m_pooled] pooled undirected edges, pu < pv */
 } hsdag_gpn_parse_result;
 
-int hsdag_gpn_parse(hsdag_gpn_parse_result *r, int32_t n, int32_t m, const int32_t *u, const int32_t *v,
-                    const float *s, hsdag_err *e);
-void hsdag_gpn_parse_free(hsdag_gpn_parse_result *r);
+HSDAG_API int hsdag_gpn_parse(hsdag_gpn_parse_result *r, int32_t n, int32_t m, const int32_t *u,
+                              const int32_t *v, const float *s, hsdag_err *e);
+HSDAG_API void hsdag_gpn_parse_free(hsdag_gpn_parse_result *r);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@
  *   hsdag_graph *g; hsdag_err e = {0};
  *   if (hsdag_gb_finish(b, &g, &e) < 0) puts(e.msg);   // rejects cycles, dangling edges
  *   hsdag_gb_free(b);
- *   for (int32_t k = g->out_off[r]; k < g->out_off[r + 1]; k++) ... g->out_dst[k] ...
+ *   for (int32_t k = g->out_off[x]; k < g->out_off[x + 1]; k++) printf("x -> %d\n", g->out_dst[k]);
  *   hsdag_graph_free(g);
  */
 #ifndef HSDAG_GRAPH_H
@@ -48,9 +48,10 @@ typedef enum hsdag_dtype {
     HSDAG_DT_U1,
     HSDAG_DT_COUNT_
 } hsdag_dtype;
-double hsdag_dtype_bytes(hsdag_dtype t); /* bytes per element (0.5 for 4-bit, 0.125 for u1); 4 if unknown */
-const char *hsdag_dtype_name(hsdag_dtype t); /* "f32", "i64", ... */
-hsdag_dtype
+HSDAG_API double
+hsdag_dtype_bytes(hsdag_dtype t); /* bytes per element (0.5 for 4-bit, 0.125 for u1); 4 if unknown */
+HSDAG_API const char *hsdag_dtype_name(hsdag_dtype t); /* "f32", "i64", ... */
+HSDAG_API hsdag_dtype
 hsdag_dtype_parse(const char *s); /* accepts "f32", "FP32", "float32", "float", ...; UNKNOWN otherwise */
 
 /* Coarse op classes used by cost models and features. */
@@ -67,7 +68,7 @@ typedef enum hsdag_opclass {
     HSDAG_OP_DATAMOVE,    /* Concat, Reshape, Transpose, Gather, Slice, Split, Pad, ... */
     HSDAG_OP_CLASS_COUNT_
 } hsdag_opclass;
-const char *hsdag_opclass_name(hsdag_opclass c);
+HSDAG_API const char *hsdag_opclass_name(hsdag_opclass c);
 
 /* Node flags (bit set). */
 enum {
@@ -77,7 +78,10 @@ enum {
     HSDAG_NF_OUTPUT = 1u << 3,      /* graph output / Result */
     HSDAG_NF_BACKWARD = 1u << 4,    /* backward-pass node (Tarnawski isBackwardNode, mirrored graphs) */
     HSDAG_NF_NO_ACCEL = 1u << 5,    /* may not run on an accelerator (Tarnawski supportedOnFpga = 0) */
-    HSDAG_NF_RENAMED = 1u << 6      /* name was empty or duplicate and was made unique */
+    HSDAG_NF_RENAMED = 1u << 6,     /* name was empty or duplicate and was made unique */
+    /* computed from constants only (ONNX: initializers, Constant, static Shape): a runtime folds it when it loads
+     * the model, so it is also BOOKKEEPING (zero cost) */
+    HSDAG_NF_FOLDED = 1u << 7
 };
 
 typedef enum hsdag_format {
@@ -90,7 +94,7 @@ typedef enum hsdag_format {
     HSDAG_FMT_DOT,       /* NNCF Graphviz DOT */
     HSDAG_FMT_BUILT      /* built in code */
 } hsdag_format;
-const char *hsdag_format_name(
+HSDAG_API const char *hsdag_format_name(
     hsdag_format f); /* "onnx", "openvino-ir", "pipedream", "tarnawski", "hsdag-json", "dot", ... */
 
 /* Measured cost kinds (columns of hsdag_graph.cost_ms). */
@@ -162,51 +166,50 @@ typedef struct hsdag_graph {
     hsdag_arena *arena;
 } hsdag_graph;
 
-void hsdag_graph_free(hsdag_graph *g); /* frees everything; NULL is a no-op */
+HSDAG_API void hsdag_graph_free(hsdag_graph *g); /* frees everything; NULL is a no-op */
 
 /* Edge id of (u, v) or -1; O(log outdeg). */
-int32_t hsdag_graph_edge_id(const hsdag_graph *g, int32_t u, int32_t v);
+HSDAG_API int32_t hsdag_graph_edge_id(const hsdag_graph *g, int32_t u, int32_t v);
 /* Node index by name or -1; O(n) (build an hsdag_strmap for repeated lookups). */
-int32_t hsdag_graph_find(const hsdag_graph *g, const char *name);
+HSDAG_API int32_t hsdag_graph_find(const hsdag_graph *g, const char *name);
 /* Element count of output slot s (product of dims), -1 if any dim is unknown. */
-double hsdag_graph_shape_elems(const hsdag_graph *g, int32_t s);
+HSDAG_API double hsdag_graph_shape_elems(const hsdag_graph *g, int32_t s);
 
 /* ---- builder: mutable, append-only; hsdag_gb_finish validates and produces the CSR IR ---- */
 typedef struct hsdag_gb hsdag_gb;
-hsdag_gb *hsdag_gb_create(void); /* NULL on ENOMEM */
-void hsdag_gb_free(hsdag_gb *b);
+HSDAG_API hsdag_gb *hsdag_gb_create(void); /* NULL on ENOMEM */
+HSDAG_API void hsdag_gb_free(hsdag_gb *b);
 /* Adds a node; name may be NULL or "" (a unique name "<op>_<index>" is given). Returns index or <0. */
-int32_t hsdag_gb_add_node(hsdag_gb *b, const char *name, const char *op);
+HSDAG_API int32_t hsdag_gb_add_node(hsdag_gb *b, const char *name, const char *op);
 /* Per-node setters (index from add_node). Values not set keep defaults:
  * flops 0, param 0, mem NAN, color -1, file_id = index, costs NAN, flags 0. */
-void hsdag_gb_set_flops(hsdag_gb *b, int32_t v, double flops);
-void hsdag_gb_set_param_bytes(hsdag_gb *b, int32_t v, double bytes);
-void hsdag_gb_set_mem_bytes(hsdag_gb *b, int32_t v, double bytes);
-void hsdag_gb_set_color(hsdag_gb *b, int32_t v, int32_t color);
-void hsdag_gb_set_file_id(hsdag_gb *b, int32_t v, int32_t id);
-void hsdag_gb_set_cost(hsdag_gb *b, int32_t v, hsdag_costkind k, double ms);
-void hsdag_gb_set_flags(hsdag_gb *b, int32_t v, uint32_t flags); /* ORs into the node's flags */
+HSDAG_API void hsdag_gb_set_flops(hsdag_gb *b, int32_t v, double flops);
+HSDAG_API void hsdag_gb_set_param_bytes(hsdag_gb *b, int32_t v, double bytes);
+HSDAG_API void hsdag_gb_set_mem_bytes(hsdag_gb *b, int32_t v, double bytes);
+HSDAG_API void hsdag_gb_set_color(hsdag_gb *b, int32_t v, int32_t color);
+HSDAG_API void hsdag_gb_set_file_id(hsdag_gb *b, int32_t v, int32_t id);
+HSDAG_API void hsdag_gb_set_cost(hsdag_gb *b, int32_t v, hsdag_costkind k, double ms);
+HSDAG_API void hsdag_gb_set_flags(hsdag_gb *b, int32_t v, uint32_t flags); /* ORs into the node's flags */
 /* Sets opclass explicitly (otherwise derived from the op string by hsdag_opclass_of at finish). */
-void hsdag_gb_set_opclass(hsdag_gb *b, int32_t v, hsdag_opclass c);
+HSDAG_API void hsdag_gb_set_opclass(hsdag_gb *b, int32_t v, hsdag_opclass c);
 /* Appends an output tensor of node v: rank dims (rank -1 = unknown; dims may hold -1). */
-int hsdag_gb_add_output(hsdag_gb *b, int32_t v, hsdag_dtype dt, int rank, const int64_t *dims);
+HSDAG_API int hsdag_gb_add_output(hsdag_gb *b, int32_t v, hsdag_dtype dt, int rank, const int64_t *dims);
 /* Adds an edge u -> v carrying bytes. Parallel (u, v) edges are merged at finish (bytes summed,
  * cost max), so importers add one edge per distinct tensor. u or v out of range gives
  * HSDAG_EDANGLING at finish. */
-int hsdag_gb_add_edge(hsdag_gb *b, int32_t u, int32_t v, double bytes);
+HSDAG_API int hsdag_gb_add_edge(hsdag_gb *b, int32_t u, int32_t v, double bytes);
 /* As add_edge with a file-given transfer cost (ms, NAN if none). */
-int hsdag_gb_add_edge_ex(hsdag_gb *b, int32_t u, int32_t v, double bytes, double cost_ms);
-void hsdag_gb_set_meta(hsdag_gb *b, const hsdag_graph_meta *m);
+HSDAG_API int hsdag_gb_add_edge_ex(hsdag_gb *b, int32_t u, int32_t v, double bytes, double cost_ms);
+HSDAG_API void hsdag_gb_set_meta(hsdag_gb *b, const hsdag_graph_meta *m);
 /* Validates (dangling ends, self-loops, cycles: the message names a node on the cycle), renames
  * empty/duplicate names ("name", "name_1", ...; stable: first occurrence keeps its name),
  * sorts topologically (Kahn, ties by insertion order, so ids are stable), merges parallel edges
  * (bytes summed, cost max) and derives opclass/flags/out_bytes. The builder may be reused or freed. */
-int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e);
-int32_t hsdag_gb_node_count(const hsdag_gb *b);
+HSDAG_API int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e);
 
 /* ---- op cost annotation ---- */
 /* Classifies an op type string (ONNX, OpenVINO, PyTorch or NNCF spelling). */
-hsdag_opclass hsdag_opclass_of(const char *op);
+HSDAG_API hsdag_opclass hsdag_opclass_of(const char *op);
 
 typedef struct hsdag_shape_ref {
     int rank;            /* -1 = unknown */
@@ -235,7 +238,7 @@ typedef struct hsdag_opcost {
  *  MatMul/Gemm: 2 * M * N * K;  Einsum: 2 * prod of all distinct index sizes (when parsable);
  *  elementwise: out_elems (x4 for transcendental ones); pooling: out_elems * window;
  *  norms: 5 * elems; softmax: 5 * elems; reductions: in_elems; data movement and bookkeeping: 0. */
-hsdag_opcost hsdag_opcost_estimate(const hsdag_opcost_in *in);
+HSDAG_API hsdag_opcost hsdag_opcost_estimate(const hsdag_opcost_in *in);
 
 /* ---- statistics for `hsdag info` ---- */
 typedef struct hsdag_op_count {
@@ -252,15 +255,17 @@ typedef struct hsdag_graph_stats {
     int32_t max_width;       /* most nodes sharing one longest-path level */
     int32_t unknown_ops;     /* nodes with HSDAG_NF_UNKNOWN_OP */
     int32_t bookkeeping_ops;
+    /* non-bookkeeping nodes with an output of unknown shape: their FLOPs and bytes count only what is known */
+    int32_t unshaped_ops;
     int32_t sources, sinks;
     int32_t n_op_types;
     hsdag_op_count *ops; /* sorted by count desc, then name; hsdag_malloc'd */
 } hsdag_graph_stats;
-int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_err *e);
-void hsdag_graph_stats_free(hsdag_graph_stats *s);
+HSDAG_API int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_err *e);
+HSDAG_API void hsdag_graph_stats_free(hsdag_graph_stats *s);
 
 /* Longest-path level of every node (sources are level 0); lvl has n_nodes slots. Returns depth. */
-int32_t hsdag_graph_levels(const hsdag_graph *g, int32_t *lvl);
+HSDAG_API int32_t hsdag_graph_levels(const hsdag_graph *g, int32_t *lvl);
 
 #ifdef __cplusplus
 }

@@ -4,21 +4,28 @@
  * Entry points: hsdag_nn_params_*, hsdag_nn_adam_*, hsdag_nn_<kernel>_forward/_backward,
  *   hsdag_nn_adj_*, hsdag_nn_gnn_*, hsdag_nn_categorical_*, hsdag_nn_entropy_*.
  *
- * Usage (a 2-layer MLP trained with Adam; error handling shortened):
- *   hsdag_nn_set_threads(1);                               // deterministic, fast for small matrices
- *   hsdag_nn_params *p; hsdag_nn_params_create(&p);
+ * Usage (a 2-layer MLP trained with Adam; error handling shortened; the program sets the thread count):
+ *   enum { N = 8 };                                        // rows (samples)
+ *   static float x[N * 16], h[N * 128], z[N * 4], logp[N * 4], dlogp[N * 4], dz[N * 4], dh[N * 128],
+ *       du[N * 128];
+ *   hsdag_err e = {0};
+ *   hsdag_nn_params *p;
+ *   if (hsdag_nn_params_create(&p, &e) < 0) return;
  *   hsdag_nn_linear l1, l2;
- *   hsdag_nn_linear_add(p, &l1, "l1", 16, 128, 1);         // register shapes first ...
- *   hsdag_nn_linear_add(p, &l2, "l2", 128, 4, 1);
+ *   hsdag_nn_linear_add(p, &l1, "l1", 16, 128, 1, &e);     // register shapes first ...
+ *   hsdag_nn_linear_add(p, &l2, "l2", 128, 4, 1, &e);
  *   hsdag_rng r; hsdag_rng_seed(&r, 42);
  *   hsdag_nn_params_alloc(p, &r, &e);                      // ... then ONE allocation, initialised
+ *   float *(*W)(hsdag_nn_params *, int32_t) = hsdag_nn_params_value, *(*G)(hsdag_nn_params *, int32_t) =
+ *       hsdag_nn_params_grad;
  *   // forward: h (N,128), logp (N,4)
  *   hsdag_nn_linear_forward(h, x, W(p, l1.w), W(p, l1.b), N, 16, 128);
  *   hsdag_nn_relu_forward(h, h, N * 128);
  *   hsdag_nn_linear_forward(z, h, W(p, l2.w), W(p, l2.b), N, 128, 4);
  *   hsdag_nn_log_softmax_forward(logp, z, NULL, N, 4);
  *   // backward: dlogp holds dLoss/dlogp; backward kernels ACCUMULATE (+=) into zeroed buffers
- *   hsdag_nn_params_zero_grad(p); memset(dz, 0, ...); memset(dh, 0, ...); memset(du, 0, ...);
+ *   hsdag_nn_params_zero_grad(p);
+ *   memset(dz, 0, sizeof dz); memset(dh, 0, sizeof dh); memset(du, 0, sizeof du);
  *   hsdag_nn_log_softmax_backward(dz, dlogp, logp, N, 4);
  *   hsdag_nn_linear_backward(dh, G(p, l2.w), G(p, l2.b), dz, h, W(p, l2.w), N, 128, 4);
  *   hsdag_nn_relu_backward(du, dh, h, N * 128);            // h is ReLU's output (in place above)
@@ -26,7 +33,6 @@
  *   hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
  *   hsdag_nn_adam_step(p, &ac, NULL);
  *   hsdag_nn_params_free(p);
- *   (W = hsdag_nn_params_value, G = hsdag_nn_params_grad)
  *
  * Conventions:
  *  - Tensors are row-major float arrays; shapes are stated as (rows, cols) in comments.
@@ -53,9 +59,10 @@
 extern "C" {
 #endif
 
-/* Sets the number of OpenBLAS threads (process-wide). 1 is recommended: small matrices gain nothing
- * from threads on a shared machine and results stay bit-identical run to run. */
-void hsdag_nn_set_threads(int n);
+/* Sets the number of OpenBLAS threads. Process-wide, so it is the program's explicit choice: the library
+ * never calls it (the CLI's main sets 1). 1 is recommended: small matrices gain nothing from threads on a
+ * shared machine and results stay bit-identical run to run. */
+HSDAG_API void hsdag_nn_set_threads(int n);
 
 /* ======================================================================================
  * ---- parameter set: register tensors by shape, then one allocation ----
@@ -76,46 +83,48 @@ typedef enum {
  * value, grad, adam_m, adam_v each hold count() floats in the same layout, tensor t at offset(t). */
 typedef struct hsdag_nn_params hsdag_nn_params;
 
-int hsdag_nn_params_create(hsdag_nn_params **out); /* 0 or HSDAG_ENOMEM */
-void hsdag_nn_params_free(hsdag_nn_params *p);     /* NULL is a no-op */
+HSDAG_API int hsdag_nn_params_create(hsdag_nn_params **out, hsdag_err *e); /* 0 or HSDAG_ENOMEM */
+HSDAG_API void hsdag_nn_params_free(hsdag_nn_params *p);                   /* NULL is a no-op */
 
 /* Registers a (rows, cols) tensor; returns its id (>= 0) or a negative status (EINVAL if p is
  * already allocated, the name is empty/longer than 63 bytes or already used, or a size is <= 0;
  * ELIMIT past 2^31 floats; ENOMEM). name is copied. */
-int32_t hsdag_nn_params_add(hsdag_nn_params *p, const char *name, int32_t rows, int32_t cols,
-                            hsdag_nn_init init, float scale, hsdag_err *e);
+HSDAG_API int32_t hsdag_nn_params_add(hsdag_nn_params *p, const char *name, int32_t rows, int32_t cols,
+                                      hsdag_nn_init init, float scale, hsdag_err *e);
 /* Allocates value, grad, Adam m and v in one block, initialises values from rng (in registration
  * order), zeroes grad/m/v and the Adam step. Returns 0, EINVAL (already allocated) or ENOMEM. */
-int hsdag_nn_params_alloc(hsdag_nn_params *p, hsdag_rng *rng, hsdag_err *e);
+HSDAG_API int hsdag_nn_params_alloc(hsdag_nn_params *p, hsdag_rng *rng, hsdag_err *e);
 
-int32_t hsdag_nn_params_n_tensors(const hsdag_nn_params *p);
-size_t hsdag_nn_params_count(const hsdag_nn_params *p);                   /* total floats in one block */
-int32_t hsdag_nn_params_find(const hsdag_nn_params *p, const char *name); /* id or -1 */
-const char *hsdag_nn_params_name(const hsdag_nn_params *p, int32_t id);
-int32_t hsdag_nn_params_rows(const hsdag_nn_params *p, int32_t id);
-int32_t hsdag_nn_params_cols(const hsdag_nn_params *p, int32_t id);
-size_t hsdag_nn_params_offset(const hsdag_nn_params *p, int32_t id); /* in floats */
+HSDAG_API int32_t hsdag_nn_params_n_tensors(const hsdag_nn_params *p);
+HSDAG_API size_t hsdag_nn_params_count(const hsdag_nn_params *p); /* total floats in one block */
+HSDAG_API int32_t hsdag_nn_params_find(const hsdag_nn_params *p, const char *name); /* id or -1 */
+HSDAG_API const char *hsdag_nn_params_name(const hsdag_nn_params *p, int32_t id);
+HSDAG_API int32_t hsdag_nn_params_rows(const hsdag_nn_params *p, int32_t id);
+HSDAG_API int32_t hsdag_nn_params_cols(const hsdag_nn_params *p, int32_t id);
+HSDAG_API size_t hsdag_nn_params_offset(const hsdag_nn_params *p, int32_t id); /* in floats */
 /* Pointers into the blocks (valid after alloc until free). Whole blocks: id = -1 gives the start. */
-float *hsdag_nn_params_value(hsdag_nn_params *p, int32_t id);
-float *hsdag_nn_params_grad(hsdag_nn_params *p, int32_t id);
-void hsdag_nn_params_zero_grad(hsdag_nn_params *p);
-int64_t hsdag_nn_params_step(const hsdag_nn_params *p); /* Adam steps taken so far */
+HSDAG_API float *hsdag_nn_params_value(hsdag_nn_params *p, int32_t id);
+HSDAG_API float *hsdag_nn_params_grad(hsdag_nn_params *p, int32_t id);
+HSDAG_API void hsdag_nn_params_zero_grad(hsdag_nn_params *p);
+HSDAG_API int64_t hsdag_nn_params_step(const hsdag_nn_params *p); /* Adam steps taken so far */
 
 /* Copies the values (not grads, not Adam state) of src into dst, e.g. a DQN target network or a
  * snapshot of the best policy. The tensor tables must match (names and shapes); EINVAL otherwise,
  * naming the first mismatch. Both sets must be allocated. */
-int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src, hsdag_err *e);
+HSDAG_API int hsdag_nn_params_copy_values(hsdag_nn_params *dst, const hsdag_nn_params *src, hsdag_err *e);
 
-/* Checkpoint: appends to out a binary image (little-endian): magic "HSDAGNN\0", version u32,
- * n_tensors u32, count u64, adam step i64, per tensor (rows i32, cols i32, name_len u32, name
- * bytes), then value, adam m, adam v as float32 arrays (grad is not saved), then an FNV-1a 64-bit
- * checksum of everything before it. Returns 0, EINVAL (not allocated) or ENOMEM (out->oom). */
-int hsdag_nn_params_save(const hsdag_nn_params *p, hsdag_buf *out, hsdag_err *e);
+/* Checkpoint: appends to out a binary image through the wire codec (codec.h): a frame "HSDAGNN\0"
+ * version 2 (magic, version, length, checksum) whose payload is n_tensors u32, count u64, adam step i64,
+ * per tensor (rows i32, cols i32, name_len u32, name bytes), then value, adam m, adam v as float32 arrays
+ * (grad is not saved). Version-1 images (the same fields after magic + u32 1, FNV-1a 64 at the end) load
+ * too. Returns 0, EINVAL (not allocated) or ENOMEM (out->oom). */
+HSDAG_API int hsdag_nn_params_save(const hsdag_nn_params *p, hsdag_buf *out, hsdag_err *e);
 /* Restores values, Adam m/v and step from buf. The tensor table (count, names, shapes) must match
  * p exactly. *used (optional) gets the bytes consumed, so an image can be embedded in a larger
  * file. Returns 0, EPARSE (bad magic/truncated/checksum) or EINVAL (shape mismatch), with a
  * message naming the tensor. p is left unchanged on error. */
-int hsdag_nn_params_load(hsdag_nn_params *p, const void *buf, size_t len, size_t *used, hsdag_err *e);
+HSDAG_API int hsdag_nn_params_load(hsdag_nn_params *p, const void *buf, size_t len, size_t *used,
+                                   hsdag_err *e);
 
 /* ---- Adam over the whole block in one loop ---- */
 typedef struct hsdag_nn_adam_config {
@@ -126,7 +135,7 @@ typedef struct hsdag_nn_adam_config {
     int decoupled;      /* 1 = AdamW: value -= lr * weight_decay * value, separately from Adam */
     float clip_norm;    /* > 0: scale all gradients so their global L2 norm is <= clip_norm */
 } hsdag_nn_adam_config;
-hsdag_nn_adam_config hsdag_nn_adam_config_default(void);
+HSDAG_API hsdag_nn_adam_config hsdag_nn_adam_config_default(void);
 
 typedef struct hsdag_nn_adam_stats {
     double grad_norm; /* global L2 norm of the gradient before clipping */
@@ -135,7 +144,8 @@ typedef struct hsdag_nn_adam_stats {
 /* One bias-corrected Adam step: increments the step count, updates value from grad. Does not zero
  * grad. stats may be NULL. p must be allocated. Non-finite gradients are applied as they are
  * (check stats->grad_norm if that matters). */
-void hsdag_nn_adam_step(hsdag_nn_params *p, const hsdag_nn_adam_config *c, hsdag_nn_adam_stats *stats);
+HSDAG_API void hsdag_nn_adam_step(hsdag_nn_params *p, const hsdag_nn_adam_config *c,
+                                  hsdag_nn_adam_stats *stats);
 
 /* ---- layer parameter helpers: register the usual tensors under "<name>.w" / "<name>.b" ---- */
 typedef struct hsdag_nn_linear {
@@ -143,111 +153,118 @@ typedef struct hsdag_nn_linear {
     int32_t in, out;
 } hsdag_nn_linear;
 /* W: HSDAG_NN_INIT_LINEAR, b: U(-1/sqrt(in), 1/sqrt(in)) as PyTorch. Returns 0 or a status. */
-int hsdag_nn_linear_add(hsdag_nn_params *p, hsdag_nn_linear *l, const char *name, int32_t in, int32_t out,
-                        int bias, hsdag_err *e);
+HSDAG_API int hsdag_nn_linear_add(hsdag_nn_params *p, hsdag_nn_linear *l, const char *name, int32_t in,
+                                  int32_t out, int bias, hsdag_err *e);
 typedef struct hsdag_nn_layernorm {
     int32_t g, b; /* gain (1, d) initialised to 1, bias (1, d) initialised to 0 */
     int32_t d;
 } hsdag_nn_layernorm;
-int hsdag_nn_layernorm_add(hsdag_nn_params *p, hsdag_nn_layernorm *l, const char *name, int32_t d,
-                           hsdag_err *e);
+HSDAG_API int hsdag_nn_layernorm_add(hsdag_nn_params *p, hsdag_nn_layernorm *l, const char *name, int32_t d,
+                                     hsdag_err *e);
 
 /* ======================================================================================
  * ---- dense kernels (src/nn/layers.c) ----
  * ====================================================================================== */
 
 /* y (n, out) = x (n, in) W^T + b; w (out, in), b (out) or NULL. y must not alias x. */
-void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const float *b, int32_t n, int32_t in,
-                             int32_t out);
+HSDAG_API void hsdag_nn_linear_forward(float *y, const float *x, const float *w, const float *b, int32_t n,
+                                       int32_t in, int32_t out);
 /* dx (n, in) += dy W; dw (out, in) += dy^T x; db (out) += sum_rows dy. Any of dx, dw, db may be NULL. */
-void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
-                              const float *w, int32_t n, int32_t in, int32_t out);
+HSDAG_API void hsdag_nn_linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                                        const float *w, int32_t n, int32_t in, int32_t out);
 
 /* y (len) = max(x, 0); y may equal x. */
-void hsdag_nn_relu_forward(float *y, const float *x, size_t len);
+HSDAG_API void hsdag_nn_relu_forward(float *y, const float *x, size_t len);
 /* dx (len) += dy * (y > 0), y = the forward OUTPUT. dx must not alias dy (it accumulates). */
-void hsdag_nn_relu_backward(float *dx, const float *dy, const float *y, size_t len);
+HSDAG_API void hsdag_nn_relu_backward(float *dx, const float *dy, const float *y, size_t len);
 
 /* y (len) = x > 0 ? x : slope * x; y may equal x. */
-void hsdag_nn_leaky_relu_forward(float *y, const float *x, float slope, size_t len);
+HSDAG_API void hsdag_nn_leaky_relu_forward(float *y, const float *x, float slope, size_t len);
 /* dx (len) += dy * (x > 0 ? 1 : slope), x = the forward INPUT. */
-void hsdag_nn_leaky_relu_backward(float *dx, const float *dy, const float *x, float slope, size_t len);
+HSDAG_API void hsdag_nn_leaky_relu_backward(float *dx, const float *dy, const float *x, float slope,
+                                            size_t len);
 
 /* y (len) = 1 / (1 + exp(-x)); y may equal x. */
-void hsdag_nn_sigmoid_forward(float *y, const float *x, size_t len);
+HSDAG_API void hsdag_nn_sigmoid_forward(float *y, const float *x, size_t len);
 /* dx (len) += dy * y (1 - y), y = the forward OUTPUT. */
-void hsdag_nn_sigmoid_backward(float *dx, const float *dy, const float *y, size_t len);
+HSDAG_API void hsdag_nn_sigmoid_backward(float *dx, const float *dy, const float *y, size_t len);
 
 /* Residual connection. y (len) = a + b; y may equal a or b. */
-void hsdag_nn_add_forward(float *y, const float *a, const float *b, size_t len);
+HSDAG_API void hsdag_nn_add_forward(float *y, const float *a, const float *b, size_t len);
 /* da += dy; db += dy (either may be NULL). */
-void hsdag_nn_add_backward(float *da, float *db, const float *dy, size_t len);
+HSDAG_API void hsdag_nn_add_backward(float *da, float *db, const float *dy, size_t len);
 
 /* Elementwise product (e.g. h_u ⊙ h_v). y (len) = a * b. */
-void hsdag_nn_mul_forward(float *y, const float *a, const float *b, size_t len);
+HSDAG_API void hsdag_nn_mul_forward(float *y, const float *a, const float *b, size_t len);
 /* da += dy * b; db += dy * a (either may be NULL). */
-void hsdag_nn_mul_backward(float *da, float *db, const float *dy, const float *a, const float *b, size_t len);
+HSDAG_API void hsdag_nn_mul_backward(float *da, float *db, const float *dy, const float *a, const float *b,
+                                     size_t len);
 
 /* Row scaling. y (n, d) = x (n, d) * s (n) row-wise. */
-void hsdag_nn_rowscale_forward(float *y, const float *x, const float *s, int32_t n, int32_t d);
+HSDAG_API void hsdag_nn_rowscale_forward(float *y, const float *x, const float *s, int32_t n, int32_t d);
 /* dx (n, d) += dy * s; ds (n) += sum_cols dy * x (either may be NULL). */
-void hsdag_nn_rowscale_backward(float *dx, float *ds, const float *dy, const float *x, const float *s,
-                                int32_t n, int32_t d);
+HSDAG_API void hsdag_nn_rowscale_backward(float *dx, float *ds, const float *dy, const float *x,
+                                          const float *s, int32_t n, int32_t d);
 
 /* Column concatenation. y (n, da + db) = [a (n, da) | b (n, db)]. */
-void hsdag_nn_concat_forward(float *y, const float *a, const float *b, int32_t n, int32_t da, int32_t db);
+HSDAG_API void hsdag_nn_concat_forward(float *y, const float *a, const float *b, int32_t n, int32_t da,
+                                       int32_t db);
 /* dA (n, da) += left part of dy; dB (n, db) += right part (either may be NULL). */
-void hsdag_nn_concat_backward(float *dA, float *dB, const float *dy, int32_t n, int32_t da, int32_t db);
+HSDAG_API void hsdag_nn_concat_backward(float *dA, float *dB, const float *dy, int32_t n, int32_t da,
+                                        int32_t db);
 
 /* LayerNorm with affine: y = (x - mean) * rstd * g + b per row, rstd = 1/sqrt(var + eps) with the
  * biased variance (as PyTorch). y (n, d), mean (n), rstd (n) are outputs (mean/rstd are the cache
  * for backward); x (n, d), g (d), b (d). y may not alias x. */
-void hsdag_nn_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
-                                const float *b, int32_t n, int32_t d, float eps);
+HSDAG_API void hsdag_nn_layernorm_forward(float *y, float *mean, float *rstd, const float *x, const float *g,
+                                          const float *b, int32_t n, int32_t d, float eps);
 /* dx (n, d) += ..., dg (d) += ..., db (d) += ... (any may be NULL); x, mean, rstd from forward. */
-void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
-                                 const float *mean, const float *rstd, const float *g, int32_t n, int32_t d);
+HSDAG_API void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *dy, const float *x,
+                                           const float *mean, const float *rstd, const float *g, int32_t n,
+                                           int32_t d);
 
 /* Inverted dropout. train: mask[i] = (u_i >= p) / (1 - p), y = x * mask, where u_i are 32-bit uniforms
  * u_i = w / 2^32 taken in index order from hsdag_rng_u64 draws, the low half of each draw first (so
  * ceil(len / 2) draws; an element is kept with probability 1 - ceil(p 2^32) / 2^32, within 2^-32 of 1 - p).
  * Eval (train = 0): y = x, mask = 1, rng untouched. 0 <= p < 1.
  * y (len), mask (len) outputs; y may equal x. */
-void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train, hsdag_rng *rng,
-                              size_t len);
+HSDAG_API void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train,
+                                        hsdag_rng *rng, size_t len);
 /* dx (len) += dy * mask. */
-void hsdag_nn_dropout_backward(float *dx, const float *dy, const float *mask, size_t len);
+HSDAG_API void hsdag_nn_dropout_backward(float *dx, const float *dy, const float *mask, size_t len);
 
 /* Row softmax. p (n, k) = softmax(x (n, k)) per row. mask (n, k) optional (NULL = all valid):
  * entries with mask 0 get probability 0, exactly as logits of -inf. x may also hold -INFINITY
  * itself. A row with no valid entry gives all zeros. p may equal x. */
-void hsdag_nn_softmax_forward(float *p, const float *x, const uint8_t *mask, int32_t n, int32_t k);
+HSDAG_API void hsdag_nn_softmax_forward(float *p, const float *x, const uint8_t *mask, int32_t n, int32_t k);
 /* dx (n, k) += p * (dp - sum_j p_j dp_j); masked (p = 0) entries get nothing. */
-void hsdag_nn_softmax_backward(float *dx, const float *dp, const float *p, int32_t n, int32_t k);
+HSDAG_API void hsdag_nn_softmax_backward(float *dx, const float *dp, const float *p, int32_t n, int32_t k);
 
 /* Row log-softmax. lp (n, k) = x - logsumexp(x) per row; masked entries (mask 0 or x = -inf) get
  * -INFINITY. A row with no valid entry gives all -INFINITY. lp may equal x. */
-void hsdag_nn_log_softmax_forward(float *lp, const float *x, const uint8_t *mask, int32_t n, int32_t k);
+HSDAG_API void hsdag_nn_log_softmax_forward(float *lp, const float *x, const uint8_t *mask, int32_t n,
+                                            int32_t k);
 /* dx (n, k) += dlp - exp(lp) * sum_j dlp_j, summing and writing only entries with lp > -inf. */
-void hsdag_nn_log_softmax_backward(float *dx, const float *dlp, const float *lp, int32_t n, int32_t k);
+HSDAG_API void hsdag_nn_log_softmax_backward(float *dx, const float *dlp, const float *lp, int32_t n,
+                                             int32_t k);
 
 /* ---- categorical distribution over the k entries of one row ---- */
 /* Samples from softmax(logits) restricted to mask (NULL = all valid; logits of -inf are invalid
  * too). One hsdag_rng_uniform draw; the CDF is accumulated in double in index order. *idx gets the
  * index, *logp (optional) its log-probability. Returns 0 or HSDAG_EINVAL if no entry is valid. */
-int hsdag_nn_categorical_sample_logits(int32_t *idx, float *logp, const float *logits, const uint8_t *mask,
-                                       int32_t k, hsdag_rng *rng);
+HSDAG_API int hsdag_nn_categorical_sample_logits(int32_t *idx, float *logp, const float *logits,
+                                                 const uint8_t *mask, int32_t k, hsdag_rng *rng);
 /* Same from probabilities (need not be normalised; entries <= 0 or masked are never drawn). */
-int hsdag_nn_categorical_sample_probs(int32_t *idx, float *logp, const float *probs, const uint8_t *mask,
-                                      int32_t k, hsdag_rng *rng);
+HSDAG_API int hsdag_nn_categorical_sample_probs(int32_t *idx, float *logp, const float *probs,
+                                                const uint8_t *mask, int32_t k, hsdag_rng *rng);
 /* Greedy choice (evaluation): the valid index of largest logit, lowest index on ties. EINVAL if none. */
-int hsdag_nn_categorical_argmax(int32_t *idx, const float *logits, const uint8_t *mask, int32_t k);
+HSDAG_API int hsdag_nn_categorical_argmax(int32_t *idx, const float *logits, const uint8_t *mask, int32_t k);
 
 /* Entropy per row from log-probabilities: h (n) = -sum_j exp(lp_j) lp_j over lp_j > -inf. */
-void hsdag_nn_entropy_forward(float *h, const float *lp, int32_t n, int32_t k);
+HSDAG_API void hsdag_nn_entropy_forward(float *h, const float *lp, int32_t n, int32_t k);
 /* Gradient w.r.t. the log-probabilities: dlp (n, k) += dh * (-exp(lp) (lp + 1)) on valid entries.
  * Chained through hsdag_nn_log_softmax_backward this gives dH/dlogit_j = -p_j (lp_j + H). */
-void hsdag_nn_entropy_backward(float *dlp, const float *dh, const float *lp, int32_t n, int32_t k);
+HSDAG_API void hsdag_nn_entropy_backward(float *dlp, const float *dh, const float *lp, int32_t n, int32_t k);
 
 /* ======================================================================================
  * ---- graph kernels (src/nn/gnn.c) ----
@@ -278,37 +295,40 @@ typedef struct hsdag_nn_adj {
 /* Builds the adjacency of n nodes from m directed edges src[k] -> dst[k] (receiver dst). Self-edges
  * and duplicates in the input are ignored. flags: HSDAG_NN_ADJ_SYMMETRIC. Returns 0, EINVAL
  * (n <= 0 or an id out of range, named in e) or ENOMEM. One allocation. */
-int hsdag_nn_adj_create(hsdag_nn_adj **out, int32_t n, int32_t m, const int32_t *src, const int32_t *dst,
-                        unsigned flags, hsdag_err *e);
+HSDAG_API int hsdag_nn_adj_create(hsdag_nn_adj **out, int32_t n, int32_t m, const int32_t *src,
+                                  const int32_t *dst, unsigned flags, hsdag_err *e);
 /* Same from a CSR of out-edges (off [n+1], dst [off[n]]), e.g. hsdag_graph's out_off/out_dst. */
-int hsdag_nn_adj_create_csr(hsdag_nn_adj **out, int32_t n, const int32_t *off, const int32_t *dst,
-                            unsigned flags, hsdag_err *e);
-void hsdag_nn_adj_free(hsdag_nn_adj *a);
+HSDAG_API int hsdag_nn_adj_create_csr(hsdag_nn_adj **out, int32_t n, const int32_t *off, const int32_t *dst,
+                                      unsigned flags, hsdag_err *e);
+HSDAG_API void hsdag_nn_adj_free(hsdag_nn_adj *a);
 
 /* Sparse aggregation with per-entry weights w (one of adj->w_gcn / w_sum / w_mean or any [nnz]):
  * y (n, d) = sum_k w[k] x[idx[k]] over row i's entries. */
-void hsdag_nn_spmm_forward(float *y, const float *x, const hsdag_nn_adj *a, const float *w, int32_t d);
+HSDAG_API void hsdag_nn_spmm_forward(float *y, const float *x, const hsdag_nn_adj *a, const float *w,
+                                     int32_t d);
 /* dx (n, d) += A_w^T dy (scatter; works for non-symmetric weights). */
-void hsdag_nn_spmm_backward(float *dx, const float *dy, const hsdag_nn_adj *a, const float *w, int32_t d);
+HSDAG_API void hsdag_nn_spmm_backward(float *dx, const float *dy, const hsdag_nn_adj *a, const float *w,
+                                      int32_t d);
 
 /* Row gather. y (m, d) = x[idx[k]] for k < m; idx values in [0, n). */
-void hsdag_nn_gather_forward(float *y, const float *x, const int32_t *idx, int32_t m, int32_t d);
+HSDAG_API void hsdag_nn_gather_forward(float *y, const float *x, const int32_t *idx, int32_t m, int32_t d);
 /* dx[idx[k]] += dy[k] (dx has the n rows of x). */
-void hsdag_nn_gather_backward(float *dx, const float *dy, const int32_t *idx, int32_t m, int32_t d);
+HSDAG_API void hsdag_nn_gather_backward(float *dx, const float *dy, const int32_t *idx, int32_t m, int32_t d);
 
 /* Segment-sum pooling: y (nseg, d) = sum of rows i of x (n, d) with seg[i] = c; seg[i] in [0, nseg).
  * Rows are added in index order (deterministic). Empty segments give 0. */
-void hsdag_nn_segment_sum_forward(float *y, const float *x, const int32_t *seg, int32_t n, int32_t d,
-                                  int32_t nseg);
+HSDAG_API void hsdag_nn_segment_sum_forward(float *y, const float *x, const int32_t *seg, int32_t n,
+                                            int32_t d, int32_t nseg);
 /* dx[i] += dy[seg[i]]. */
-void hsdag_nn_segment_sum_backward(float *dx, const float *dy, const int32_t *seg, int32_t n, int32_t d);
+HSDAG_API void hsdag_nn_segment_sum_backward(float *dx, const float *dy, const int32_t *seg, int32_t n,
+                                             int32_t d);
 /* Segment-mean pooling: y = segment sum / count; inv_count (nseg) is an output (cache for backward,
  * 0 for empty segments). seg = NULL pools all rows into one (nseg must then be 1). */
-void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, const int32_t *seg, int32_t n,
-                                   int32_t d, int32_t nseg);
+HSDAG_API void hsdag_nn_segment_mean_forward(float *y, float *inv_count, const float *x, const int32_t *seg,
+                                             int32_t n, int32_t d, int32_t nseg);
 /* dx[i] += dy[seg[i]] * inv_count[seg[i]]. */
-void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv_count, const int32_t *seg,
-                                    int32_t n, int32_t d);
+HSDAG_API void hsdag_nn_segment_mean_backward(float *dx, const float *dy, const float *inv_count,
+                                              const int32_t *seg, int32_t n, int32_t d);
 
 /* ---- GNN layers: GCN / GAT / GIN / GraphSAGE behind one handle (the paper's ablation switch) ----
  * GCN : y = Â x W^T + b,  Â = adj->w_gcn (D^-1/2 (A+I) D^-1/2).           params W (out,in), b
@@ -339,28 +359,28 @@ typedef struct hsdag_nn_gnn_config {
     float gin_eps;          /* GIN initial/fixed eps (default 0) */
     int gin_train_eps;      /* 1 = eps is a parameter (default 0: GIN-0) */
 } hsdag_nn_gnn_config;
-hsdag_nn_gnn_config hsdag_nn_gnn_config_default(void);
+HSDAG_API hsdag_nn_gnn_config hsdag_nn_gnn_config_default(void);
 /* Parses "gcn", "gat", "gin", "sage" (or "graphsage"); returns 0 or EINVAL. */
-int hsdag_nn_gnn_kind_parse(const char *s, hsdag_nn_gnn_kind *out);
-const char *hsdag_nn_gnn_kind_name(hsdag_nn_gnn_kind k);
+HSDAG_API int hsdag_nn_gnn_kind_parse(hsdag_nn_gnn_kind *out, const char *s, hsdag_err *e);
+HSDAG_API const char *hsdag_nn_gnn_kind_name(hsdag_nn_gnn_kind k);
 
 typedef struct hsdag_nn_gnn hsdag_nn_gnn;
 /* Registers the layer's tensors in p as "<name>.<tensor>" (p must not be allocated yet). */
-int hsdag_nn_gnn_create(hsdag_nn_gnn **out, hsdag_nn_params *p, const char *name,
-                        const hsdag_nn_gnn_config *cfg, hsdag_err *e);
-void hsdag_nn_gnn_free(hsdag_nn_gnn *g);
+HSDAG_API int hsdag_nn_gnn_create(hsdag_nn_gnn **out, hsdag_nn_params *p, const char *name,
+                                  const hsdag_nn_gnn_config *cfg, hsdag_err *e);
+HSDAG_API void hsdag_nn_gnn_free(hsdag_nn_gnn *g);
 /* Floats of per-call cache needed for a graph of n nodes and nnz adjacency entries (may be 0). */
-size_t hsdag_nn_gnn_cache_floats(const hsdag_nn_gnn *g, int32_t n, int32_t nnz);
+HSDAG_API size_t hsdag_nn_gnn_cache_floats(const hsdag_nn_gnn *g, int32_t n, int32_t nnz);
 /* y (n, out) from x (n, in); cache gets cache_floats(n, nnz) floats (may be NULL if that is 0).
  * Returns 0 or ENOMEM (scratch growth; only when a larger graph than before is seen). */
-int hsdag_nn_gnn_forward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *y, float *cache, const float *x,
-                         const hsdag_nn_adj *a, hsdag_err *e);
+HSDAG_API int hsdag_nn_gnn_forward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *y, float *cache,
+                                   const float *x, const hsdag_nn_adj *a, hsdag_err *e);
 /* dx (n, in) += ... (may be NULL); parameter gradients += into p's grad block. x and cache exactly
  * as given to / written by the matching forward. Returns 0 or ENOMEM. */
-int hsdag_nn_gnn_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const float *dy, const float *cache,
-                          const float *x, const hsdag_nn_adj *a, hsdag_err *e);
+HSDAG_API int hsdag_nn_gnn_backward(hsdag_nn_gnn *g, hsdag_nn_params *p, float *dx, const float *dy,
+                                    const float *cache, const float *x, const hsdag_nn_adj *a, hsdag_err *e);
 /* Pre-sizes the scratch for graphs up to n nodes / nnz entries so forward/backward never allocate. */
-int hsdag_nn_gnn_reserve(hsdag_nn_gnn *g, int32_t n, int32_t nnz, hsdag_err *e);
+HSDAG_API int hsdag_nn_gnn_reserve(hsdag_nn_gnn *g, int32_t n, int32_t nnz, hsdag_err *e);
 
 #ifdef __cplusplus
 }

@@ -7,9 +7,11 @@
  *   hsdag_pacml_trainer_* (PPO), hsdag_pacml_policy_* (policy files, lookup of shipped policies).
  *
  * Usage (with the RAMP environment of cluster.h; error handling shortened):
+ *   hsdag_err e = {0};
  *   hsdag_pacml_env pe; hsdag_cluster_pacml_env(&pe, env);       // callbacks over an hsdag_cluster
  *   hsdag_pacml_train_config tc = hsdag_pacml_train_config_default();
- *   hsdag_pacml_trainer *t; hsdag_pacml_trainer_create(&t, &pe, &tc, &e);
+ *   hsdag_pacml_trainer *t;
+ *   if (hsdag_pacml_trainer_create(&t, &pe, &tc, &e) < 0) return;
  *   hsdag_pacml_iter_stats st;
  *   while (hsdag_pacml_trainer_iteration(t) < tc.iterations) hsdag_pacml_trainer_iterate(t, &st, &e);
  *   hsdag_buf pol = {0}; hsdag_pacml_trainer_save_best(t, &pol, &e);   // a policy file image
@@ -77,7 +79,7 @@ typedef enum hsdag_pacml_mask_mode {
     HSDAG_PACML_MASK_PLACE_JCT = 2
 } hsdag_pacml_mask_mode;
 /* Parses "spec", "place", "place-jct" into *out; returns 0 or HSDAG_EINVAL (message in e). */
-int hsdag_pacml_mask_parse(hsdag_pacml_mask_mode *out, const char *s, hsdag_err *e);
+HSDAG_API int hsdag_pacml_mask_parse(hsdag_pacml_mask_mode *out, const char *s, hsdag_err *e);
 
 /* An environment the trainer and hsdag_pacml_episode step: plain data plus callbacks on ctx (borrowed, must
  * outlive every user). The RAMP cluster fills one with hsdag_cluster_pacml_env (cluster.h); a test can
@@ -124,30 +126,30 @@ typedef struct hsdag_pacml_net_config {
     int32_t graph_out; /* graph module output (8) */
     hsdag_pacml_mask_mode mask_mode; /* which actions the policy may take (SPEC = the spec's mask) */
 } hsdag_pacml_net_config;
-hsdag_pacml_net_config hsdag_pacml_net_config_default(void);
+HSDAG_API hsdag_pacml_net_config hsdag_pacml_net_config_default(void);
 
 typedef struct hsdag_pacml_net hsdag_pacml_net;
 
 /* Builds the network for jobs[n_jobs] (their graph structure and node/edge features are copied once) and
  * initialises the parameters from seed. c NULL = the defaults. Returns 0, EINVAL (bad config) or ENOMEM. */
-int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
-                           const hsdag_pacml_net_config *c, uint64_t seed, hsdag_err *e);
-void hsdag_pacml_net_free(hsdag_pacml_net *n);
-hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n);
-const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n);
+HSDAG_API int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                     const hsdag_pacml_net_config *c, uint64_t seed, hsdag_err *e);
+HSDAG_API void hsdag_pacml_net_free(hsdag_pacml_net *n);
+HSDAG_API hsdag_nn_params *hsdag_pacml_net_params(hsdag_pacml_net *n);
+HSDAG_API const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *n);
 /* Call after changing parameter values (Adam step, load): the cached per-model embeddings are stale. */
-void hsdag_pacml_net_touch(hsdag_pacml_net *n);
+HSDAG_API void hsdag_pacml_net_touch(hsdag_pacml_net *n);
 
 /* One observation: lp (17) log-probabilities (masked actions -inf) and *value (raw head units: the
  * trainer scales rewards by (1 - gamma), so value * 1 / (1 - gamma) estimates the discounted return). */
-void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_pacml_obs *o, float *lp, float *value);
+HSDAG_API void hsdag_pacml_net_eval(hsdag_pacml_net *n, const hsdag_pacml_obs *o, float *lp, float *value);
 /* Picks an action for an observation (its mask is final): greedy = 1 takes the most probable valid action
  * (evaluation), else samples one (one rng draw). Never returns a masked action. */
-int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_pacml_obs *o, int greedy, hsdag_rng *rng);
+HSDAG_API int hsdag_pacml_net_act(hsdag_pacml_net *n, const hsdag_pacml_obs *o, int greedy, hsdag_rng *rng);
 /* One episode of env with the net acting on observations of its own mask mode: reset(seed), then act and
  * step until done (greedy = 0 samples with an rng seeded from seed). Returns 0 or the step's status. */
-int hsdag_pacml_episode(const hsdag_pacml_env *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
-                        hsdag_err *e);
+HSDAG_API int hsdag_pacml_episode(const hsdag_pacml_env *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
+                                  hsdag_err *e);
 
 /* ---- PPO loss on a batch of samples (exposed for the gradient test) ---- */
 typedef struct hsdag_pacml_sample {
@@ -177,13 +179,14 @@ typedef struct hsdag_pacml_loss_stats {
  *   + vf * mean(0.5 (v - ret)^2) - ent * mean(H) + kl * mean(KL(old || new)),  r = exp(lp(a) - lp_old(a)).
  * grad != 0: zeroes the parameter gradients and writes dL/dtheta into the params' grad block.
  * Returns 0 or ENOMEM (scratch growth on a larger batch than before). */
-int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c, const hsdag_pacml_sample *s,
-                         const int32_t *idx, int32_t m, int grad, hsdag_pacml_loss_stats *st, hsdag_err *e);
+HSDAG_API int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c,
+                                   const hsdag_pacml_sample *s, const int32_t *idx, int32_t m, int grad,
+                                   hsdag_pacml_loss_stats *st, hsdag_err *e);
 
 /* Generalised advantage estimation over one episode of len steps (terminal at the end, V = 0 after it):
  * delta_t = r_t + gamma v_{t+1} - v_t, A_t = delta_t + gamma lambda A_{t+1}, ret_t = A_t + v_t. */
-void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda,
-                     float *adv, float *ret);
+HSDAG_API void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma,
+                               double lambda, float *adv, float *ret);
 
 /* ---- PPO trainer ---- */
 typedef struct hsdag_pacml_train_config {
@@ -201,7 +204,7 @@ typedef struct hsdag_pacml_train_config {
     int32_t eval_episodes; /* greedy evaluation episodes per iteration on seeds 1799, 1800, ... (3) */
     hsdag_pacml_net_config net;
 } hsdag_pacml_train_config;
-hsdag_pacml_train_config hsdag_pacml_train_config_default(void);
+HSDAG_API hsdag_pacml_train_config hsdag_pacml_train_config_default(void);
 
 /* One row of the learning curve. */
 typedef struct hsdag_pacml_iter_stats {
@@ -217,26 +220,32 @@ typedef struct hsdag_pacml_iter_stats {
 typedef struct hsdag_pacml_trainer hsdag_pacml_trainer;
 /* env is copied; its ctx is borrowed and must outlive the trainer. env->beta and env->time_unit_fix are
  * recorded in the policy images. */
-int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
-                               const hsdag_pacml_train_config *c, hsdag_err *e);
-void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t);
+HSDAG_API int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
+                                         const hsdag_pacml_train_config *c, hsdag_err *e);
+HSDAG_API void hsdag_pacml_trainer_free(hsdag_pacml_trainer *t);
 /* Runs one PPO iteration (collect, GAE, epochs of minibatch Adam, adapt KL, greedy evaluation). */
-int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e);
-int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t); /* iterations done */
-hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t);
+HSDAG_API int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e);
+HSDAG_API int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t); /* iterations done */
+HSDAG_API hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t);
 /* Best evaluation blocking rate so far and a policy image of that network (hsdag_pacml_policy_save
  * format). */
-double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter);
-int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
-/* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, config). */
-int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
+HSDAG_API double hsdag_pacml_trainer_best(const hsdag_pacml_trainer *t, int32_t *best_iter);
+HSDAG_API int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
+/* Full training state (network + Adam, best snapshot, RNG, counters, KL coefficient, the configuration field
+ * by field): a codec frame "HSPACPP\0" v2 followed by the parameter image. */
+HSDAG_API int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e);
 /* Creates a trainer from a state saved by hsdag_pacml_trainer_save (same build; env made with the same
  * configuration); it continues bit-identically. iterations >= 0 replaces the saved total. EPARSE if
  * corrupt or truncated, ENOMEM. */
-int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env, const void *buf,
-                                size_t len, int32_t iterations, hsdag_err *e);
+HSDAG_API int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env,
+                                          const void *buf, size_t len, int32_t iterations, hsdag_err *e);
 /* Total iterations the trainer was configured for. */
-int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
+HSDAG_API int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t);
+HSDAG_API const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag_pacml_trainer *t);
+/* The name of the first field in which a and b differ ("seed", "lr", "hidden", "mask", ...; the option
+ * names of `hsdag cluster train`), or NULL if they are equal. */
+HSDAG_API const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
+                                                    const hsdag_pacml_train_config *b);
 
 /* ---- DQN: a Q-network on the same GNN, with the environment's extended features ---- */
 /* Q(s, a) = head([pool(model) | graph module(34 spec features) | xstate | one-hot(a) | xaction(a)]), the head
@@ -248,16 +257,16 @@ typedef struct hsdag_pacml_qnet_config {
     int32_t h1, h2;                                 /* head widths (128, 64) */
     hsdag_pacml_mask_mode mask_mode;                /* the actions the policy may take (PLACE_JCT) */
 } hsdag_pacml_qnet_config;
-hsdag_pacml_qnet_config hsdag_pacml_qnet_config_default(void); /* n_xstate = n_xaction = 0 */
+HSDAG_API hsdag_pacml_qnet_config hsdag_pacml_qnet_config_default(void); /* n_xstate = n_xaction = 0 */
 
 typedef struct hsdag_pacml_qnet hsdag_pacml_qnet;
-int hsdag_pacml_qnet_create(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
-                            const hsdag_pacml_qnet_config *c, uint64_t seed, hsdag_err *e);
-void hsdag_pacml_qnet_free(hsdag_pacml_qnet *n);
-hsdag_nn_params *hsdag_pacml_qnet_params(hsdag_pacml_qnet *n);
-const hsdag_pacml_qnet_config *hsdag_pacml_qnet_config_get(const hsdag_pacml_qnet *n);
+HSDAG_API int hsdag_pacml_qnet_create(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                      const hsdag_pacml_qnet_config *c, uint64_t seed, hsdag_err *e);
+HSDAG_API void hsdag_pacml_qnet_free(hsdag_pacml_qnet *n);
+HSDAG_API hsdag_nn_params *hsdag_pacml_qnet_params(hsdag_pacml_qnet *n);
+HSDAG_API const hsdag_pacml_qnet_config *hsdag_pacml_qnet_config_get(const hsdag_pacml_qnet *n);
 /* Call after changing parameter values (Adam step, load, copy): the cached embeddings are stale. */
-void hsdag_pacml_qnet_touch(hsdag_pacml_qnet *n);
+HSDAG_API void hsdag_pacml_qnet_touch(hsdag_pacml_qnet *n);
 
 /* A batch of Q evaluations in plain data: n_samples decisions (model, 34 spec features, n_xstate extended
  * state features each) and rows (sample, action, n_xaction features) to evaluate. */
@@ -272,17 +281,19 @@ typedef struct hsdag_pacml_qbatch {
     const float *xaction;      /* [n_rows * n_xaction] */
 } hsdag_pacml_qbatch;
 /* q[n_rows]. 0 or ENOMEM. */
-int hsdag_pacml_qnet_forward(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, float *q, hsdag_err *e);
+HSDAG_API int hsdag_pacml_qnet_forward(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, float *q,
+                                       hsdag_err *e);
 /* L = sum_r weight[r] * 0.5 * (q[r] - target[r])^2 / n_rows over the batch's rows (weight NULL = 1); *loss
  * (optional) gets L, td[r] (optional) q[r] - target[r]. grad != 0: zeroes the parameter gradients and
  * writes dL/dtheta (every tensor, the GNN's too). 0 or ENOMEM. */
-int hsdag_pacml_qnet_loss(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, const float *target,
-                          const float *weight, int grad, double *loss, float *td, hsdag_err *e);
+HSDAG_API int hsdag_pacml_qnet_loss(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, const float *target,
+                                    const float *weight, int grad, double *loss, float *td, hsdag_err *e);
 /* Q-values of one decision (q[a] = -inf for masked a) and the greedy action: the masked argmax (ties to the
  * smaller action). Returns the action, or 0 when out of memory. */
-int hsdag_pacml_qnet_act(hsdag_pacml_qnet *n, const hsdag_pacml_xobs *x, float *q);
+HSDAG_API int hsdag_pacml_qnet_act(hsdag_pacml_qnet *n, const hsdag_pacml_xobs *x, float *q);
 /* One greedy episode of env (which must have observe_x with the net's feature sizes). 0 or a status. */
-int hsdag_pacml_qnet_episode(const hsdag_pacml_env *env, hsdag_pacml_qnet *n, uint64_t seed, hsdag_err *e);
+HSDAG_API int hsdag_pacml_qnet_episode(const hsdag_pacml_env *env, hsdag_pacml_qnet *n, uint64_t seed,
+                                       hsdag_err *e);
 
 /* DQN trainer: epsilon-greedy episodes, n-step double-Q targets from a target network, a replay buffer
  * (uniform or proportional prioritised, as Ape-X), Adam; greedy evaluation on seeds 1799.. keeps the best. */
@@ -306,7 +317,7 @@ typedef struct hsdag_pacml_dqn_config {
     int64_t eps_decay; /* decisions over which epsilon falls linearly */
     hsdag_pacml_qnet_config net;
 } hsdag_pacml_dqn_config;
-hsdag_pacml_dqn_config hsdag_pacml_dqn_config_default(void);
+HSDAG_API hsdag_pacml_dqn_config hsdag_pacml_dqn_config_default(void);
 
 typedef struct hsdag_pacml_dqn_stats {
     int32_t iteration;     /* 1-based */
@@ -324,44 +335,51 @@ typedef struct hsdag_pacml_dqn_stats {
 
 typedef struct hsdag_pacml_dqn hsdag_pacml_dqn;
 /* env is copied (its ctx borrowed) and must have observe_x; c->net's feature sizes are taken from env. */
-int hsdag_pacml_dqn_create(hsdag_pacml_dqn **out, const hsdag_pacml_env *env, const hsdag_pacml_dqn_config *c,
-                           hsdag_err *e);
-void hsdag_pacml_dqn_free(hsdag_pacml_dqn *t);
+HSDAG_API int hsdag_pacml_dqn_create(hsdag_pacml_dqn **out, const hsdag_pacml_env *env,
+                                     const hsdag_pacml_dqn_config *c, hsdag_err *e);
+HSDAG_API void hsdag_pacml_dqn_free(hsdag_pacml_dqn *t);
 /* One iteration: eval_every episodes with their updates, then the greedy evaluation. */
-int hsdag_pacml_dqn_iterate(hsdag_pacml_dqn *t, hsdag_pacml_dqn_stats *st, hsdag_err *e);
-int32_t hsdag_pacml_dqn_iteration(const hsdag_pacml_dqn *t);
-int32_t hsdag_pacml_dqn_total(const hsdag_pacml_dqn *t); /* iterations of the configured episodes */
-hsdag_pacml_qnet *hsdag_pacml_dqn_net(hsdag_pacml_dqn *t);
-double hsdag_pacml_dqn_best(const hsdag_pacml_dqn *t, int32_t *best_iter);
+HSDAG_API int hsdag_pacml_dqn_iterate(hsdag_pacml_dqn *t, hsdag_pacml_dqn_stats *st, hsdag_err *e);
+HSDAG_API int32_t hsdag_pacml_dqn_iteration(const hsdag_pacml_dqn *t);
+HSDAG_API int32_t hsdag_pacml_dqn_total(const hsdag_pacml_dqn *t); /* iterations of the configured episodes */
+HSDAG_API hsdag_pacml_qnet *hsdag_pacml_dqn_net(hsdag_pacml_dqn *t);
+HSDAG_API double hsdag_pacml_dqn_best(const hsdag_pacml_dqn *t, int32_t *best_iter);
 /* The policy file image of the best network so far (hsdag_pacml_qpolicy_save). */
-int hsdag_pacml_dqn_save_best(const hsdag_pacml_dqn *t, hsdag_buf *out, hsdag_err *e);
+HSDAG_API int hsdag_pacml_dqn_save_best(const hsdag_pacml_dqn *t, hsdag_buf *out, hsdag_err *e);
 
 /* DQN policy files: magic "HSPACDQN", version, beta, time-unit fix, the Q-network config, the tensor table,
  * float32 values, FNV-1a 64 checksum. */
-int hsdag_pacml_qpolicy_save(const hsdag_pacml_qnet *n, char beta, int time_unit_fix, hsdag_buf *out,
-                             hsdag_err *e);
+HSDAG_API int hsdag_pacml_qpolicy_save(const hsdag_pacml_qnet *n, char beta, int time_unit_fix,
+                                       hsdag_buf *out, hsdag_err *e);
 /* Parses a DQN policy image for jobs[n_jobs]; `what` names it in messages. EPARSE or ENOMEM. */
-int hsdag_pacml_qpolicy_parse(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
-                              const void *buf, size_t len, const char *what, char *beta_out, int *tuf_out,
-                              hsdag_err *e);
+HSDAG_API int hsdag_pacml_qpolicy_parse(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                        const void *buf, size_t len, const char *what, char *beta_out,
+                                        int *tuf_out, hsdag_err *e);
 /* 1 if buf starts like a DQN policy file (its magic), else 0. */
-int hsdag_pacml_qpolicy_is(const void *buf, size_t len);
+HSDAG_API int hsdag_pacml_qpolicy_is(const void *buf, size_t len);
 
 /* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
-/* Image: magic "HSPACML\0", version u32, beta char + time_unit_fix u8 + 2 pad, net config 5 x i32,
+/* Image (codec.h frame "HSPACML\0" version 2): beta char + time_unit_fix u8 + 2 pad, net config 6 x i32,
  * value scale f32, n_tensors u32, count u64, per tensor (rows i32, cols i32, name_len u32, name), the
- * parameter values as float32 (no optimiser state), FNV-1a 64 of everything before. */
-int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
-                            hsdag_buf *out, hsdag_err *e);
+ * parameter values as float32 (no optimiser state). Version-1 files (the shipped policies among them) load
+ * too. */
+HSDAG_API int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix,
+                                      float value_scale, hsdag_buf *out, hsdag_err *e);
+/* Parses a policy image buf[0..len) (version 1 or 2) for jobs[n_jobs]; `what` names it in messages.
+ * beta_out / tuf_out (optional) get what the policy was trained on. EPARSE (bad magic, truncated, checksum,
+ * a network that does not fit the jobs, trailing bytes) or ENOMEM. Fuzz target: fuzz/fuzz_pacml_policy.c. */
+HSDAG_API int hsdag_pacml_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                       const void *buf, size_t len, const char *what, char *beta_out,
+                                       int *tuf_out, hsdag_err *e);
 /* Loads a policy file for jobs[n_jobs]: path is a file or a directory holding policy.bin. beta_out /
  * tuf_out (optional) get what the policy was trained on. EIO, EPARSE or EINVAL with the path named. */
-int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
-                            const char *path, char *beta_out, int *tuf_out, hsdag_err *e);
+HSDAG_API int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                      const char *path, char *beta_out, int *tuf_out, hsdag_err *e);
 /* The shipped policy for beta (and --time-unit-fix: beta_X_tuf.bin): the first existing of
  * $HSDAG_DATA/policies/pacml/F, ./policies/pacml/F, <dir of the running binary>/../policies/pacml/F,
  * <dir of the running binary>/../share/hsdag/policies/pacml/F, HSDAG_SHARE_DIR/policies/pacml/F
  * (compile-time, default /usr/local/share/hsdag). EIO naming every place tried if none exists. */
-int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e);
+HSDAG_API int hsdag_pacml_policy_find(char *path, size_t cap, char beta, int time_unit_fix, hsdag_err *e);
 
 #ifdef __cplusplus
 }

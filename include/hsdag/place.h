@@ -9,14 +9,13 @@
  * Usage:
  *   hsdag_place_problem *p; hsdag_err e = {0};
  *   hsdag_sim_config sc = hsdag_sim_config_default();            // semantics AUTO = the device set's default
- *   if (hsdag_place_problem_create(&p, g, devs, &sc, &e) < 0) ...
+ *   if (hsdag_place_problem_create(&p, g, devs, &sc, &e) < 0) return;
  *   int32_t *dev = hsdag_malloc(g->n_nodes * sizeof *dev);
  *   hsdag_place_opts o = hsdag_place_opts_default();             // seed 1, method default time limits
  *   hsdag_place_result r;
- *   if (hsdag_place_run(p, "heft", &o, dev, &r, &e) < 0) ...      // or "mincut", "ilp", "cpu-only", "GPU",
- * ...
- *   printf("%s %.3f ms (bound %.3f, gap %.1f%%)\n", r.method, r.latency_s * 1e3, r.lower_bound_s * 1e3, 100 *
- * r.gap);
+ *   if (hsdag_place_run(p, "heft", &o, dev, &r, &e) < 0) puts(e.msg);  // or "mincut", "ilp", "GPU", ...
+ *   printf("%s %.3f ms (bound %.3f, gap %.1f%%)\n", r.method, r.latency_s * 1e3, r.lower_bound_s * 1e3,
+ *          100 * r.gap);
  *   hsdag_free(dev); hsdag_place_problem_free(p);
  */
 #ifndef HSDAG_PLACE_H
@@ -29,7 +28,8 @@ extern "C" {
 #endif
 
 /* ---- the problem every placer sees ----
- * Plain data built once per (graph, device set, semantics); placers read it and may run p->sim.
+ * Plain data built once per (graph, device set, semantics) by hsdag_place_problem_create only (private state,
+ * such as the lower bound's cache, lives behind it); placers read it and may run p->sim.
  * Invariants: n == g->n_nodes, k == devs->n; groups partition the nodes (a group = one colour class, or a
  * single node without a class), group ids follow the first member's topological index, members ascend;
  * group_allowed[gi] has bit d set iff every member may run on d (never 0: a class no device can host
@@ -54,15 +54,14 @@ typedef struct hsdag_place_problem {
     double *mean_xfer;       /* [n] mean transfer time of the node's output over ordered device pairs */
     int32_t dev_rank
         [HSDAG_MAX_DEVICES]; /* 0 = the device with the least total work (sum of node_s): tie-breaks */
-    int bound_ready;         /* hsdag_place_lower_bound's cache */
-    hsdag_bound bound;
     hsdag_arena *arena;
 } hsdag_place_problem;
 
 /* g and devs are borrowed and must outlive p. cfg NULL = hsdag_sim_config_default(). */
-int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, const hsdag_devices *devs,
-                               const hsdag_sim_config *cfg, hsdag_err *e);
-void hsdag_place_problem_free(hsdag_place_problem *p); /* NULL is a no-op */
+HSDAG_API int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g,
+                                         const hsdag_devices *devs, const hsdag_sim_config *cfg,
+                                         hsdag_err *e);
+HSDAG_API void hsdag_place_problem_free(hsdag_place_problem *p); /* NULL is a no-op */
 
 /* ---- options and what a placer reports ---- */
 typedef struct hsdag_place_opts {
@@ -72,20 +71,25 @@ typedef struct hsdag_place_opts {
     int64_t max_evals; /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
     const int32_t *init; /* local-search start [n] (NULL = the best of the cheap placers) */
     int32_t device;      /* single-device methods: the device (set by hsdag_place_run from the name) */
+    int64_t budget;      /* black-box methods (bb-*, the learned placers): measurements; <= 0 = 500, the
+                          * HSDAG paper's 25 x 20 */
+    double noise;        /* black-box methods: sigma of the multiplicative log-normal measurement noise
+                          * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
 } hsdag_place_opts;
-hsdag_place_opts hsdag_place_opts_default(void);
+HSDAG_API hsdag_place_opts hsdag_place_opts_default(void);
 
 typedef struct hsdag_place_report {
     double bound_s;     /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
     double objective_s; /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
     int optimal;        /* 1 if the method proved optimality for the problem it solved */
-    int64_t evals;      /* simulator evaluations used (local-search) */
-    char note[256];     /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
+    int64_t evals; /* simulator evaluations / measurements used (local-search, bb-*, the learned placers) */
+    int32_t best_episode; /* learned placers: episode of the best placement (0-based); -1 otherwise */
+    char note[256];       /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
 } hsdag_place_report;
 
 /* A placer: writes device[p->n] (indices into p->devs). Return 0 or a negative status with e set
  * (HSDAG_EUNSUPPORTED when the method does not apply, e.g. mincut on three devices). r is pre-cleared:
- * bound_s = objective_s = NAN, everything else 0. */
+ * bound_s = objective_s = NAN, best_episode = -1, everything else 0. */
 typedef int (*hsdag_place_fn)(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                               hsdag_place_report *r, hsdag_err *e);
 
@@ -107,9 +111,9 @@ typedef struct hsdag_place_method {
 } hsdag_place_method;
 
 /* The registry, in display order: the built-in methods, then the registered ones in registration order. */
-const hsdag_place_method *hsdag_place_methods(int32_t *count);
+HSDAG_API const hsdag_place_method *hsdag_place_methods(int32_t *count);
 /* A registered method by exact name, or NULL. */
-const hsdag_place_method *hsdag_place_method_find(const char *name);
+HSDAG_API const hsdag_place_method *hsdag_place_method_find(const char *name);
 /* Appends a method (copied; name and summary must outlive the process, e.g. string literals). Idempotent:
  * registering the same name with the same function again is a no-op returning 0. Errors: HSDAG_EINVAL (no
  * name, function or summary; the name is taken by another function), HSDAG_ELIMIT (more than
@@ -117,7 +121,7 @@ const hsdag_place_method *hsdag_place_method_find(const char *name);
  * the registry. The learned placers are registered by hsdag_learn_register_methods (learn.h), which the CLI
  * calls in main(). */
 #define HSDAG_PLACE_MAX_METHODS 64
-int hsdag_place_register(const hsdag_place_method *m, hsdag_err *e);
+HSDAG_API int hsdag_place_register(const hsdag_place_method *m, hsdag_err *e);
 
 /* ---- running a method and scoring it ---- */
 typedef struct hsdag_place_result {
@@ -135,23 +139,42 @@ typedef struct hsdag_place_result {
  * name, "<device>-only"), scores it with p->sim and the lower bound. device[p->n] receives the placement.
  * Errors: HSDAG_EINVAL for an unknown method name (the message lists what is accepted), or the placer's
  * own. */
-int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o, int32_t *device,
-                    hsdag_place_result *r, hsdag_err *e);
+HSDAG_API int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o,
+                              int32_t *device, hsdag_place_result *r, hsdag_err *e);
 /* Scores an existing placement the same way (place_s = 0). */
-int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e);
+HSDAG_API int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r,
+                                hsdag_err *e);
 /* Resolves a single-device spec to a device index, or -1 when name is not one. */
-int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name);
+HSDAG_API int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name);
+
+/* ---- the black-box oracle: what a learned placer or a black-box search sees ----
+ * One measurement of a placement = its simulated latency times exp(noise z) (z ~ N(0, 1) from rng; the
+ * factor is 1 without noise) and the simulator's feasibility verdict. The latency of an infeasible placement
+ * is reported too (a real machine would only report the failure); every caller treats a feasible
+ * measurement as better than any infeasible one. Counts every measurement. */
+typedef struct hsdag_place_oracle {
+    hsdag_place_problem *p;
+    double noise;  /* sigma, >= 0 */
+    hsdag_rng rng; /* the noise stream */
+    int64_t evals; /* measurements made */
+} hsdag_place_oracle;
+HSDAG_API void hsdag_place_oracle_init(hsdag_place_oracle *o, hsdag_place_problem *p, double noise,
+                                       uint64_t seed);
+/* Signature of hsdag_learn_eval_fn; ctx is an hsdag_place_oracle *. Fails only on a device index out of
+ * range (EINVAL). */
+HSDAG_API int hsdag_place_oracle_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible,
+                                      hsdag_err *e);
 
 /* ---- lower bounds ----
  * The valid lower bound on latency of any feasible placement under p->sem: hsdag_bound_compute with
  * hsdag_place_bound_exact as the exact hook (sequential on two devices: the min-cut optimum). Cached in p. */
-int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e);
+HSDAG_API int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e);
 /* The exact hook for hsdag_bound_compute (signature hsdag_bound_exact_fn; ctx unused, may be NULL):
  * sequential semantics on exactly two devices -> the min-cut optimum in seconds, with colour classes and
  * allowed devices enforced and memory capacities ignored (a relaxation, so a valid bound). Anything else
  * -> HSDAG_EUNSUPPORTED. */
-int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e,
-                            void *ctx);
+HSDAG_API int hsdag_place_bound_exact(void *ctx, double *opt_s, const hsdag_costs *c, hsdag_semantics sem,
+                                      hsdag_err *e);
 
 /* ---- the exact two-device sequential optimum (exposed for tests and the bound) ----
  * Minimises sum_v node_s[v, dev v] + sum over (tensor u, other device b holding a consumer) xfer(u, dev u, b)
@@ -159,10 +182,10 @@ int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *o
  * (node, device) pairs excluded. device may be NULL (value only). Memory is not modelled.
  * Returns 0, HSDAG_EUNSUPPORTED unless c->n_devices == 2, HSDAG_EINFEASIBLE if the constraints admit no
  * placement (a colour class that neither device can host), HSDAG_ENOMEM. */
-int hsdag_place_mincut_solve(const hsdag_costs *c, int32_t *device, double *opt_s, hsdag_err *e);
+HSDAG_API int hsdag_place_mincut_solve(const hsdag_costs *c, int32_t *device, double *opt_s, hsdag_err *e);
 
 /* Sequential latency of a placement straight from the cost table (the formula above); used to cross-check. */
-double hsdag_place_sequential_cost(const hsdag_costs *c, const int32_t *device);
+HSDAG_API double hsdag_place_sequential_cost(const hsdag_costs *c, const int32_t *device);
 
 #ifdef __cplusplus
 }

@@ -6,9 +6,11 @@
  * A placement is a plain int32_t array device[g->n_nodes] of indices into an hsdag_devices set.
  * Usage:
  *   int32_t *dev = hsdag_malloc(g->n_nodes * sizeof *dev);
- *   hsdag_placement_info pi;
- *   if (hsdag_placement_from_spec("p.json", g, devs, dev, &pi, &e) < 0) ...   // or "cpu-only", "GPU", ...
- *   hsdag_buf b = {0}; hsdag_placement_write_json(g, devs, dev, &b); ... hsdag_buf_free(&b);
+ *   hsdag_placement_info pi; hsdag_err e = {0};
+ *   if (hsdag_placement_from_spec(dev, &pi, "p.json", g, devs, &e) < 0) puts(e.msg);  // or "cpu-only", ...
+ *   hsdag_buf b = {0}; hsdag_placement_write_json(&b, g, devs, dev);
+ *   hsdag_write_file_atomic("q.json", b.data, b.len, &e);
+ *   hsdag_buf_free(&b); hsdag_free(dev);
  *
  * hsdag placement JSON (docs/simulator.md):
  *   {"format": "hsdag-placement", "devices": "cpu-gpu", "default": "CPU",
@@ -48,28 +50,28 @@ typedef struct hsdag_placement_info {
 /* Parses any of the three formats (detected from the content) into device[g->n_nodes]. info may be NULL.
  * Errors (HSDAG_EPARSE / HSDAG_EINVAL, one line, `what` first): bad JSON, unknown node name or id, unknown
  * device, node listed twice (split), node missing without "default", more split groups than devices. */
-int hsdag_placement_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info,
-                          hsdag_err *e);
-int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e);
+HSDAG_API int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
+                                    const char *what, const hsdag_graph *g, const hsdag_devices *devs,
+                                    hsdag_err *e);
+HSDAG_API int hsdag_placement_read_file(int32_t *device, hsdag_placement_info *info, const char *path,
+                                        const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e);
 /* spec: "<device>-only" or "<device>" (every op on that device, e.g. "cpu-only", "GPU", "gpu0"),
  * "<kind>-only"
  * (first device of that kind: "cpu-only", "gpu-only", "accel-only"), else a file path. */
-int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e);
+HSDAG_API int hsdag_placement_from_spec(int32_t *device, hsdag_placement_info *info, const char *spec,
+                                        const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e);
 
 /* ---- writers (append to out; return 0 or HSDAG_ENOMEM / HSDAG_EINVAL for an out-of-range index) ---- */
 /* hsdag placement JSON with "devices": devs->name; nodes in index order. */
-int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                               hsdag_buf *out);
+HSDAG_API int hsdag_placement_write_json(hsdag_buf *out, const hsdag_graph *g, const hsdag_devices *devs,
+                                         const int32_t *device);
 /* OpenVINO affinity map: layer name -> device ov_name ("CPU"/"GPU"), ready for HETERO's per-node affinity. */
-int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                   hsdag_buf *out);
+HSDAG_API int hsdag_placement_write_affinity(hsdag_buf *out, const hsdag_graph *g, const hsdag_devices *devs,
+                                             const int32_t *device);
 /* Tarnawski split: one "cpus" entry per CPU device, one "fpgas" entry per non-CPU device (in device order),
  * node ids = g->file_id, ascending. */
-int hsdag_placement_write_split(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                hsdag_buf *out);
+HSDAG_API int hsdag_placement_write_split(hsdag_buf *out, const hsdag_graph *g, const hsdag_devices *devs,
+                                          const int32_t *device);
 
 #ifdef __cplusplus
 }

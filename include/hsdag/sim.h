@@ -2,21 +2,20 @@
  *   its Chrome/Perfetto trace and lower bounds on latency.
  * Not here: the device model and its files (devices.h), placement files (placement.h), placers (place.h).
  * Entry points: hsdag_costs_create/free, hsdag_costs_xfer_s, hsdag_sim_create/run/free/costs/trace_write,
- *   hsdag_sim_config_default, hsdag_bound_compute.
+ *   hsdag_sim_config_default, hsdag_bound_compute, hsdag_devices_mem_override.
  *
  * Usage (create once, run many times; a run allocates nothing):
  *   hsdag_sim *s; hsdag_err e = {0};
  *   hsdag_sim_config cfg = hsdag_sim_config_default();      // semantics AUTO = the device set's default
- *   if (hsdag_sim_create(&s, g, devs, &cfg, &e) < 0) ...
- *   int32_t *dev = ...;                                      // [g->n_nodes] device index per node
+ *   if (hsdag_sim_create(&s, g, devs, &cfg, &e) < 0) return;
+ *   int32_t *dev = hsdag_calloc((size_t)g->n_nodes, sizeof *dev); // [g->n_nodes] device index per node
  *   hsdag_sim_result r;
- *   if (hsdag_sim_run(s, dev, &r) < 0) ...                   // only fails on a device index out of range
+ *   if (hsdag_sim_run(s, dev, &r) < 0) return;               // only fails on a device index out of range
  *   printf("%.3f ms %s\n", r.makespan_s * 1e3, r.feasible ? "ok" : "infeasible");
- *   hsdag_sim_free(s);
- *
- * The cost table alone:
+ *   hsdag_free(dev); hsdag_sim_free(s);
+ *   // the cost table alone:
  *   hsdag_costs *c; hsdag_costs_config cc = hsdag_costs_config_default();
- *   if (hsdag_costs_create(&c, g, devs, &cc, &e) < 0) ...
+ *   if (hsdag_costs_create(&c, g, devs, &cc, &e) < 0) return;
  *   double t = c->node_s[v * c->n_devices + k];                  // seconds of node v on device k
  *   double x = hsdag_costs_xfer_s(c, v, a, b);                   // seconds to send v's output a -> b
  *   hsdag_costs_free(c);
@@ -45,7 +44,7 @@ typedef struct hsdag_costs_config {
     hsdag_costsrc source;
     const hsdag_profile *profile; /* optional (NULL): overrides single (node, device) entries, any source */
 } hsdag_costs_config;
-hsdag_costs_config hsdag_costs_config_default(void);
+HSDAG_API hsdag_costs_config hsdag_costs_config_default(void);
 
 /* The precomputed [node x device] cost table and everything a simulator or placer needs per node.
  * Read-only after hsdag_costs_create. Invariants: node_s >= 0 and finite; bookkeeping nodes cost 0 everywhere
@@ -74,9 +73,9 @@ typedef struct hsdag_costs {
     hsdag_arena *arena;
 } hsdag_costs;
 
-int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d,
-                       const hsdag_costs_config *cfg, hsdag_err *e);
-void hsdag_costs_free(hsdag_costs *c); /* NULL is a no-op */
+HSDAG_API int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devices *d,
+                                 const hsdag_costs_config *cfg, hsdag_err *e);
+HSDAG_API void hsdag_costs_free(hsdag_costs *c); /* NULL is a no-op */
 
 /* Seconds to send node v's output from device a to device b (0 if a == b): the file's transfer time times the
  * link's file_factor when the file gives one, else latency + xfer_bytes / bandwidth. */
@@ -89,8 +88,26 @@ static inline double hsdag_costs_xfer_s(const hsdag_costs *c, int32_t v, int32_t
     return c->link_lat_s[k] + c->xfer_bytes[v] * c->link_inv_bw[k];
 }
 
+/* HEFT's per-node averages, the one home of them (the simulator's priorities and the list placers use them):
+ * mean_cost[n_nodes] = mean node_s over the node's allowed devices (over all devices when none is allowed);
+ * mean_xfer[n_nodes] = mean hsdag_costs_xfer_s of its output over the ordered pairs of distinct devices (0
+ * on one device). Either output may be NULL. */
+HSDAG_API void hsdag_costs_means(double *mean_cost, double *mean_xfer, const hsdag_costs *c);
+/* HEFT's upward rank from those averages: rank[v] = mean_cost[v] + the largest mean_xfer[v] + rank[s] over
+ * v's successors s (0 without successors). rank has g->n_nodes slots. */
+HSDAG_API void hsdag_costs_upward_rank(double *rank, const hsdag_graph *g, const double *mean_cost,
+                                       const double *mean_xfer);
+
 /* Roofline time of one op on one device (seconds), used by hsdag_costs_create; exposed for tests and docs. */
-double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
+/* The work of node v as the roofline counts it: flops, bytes = incoming edge bytes + output bytes + parameter
+ * bytes, elems = output elements (known shapes). Returns 1 for a bookkeeping node (cost 0 everywhere), else 0. */
+HSDAG_API int hsdag_costs_node_work(const hsdag_graph *g, int32_t v, double *flops, double *bytes,
+                                    double *elems);
+HSDAG_API double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes);
+/* The same with the device's per-output-element cost of the class (elem_s) added to the compute side; this is
+ * what the cost table uses. */
+HSDAG_API double hsdag_roofline_elems_s(const hsdag_device *dev, hsdag_opclass cls, double flops,
+                                        double bytes, double elems);
 
 /* Concurrent semantics: the order in which a device picks among its ready ops (ties: lower node index). */
 typedef enum hsdag_priority {
@@ -104,7 +121,7 @@ typedef struct hsdag_sim_config {
     hsdag_costs_config costs;  /* how op costs are obtained */
     int record_trace;          /* 1: keep each op's and transfer's start/end for hsdag_sim_trace_write */
 } hsdag_sim_config;
-hsdag_sim_config hsdag_sim_config_default(void);
+HSDAG_API hsdag_sim_config hsdag_sim_config_default(void);
 
 /* Result of one run. The arrays point into the simulator and stay valid until the next run or free.
  * Invariants: makespan_s >= 0; feasible == 0 iff max_excess_bytes > 0 or n_unsupported > 0 or
@@ -134,31 +151,40 @@ typedef struct hsdag_sim hsdag_sim;
 
 /* Builds the cost table, priorities and every buffer a run needs. g and devs are borrowed and must outlive
  * s. */
-int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
-                     const hsdag_sim_config *cfg, hsdag_err *e);
+HSDAG_API int hsdag_sim_create(hsdag_sim **out, const hsdag_graph *g, const hsdag_devices *devs,
+                               const hsdag_sim_config *cfg, hsdag_err *e);
 /* Simulates one request with device[v] in [0, n_devices) for every node v. O((V+E) log V), no allocation,
  * deterministic (events ordered by time, then sequence number). Returns 0, or HSDAG_EINVAL for an
  * out-of-range device index (nothing else can fail). */
-int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out);
-void hsdag_sim_free(hsdag_sim *s); /* NULL is a no-op */
+HSDAG_API int hsdag_sim_run(hsdag_sim *s, const int32_t *device, hsdag_sim_result *out);
+HSDAG_API void hsdag_sim_free(hsdag_sim *s); /* NULL is a no-op */
 
-const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s);
-hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s);
+HSDAG_API const hsdag_costs *hsdag_sim_costs(const hsdag_sim *s);
+HSDAG_API hsdag_semantics hsdag_sim_semantics(const hsdag_sim *s);
 /* Runs the same evaluation with another semantics without rebuilding the tables. */
-void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
+HSDAG_API void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
 
 /* Appends the last run's schedule as Chrome/Perfetto trace JSON ({"traceEvents": [...]}): one track (tid) per
  * device and one per link resource, times in microseconds. Needs cfg.record_trace = 1 and a run first
  * (HSDAG_EINVAL otherwise). */
-int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *out, hsdag_err *e);
+HSDAG_API int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *out, hsdag_err *e);
+
+/* ---- memory-capacity override (src/sim/memcap.c) ----
+ * spec "DEV=SIZE": SIZE in bytes with an optional K, M, G or T suffix (powers of 1024), or "P%" = P percent
+ * of the peak memory the simulator reports on DEV when every op of g runs there (under cfg; NULL =
+ * defaults): "GPU=50%" gives a GPU that holds about half of what the model needs. DEV is matched as by
+ * hsdag_devices_find. Sets devs->dev[DEV].mem_capacity (at least 1 byte: 0 would mean unlimited).
+ * Returns 0 or EINVAL (message names the spec). */
+HSDAG_API int hsdag_devices_mem_override(hsdag_devices *devs, const hsdag_graph *g,
+                                         const hsdag_sim_config *cfg, const char *spec, hsdag_err *e);
 
 /* ---- lower bounds on latency (docs/simulator.md) ---- */
 
 /* Optional exact solver for a semantics (e.g. the two-device min-cut for sequential, from the placers);
  * writes the optimal latency in seconds ignoring memory caps (a relaxation, so still a lower bound).
  * Return 0, HSDAG_EUNSUPPORTED when it does not apply (the bound then falls back), or another error. */
-typedef int (*hsdag_bound_exact_fn)(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e,
-                                    void *ctx);
+typedef int (*hsdag_bound_exact_fn)(void *ctx, double *opt_s, const hsdag_costs *c, hsdag_semantics sem,
+                                    hsdag_err *e);
 
 typedef struct hsdag_bound {
     hsdag_semantics semantics;
@@ -177,8 +203,8 @@ typedef struct hsdag_bound {
  *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its
  * inputs).
  * sem AUTO = the device set's default. exact may be NULL. */
-int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact, void *ctx,
-                        hsdag_bound *out, hsdag_err *e);
+HSDAG_API int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
+                                  hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e);
 
 #ifdef __cplusplus
 }

@@ -878,7 +878,7 @@ static const char *const pd_gnmt[] = {
     NULL};
 static const char *const pd_names[] = {"alexnet", "vgg16", "resnet18", "squeezenet1_0", "gnmt"};
 static const char *const *const pd_lines[] = {pd_alexnet, pd_vgg16, pd_resnet18, pd_squeezenet1_0, pd_gnmt};
-int hsdag_cluster_builtin_graph(int32_t i, const char **name, hsdag_buf *text)
+int hsdag_cluster_builtin_graph(const char **name, hsdag_buf *text, int32_t i)
 {
     if (i < 0 || i >= 5) return HSDAG_EINVAL;
     if (name) *name = pd_names[i];

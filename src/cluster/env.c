@@ -115,7 +115,7 @@ static void cl_mean_median(const float *v, int32_t n, int32_t stride, double *me
 static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsdag_graph *fwd,
                           const char *name, hsdag_err *e)
 {
-    int rc = hsdag_pipedream_mirror(fwd, &m->job, e);
+    int rc = hsdag_pipedream_mirror(&m->job, fwd, e);
     if (rc < 0) return rc;
     const hsdag_graph *g = m->job;
     int32_t N = g->n_nodes, n = N / 2;
@@ -321,7 +321,8 @@ const hsdag_pacml_job *cl_env_jobs(const hsdag_cluster *env)
 void hsdag_cluster_free(hsdag_cluster *env)
 {
     if (!env) return;
-    for (int32_t i = 0; i < env->K; i++) cl_model_free(&env->models[i]);
+    if (env->models) /* NULL when its own allocation failed in create */
+        for (int32_t i = 0; i < env->K; i++) cl_model_free(&env->models[i]);
     hsdag_free(env->models);
     hsdag_beta_free(env->beta);
     hsdag_free(env->pool_model);
@@ -350,8 +351,8 @@ static int cl_config_check(const hsdag_cluster_config *c, hsdag_err *e)
     return 0;
 }
 
-int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
-                         const char *const *names, int32_t n_graphs, hsdag_cluster **out, hsdag_err *e)
+int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
+                         const char *const *names, int32_t n_graphs, hsdag_err *e)
 {
     *out = NULL;
     int rc = cl_config_check(c, e);
@@ -388,9 +389,9 @@ int hsdag_cluster_create(const hsdag_cluster_config *c, const hsdag_graph *const
             const char *nm = NULL;
             hsdag_buf b = {0};
             hsdag_graph *fwd = NULL;
-            rc = hsdag_cluster_builtin_graph(i, &nm, &b);
+            rc = hsdag_cluster_builtin_graph(&nm, &b, i);
             if (rc == 0)
-                rc = hsdag_pipedream_read(b.data, b.len, nm, &fwd, e);
+                rc = hsdag_pipedream_read(&fwd, b.data, b.len, nm, e);
             else
                 hsdag_err_set(e, rc, "cluster: out of memory");
             if (rc == 0) rc = cl_model_build(&env->models[i], c, fwd, nm, e);
@@ -710,7 +711,7 @@ int cl_env_lookahead_action(const hsdag_cluster *env, int horizon_steps, int flo
                 int32_t avail = 0;
                 for (int32_t k = 1; k <= HSDAG_CLUSTER_MAX_DEGREE; k++)
                     if ((k == 1 || k % 2 == 0) && k <= nfree &&
-                        hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, fut, k, blk) == 1)
+                        hsdag_ramp_find_block(blk, c->n_cgs, c->n_racks, c->n_servers, fut, k) == 1)
                         avail |= 1 << k;
                 double acc = 0.0;
                 for (int32_t mi = 0; mi < env->K; mi++) {

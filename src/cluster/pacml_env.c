@@ -87,7 +87,7 @@ static const int px_blocks[5] = {2, 4, 6, 8, 16};
 static int px_block_free(const hsdag_cluster_config *c, const uint8_t *busy, int k)
 {
     int32_t out[HSDAG_CLUSTER_MAX_DEGREE];
-    return hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, busy, k, out) == 1;
+    return hsdag_ramp_find_block(out, c->n_cgs, c->n_racks, c->n_servers, busy, k) == 1;
 }
 
 static void pe_observe_x(void *ctx, hsdag_pacml_mask_mode mode, hsdag_pacml_xobs *x)
@@ -211,7 +211,7 @@ int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_clus
     char found[4096], file[4200];
     int rc;
     if (!path || !*path) {
-        if ((rc = hsdag_pacml_policy_find(cc->beta, cc->time_unit_fix, found, sizeof found, e)) < 0)
+        if ((rc = hsdag_pacml_policy_find(found, sizeof found, cc->beta, cc->time_unit_fix, e)) < 0)
             return rc;
         path = found;
     }
@@ -225,7 +225,7 @@ int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_clus
     }
     char *data = NULL;
     size_t len = 0;
-    if ((rc = hsdag_read_file(file, &data, &len, (size_t)64 << 20, e)) < 0) return rc;
+    if ((rc = hsdag_read_file(&data, &len, file, (size_t)64 << 20, e)) < 0) return rc;
     hsdag_nn_set_threads(1);
     hsdag_pacml_net *n = NULL;
     hsdag_pacml_qnet *q = NULL;
@@ -235,7 +235,8 @@ int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_clus
         rc = hsdag_pacml_qpolicy_parse(&q, cl_env_jobs(env), hsdag_cluster_n_models(env), data, len, file,
                                        &pb, &ptuf, e);
     else
-        rc = hsdag_pacml_policy_load(&n, cl_env_jobs(env), hsdag_cluster_n_models(env), file, &pb, &ptuf, e);
+        rc = hsdag_pacml_policy_parse(&n, cl_env_jobs(env), hsdag_cluster_n_models(env), data, len, file, &pb,
+                                      &ptuf, e);
     hsdag_free(data);
     if (rc < 0) return rc;
     if (pb != cc->beta || ptuf != (cc->time_unit_fix != 0)) {

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-int hsdag_cluster_policy_parse(const char *s, hsdag_cluster_policy *p, hsdag_err *e)
+int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err *e)
 {
     memset(p, 0, sizeof *p);
     if (!s) return hsdag_err_set(e, HSDAG_EINVAL, "policy: missing");

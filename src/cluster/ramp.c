@@ -74,7 +74,7 @@ static int32_t cl_shapes(int32_t nc, int32_t nr, int32_t ns, int32_t a, cl_shape
     return n;
 }
 
-int hsdag_ramp_find_block(int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a, int32_t *out)
+int hsdag_ramp_find_block(int32_t *out, int32_t nc, int32_t nr, int32_t ns, const uint8_t *busy, int32_t a)
 {
     cl_shape sh[64];
     int32_t nsh = cl_shapes(nc, nr, ns, a, sh, 64);
@@ -308,8 +308,8 @@ int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t
         }
         if (!reused) {
             if (have[k] < 0)
-                have[k] = (int8_t)(hsdag_ramp_find_block(c->n_cgs, c->n_racks, c->n_servers, busy, k,
-                                                         blocks[k]) == 1);
+                have[k] = (int8_t)(hsdag_ramp_find_block(blocks[k], c->n_cgs, c->n_racks, c->n_servers, busy,
+                                                         k) == 1);
             if (!have[k]) return -1;
             memcpy(dst, blocks[k], (size_t)k * sizeof(int32_t));
         }
@@ -424,85 +424,25 @@ static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, con
     return ok;
 }
 
-/* flow-completion min-heap (time, then dep id) */
+/* flow completions, ordered by (time, dep) in the core heap */
 typedef struct cl_ev {
     double t;
     int32_t dep;
 } cl_ev;
 
-static int cl_ev_less(cl_ev a, cl_ev b)
+static int cl_ev_less(const void *a, const void *b, void *ctx)
 {
-    return a.t < b.t || (a.t == b.t && a.dep < b.dep);
+    const cl_ev *x = a, *y = b;
+    (void)ctx;
+    return x->t < y->t || (x->t == y->t && x->dep < y->dep);
 }
 
-static void cl_heap_push(cl_ev *h, int32_t *n, cl_ev x)
+/* per-server ready ops in the core heap (ctx = op costs): the smallest compute runs, ties to the later op */
+static int cl_op_before(const void *a, const void *b, void *ctx)
 {
-    int32_t i = (*n)++;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (!cl_ev_less(x, h[p])) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = x;
-}
-
-static cl_ev cl_heap_pop(cl_ev *h, int32_t *n)
-{
-    cl_ev top = h[0], x = h[--(*n)];
-    int32_t i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, r = l + 1, m = i;
-        cl_ev best = x;
-        if (l < *n && cl_ev_less(h[l], best)) {
-            m = l;
-            best = h[l];
-        }
-        if (r < *n && cl_ev_less(h[r], best)) {
-            m = r;
-            best = h[r];
-        }
-        if (m == i) break;
-        h[i] = h[m];
-        i = m;
-    }
-    if (*n > 0) h[i] = x;
-    return top;
-}
-
-/* Per-server ready ops as a binary heap: the op with the smallest compute runs, ties to the later op. */
-static int cl_op_before(const double *cost, int32_t a, int32_t b)
-{
-    return cost[a] < cost[b] || (cost[a] == cost[b] && a > b);
-}
-
-static void cl_ready_push(int32_t *h, int32_t *n, int32_t o, const double *cost)
-{
-    int32_t i = (*n)++;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (!cl_op_before(cost, o, h[p])) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = o;
-}
-
-static void cl_ready_pop(int32_t *h, int32_t *n, const double *cost)
-{
-    int32_t x = h[--(*n)], i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, r = l + 1, m = i, best = x;
-        if (l < *n && cl_op_before(cost, h[l], best)) {
-            m = l;
-            best = h[l];
-        }
-        if (r < *n && cl_op_before(cost, h[r], best)) m = r;
-        if (m == i) break;
-        h[i] = h[m];
-        i = m;
-    }
-    if (*n > 0) h[i] = x;
+    const double *cost = ctx;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return cost[x] < cost[y] || (cost[x] == cost[y] && x > y);
 }
 
 int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
@@ -515,12 +455,14 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
     int32_t *base = hsdag_malloc(((size_t)N + 2) * sizeof(int32_t));
     double *rem = NULL, *cost = NULL;
     int32_t *server = NULL, *npar = NULL, *out_off = NULL, *out_dep = NULL, *grp = NULL, *goff = NULL;
-    int32_t *ready = NULL, *nready = NULL, *roff = NULL, *stack = NULL, *bal = NULL;
+    int32_t *ready = NULL, *roff = NULL, *stack = NULL, *bal = NULL;
+    hsdag_heap *rh = NULL; /* per-server ready heaps over slices of ready[] */
+    hsdag_heap flows;      /* flow completions (own storage, grown on push) */
+    hsdag_heap_init(&flows, sizeof(cl_ev), NULL, 0, cl_ev_less, NULL);
     int32_t *op_id = NULL;
     double *gT = NULL;
     cl_dep *deps = NULL;
-    cl_ev *heap = NULL;
-    size_t cap_heap = 0, cap_stack = 0;
+    size_t cap_stack = 0;
     if (!base) goto done;
     /* ops: copies of every ddls id 1..2n */
     base[1] = 0;
@@ -643,32 +585,36 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
      * preemptive (a per-server heap); every ready flow runs at full rate from its source op's completion (no
      * sharing under RAMP rules) */
     ready = hsdag_malloc(((size_t)n_ops + 1) * sizeof(int32_t)); /* per-server heaps, packed by server */
-    nready = hsdag_calloc((size_t)W, sizeof(int32_t));
+    rh = hsdag_malloc((size_t)W * sizeof(hsdag_heap));
     roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
-    if (!ready || !nready || !roff) goto done;
+    if (!ready || !rh || !roff) goto done;
     for (int32_t o = 0; o < n_ops; o++) roff[server[o] + 1]++;
     for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
-    int32_t nheap = 0, sp = 0, ops_done = 0, deps_done = 0;
+    for (int32_t w = 0; w < W; w++)
+        hsdag_heap_init(&rh[w], sizeof(int32_t), ready + roff[w], (size_t)(roff[w + 1] - roff[w]),
+                        cl_op_before, cost);
+    int32_t sp = 0, ops_done = 0, deps_done = 0;
     double now = 0.0;
-    for (int32_t o = 0; o < n_ops; o++)
-        if (npar[o] == 0) cl_ready_push(ready + roff[server[o]], &nready[server[o]], o, cost);
+    for (int32_t o = 0; o < n_ops; o++) /* a server's heap holds at most its own ops: never full */
+        if (npar[o] == 0) hsdag_heap_push(&rh[server[o]], &o);
     for (;;) {
         /* the running op of each server is the top of its heap; the next event */
         double next = INFINITY;
         for (int32_t w = 0; w < W; w++)
-            if (nready[w]) {
-                double f = now + rem[ready[roff[w]]];
+            if (rh[w].n) {
+                double f = now + rem[*(const int32_t *)hsdag_heap_top(&rh[w])];
                 if (f < next) next = f;
             }
-        if (nheap > 0 && heap[0].t < next) next = heap[0].t;
+        const cl_ev *first = hsdag_heap_top(&flows);
+        if (first && first->t < next) next = first->t;
         if (next == INFINITY) break;
         double dt = next - now;
         for (int32_t w = 0; w < W; w++) {
-            if (!nready[w]) continue;
-            int32_t o = ready[roff[w]];
+            if (!rh[w].n) continue;
+            int32_t o = *(const int32_t *)hsdag_heap_top(&rh[w]);
             if (now + rem[o] <= next) { /* completes now */
                 rem[o] = 0.0;
-                cl_ready_pop(ready + roff[w], &nready[w], cost);
+                hsdag_heap_pop(&rh[w], &o);
                 ops_done++;
                 if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + 1, sizeof(int32_t)) < 0) goto done;
                 stack[sp++] = o;
@@ -677,8 +623,9 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             }
         }
         now = next;
-        while (nheap > 0 && heap[0].t <= now) {
-            cl_ev ev = cl_heap_pop(heap, &nheap);
+        for (const cl_ev *top; (top = hsdag_heap_top(&flows)) && top->t <= now;) {
+            cl_ev ev;
+            hsdag_heap_pop(&flows, &ev);
             if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + 1, sizeof(int32_t)) < 0) goto done;
             stack[sp++] = -1 - ev.dep;
         }
@@ -687,22 +634,23 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             int32_t x = stack[--sp];
             if (x >= 0) {
                 int32_t cnt = out_off[x + 1] - out_off[x];
-                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + cnt + 1, sizeof(int32_t)) < 0 ||
-                    hsdag_grow((void **)&heap, &cap_heap, (size_t)nheap + cnt + 1, sizeof(cl_ev)) < 0)
+                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + cnt + 1, sizeof(int32_t)) < 0)
                     goto done;
                 for (int32_t t = out_off[x]; t < out_off[x + 1]; t++) {
                     int32_t d = out_dep[t];
-                    if (deps[d].x > 0)
-                        cl_heap_push(heap, &nheap, (cl_ev){now + deps[d].x, d});
-                    else
+                    if (deps[d].x > 0) {
+                        cl_ev ev = {now + deps[d].x, d};
+                        if (hsdag_heap_push(&flows, &ev) < 0) goto done;
+                    } else {
                         stack[sp++] = -1 - d;
+                    }
                 }
             } else {
                 int32_t d = -1 - x;
                 deps_done++;
                 if (d < n_graph_deps && --npar[deps[d].dst] == 0) {
-                    int32_t o = deps[d].dst, w = server[o];
-                    cl_ready_push(ready + roff[w], &nready[w], o, cost);
+                    int32_t o = deps[d].dst;
+                    hsdag_heap_push(&rh[server[o]], &o);
                 }
             }
         }
@@ -727,10 +675,10 @@ done:
     hsdag_free(grp);
     hsdag_free(goff);
     hsdag_free(gT);
-    hsdag_free(heap);
+    hsdag_heap_free(&flows);
     hsdag_free(stack);
     hsdag_free(ready);
-    hsdag_free(nready);
+    hsdag_free(rh);
     hsdag_free(roff);
     hsdag_free(bal);
     return rc;

@@ -1,6 +1,7 @@
 /* common.c - status strings, error buffer, allocation wrapper with fault injection, arena, RNG,
  * string map, file helpers and the growable text buffer.
  * Not here: anything graph-specific. Entry points: see include/hsdag/common.h. */
+#include "hsdag/codec.h"
 #include "hsdag/common.h"
 
 #include <errno.h>
@@ -142,7 +143,6 @@ typedef struct arena_chunk {
 struct hsdag_arena {
     arena_chunk *head;
     size_t chunk_bytes;
-    size_t total;
 };
 
 hsdag_arena *hsdag_arena_create(size_t chunk_bytes)
@@ -176,7 +176,6 @@ void *hsdag_arena_alloc(hsdag_arena *a, size_t n)
     }
     void *p = c->data + c->used;
     c->used += n;
-    a->total += n;
     memset(p, 0, n);
     return p;
 }
@@ -193,11 +192,6 @@ char *hsdag_arena_strndup(hsdag_arena *a, const char *s, size_t n)
 char *hsdag_arena_strdup(hsdag_arena *a, const char *s)
 {
     return hsdag_arena_strndup(a, s, strlen(s));
-}
-
-size_t hsdag_arena_used(const hsdag_arena *a)
-{
-    return a ? a->total : 0;
 }
 
 void hsdag_arena_free(hsdag_arena *a)
@@ -227,23 +221,9 @@ void hsdag_rng_seed(hsdag_rng *r, uint64_t seed)
     for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
 uint64_t hsdag_rng_u64(hsdag_rng *r)
 {
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
+    return hsdag_rng_next(r); /* the step itself is in common.h */
 }
 
 double hsdag_rng_uniform(hsdag_rng *r)
@@ -285,12 +265,7 @@ struct hsdag_strmap {
 
 static uint64_t fnv1a(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
+    return hsdag_fnv1a64(HSDAG_FNV64_BASIS, s, n); /* the one FNV-1a (codec.c); order-free: never iterated */
 }
 
 hsdag_strmap *hsdag_strmap_create(void)
@@ -361,7 +336,7 @@ int32_t hsdag_strmap_count(const hsdag_strmap *m)
 }
 
 /* ---- files ---- */
-int hsdag_read_file(const char *path, char **buf, size_t *len, size_t max_bytes, hsdag_err *e)
+int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e)
 {
     *buf = NULL;
     *len = 0;

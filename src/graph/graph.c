@@ -149,11 +149,6 @@ void hsdag_gb_free(hsdag_gb *b)
     hsdag_free(b);
 }
 
-int32_t hsdag_gb_node_count(const hsdag_gb *b)
-{
-    return (int32_t)b->n_nodes;
-}
-
 static int32_t gb_str(hsdag_gb *b, const char *s)
 {
     if (!s) return -1;
@@ -291,50 +286,32 @@ static int edge_cmp(const void *a, const void *c)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Kahn's algorithm with a min-heap of ready nodes keyed by insertion index: among ready nodes the
- * earliest added goes first, so a file that is already topologically ordered keeps its order
+/* Kahn's algorithm with a min-heap of ready nodes keyed by insertion index (the core heap): among ready
+ * nodes the earliest added goes first, so a file that is already topologically ordered keeps its order
  * exactly. O(E + V log V). */
-static void heap_push(int32_t *h, int32_t *len, int32_t v)
+static int less_i32(const void *a, const void *b, void *ctx)
 {
-    int32_t i = (*len)++;
-    while (i > 0) {
-        int32_t p = (i - 1) / 2;
-        if (h[p] <= v) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = v;
-}
-
-static int32_t heap_pop(int32_t *h, int32_t *len)
-{
-    int32_t top = h[0], last = h[--(*len)], i = 0;
-    for (;;) {
-        int32_t c = 2 * i + 1;
-        if (c >= *len) break;
-        if (c + 1 < *len && h[c + 1] < h[c]) c++;
-        if (last <= h[c]) break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*len > 0) h[i] = last;
-    return top;
+    (void)ctx;
+    return *(const int32_t *)a < *(const int32_t *)b;
 }
 
 static int gb_toposort(const hsdag_gb *b, const int32_t *off, const int32_t *adj, int32_t *order,
                        int32_t *indeg, int32_t *heap, hsdag_err *e, const char *what)
 {
-    int32_t n = (int32_t)b->n_nodes, tail = 0, hl = 0;
+    int32_t n = (int32_t)b->n_nodes, tail = 0;
+    hsdag_heap ready;
+    hsdag_heap_init(&ready, sizeof(int32_t), heap, (size_t)n, less_i32, NULL); /* n slots: never full */
     for (int32_t v = 0; v < n; v++) indeg[v] = 0;
     for (int32_t v = 0; v < n; v++)
         for (int32_t k = off[v]; k < off[v + 1]; k++) indeg[adj[k]]++;
     for (int32_t v = 0; v < n; v++)
-        if (indeg[v] == 0) heap_push(heap, &hl, v);
-    while (hl > 0) {
-        int32_t u = heap_pop(heap, &hl);
+        if (indeg[v] == 0) hsdag_heap_push(&ready, &v);
+    while (ready.n > 0) {
+        int32_t u;
+        hsdag_heap_pop(&ready, &u);
         order[tail++] = u;
         for (int32_t k = off[u]; k < off[u + 1]; k++)
-            if (--indeg[adj[k]] == 0) heap_push(heap, &hl, adj[k]);
+            if (--indeg[adj[k]] == 0) hsdag_heap_push(&ready, &adj[k]);
     }
     if (tail == n) return 0;
     /* Name a node ON a cycle: every unfinished node (indeg > 0) has an unfinished predecessor. One
@@ -732,6 +709,11 @@ int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_
         s->activation_bytes += g->out_bytes[v];
         if (g->flags[v] & HSDAG_NF_UNKNOWN_OP) s->unknown_ops++;
         if (g->flags[v] & HSDAG_NF_BOOKKEEPING) s->bookkeeping_ops++;
+        int unshaped = 0;
+        for (int32_t k = g->out_shape_off[v]; k < g->out_shape_off[v + 1]; k++)
+            if (hsdag_graph_shape_elems(g, k) < 0) unshaped = 1;
+        if (unshaped && !(g->flags[v] & HSDAG_NF_BOOKKEEPING) && g->opclass[v] != HSDAG_OP_BOOKKEEPING)
+            s->unshaped_ops++;
         if (g->in_off[v] == g->in_off[v + 1]) s->sources++;
         if (g->out_off[v] == g->out_off[v + 1]) s->sinks++;
         if (++width[lvl[v]] > s->max_width) s->max_width = width[lvl[v]];

@@ -5,8 +5,8 @@
  * hsdag_devkind_name.
  */
 #include "hsdag/devices.h"
+#include "jsonin.h"
 
-#include <json-c/json.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -25,9 +25,9 @@ const char *hsdag_semantics_name(hsdag_semantics s)
     return (s >= 0 && s < HSDAG_SEM_COUNT_) ? sem_names[s] : "?";
 }
 
-int hsdag_semantics_parse(const char *s, hsdag_semantics *out)
+int hsdag_semantics_parse(hsdag_semantics *out, const char *s, hsdag_err *e)
 {
-    if (!s) return HSDAG_EINVAL;
+    if (!s) return hsdag_err_set(e, HSDAG_EINVAL, "semantics: missing");
     if (strcmp(s, "auto") == 0) {
         *out = HSDAG_SEM_AUTO;
         return 0;
@@ -37,7 +37,7 @@ int hsdag_semantics_parse(const char *s, hsdag_semantics *out)
             *out = (hsdag_semantics)i;
             return 0;
         }
-    return HSDAG_EINVAL;
+    return hsdag_err_set(e, HSDAG_EINVAL, "semantics '%.40s': sequential, concurrent, tarnawski or auto", s);
 }
 
 const char *hsdag_devkind_name(hsdag_devkind k)
@@ -129,7 +129,9 @@ static void dev_fill(hsdag_devices *d, int32_t i, const char *name, const char *
     v->mem_bw = bw;
     v->mem_capacity = cap;
     v->launch_s = launch;
-    for (int c = 0; c < HSDAG_OP_CLASS_COUNT_; c++) v->eff[c] = 1.0;
+    v->cache_bytes = 0;
+    v->cache_bw = 0;
+    for (int c = 0; c < HSDAG_OP_CLASS_COUNT_; c++) v->eff[c] = 1.0, v->elem_s[c] = 0;
 }
 
 /* ---- presets (every number is explained with its source in docs/devices.md) ---- */
@@ -278,7 +280,7 @@ static int parse_count(const char *s, long lo, long hi, long *out)
     return (int)(end - s);
 }
 
-int hsdag_devices_preset(const char *name, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e)
+int hsdag_devices_preset(hsdag_devices **out, const char *name, const hsdag_graph *g, hsdag_err *e)
 {
     *out = NULL;
     int rc = HSDAG_ENOMEM;
@@ -341,17 +343,17 @@ unknown:
         name);
 }
 
-int hsdag_devices_load(const char *spec, const hsdag_graph *g, hsdag_devices **out, hsdag_err *e)
+int hsdag_devices_load(hsdag_devices **out, const char *spec, const hsdag_graph *g, hsdag_err *e)
 {
     *out = NULL;
     if (!spec || !*spec || strcmp(spec, "auto") == 0) spec = hsdag_devices_default_name(g);
     int is_file = strchr(spec, '/') != NULL || strchr(spec, '.') != NULL;
-    if (!is_file) return hsdag_devices_preset(spec, g, out, e);
+    if (!is_file) return hsdag_devices_preset(out, spec, g, e);
     char *buf = NULL;
     size_t len = 0;
-    int rc = hsdag_read_file(spec, &buf, &len, 16u << 20, e);
+    int rc = hsdag_read_file(&buf, &len, spec, 16u << 20, e);
     if (rc < 0) return rc;
-    rc = hsdag_devices_parse(buf, len, spec, out, e);
+    rc = hsdag_devices_parse(out, buf, len, spec, e);
     hsdag_free(buf);
     return rc;
 }
@@ -373,73 +375,41 @@ int32_t hsdag_devices_first_of(const hsdag_devices *d, hsdag_devkind k)
     return -1;
 }
 
-/* ---- JSON reader ---- */
+/* ---- JSON reader (on the shared helpers of jsonin.h) ---- */
 
 typedef struct jctx {
     const char *what;
     hsdag_err *e;
 } jctx;
 
-/* Checks that obj has only keys from allowed (NULL-terminated). */
-static int j_keys(const jctx *c, json_object *obj, const char *where, const char *const *allowed)
-{
-    json_object_object_foreach(obj, key, val)
-    {
-        (void)val;
-        int ok = 0;
-        for (int i = 0; allowed[i]; i++)
-            if (strcmp(key, allowed[i]) == 0) ok = 1;
-        if (!ok) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: unknown key '%.80s'", c->what, where, key);
-    }
-    return 0;
-}
-
-/* Reads a number field. required: missing is an error; else *out keeps its default. */
-static int j_num(const jctx *c, json_object *obj, const char *key, const char *where, int required, double lo,
-                 double hi, double *out)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(obj, key, &v)) {
-        if (required) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: missing '%s'", c->what, where, key);
-        return 0;
-    }
-    json_type t = json_object_get_type(v);
-    if (t != json_type_double && t != json_type_int)
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' is not a number", c->what, where, key);
-    double x = json_object_get_double(v);
-    if (!isfinite(x) || x < lo || x > hi)
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' = %g out of range [%g, %g]", c->what, where,
-                             key, x, lo, hi);
-    *out = x;
-    return 0;
-}
-
+/* A name-like string: present (if required), a string of 1..400 characters. 1 if absent, 0 if stored. */
 static int j_str(const jctx *c, json_object *obj, const char *key, const char *where, int required,
                  const char **out)
 {
-    json_object *v;
-    if (!json_object_object_get_ex(obj, key, &v)) {
-        if (required) return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: missing '%s'", c->what, where, key);
-        return 0;
-    }
-    if (!json_object_is_type(v, json_type_string))
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' is not a string", c->what, where, key);
-    const char *s = json_object_get_string(v);
-    size_t n = strlen(s);
+    int rc = hsdag_jsonin_string(obj, key, required ? HSDAG_JI_REQUIRED : 0, out, c->what, where, c->e);
+    if (rc != 0) return rc;
+    size_t n = strlen(*out);
     if (n == 0 || n > 400)
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: '%s' must have 1..400 characters", c->what, where,
+        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: %s must have 1..400 characters", c->what, where,
                              key);
-    *out = s;
     return 0;
+}
+
+static int j_num(const jctx *c, json_object *obj, const char *key, const char *where, int required, double lo,
+                 double hi, double *out)
+{
+    int rc =
+        hsdag_jsonin_number(obj, key, required ? HSDAG_JI_REQUIRED : 0, lo, hi, out, c->what, where, c->e);
+    return rc < 0 ? rc : 0;
 }
 
 #define BIG 1e30
 
 static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object *o)
 {
-    static const char *const keys[] = {"name",          "kind",         "peak_flops",
-                                       "mem_bandwidth", "mem_capacity", "launch_overhead_s",
-                                       "efficiency",    "openvino",     NULL};
+    static const char *const keys[] = {
+        "name",       "kind",     "peak_flops",  "mem_bandwidth",   "mem_capacity",     "launch_overhead_s",
+        "efficiency", "openvino", "cache_bytes", "cache_bandwidth", "output_element_s", NULL};
     char where[64];
     snprintf(where, sizeof where, "devices[%d]", (int)i);
     if (!json_object_is_type(o, json_type_object))
@@ -448,7 +418,7 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
     int rc;
     if ((rc = j_str(c, o, "name", where, 1, &name)) < 0) return rc;
     snprintf(where, sizeof where, "device '%.40s'", name);
-    if ((rc = j_keys(c, o, where, keys)) < 0) return rc;
+    if ((rc = hsdag_jsonin_keys_allowed(o, keys, c->what, where, c->e)) < 0) return rc;
     for (int32_t j = 0; j < i; j++)
         if (strcmp(d->dev[j].name, name) == 0)
             return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: duplicate device name", c->what, where);
@@ -465,13 +435,17 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
     if ((rc = j_num(c, o, "mem_bandwidth", where, 1, 1e3, BIG, &bw)) < 0) return rc;
     if ((rc = j_num(c, o, "mem_capacity", where, 0, 0, BIG, &cap)) < 0) return rc;
     if ((rc = j_num(c, o, "launch_overhead_s", where, 0, 0, 1e3, &launch)) < 0) return rc;
+    double cache = 0, cache_bw = 0;
+    if ((rc = j_num(c, o, "cache_bytes", where, 0, 0, BIG, &cache)) < 0) return rc;
+    if ((rc = j_num(c, o, "cache_bandwidth", where, cache > 0, 1e3, BIG, &cache_bw)) < 0) return rc;
     dev_fill(d, i, name, ov, (hsdag_devkind)k, peak, bw, cap, launch);
     if (!d->dev[i].name || !d->dev[i].ov_name)
         return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
-    json_object *eff;
-    if (json_object_object_get_ex(o, "efficiency", &eff)) {
-        if (!json_object_is_type(eff, json_type_object))
-            return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: 'efficiency' is not an object", c->what, where);
+    d->dev[i].cache_bytes = cache;
+    d->dev[i].cache_bw = cache > 0 ? cache_bw : 0;
+    json_object *eff = NULL;
+    if ((rc = hsdag_jsonin_object(o, "efficiency", 0, &eff, c->what, where, c->e)) < 0) return rc;
+    if (eff) {
         double def = 1.0;
         if ((rc = j_num(c, eff, "default", where, 0, 1e-6, 1.0, &def)) < 0) return rc;
         for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) d->dev[i].eff[cl] = def;
@@ -485,7 +459,24 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
             if (cl < 0)
                 return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: efficiency: unknown op class '%.40s'",
                                      c->what, where, key);
-            if ((rc = j_num(c, eff, key, where, 1, 1e-6, 1.0, &d->dev[i].eff[cl])) < 0) return rc;
+            char ew[96];
+            snprintf(ew, sizeof ew, "%s: efficiency", where);
+            if ((rc = j_num(c, eff, key, ew, 1, 1e-6, 1.0, &d->dev[i].eff[cl])) < 0) return rc;
+        }
+    }
+    json_object *pe = NULL;
+    if ((rc = hsdag_jsonin_object(o, "output_element_s", 0, &pe, c->what, where, c->e)) < 0) return rc;
+    if (pe) {
+        json_object_object_foreach(pe, key, val)
+        {
+            (void)val;
+            int cl = -1;
+            for (int j = 0; j < HSDAG_OP_CLASS_COUNT_; j++)
+                if (strcmp(key, class_keys[j]) == 0) cl = j;
+            if (cl < 0)
+                return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: output_element_s: unknown op class '%.40s'",
+                                     c->what, where, key);
+            if ((rc = j_num(c, pe, key, where, 1, 0, 1.0, &d->dev[i].elem_s[cl])) < 0) return rc;
         }
     }
     return 0;
@@ -504,7 +495,7 @@ static int parse_link(const jctx *c, hsdag_devices *d, json_object *o, int32_t i
     if (!json_object_is_type(o, json_type_object))
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: not an object", c->what, where);
     int rc;
-    if ((rc = j_keys(c, o, where, keys)) < 0) return rc;
+    if ((rc = hsdag_jsonin_keys_allowed(o, keys, c->what, where, c->e)) < 0) return rc;
     double lat = 0, bw = 0, ff = -1;
     const char *bus = NULL, *from = NULL, *to = NULL;
     if ((rc = j_num(c, o, "latency_s", where, 0, 0, 1e3, &lat)) < 0) return rc;
@@ -514,12 +505,7 @@ static int parse_link(const jctx *c, hsdag_devices *d, json_object *o, int32_t i
     if ((rc = j_num(c, o, "file_factor", where, 0, 0, 1e3, &ff)) < 0) return rc;
     if ((rc = j_str(c, o, "bus", where, 0, &bus)) < 0) return rc;
     int sym = 1;
-    json_object *sv;
-    if (json_object_object_get_ex(o, "symmetric", &sv)) {
-        if (!json_object_is_type(sv, json_type_boolean))
-            return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: 'symmetric' is not true/false", c->what, where);
-        sym = json_object_get_boolean(sv);
-    }
+    if ((rc = hsdag_jsonin_bool(o, "symmetric", 0, &sym, c->what, where, c->e)) < 0) return rc;
     if (is_default) {
         for (int32_t a = 0; a < d->n; a++)
             for (int32_t b = 0; b < d->n; b++)
@@ -562,11 +548,11 @@ static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
     int rc;
     if (!json_object_is_type(root, json_type_object))
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: the top level is not an object", c->what);
-    if ((rc = j_keys(c, root, "top level", keys)) < 0) return rc;
+    if ((rc = hsdag_jsonin_keys_allowed(root, keys, c->what, "top level", c->e)) < 0) return rc;
     json_object *devs, *links = NULL, *deflink = NULL;
-    if (!json_object_object_get_ex(root, "devices", &devs) || !json_object_is_type(devs, json_type_array))
-        return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: missing array 'devices'", c->what);
-    size_t n = json_object_array_length(devs);
+    size_t n = 0, m = 0;
+    if ((rc = hsdag_jsonin_array(root, "devices", HSDAG_JI_REQUIRED, &devs, &n, c->what, "", c->e)) < 0)
+        return rc;
     if (n < 1 || n > HSDAG_MAX_DEVICES)
         return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: 'devices' has %zu entries (want 1..%d)", c->what, n,
                              HSDAG_MAX_DEVICES);
@@ -581,7 +567,7 @@ static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
     }
     if (sem) {
         hsdag_semantics s;
-        if (hsdag_semantics_parse(sem, &s) < 0 || s == HSDAG_SEM_AUTO) {
+        if (hsdag_semantics_parse(&s, sem, NULL) < 0 || s == HSDAG_SEM_AUTO) {
             rc = hsdag_err_set(c->e, HSDAG_EPARSE,
                                "%s: semantics '%.40s' is not sequential, concurrent or tarnawski", c->what,
                                sem);
@@ -594,12 +580,8 @@ static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
     d->max_accels_used = (int32_t)mu;
     for (size_t i = 0; i < n; i++)
         if ((rc = parse_device(c, d, (int32_t)i, json_object_array_get_idx(devs, i))) < 0) goto fail;
-    if (json_object_object_get_ex(root, "links", &links)) {
-        if (!json_object_is_type(links, json_type_array)) {
-            rc = hsdag_err_set(c->e, HSDAG_EPARSE, "%s: 'links' is not an array", c->what);
-            goto fail;
-        }
-        size_t m = json_object_array_length(links);
+    if ((rc = hsdag_jsonin_array(root, "links", 0, &links, &m, c->what, "", c->e)) < 0) goto fail;
+    if (links) {
         if (m > n * n) {
             rc = hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: 'links' has %zu entries for %zu devices", c->what, m,
                                n);
@@ -609,8 +591,8 @@ static int parse_root(const jctx *c, json_object *root, hsdag_devices **out)
             if ((rc = parse_link(c, d, json_object_array_get_idx(links, i), (int32_t)i, 0, seen)) < 0)
                 goto fail;
     }
-    if (json_object_object_get_ex(root, "default_link", &deflink))
-        if ((rc = parse_link(c, d, deflink, 0, 1, seen)) < 0) goto fail;
+    if ((rc = hsdag_jsonin_object(root, "default_link", 0, &deflink, c->what, "", c->e)) < 0) goto fail;
+    if (deflink && (rc = parse_link(c, d, deflink, 0, 1, seen)) < 0) goto fail;
     for (int32_t a = 0; a < d->n; a++)
         for (int32_t b = 0; b < d->n; b++)
             if (a != b && !seen[a * d->n + b]) {
@@ -629,41 +611,22 @@ fail:
     return rc;
 }
 
-int hsdag_devices_parse(const void *buf, size_t len, const char *what, hsdag_devices **out, hsdag_err *e)
+int hsdag_devices_parse(hsdag_devices **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     jctx c = {what ? what : "<buffer>", e};
     if (len > (16u << 20))
         return hsdag_err_set(e, HSDAG_ELIMIT, "%s: device file larger than 16 MiB", c.what);
-    json_tokener *tok = json_tokener_new_ex(32);
-    if (!tok) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", c.what);
-    json_object *root = json_tokener_parse_ex(tok, (const char *)buf, (int)len);
-    enum json_tokener_error je = json_tokener_get_error(tok);
-    size_t used = json_tokener_get_parse_end(tok);
-    int rc;
-    if (!root || je != json_tokener_success) {
-        rc = hsdag_err_set(
-            e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", c.what, used,
-            json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));
-        goto done;
-    }
-    for (size_t i = used; i < len; i++) {
-        char ch = ((const char *)buf)[i];
-        if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t') {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad JSON: trailing data at byte %zu", c.what, i);
-            goto done;
-        }
-    }
-    rc = parse_root(&c, root, out);
-done:
+    json_object *root = NULL;
+    int rc = hsdag_jsonin_parse(buf, len, 32, c.what, &root, e);
+    if (rc == 0) rc = parse_root(&c, root, out);
     json_object_put(root);
-    json_tokener_free(tok);
     return rc;
 }
 
 /* ---- JSON writer ---- */
 
-int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *b)
+int hsdag_devices_write_json(hsdag_buf *b, const hsdag_devices *d)
 {
     hsdag_buf_printf(b, "{\n  \"format\": \"hsdag-devices\",\n  \"name\": ");
     hsdag_buf_json_str(b, d->name);
@@ -683,6 +646,22 @@ int hsdag_devices_write_json(const hsdag_devices *d, hsdag_buf *b)
         hsdag_buf_double(b, v->mem_capacity);
         hsdag_buf_printf(b, ", \"launch_overhead_s\": ");
         hsdag_buf_double(b, v->launch_s);
+        if (v->cache_bytes > 0) {
+            hsdag_buf_printf(b, ", \"cache_bytes\": ");
+            hsdag_buf_double(b, v->cache_bytes);
+            hsdag_buf_printf(b, ", \"cache_bandwidth\": ");
+            hsdag_buf_double(b, v->cache_bw);
+        }
+        int any_elem = 0;
+        for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) any_elem |= v->elem_s[cl] > 0;
+        if (any_elem) {
+            hsdag_buf_printf(b, ",\n     \"output_element_s\": {");
+            for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) {
+                hsdag_buf_printf(b, "%s\"%s\": ", cl ? ", " : "", class_keys[cl]);
+                hsdag_buf_double(b, v->elem_s[cl]);
+            }
+            hsdag_buf_printf(b, "}");
+        }
         hsdag_buf_printf(b, ",\n     \"efficiency\": {");
         for (int cl = 0; cl < HSDAG_OP_CLASS_COUNT_; cl++) {
             hsdag_buf_printf(b, "%s\"%s\": ", cl ? ", " : "", class_keys[cl]);

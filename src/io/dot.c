@@ -564,7 +564,7 @@ static size_t dot_line_of(const char *s, size_t off)
     return line;
 }
 
-int hsdag_dot_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_dot_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     int rc;
     char *text = NULL;

@@ -106,8 +106,8 @@ static void dw_legend(const int32_t *device, const char *const *device_names, in
     hsdag_buf_printf(b, "  }\n");
 }
 
-int hsdag_dot_write(const hsdag_graph *g, const int32_t *device, const char *const *device_names,
-                    int32_t n_devices, hsdag_buf *out)
+int hsdag_dot_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
+                    const char *const *device_names, int32_t n_devices)
 {
     if (device && n_devices < 0) return HSDAG_EINVAL;
     hsdag_buf_printf(out, "digraph hsdag {\n  graph [fontname=\"Helvetica\", label=\"");

@@ -24,6 +24,7 @@ static const struct {
     {HSDAG_NF_BACKWARD, "backward"},
     {HSDAG_NF_NO_ACCEL, "no_accel"},
     {HSDAG_NF_RENAMED, "renamed"},
+    {HSDAG_NF_FOLDED, "folded"},
 };
 #define HJ_NFLAGS (sizeof hj_flags / sizeof hj_flags[0])
 
@@ -175,7 +176,7 @@ static void hj_write_node(const hsdag_graph *g, int32_t v, hsdag_buf *b)
     hj_write_outputs(g, v, b);
 }
 
-int hsdag_json_write(const hsdag_graph *g, hsdag_buf *out)
+int hsdag_json_write(hsdag_buf *out, const hsdag_graph *g)
 {
     hsdag_buf_printf(out, "{\"format\":\"%s\",\"version\":%d,\n", HJ_FORMAT, HJ_VERSION);
     hj_write_meta(g, out);
@@ -404,7 +405,7 @@ static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, h
     return 0;
 }
 
-int hsdag_json_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_json_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     if (!what) what = "<buffer>";

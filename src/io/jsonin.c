@@ -241,6 +241,23 @@ int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_
     return 0;
 }
 
+int hsdag_jsonin_keys_allowed(json_object *obj, const char *const *allowed, const char *what, const char *ctx,
+                              hsdag_err *e)
+{
+    json_object_object_foreach(obj, key, val)
+    {
+        (void)val;
+        int ok = 0;
+        for (int i = 0; allowed[i] && !ok; i++) ok = strcmp(key, allowed[i]) == 0;
+        if (!ok) {
+            if (ctx && *ctx)
+                return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s: unknown key '%.80s'", ji_what(what), ctx, key);
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: unknown key '%.80s'", ji_what(what), key);
+        }
+    }
+    return 0;
+}
+
 /* ---- keys: duplicate checks and lookups ---- */
 
 static int ji_key_cmp(const void *a, const void *b)

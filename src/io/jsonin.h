@@ -1,9 +1,11 @@
-/* jsonin.h - internal helpers shared by the JSON readers (Tarnawski, hsdag JSON, splits): a strict,
+/* jsonin.h - internal helpers shared by every JSON reader (Tarnawski, hsdag JSON, splits, device sets,
+ * placements): a strict,
  * depth-limited json-c parse and typed field getters that write one-line "what: ctx: key problem" errors.
  * Not here: any format's schema (tarnawski.c, json.c, split.c) and not a public API (src/io only).
  * Entry points: hsdag_jsonin_parse, hsdag_jsonin_number, hsdag_jsonin_int, hsdag_jsonin_bool,
  * hsdag_jsonin_string,
- * hsdag_jsonin_array, hsdag_jsonin_object, hsdag_jsonin_keys_sort_dup, hsdag_jsonin_keys_find,
+ * hsdag_jsonin_array, hsdag_jsonin_object, hsdag_jsonin_keys_allowed, hsdag_jsonin_keys_sort_dup,
+ * hsdag_jsonin_keys_find,
  * hsdag_jsonin_edges_unique. */
 #ifndef HSDAG_SRC_IO_JSONIN_H
 #define HSDAG_SRC_IO_JSONIN_H
@@ -44,6 +46,11 @@ int hsdag_jsonin_array(json_object *obj, const char *key, unsigned flags, json_o
                        const char *what, const char *ctx, hsdag_err *e);
 int hsdag_jsonin_object(json_object *obj, const char *key, unsigned flags, json_object **out,
                         const char *what, const char *ctx, hsdag_err *e);
+
+/* Checks that obj (a JSON object) has only keys from allowed (NULL-terminated): else HSDAG_EPARSE with
+ * "what: ctx: unknown key 'k'". */
+int hsdag_jsonin_keys_allowed(json_object *obj, const char *const *allowed, const char *what, const char *ctx,
+                              hsdag_err *e);
 
 /* Value-level versions used for array elements: `name` describes the element in messages ("nodes[3]"). */
 int hsdag_jsonin_value_number(json_object *v, double lo, double hi, double *out, const char *what,

@@ -95,7 +95,7 @@ hsdag_format hsdag_detect(const void *buf, size_t len, const char *path)
     return HSDAG_FMT_UNKNOWN;
 }
 
-int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, hsdag_graph **out,
+int hsdag_load(hsdag_graph **out, const void *buf, size_t len, hsdag_format fmt, const char *what,
                hsdag_err *e)
 {
     *out = NULL;
@@ -114,17 +114,17 @@ int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, 
     }
     switch (fmt) {
     case HSDAG_FMT_ONNX:
-        return hsdag_onnx_read(buf, len, what, out, e);
+        return hsdag_onnx_read(out, buf, len, what, e);
     case HSDAG_FMT_OVXML:
-        return hsdag_ovxml_read(buf, len, what, out, e);
+        return hsdag_ovxml_read(out, buf, len, what, e);
     case HSDAG_FMT_PIPEDREAM:
-        return hsdag_pipedream_read(buf, len, what, out, e);
+        return hsdag_pipedream_read(out, buf, len, what, e);
     case HSDAG_FMT_TARNAWSKI:
-        return hsdag_tarnawski_read(buf, len, what, out, e);
+        return hsdag_tarnawski_read(out, buf, len, what, e);
     case HSDAG_FMT_JSON:
-        return hsdag_json_read(buf, len, what, out, e);
+        return hsdag_json_read(out, buf, len, what, e);
     case HSDAG_FMT_DOT:
-        return hsdag_dot_read(buf, len, what, out, e);
+        return hsdag_dot_read(out, buf, len, what, e);
     default:
         return hsdag_err_set(e, HSDAG_EFORMAT,
                              "%s: unrecognised format (expected ONNX, OpenVINO IR .xml, PipeDream graph.txt, "
@@ -133,14 +133,14 @@ int hsdag_load(const void *buf, size_t len, hsdag_format fmt, const char *what, 
     }
 }
 
-int hsdag_load_file(const char *path, hsdag_format fmt, hsdag_graph **out, hsdag_err *e)
+int hsdag_load_file(hsdag_graph **out, const char *path, hsdag_format fmt, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
     *out = NULL;
-    int rc = hsdag_read_file(path, &buf, &len, HSDAG_MAX_FILE_BYTES, e);
+    int rc = hsdag_read_file(&buf, &len, path, HSDAG_MAX_FILE_BYTES, e);
     if (rc < 0) return rc;
-    rc = hsdag_load(buf, len, fmt, path, out, e);
+    rc = hsdag_load(out, buf, len, fmt, path, e);
     hsdag_free(buf);
     return rc;
 }

@@ -42,6 +42,9 @@
  *  - FLOPs: hsdag_opcost_estimate with the input shapes in ONNX input order, output shapes, group,
  * transA/transB
  *    and the Einsum equation; pooling with a kernel_shape attribute uses out_elems * prod(kernel_shape).
+ *  - folded: a node computed from constants only (initializers that cannot be fed, weights of weight-free
+ *    exports, outputs of folded nodes; Shape/Size of a static shape) gets HSDAG_NF_FOLDED | HSDAG_NF_BOOKKEEPING:
+ *    runtimes evaluate it once at load, so it costs nothing at inference.
  *  - unknown ops (custom domains, control flow, ops outside the cost table) get 0 FLOPs and
  * HSDAG_NF_UNKNOWN_OP;
  *    their edges still carry bytes when the shapes are known.
@@ -582,6 +585,64 @@ static void onnx_mark_weights(onnx_reader *r, const Onnx__GraphProto *g)
     }
 }
 
+/* ---- pass 2b: nodes a runtime constant-folds at load (HSDAG_NF_FOLDED) ----
+ * A default-domain, deterministic, non-control-flow node whose every input is a constant, or Shape/Size of a tensor
+ * of static shape. Constants: initializers that are not also graph inputs (from IR version 4 on those may be fed),
+ * the weights of weight-free exports (graph inputs only because their values were left out: deployed, they are
+ * initializers, and e.g. the Transpose of a MatMul weight is folded), and outputs of folded nodes. */
+static int onnx_foldable_op(const Onnx__NodeProto *nd)
+{
+    static const char *const never[] = {"If",
+                                        "Loop",
+                                        "Scan",
+                                        "RandomNormal",
+                                        "RandomNormalLike",
+                                        "RandomUniform",
+                                        "RandomUniformLike",
+                                        "Multinomial",
+                                        "Bernoulli",
+                                        "SequenceConstruct"};
+    if (nd->domain && *nd->domain && strcmp(nd->domain, "ai.onnx") != 0) return 0;
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        if (strcmp(nd->op_type, never[i]) == 0) return 0;
+    return 1;
+}
+
+static void onnx_mark_folded(onnx_reader *r, const Onnx__GraphProto *g, int64_t ir_version, uint8_t *folded)
+{
+    /* before IR version 4 every initializer had to be listed as an input and could not be fed (ORT's rule) */
+    for (size_t i = 0; i < r->nt; i++)
+        if (((r->t[i].flags & ONNX_T_INIT) && (!(r->t[i].flags & ONNX_T_INPUT) || ir_version < 4)) ||
+            (r->t[i].flags & (ONNX_T_INPUT | ONNX_T_WEIGHT)) == (ONNX_T_INPUT | ONNX_T_WEIGHT))
+            r->t[i].flags |= ONNX_T_CONST;
+    for (size_t v = 0; v < g->n_node; v++) {
+        const Onnx__NodeProto *nd = g->node[v];
+        folded[v] = 0;
+        if (!onnx_foldable_op(nd) || nd->n_output == 0) continue;
+        int shape_op = strcmp(nd->op_type, "Shape") == 0 || strcmp(nd->op_type, "Size") == 0;
+        int all = nd->n_input > 0 || strcmp(nd->op_type, "Constant") == 0;
+        for (size_t k = 0; k < nd->n_input && all; k++) {
+            if (!nd->input[k] || !*nd->input[k]) continue; /* optional input left out */
+            int32_t id = onnx_io(r, v, nd, k, 0);
+            if (id < 0) {
+                all = 0;
+            } else if (shape_op) {
+                const onnx_tensor *t = &r->t[id];
+                all = t->rank >= 0;
+                for (int d = 0; all && d < t->rank; d++) all = r->dims[t->dim_off + d] >= 0;
+            } else {
+                all = (r->t[id].flags & ONNX_T_CONST) != 0;
+            }
+        }
+        if (!all) continue;
+        folded[v] = 1;
+        for (size_t k = 0; k < nd->n_output; k++) {
+            int32_t id = onnx_io(r, v, nd, k, 1);
+            if (id >= 0) r->t[id].flags |= ONNX_T_CONST;
+        }
+    }
+}
+
 /* ---- pass 3: nodes, costs, edges ---- */
 static hsdag_shape_ref onnx_ref(const onnx_reader *r, int32_t id)
 {
@@ -679,7 +740,7 @@ static int onnx_node_cost(onnx_reader *r, hsdag_gb *b, const Onnx__NodeProto *nd
     return 0;
 }
 
-static int onnx_build(onnx_reader *r, hsdag_gb *b, const Onnx__GraphProto *g)
+static int onnx_build(onnx_reader *r, hsdag_gb *b, const Onnx__GraphProto *g, const uint8_t *folded)
 {
     int rc;
     for (size_t v = 0; v < g->n_node; v++) {
@@ -698,6 +759,7 @@ static int onnx_build(onnx_reader *r, hsdag_gb *b, const Onnx__GraphProto *g)
                                      hsdag_status_str(rc));
         }
         if ((rc = onnx_node_cost(r, b, nd, idx)) < 0) return rc;
+        if (folded[v]) hsdag_gb_set_flags(b, idx, HSDAG_NF_FOLDED | HSDAG_NF_BOOKKEEPING);
     }
     for (size_t v = 0; v < g->n_node; v++) {
         const Onnx__NodeProto *nd = g->node[v];
@@ -739,13 +801,14 @@ static int onnx_check(onnx_reader *r, const Onnx__ModelProto *m)
     return 0;
 }
 
-int hsdag_onnx_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_onnx_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     onnx_reader r = {.what = what ? what : "<buffer>", .e = e};
     onnx_pool pool = {.next_size = (size_t)64 << 10};
     Onnx__ModelProto *m = NULL;
     hsdag_gb *b = NULL;
+    uint8_t *folded = NULL;
     int rc;
     if (!buf && len) return hsdag_err_set(e, HSDAG_EINVAL, "%s: no buffer", r.what);
     if (len > HSDAG_MAX_FILE_BYTES)
@@ -785,7 +848,12 @@ int hsdag_onnx_read(const void *buf, size_t len, const char *what, hsdag_graph *
     if ((rc = onnx_collect(&r, g)) < 0 || (rc = onnx_resolve(&r, g)) < 0 || (rc = onnx_infer_run(&r, g)) < 0)
         goto done;
     onnx_mark_weights(&r, g);
-    if ((rc = onnx_build(&r, b, g)) < 0) goto done;
+    if (!(folded = hsdag_malloc(g->n_node + 1))) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", r.what);
+        goto done;
+    }
+    onnx_mark_folded(&r, g, m->has_ir_version ? m->ir_version : 0, folded);
+    if ((rc = onnx_build(&r, b, g, folded)) < 0) goto done;
 
     hsdag_graph_meta meta = {
         .format = HSDAG_FMT_ONNX,
@@ -812,6 +880,7 @@ done:
     hsdag_free(r.io_off);
     hsdag_free(r.refs);
     hsdag_free(r.pair_stamp);
+    hsdag_free(folded);
     onnx_pool_release(&pool); /* frees m and everything protobuf-c allocated */
     return rc < 0 ? rc : 0;
 }

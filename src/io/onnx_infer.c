@@ -1,6 +1,6 @@
 /* onnx_infer.c - ONNX shape inference for what the file leaves out, with small int64 value propagation
  * (Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains of torch exports).
- * Not here: float values, Resize/Upsample scales, Range, Einsum with "..." or an implicit output, TopK,
+ * Not here: float values (so no Resize/Upsample by float scales, no Range over floats), Einsum with "..." or an implicit output, TopK,
  * NonZero, control flow, non-default domains;
  * no per-element work beyond ONNX_MAX_VALUES integers. Entry points: onnx_infer_run.
  *
@@ -49,7 +49,9 @@ typedef enum infer_op {
     IOP_CONSTSHAPE,
     IOP_DROPOUT,
     IOP_NOT,
-    IOP_EINSUM
+    IOP_EINSUM,
+    IOP_RANGE,
+    IOP_RESIZE
 } infer_op;
 
 typedef struct infer_entry {
@@ -132,6 +134,7 @@ static const infer_entry infer_table[] = {
     {"PRelu", IOP_BCAST},
     {"Pad", IOP_PAD},
     {"Pow", IOP_BCAST},
+    {"Range", IOP_RANGE},
     {"Reciprocal", IOP_SAME},
     {"ReduceL1", IOP_REDUCE},
     {"ReduceL2", IOP_REDUCE},
@@ -145,7 +148,11 @@ static const infer_entry infer_table[] = {
     {"ReduceSumSquare", IOP_REDUCE},
     {"Relu", IOP_SAME},
     {"Reshape", IOP_RESHAPE},
+    {"Resize", IOP_RESIZE},
     {"Round", IOP_SAME},
+    {"Scatter", IOP_SAME},
+    {"ScatterElements", IOP_SAME},
+    {"ScatterND", IOP_SAME},
     {"Selu", IOP_SAME},
     {"Shape", IOP_SHAPE},
     {"Sigmoid", IOP_SAME},
@@ -344,7 +351,11 @@ static int64_t infer_apply(const char *op, int64_t x, int64_t y)
     if (strcmp(op, "Sub") == 0) return __builtin_sub_overflow(x, y, &z) ? ONNX_VUNK : z;
     if (strcmp(op, "Mul") == 0) return __builtin_mul_overflow(x, y, &z) ? ONNX_VUNK : z;
     if (strcmp(op, "Div") == 0) return (y == 0 || (x == INT64_MIN && y == -1)) ? ONNX_VUNK : x / y;
-    if (strcmp(op, "Mod") == 0) return (y == 0 || (x == INT64_MIN && y == -1)) ? ONNX_VUNK : x % y;
+    if (strcmp(op, "Mod") == 0) { /* fmod = 0 (integers): the result takes the divisor's sign, as in Python */
+        if (y == 0 || (x == INT64_MIN && y == -1)) return ONNX_VUNK;
+        z = x % y;
+        return (z != 0 && ((z < 0) != (y < 0))) ? z + y : z;
+    }
     if (strcmp(op, "Max") == 0) return x > y ? x : y;
     if (strcmp(op, "Min") == 0) return x < y ? x : y;
     if (strcmp(op, "Equal") == 0) return x == y;
@@ -563,8 +574,24 @@ static int infer_transpose(onnx_reader *r, const Onnx__NodeProto *nd)
         int p = infer_axis(perm[i], x.rank);
         if (p < 0) return 0;
         o.d[i] = x.d[p];
+        perm[i] = p;
     }
-    return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
+    int rc = infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
+    int64_t v[ONNX_MAX_VALUES], ov[ONNX_MAX_VALUES], idx[HSDAG_MAX_RANK];
+    int n, m = infer_small(&o);
+    if (rc < 0 || m < 0 || !infer_vals(r, nd, 0, v, &n) || n != m) return rc;
+    for (int f = 0; f < m; f++) { /* output index idx reads input index with idx[i] on axis perm[i] */
+        infer_unflat(&o, f, idx);
+        int64_t flat = 0;
+        for (int a = 0; a < x.rank; a++) {
+            int64_t k = 0;
+            for (int i = 0; i < np; i++)
+                if (perm[i] == a) k = idx[i];
+            flat = flat * x.d[a] + k;
+        }
+        ov[f] = v[flat];
+    }
+    return infer_out_vals(r, nd, 0, ov, m);
 }
 
 static int infer_concat(onnx_reader *r, const Onnx__NodeProto *nd)
@@ -712,8 +739,8 @@ static int infer_slice(onnx_reader *r, const Onnx__NodeProto *nd)
     if (ns < 0 || ns != ne || ns > HSDAG_MAX_RANK || (na >= 0 && na != ns) || (nsp >= 0 && nsp != ns))
         return 0;
     o = x;
-    int64_t b0 = 0, st0 = 1; /* start and step on axis 0 for 1-D values */
-    int sliced0 = 0;
+    int64_t b[HSDAG_MAX_RANK], stp[HSDAG_MAX_RANK]; /* per axis: first element taken and step */
+    for (int a = 0; a < x.rank; a++) b[a] = 0, stp[a] = 1;
     for (int i = 0; i < ns; i++) {
         int a = na >= 0 ? (ax[i] == ONNX_VUNK ? -1 : infer_axis(ax[i], x.rank)) : (i < x.rank ? i : -1);
         int64_t step = nsp >= 0 ? sp[i] : 1, s = st[i], e = en[i];
@@ -736,25 +763,26 @@ static int infer_slice(onnx_reader *r, const Onnx__NodeProto *nd)
             len = s > e ? (s - e - 1) / (-step) + 1 : 0;
         }
         o.d[a] = len;
-        if (a == 0) {
-            b0 = s;
-            st0 = step;
-            sliced0 = 1;
-        }
+        b[a] = s;
+        stp[a] = step;
     }
     int rc = infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
-    if (rc < 0 || x.rank != 1) return rc;
-    int64_t v[ONNX_MAX_VALUES], ov[ONNX_MAX_VALUES];
-    int n;
-    if (!infer_vals(r, nd, 0, v, &n) || o.d[0] < 0 || o.d[0] > n) return 0;
-    if (!sliced0) return infer_out_vals(r, nd, 0, v, n);
-    for (int64_t i = 0; i < o.d[0]; i++) {
-        int64_t k;
-        if (__builtin_mul_overflow(i, st0, &k) || __builtin_add_overflow(k, b0, &k) || k < 0 || k >= n)
-            return 0;
-        ov[i] = v[k];
+    if (rc < 0) return rc;
+    /* values: output element idx reads input element b + idx * step on every axis */
+    int64_t v[ONNX_MAX_VALUES], ov[ONNX_MAX_VALUES], idx[HSDAG_MAX_RANK];
+    int n, m = infer_small(&o);
+    if (m < 0 || !infer_vals(r, nd, 0, v, &n) || infer_small(&x) != n) return 0;
+    for (int f = 0; f < m; f++) {
+        infer_unflat(&o, f, idx);
+        int64_t flat = 0;
+        for (int a = 0; a < x.rank; a++) {
+            int64_t k = b[a] + idx[a] * stp[a];
+            if (k < 0 || k >= x.d[a]) return 0;
+            flat = flat * x.d[a] + k;
+        }
+        ov[f] = v[flat];
     }
-    return infer_out_vals(r, nd, 0, ov, (int)o.d[0]);
+    return infer_out_vals(r, nd, 0, ov, m);
 }
 
 static int infer_reduce(onnx_reader *r, const Onnx__NodeProto *nd, int arg)
@@ -932,6 +960,40 @@ static int infer_einsum(onnx_reader *r, const Onnx__NodeProto *nd)
     return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
 }
 
+/* Range(start, limit, delta) of known integer scalars: max(ceil((limit - start) / delta), 0) elements. */
+static int infer_range(onnx_reader *r, const Onnx__NodeProto *nd)
+{
+    int64_t a[ONNX_MAX_VALUES], l[ONNX_MAX_VALUES], d[ONNX_MAX_VALUES];
+    int na, nl, ndl;
+    if (nd->n_input < 3 || !infer_vals(r, nd, 0, a, &na) || !infer_vals(r, nd, 1, l, &nl) ||
+        !infer_vals(r, nd, 2, d, &ndl) || na != 1 || nl != 1 || ndl != 1 || !infer_all_known(a, 1) ||
+        !infer_all_known(l, 1) || !infer_all_known(d, 1) || d[0] == 0 || !infer_sane(a[0]) ||
+        !infer_sane(l[0]) || !infer_sane(d[0]))
+        return 0;
+    int64_t span = l[0] - a[0], n = d[0] > 0 ? (span + d[0] - 1) / d[0] : (span + d[0] + 1) / d[0];
+    if (n < 0) n = 0;
+    ish o = {.rank = 1, .d = {n}};
+    int rc = infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
+    if (rc < 0 || n > ONNX_MAX_VALUES) return rc;
+    int64_t v[ONNX_MAX_VALUES];
+    for (int64_t i = 0; i < n; i++) v[i] = a[0] + i * d[0];
+    return infer_out_vals(r, nd, 0, v, (int)n);
+}
+
+/* Resize(X, roi, scales, sizes) with known integer sizes (opset 11+; scales are floats, not tracked). */
+static int infer_resize(onnx_reader *r, const Onnx__NodeProto *nd)
+{
+    ish x, o;
+    int64_t v[ONNX_MAX_VALUES];
+    int n;
+    if (!infer_in(r, nd, 0, &x) || nd->n_input < 4 || !*nd->input[3] || !infer_vals(r, nd, 3, v, &n) ||
+        n != x.rank || onnx_attr(nd, "axes"))
+        return 0;
+    o.rank = n;
+    for (int i = 0; i < n; i++) o.d[i] = (v[i] == ONNX_VUNK || v[i] < 0) ? -1 : v[i];
+    return infer_out(r, nd, 0, infer_dtype(r, nd, 0), &o);
+}
+
 static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
 {
     infer_op op = infer_lookup(nd->op_type);
@@ -1027,6 +1089,10 @@ static int infer_node(onnx_reader *r, const Onnx__NodeProto *nd)
         return infer_constshape(r, nd);
     case IOP_EINSUM:
         return infer_einsum(r, nd);
+    case IOP_RANGE:
+        return infer_range(r, nd);
+    case IOP_RESIZE:
+        return infer_resize(r, nd);
     }
     return 0;
 }

@@ -15,7 +15,8 @@ enum {
     ONNX_T_INPUT = 1u << 1,  /* listed in graph.input */
     ONNX_T_SHAPED = 1u << 2, /* dtype/shape set (rank may still be -1) */
     ONNX_T_DATA = 1u << 3,   /* graph input that is a data input */
-    ONNX_T_WEIGHT = 1u << 4
+    ONNX_T_WEIGHT = 1u << 4,
+    ONNX_T_CONST = 1u << 5 /* a constant: initializer that is not a graph input, or output of a folded node */
 };
 
 /* One named tensor. Invariant: rank >= 0 implies dims at onnx_reader.dims[dim_off .. dim_off+rank-1];

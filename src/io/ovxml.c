@@ -578,7 +578,7 @@ static int ovxml_net_read(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
     return ovxml_build(c, net, out);
 }
 
-int hsdag_ovxml_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_ovxml_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     int rc;
     ovxml_ctx c;

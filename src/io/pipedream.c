@@ -373,7 +373,7 @@ done:
     return rc;
 }
 
-int hsdag_pipedream_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_pipedream_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     pd_parse p;
     memset(&p, 0, sizeof p);
@@ -420,7 +420,7 @@ int hsdag_pipedream_read(const void *buf, size_t len, const char *what, hsdag_gr
     return rc;
 }
 
-int hsdag_pipedream_mirror(const hsdag_graph *fwd, hsdag_graph **out, hsdag_err *e)
+int hsdag_pipedream_mirror(hsdag_graph **out, const hsdag_graph *fwd, hsdag_err *e)
 {
     *out = NULL;
     if (!fwd || fwd->n_nodes < 1) return hsdag_err_set(e, HSDAG_EINVAL, "mirror: empty forward graph");

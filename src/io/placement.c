@@ -1,14 +1,13 @@
 /* placement.c - placement files: hsdag placement JSON, flat OpenVINO affinity maps and Tarnawski splits
  * in;
  * the same three out. Formats are described in include/hsdag/placement.h and docs/simulator.md.
- * Not here: computing or scoring placements. (A split reader may also exist in the Tarnawski importer's
- * module;
- * this one maps split groups onto a device set, which that one does not need to know about.)
+ * Not here: computing or scoring placements; the split lists themselves (split.c's reader and writer, which
+ *   this file maps onto a device set); JSON parsing (jsonin.h).
  * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split.
  */
 #include "hsdag/placement.h"
+#include "split_int.h"
 
-#include <json-c/json.h>
 #include <string.h>
 #include <strings.h>
 
@@ -100,147 +99,66 @@ done:
     return rc;
 }
 
-/* ---- Tarnawski split ---- */
+/* ---- Tarnawski split (the one split reader of src/io/split.c), mapped onto the device set ---- */
 
-typedef struct id_item {
-    int32_t id, v;
-} id_item;
-
-static int id_cmp(const void *a, const void *b)
+/* The device of every split group: fpgas[i] -> the i-th non-CPU device, cpus[j] -> the j-th CPU. */
+static void pl_split_devices(const hsdag_devices *devs, int32_t n_fpgas, int32_t n_cpus, int32_t *dev_of,
+                             int32_t *n_of_kind)
 {
-    const id_item *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-static int32_t find_id(const id_item *it, int32_t n, int64_t id)
-{
-    int32_t lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (it[mid].id == id) return it[mid].v;
-        if (it[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
+    n_of_kind[0] = n_of_kind[1] = 0;
+    for (int32_t gi = 0; gi < n_fpgas + n_cpus; gi++) dev_of[gi] = -1;
+    for (int32_t d = 0; d < devs->n; d++) {
+        int cpu = devs->dev[d].kind == HSDAG_DEV_CPU;
+        int32_t gi = cpu ? n_fpgas + n_of_kind[0] : n_of_kind[1];
+        if (cpu ? n_of_kind[0] < n_cpus : n_of_kind[1] < n_fpgas) dev_of[gi] = d;
+        n_of_kind[cpu ? 0 : 1]++;
     }
-    return -1;
 }
 
 static int pl_read_split(json_object *root, const char *what, const hsdag_graph *g, const hsdag_devices *devs,
                          int32_t *device, hsdag_placement_info *info, hsdag_err *e)
 {
-    json_object *groups[2] = {NULL, NULL};
-    static const char *const keys[2] = {"cpus", "fpgas"};
-    int32_t n_of_kind[2] = {0, 0}, cnt[2] = {0, 0};
-    for (int32_t d = 0; d < devs->n; d++) n_of_kind[devs->dev[d].kind == HSDAG_DEV_CPU ? 0 : 1]++;
-    for (int k = 0; k < 2; k++) {
-        if (!json_object_object_get_ex(root, keys[k], &groups[k])) continue;
-        if (!json_object_is_type(groups[k], json_type_array))
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: \"%s\" is not an array", what, keys[k]);
-        size_t n = json_object_array_length(groups[k]);
-        cnt[k] = n > HSDAG_MAX_DEVICES * 16 ? HSDAG_MAX_DEVICES * 16 : (int32_t)n;
-    }
+    int32_t nc = 0, nf = 0;
+    int rc = io_split_groups(device, &nc, &nf, root, IO_SPLIT_OPTIONAL_LISTS, g, what, e);
     if (info) {
-        info->split_cpus = cnt[0];
-        info->split_fpgas = cnt[1];
+        info->split_cpus = nc;
+        info->split_fpgas = nf;
     }
+    if (rc < 0) return rc;
     /* empty groups need no device; count the non-empty ones against the set */
-    int32_t need[2] = {0, 0};
-    for (int k = 0; k < 2; k++)
-        for (int32_t i = 0; i < cnt[k]; i++) {
-            json_object *grp = json_object_array_get_idx(groups[k], (size_t)i), *nodes;
-            if (!json_object_is_type(grp, json_type_object) ||
-                !json_object_object_get_ex(grp, "nodes", &nodes) ||
-                !json_object_is_type(nodes, json_type_array))
-                return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s[%d] has no \"nodes\" array", what, keys[k],
-                                     (int)i);
-            if (json_object_array_length(nodes) > 0) need[k] = i + 1;
-        }
-    if (need[0] > n_of_kind[0] || need[1] > n_of_kind[1])
-        return hsdag_err_set(
-            e, HSDAG_EINVAL,
-            "%s: the split uses %d CPU and %d accelerator groups, devices '%s' have %d and %d", what,
-            (int)need[0], (int)need[1], devs->name, (int)n_of_kind[0], (int)n_of_kind[1]);
-    int32_t V = g->n_nodes;
-    id_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
-    if (!it) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
-    for (int32_t v = 0; v < V; v++) it[v].id = g->file_id[v], it[v].v = v, device[v] = -1;
-    qsort(it, (size_t)V, sizeof *it, id_cmp);
-    int rc = 0;
-    int32_t listed = 0;
-    for (int k = 0; k < 2; k++) {
-        int32_t seen = 0;
-        for (int32_t dev = 0; dev < devs->n && seen < need[k]; dev++) {
-            if ((devs->dev[dev].kind == HSDAG_DEV_CPU) != (k == 0)) continue;
-            json_object *nodes;
-            json_object_object_get_ex(json_object_array_get_idx(groups[k], (size_t)seen), "nodes", &nodes);
-            size_t n = json_object_array_length(nodes);
-            for (size_t j = 0; j < n; j++) {
-                json_object *x = json_object_array_get_idx(nodes, j);
-                if (!json_object_is_type(x, json_type_int)) {
-                    rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %s[%d]: node %zu is not an integer id", what,
-                                       keys[k], (int)seen, j);
-                    goto done;
-                }
-                int64_t id = json_object_get_int64(x);
-                int32_t v = (id >= INT32_MIN && id <= INT32_MAX) ? find_id(it, V, id) : -1;
-                if (v < 0) {
-                    rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: %s[%d]: unknown node id %lld", what, keys[k],
-                                       (int)seen, (long long)id);
-                    goto done;
-                }
-                if (device[v] >= 0) {
-                    rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node id %lld is listed twice", what,
-                                       (long long)id);
-                    goto done;
-                }
-                device[v] = dev;
-                listed++;
-            }
-            seen++;
-        }
+    int32_t need[2] = {0, 0}, n_of_kind[2];
+    for (int32_t v = 0; v < g->n_nodes; v++) {
+        int cpu = device[v] >= nf;
+        int32_t idx = cpu ? device[v] - nf : device[v];
+        if (idx + 1 > need[cpu ? 0 : 1]) need[cpu ? 0 : 1] = idx + 1;
     }
-    for (int32_t v = 0; v < V; v++)
-        if (device[v] < 0) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL, "%s: node id %d ('%.80s') is in no group of the split", what,
-                               (int)g->file_id[v], g->name[v]);
-            goto done;
-        }
-    if (info) info->n_listed = listed;
-done:
-    hsdag_free(it);
+    int32_t *dev_of = hsdag_malloc(((size_t)nf + (size_t)nc + 1) * sizeof *dev_of);
+    if (!dev_of) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
+    pl_split_devices(devs, nf, nc, dev_of, n_of_kind);
+    if (need[0] > n_of_kind[0] || need[1] > n_of_kind[1])
+        rc =
+            hsdag_err_set(e, HSDAG_EINVAL,
+                          "%s: the split uses %d CPU and %d accelerator groups, devices '%s' have %d and %d",
+                          what, (int)need[0], (int)need[1], devs->name, (int)n_of_kind[0], (int)n_of_kind[1]);
+    else
+        for (int32_t v = 0; v < g->n_nodes; v++) device[v] = dev_of[device[v]];
+    hsdag_free(dev_of);
+    if (rc == 0 && info) info->n_listed = g->n_nodes;
     return rc;
 }
 
 /* ---- entry points ---- */
 
-int hsdag_placement_parse(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                          const hsdag_devices *devs, int32_t *device, hsdag_placement_info *info,
-                          hsdag_err *e)
+int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
+                          const char *what, const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
 {
     what = what ? what : "<buffer>";
     if (info) memset(info, 0, sizeof *info);
     if (len > PL_MAX_BYTES)
         return hsdag_err_set(e, HSDAG_ELIMIT, "%s: placement file larger than 1 GiB", what);
-    json_tokener *tok = json_tokener_new_ex(64);
-    if (!tok) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
-    json_object *root = json_tokener_parse_ex(tok, (const char *)buf, (int)len);
-    enum json_tokener_error je = json_tokener_get_error(tok);
-    size_t used = json_tokener_get_parse_end(tok);
-    int rc;
-    if (!root || je != json_tokener_success) {
-        rc = hsdag_err_set(
-            e, HSDAG_EPARSE, "%s: bad JSON at byte %zu: %s", what, used,
-            json_tokener_error_desc(je == json_tokener_continue ? json_tokener_error_parse_eof : je));
-        goto done;
-    }
-    for (size_t i = used; i < len; i++) {
-        char ch = ((const char *)buf)[i];
-        if (ch != ' ' && ch != '\n' && ch != '\r' && ch != '\t') {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad JSON: trailing data at byte %zu", what, i);
-            goto done;
-        }
-    }
+    json_object *root = NULL;
+    int rc = hsdag_jsonin_parse(buf, len, 64, what, &root, e);
+    if (rc < 0) goto done;
     if (!json_object_is_type(root, json_type_object)) {
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: the top level is not an object", what);
         goto done;
@@ -264,25 +182,24 @@ int hsdag_placement_parse(const void *buf, size_t len, const char *what, const h
     }
 done:
     json_object_put(root);
-    json_tokener_free(tok);
     return rc;
 }
 
-int hsdag_placement_read_file(const char *path, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e)
+int hsdag_placement_read_file(int32_t *device, hsdag_placement_info *info, const char *path,
+                              const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
     if (info) memset(info, 0, sizeof *info);
-    int rc = hsdag_read_file(path, &buf, &len, PL_MAX_BYTES, e);
+    int rc = hsdag_read_file(&buf, &len, path, PL_MAX_BYTES, e);
     if (rc < 0) return rc;
-    rc = hsdag_placement_parse(buf, len, path, g, devs, device, info, e);
+    rc = hsdag_placement_parse(device, info, buf, len, path, g, devs, e);
     hsdag_free(buf);
     return rc;
 }
 
-int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsdag_devices *devs,
-                              int32_t *device, hsdag_placement_info *info, hsdag_err *e)
+int hsdag_placement_from_spec(int32_t *device, hsdag_placement_info *info, const char *spec,
+                              const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
 {
     if (info) memset(info, 0, sizeof *info);
     if (!spec || !*spec) return hsdag_err_set(e, HSDAG_EINVAL, "placement: empty specification");
@@ -305,7 +222,7 @@ int hsdag_placement_from_spec(const char *spec, const hsdag_graph *g, const hsda
         return 0;
     }
     if (strchr(spec, '/') || strchr(spec, '.'))
-        return hsdag_placement_read_file(spec, g, devs, device, info, e);
+        return hsdag_placement_read_file(device, info, spec, g, devs, e);
     return hsdag_err_set(e, HSDAG_EINVAL,
                          "placement: '%.120s' is neither a device of '%s', '<device>-only', nor a file", spec,
                          devs->name);
@@ -320,8 +237,8 @@ static int pl_check(const hsdag_graph *g, const hsdag_devices *devs, const int32
     return 0;
 }
 
-int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                               hsdag_buf *b)
+int hsdag_placement_write_json(hsdag_buf *b, const hsdag_graph *g, const hsdag_devices *devs,
+                               const int32_t *device)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     hsdag_buf_printf(b, "{\n  \"format\": \"hsdag-placement\",\n  \"devices\": ");
@@ -337,8 +254,8 @@ int hsdag_placement_write_json(const hsdag_graph *g, const hsdag_devices *devs, 
     return b->oom ? HSDAG_ENOMEM : 0;
 }
 
-int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                   hsdag_buf *b)
+int hsdag_placement_write_affinity(hsdag_buf *b, const hsdag_graph *g, const hsdag_devices *devs,
+                                   const int32_t *device)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
     hsdag_buf_printf(b, "{");
@@ -352,35 +269,27 @@ int hsdag_placement_write_affinity(const hsdag_graph *g, const hsdag_devices *de
     return b->oom ? HSDAG_ENOMEM : 0;
 }
 
-int hsdag_placement_write_split(const hsdag_graph *g, const hsdag_devices *devs, const int32_t *device,
-                                hsdag_buf *b)
+int hsdag_placement_write_split(hsdag_buf *b, const hsdag_graph *g, const hsdag_devices *devs,
+                                const int32_t *device)
 {
     if (pl_check(g, devs, device) < 0) return HSDAG_EINVAL;
-    int32_t V = g->n_nodes;
-    id_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
-    if (!it) return HSDAG_ENOMEM;
-    for (int32_t v = 0; v < V; v++) it[v].id = g->file_id[v], it[v].v = v;
-    qsort(it, (size_t)V, sizeof *it, id_cmp);
-    for (int k = 0; k < 2; k++) {
-        hsdag_buf_printf(b, "%s\"%s\": [", k ? ",\n  " : "{\n  ", k ? "fpgas" : "cpus");
-        int first_grp = 1;
-        for (int32_t d = 0; d < devs->n; d++) {
-            if ((devs->dev[d].kind == HSDAG_DEV_CPU) != (k == 0)) continue;
-            hsdag_buf_printf(b, "%s\n    {\"device\": ", first_grp ? "" : ",");
-            first_grp = 0;
-            hsdag_buf_json_str(b, devs->dev[d].name);
-            hsdag_buf_printf(b, ", \"nodes\": [");
-            int first = 1;
-            for (int32_t i = 0; i < V; i++)
-                if (device[it[i].v] == d) {
-                    hsdag_buf_printf(b, "%s%d", first ? "" : ", ", (int)it[i].id);
-                    first = 0;
-                }
-            hsdag_buf_printf(b, "]}");
+    /* groups: the non-CPU devices in order (fpgas), then the CPUs (cpus), each named by its device */
+    int32_t n_cpus = 0, n_fpgas = 0, n_of_kind[2];
+    for (int32_t d = 0; d < devs->n; d++) devs->dev[d].kind == HSDAG_DEV_CPU ? n_cpus++ : n_fpgas++;
+    int32_t *dev_of = hsdag_malloc(((size_t)devs->n + 1) * sizeof *dev_of), grp_of[HSDAG_MAX_DEVICES];
+    int32_t *group = hsdag_malloc(((size_t)g->n_nodes + 1) * sizeof *group);
+    const char *names[HSDAG_MAX_DEVICES];
+    int rc = HSDAG_ENOMEM;
+    if (dev_of && group) {
+        pl_split_devices(devs, n_fpgas, n_cpus, dev_of, n_of_kind);
+        for (int32_t gi = 0; gi < devs->n; gi++) {
+            grp_of[dev_of[gi]] = gi;
+            names[gi] = devs->dev[dev_of[gi]].name;
         }
-        hsdag_buf_printf(b, "%s]", first_grp ? "" : "\n  ");
+        for (int32_t v = 0; v < g->n_nodes; v++) group[v] = grp_of[device[v]];
+        rc = io_split_write(b, g, group, n_fpgas, n_cpus, names, NULL);
     }
-    hsdag_buf_printf(b, "\n}\n");
-    hsdag_free(it);
-    return b->oom ? HSDAG_ENOMEM : 0;
+    hsdag_free(dev_of);
+    hsdag_free(group);
+    return rc;
 }

@@ -1,7 +1,7 @@
 /* profile.c - the per-op per-device profile CSV reader ("node,device,ms" lines, '#' comments, an optional
  * header line).
  * Not here: applying a profile to the cost table (src/sim/costs.c).
- * Entry points: hsdag_profile_parse/read_file/free/count/entries/what.
+ * Entry points: hsdag_profile_parse/read_file/free/count/entries/what/fused_count/fused.
  */
 #include "hsdag/devices.h"
 
@@ -14,12 +14,16 @@ struct hsdag_profile {
     hsdag_profile_entry *ent;
     int32_t n, cap;
     const char *what;
+    /* "#fused,<node>,<anchor>" comment lines (written by hsdag profile): the text after "#fused," */
+    const char **fused;
+    int32_t n_fused, cap_fused;
 };
 
 void hsdag_profile_free(hsdag_profile *p)
 {
     if (!p) return;
     hsdag_free(p->ent);
+    hsdag_free(p->fused);
     hsdag_arena_free(p->arena);
     hsdag_free(p);
 }
@@ -33,6 +37,16 @@ const hsdag_profile_entry *hsdag_profile_entries(const hsdag_profile *p, int32_t
 {
     *n = p ? p->n : 0;
     return p ? p->ent : NULL;
+}
+
+int32_t hsdag_profile_fused_count(const hsdag_profile *p)
+{
+    return p ? p->n_fused : 0;
+}
+
+const char *hsdag_profile_fused(const hsdag_profile *p, int32_t i)
+{
+    return (p && i >= 0 && i < p->n_fused) ? p->fused[i] : NULL;
 }
 
 const char *hsdag_profile_what(const hsdag_profile *p)
@@ -50,7 +64,7 @@ static const char *trim(char *s, size_t *n)
 
 #define PROF_MAX_LINES 50000000
 
-int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_profile **out, hsdag_err *e)
+int hsdag_profile_parse(hsdag_profile **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     what = what ? what : "<buffer>";
@@ -86,6 +100,17 @@ int hsdag_profile_parse(const void *buf, size_t len, const char *what, hsdag_pro
         }
         size_t tn = n;
         const char *t = trim(line, &tn);
+        if (tn > 7 && strncmp(t, "#fused,", 7) == 0) {
+            if (p->n_fused == p->cap_fused) {
+                size_t cap = (size_t)p->cap_fused;
+                if (hsdag_grow((void **)&p->fused, &cap, (size_t)p->n_fused + 1, sizeof *p->fused) < 0)
+                    goto oom;
+                p->cap_fused = (int32_t)(cap > INT32_MAX ? INT32_MAX : cap);
+            }
+            if (!(p->fused[p->n_fused] = hsdag_arena_strndup(p->arena, t + 7, tn - 7))) goto oom;
+            p->n_fused++;
+            continue;
+        }
         if (tn == 0 || t[0] == '#') continue;
         /* split from the right: node names may contain commas, device names and numbers do not */
         char *c2 = strrchr(line, ',');
@@ -144,14 +169,14 @@ fail:
     return rc;
 }
 
-int hsdag_profile_read_file(const char *path, hsdag_profile **out, hsdag_err *e)
+int hsdag_profile_read_file(hsdag_profile **out, const char *path, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
     *out = NULL;
-    int rc = hsdag_read_file(path, &buf, &len, 0, e);
+    int rc = hsdag_read_file(&buf, &len, path, 0, e);
     if (rc < 0) return rc;
-    rc = hsdag_profile_parse(buf, len, path, out, e);
+    rc = hsdag_profile_parse(out, buf, len, path, e);
     hsdag_free(buf);
     return rc;
 }

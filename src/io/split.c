@@ -1,26 +1,39 @@
-/* split.c - reads and writes the split files of Tarnawski et al. ({"cpus":[{"nodes":[..]}],"fpgas":[..]}).
- * Not here: evaluating or choosing a split; the graph must already be loaded (ids are its file ids).
- * Entry points: hsdag_split_read, hsdag_split_write (include/hsdag/split.h). */
+/* split.c - reads and writes the split files of Tarnawski et al. ({"cpus":[{"nodes":[..]}],"fpgas":[..]}):
+ *   the one split reader and writer (split_int.h), used by hsdag_split_* and by the placement files.
+ * Not here: evaluating or choosing a split; mapping groups to a device set (placement.c); the graph must
+ *   already be loaded (ids are its file ids).
+ * Entry points: hsdag_split_read, hsdag_split_write (include/hsdag/split.h), io_split_groups,
+ *   io_split_write (split_int.h). */
 #include "hsdag/split.h"
-#include "jsonin.h"
+#include "split_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define SPLIT_MAX_DEVICES 1000000
 #define SPLIT_MAX_DEPTH 16
 
-/* Assigns every id in group[gi].nodes (group = "cpus" or "fpgas") to device dev. */
-static int split_group(json_object *grp, const char *gname, size_t gi, int32_t dev, const char *what,
-                       const hsdag_graph *g, const hsdag_jsonin_key *keys, int32_t *device_of_node,
-                       hsdag_err *e)
+/* "fpgas[i]" or "cpus[j]" of a group index. */
+static void group_name(char *buf, size_t cap, int32_t gi, int32_t n_fpgas)
+{
+    if (gi < n_fpgas)
+        snprintf(buf, cap, "fpgas[%d]", (int)gi);
+    else
+        snprintf(buf, cap, "cpus[%d]", (int)(gi - n_fpgas));
+}
+
+/* Assigns every id in list[gi].nodes (list = "cpus" or "fpgas") to group `grp`. */
+static int split_group(json_object *entry, const char *list, size_t gi, int32_t grp, int32_t n_fpgas,
+                       const char *what, const hsdag_graph *g, const hsdag_jsonin_key *keys,
+                       int32_t *group_of, hsdag_err *e)
 {
     char ctx[64];
-    snprintf(ctx, sizeof ctx, "%s[%zu]", gname, gi);
-    if (!json_object_is_type(grp, json_type_object))
+    snprintf(ctx, sizeof ctx, "%s[%zu]", list, gi);
+    if (!json_object_is_type(entry, json_type_object))
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s is not an object", what, ctx);
     json_object *ids;
     size_t n;
-    int rc = hsdag_jsonin_array(grp, "nodes", HSDAG_JI_REQUIRED, &ids, &n, what, ctx, e);
+    int rc = hsdag_jsonin_array(entry, "nodes", HSDAG_JI_REQUIRED, &ids, &n, what, ctx, e);
     if (rc < 0) return rc;
     for (size_t i = 0; i < n; i++) {
         char name[48];
@@ -33,28 +46,40 @@ static int split_group(json_object *grp, const char *gname, size_t gi, int32_t d
         if (v < 0)
             return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s.%s: id %lld is not a node of the graph", what,
                                  ctx, name, (long long)id);
-        if (device_of_node[v] >= 0)
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: %s.%s: node id %lld ('%s') is already on device %d",
-                                 what, ctx, name, (long long)id, g->name[v], device_of_node[v]);
-        device_of_node[v] = dev;
+        if (group_of[v] >= 0) {
+            char other[32];
+            group_name(other, sizeof other, group_of[v], n_fpgas);
+            return hsdag_err_set(e, HSDAG_EPARSE,
+                                 "%s: %s.%s: node id %lld ('%s') is listed twice (also in %s)", what, ctx,
+                                 name, (long long)id, g->name[v], other);
+        }
+        group_of[v] = grp;
     }
     return 0;
 }
 
-int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_graph *g,
-                     int32_t *device_of_node, int32_t *n_cpus, int32_t *n_accels, hsdag_err *e)
+int io_split_groups(int32_t *group_of, int32_t *n_cpus, int32_t *n_fpgas, json_object *root, unsigned flags,
+                    const hsdag_graph *g, const char *what, hsdag_err *e)
 {
-    if (!what) what = "<buffer>";
-    *n_cpus = *n_accels = 0;
-    json_object *root = NULL, *cpus, *fpgas;
+    json_object *cpus = NULL, *fpgas = NULL;
     size_t nc = 0, nf = 0;
+    unsigned need = (flags & IO_SPLIT_OPTIONAL_LISTS) ? 0 : HSDAG_JI_REQUIRED;
+    *n_cpus = *n_fpgas = 0;
+    int rc = hsdag_jsonin_array(root, "cpus", need, &cpus, &nc, what, "", e);
+    if (rc < 0) return rc;
+    if ((rc = hsdag_jsonin_array(root, "fpgas", need, &fpgas, &nf, what, "", e)) < 0) return rc;
+    rc = 0; /* an optional list may have been absent (1) */
+    *n_cpus = nc > INT32_MAX ? INT32_MAX : (int32_t)nc;
+    *n_fpgas = nf > INT32_MAX ? INT32_MAX : (int32_t)nf;
+    if (nc > SPLIT_MAX_DEVICES || nf > SPLIT_MAX_DEVICES)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu CPUs / %zu accelerators exceed the limit %d", what, nc,
+                             nf, SPLIT_MAX_DEVICES);
     hsdag_jsonin_key *keys = hsdag_malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *keys);
-    int rc = keys ? 0 : hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
-    if (rc < 0) goto done;
+    if (!keys) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
     for (int32_t v = 0; v < g->n_nodes; v++) {
         keys[v].key = g->file_id[v];
         keys[v].idx = v;
-        device_of_node[v] = -1;
+        group_of[v] = -1;
     }
     int32_t earlier = -1, dup = hsdag_jsonin_keys_sort_dup(keys, (size_t)g->n_nodes, &earlier);
     if (dup >= 0) {
@@ -62,82 +87,95 @@ int hsdag_split_read(const void *buf, size_t len, const char *what, const hsdag_
                            g->file_id[dup], g->name[earlier], g->name[dup]);
         goto done;
     }
-    if ((rc = hsdag_jsonin_parse(buf, len, SPLIT_MAX_DEPTH, what, &root, e)) < 0) goto done;
-    if (!json_object_is_type(root, json_type_object)) {
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: top level is not a JSON object", what);
-        goto done;
-    }
-    if ((rc = hsdag_jsonin_array(root, "cpus", HSDAG_JI_REQUIRED, &cpus, &nc, what, "", e)) < 0) goto done;
-    if ((rc = hsdag_jsonin_array(root, "fpgas", HSDAG_JI_REQUIRED, &fpgas, &nf, what, "", e)) < 0) goto done;
-    if (nc > SPLIT_MAX_DEVICES || nf > SPLIT_MAX_DEVICES) {
-        rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu CPUs / %zu accelerators exceed the limit %d", what, nc,
-                           nf, SPLIT_MAX_DEVICES);
-        goto done;
-    }
-    for (size_t i = 0; i < nf; i++)
-        if ((rc = split_group(json_object_array_get_idx(fpgas, i), "fpgas", i, (int32_t)i, what, g, keys,
-                              device_of_node, e)) < 0)
-            goto done;
-    for (size_t j = 0; j < nc; j++)
-        if ((rc = split_group(json_object_array_get_idx(cpus, j), "cpus", j, (int32_t)(nf + j), what, g, keys,
-                              device_of_node, e)) < 0)
-            goto done;
-    for (int32_t v = 0; v < g->n_nodes; v++)
-        if (device_of_node[v] < 0) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: node id %d ('%s') is on no device", what, g->file_id[v],
-                               g->name[v]);
-            goto done;
-        }
-    *n_accels = (int32_t)nf;
-    *n_cpus = (int32_t)nc;
+    for (size_t i = 0; i < nf && rc == 0; i++)
+        rc = split_group(json_object_array_get_idx(fpgas, i), "fpgas", i, (int32_t)i, (int32_t)nf, what, g,
+                         keys, group_of, e);
+    for (size_t j = 0; j < nc && rc == 0; j++)
+        rc = split_group(json_object_array_get_idx(cpus, j), "cpus", j, (int32_t)(nf + j), (int32_t)nf, what,
+                         g, keys, group_of, e);
+    for (int32_t v = 0; v < g->n_nodes && rc == 0; v++)
+        if (group_of[v] < 0)
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: node id %d ('%s') is in no group of the split", what,
+                               g->file_id[v], g->name[v]);
 done:
     hsdag_free(keys);
+    return rc;
+}
+
+int hsdag_split_read(int32_t *device_of_node, int32_t *n_cpus, int32_t *n_accels, const void *buf, size_t len,
+                     const char *what, const hsdag_graph *g, hsdag_err *e)
+{
+    if (!what) what = "<buffer>";
+    *n_cpus = *n_accels = 0;
+    json_object *root = NULL;
+    int32_t nc = 0, nf = 0;
+    int rc = hsdag_jsonin_parse(buf, len, SPLIT_MAX_DEPTH, what, &root, e);
+    if (rc == 0 && !json_object_is_type(root, json_type_object))
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: top level is not a JSON object", what);
+    if (rc == 0) rc = io_split_groups(device_of_node, &nc, &nf, root, 0, g, what, e);
+    if (rc == 0) {
+        *n_accels = nf;
+        *n_cpus = nc;
+    }
     json_object_put(root);
     return rc < 0 ? rc : 0;
 }
 
-/* Writes one {"nodes": [...]} entry: the file ids of order[lo..hi). */
-static void split_write_group(const hsdag_graph *g, const int32_t *order, int32_t lo, int32_t hi, int last,
-                              hsdag_buf *out)
+/* ---- writer ---- */
+
+typedef struct id_item {
+    int32_t id, v;
+} id_item;
+
+static int id_cmp(const void *a, const void *b)
 {
-    hsdag_buf_printf(out, "    {\"nodes\": [");
-    for (int32_t k = lo; k < hi; k++) hsdag_buf_printf(out, k > lo ? ", %d" : "%d", g->file_id[order[k]]);
-    hsdag_buf_printf(out, last ? "]}\n" : "]},\n");
+    const id_item *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
 }
 
-int hsdag_split_write(const hsdag_graph *g, const int32_t *device_of_node, int32_t n_accels, int32_t n_cpus,
-                      hsdag_buf *out, hsdag_err *e)
+int io_split_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *group_of, int32_t n_fpgas,
+                   int32_t n_cpus, const char *const *names, hsdag_err *e)
+{
+    int32_t V = g->n_nodes, ng = n_fpgas + n_cpus;
+    for (int32_t v = 0; v < V; v++)
+        if (group_of[v] < 0 || group_of[v] >= ng)
+            return hsdag_err_set(e, HSDAG_EINVAL, "split: node '%s' has device %d, not in 0..%d", g->name[v],
+                                 group_of[v], ng - 1);
+    id_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
+    if (!it) return hsdag_err_set(e, HSDAG_ENOMEM, "split: out of memory");
+    for (int32_t v = 0; v < V; v++) it[v].id = g->file_id[v], it[v].v = v;
+    qsort(it, (size_t)V, sizeof *it, id_cmp);
+    for (int k = 0; k < 2; k++) { /* "cpus" (groups n_fpgas..), then "fpgas" (groups 0..) */
+        hsdag_buf_printf(out, "%s\"%s\": [", k ? ",\n  " : "{\n  ", k ? "fpgas" : "cpus");
+        int32_t lo = k ? 0 : n_fpgas, hi = k ? n_fpgas : ng;
+        for (int32_t gi = lo; gi < hi; gi++) {
+            hsdag_buf_printf(out, "%s\n    {", gi > lo ? "," : "");
+            if (names) {
+                hsdag_buf_printf(out, "\"device\": ");
+                hsdag_buf_json_str(out, names[gi]);
+                hsdag_buf_printf(out, ", ");
+            }
+            hsdag_buf_printf(out, "\"nodes\": [");
+            int first = 1;
+            for (int32_t i = 0; i < V; i++)
+                if (group_of[it[i].v] == gi) {
+                    hsdag_buf_printf(out, "%s%d", first ? "" : ", ", (int)it[i].id);
+                    first = 0;
+                }
+            hsdag_buf_printf(out, "]}");
+        }
+        hsdag_buf_printf(out, "%s]", hi > lo ? "\n  " : "");
+    }
+    hsdag_buf_printf(out, "\n}\n");
+    hsdag_free(it);
+    return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "split: out of memory") : 0;
+}
+
+int hsdag_split_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *device_of_node, int32_t n_accels,
+                      int32_t n_cpus, hsdag_err *e)
 {
     if (n_accels < 0 || n_cpus < 0 || n_accels > SPLIT_MAX_DEVICES || n_cpus > SPLIT_MAX_DEVICES)
         return hsdag_err_set(e, HSDAG_EINVAL, "split: bad device counts (%d accelerators, %d CPUs)", n_accels,
                              n_cpus);
-    int32_t nd = n_accels + n_cpus;
-    for (int32_t v = 0; v < g->n_nodes; v++)
-        if (device_of_node[v] < 0 || device_of_node[v] >= nd)
-            return hsdag_err_set(e, HSDAG_EINVAL, "split: node '%s' has device %d, not in 0..%d", g->name[v],
-                                 device_of_node[v], nd - 1);
-    /* Bucket the nodes by device (stable, so each list is in graph order). */
-    int32_t *off = hsdag_calloc((size_t)nd + 1, sizeof *off);
-    int32_t *order = hsdag_malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *order);
-    if (!off || !order) {
-        hsdag_free(off);
-        hsdag_free(order);
-        return hsdag_err_set(e, HSDAG_ENOMEM, "split: out of memory");
-    }
-    for (int32_t v = 0; v < g->n_nodes; v++) off[device_of_node[v] + 1]++;
-    for (int32_t d = 0; d < nd; d++) off[d + 1] += off[d];
-    for (int32_t v = 0; v < g->n_nodes; v++) order[off[device_of_node[v]]++] = v;
-    for (int32_t d = nd; d > 0; d--) off[d] = off[d - 1]; /* restore the starts */
-    off[0] = 0;
-    hsdag_buf_printf(out, "{\n  \"cpus\": [\n");
-    for (int32_t j = 0; j < n_cpus; j++)
-        split_write_group(g, order, off[n_accels + j], off[n_accels + j + 1], j + 1 == n_cpus, out);
-    hsdag_buf_printf(out, "  ],\n  \"fpgas\": [\n");
-    for (int32_t i = 0; i < n_accels; i++)
-        split_write_group(g, order, off[i], off[i + 1], i + 1 == n_accels, out);
-    hsdag_buf_printf(out, "  ]\n}\n");
-    hsdag_free(off);
-    hsdag_free(order);
-    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "split: out of memory");
-    return 0;
+    return io_split_write(out, g, device_of_node, n_accels, n_cpus, NULL, e);
 }

@@ -116,7 +116,7 @@ static int tw_read_edge(json_object *ed, size_t k, const char *what, hsdag_gb *b
     return 0;
 }
 
-int hsdag_tarnawski_read(const void *buf, size_t len, const char *what, hsdag_graph **out, hsdag_err *e)
+int hsdag_tarnawski_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     if (!what) what = "<buffer>";

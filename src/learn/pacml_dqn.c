@@ -56,7 +56,7 @@ int hsdag_pacml_qnet_create(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs,
     if (!n) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
     n->c = c;
     n->d = c.node_out + c.graph_out + c.n_xstate + DQ_NA + c.n_xaction;
-    int rc = hsdag_nn_params_create(&n->p);
+    int rc = hsdag_nn_params_create(&n->p, e);
     if (rc < 0) {
         hsdag_free(n);
         return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
@@ -752,21 +752,6 @@ int hsdag_pacml_dqn_save_best(const hsdag_pacml_dqn *t, hsdag_buf *out, hsdag_er
 #define DQ_MAGIC "HSPACDQN"
 #define DQ_VERSION 1u
 
-static uint64_t dq_fnv(const unsigned char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
-static void dq_put(hsdag_buf *b, const void *p, size_t n)
-{
-    hsdag_buf_append(b, (const char *)p, n); /* little-endian hosts only (asserted in the writer) */
-}
-
 int hsdag_pacml_qpolicy_is(const void *buf, size_t len)
 {
     return len >= 8 && !memcmp(buf, DQ_MAGIC, 8);
@@ -775,49 +760,16 @@ int hsdag_pacml_qpolicy_is(const void *buf, size_t len)
 int hsdag_pacml_qpolicy_save(const hsdag_pacml_qnet *n, char beta, int time_unit_fix, hsdag_buf *out,
                              hsdag_err *e)
 {
-    uint16_t one = 1;
-    unsigned char lo;
-    memcpy(&lo, &one, 1);
-    HSDAG_ASSERT(lo == 1);
     const hsdag_pacml_qnet_config *c = &n->c;
-    hsdag_nn_params *p = n->p;
-    size_t start = out->len;
-    uint32_t ver = DQ_VERSION, nt = (uint32_t)hsdag_nn_params_n_tensors(p);
-    uint64_t cnt = hsdag_nn_params_count(p);
-    unsigned char hdr[4] = {(unsigned char)beta, (unsigned char)(time_unit_fix ? 1 : 0), 0, 0};
+    size_t at = hsdag_frame_begin(out, DQ_MAGIC, DQ_VERSION);
+    hsdag_put_u8(out, (uint8_t)beta);
+    hsdag_put_u8(out, (uint8_t)(time_unit_fix ? 1 : 0));
     int32_t cf[9] = {c->msg_half,  c->hidden1, c->node_out, c->graph_out,         c->n_xstate,
                      c->n_xaction, c->h1,      c->h2,       (int32_t)c->mask_mode};
-    dq_put(out, DQ_MAGIC, 8);
-    dq_put(out, &ver, 4);
-    dq_put(out, hdr, 4);
-    dq_put(out, cf, sizeof cf);
-    dq_put(out, &nt, 4);
-    dq_put(out, &cnt, 8);
-    for (uint32_t i = 0; i < nt; i++) {
-        const char *name = hsdag_nn_params_name(p, (int32_t)i);
-        uint32_t len = (uint32_t)strlen(name);
-        int32_t rc2[2] = {hsdag_nn_params_rows(p, (int32_t)i), hsdag_nn_params_cols(p, (int32_t)i)};
-        dq_put(out, rc2, 8);
-        dq_put(out, &len, 4);
-        dq_put(out, name, len);
-    }
-    dq_put(out, hsdag_nn_params_value(p, -1), (size_t)cnt * sizeof(float));
-    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
-    uint64_t h = dq_fnv((const unsigned char *)out->data + start, out->len - start);
-    dq_put(out, &h, 8);
-    return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory") : 0;
-}
-
-typedef struct dq_rd {
-    const unsigned char *p;
-    size_t len, pos;
-} dq_rd;
-static int dq_get(dq_rd *r, void *out, size_t n)
-{
-    if (r->len - r->pos < n) return -1;
-    memcpy(out, r->p + r->pos, n);
-    r->pos += n;
-    return 0;
+    for (int i = 0; i < 9; i++) hsdag_put_i32(out, cf[i]);
+    pm_put_table(out, n->p);
+    pm_put_values(out, n->p);
+    return hsdag_frame_end(out, at) < 0 ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory") : 0;
 }
 
 int hsdag_pacml_qpolicy_parse(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
@@ -825,73 +777,38 @@ int hsdag_pacml_qpolicy_parse(hsdag_pacml_qnet **out, const hsdag_pacml_job *job
                               hsdag_err *e)
 {
     *out = NULL;
-    dq_rd r = {buf, len, 0};
-    char magic[8];
-    uint32_t ver, nt = 0;
-    uint64_t cnt = 0;
-    unsigned char hdr[4];
-    int32_t cf[9];
-    if (dq_get(&r, magic, 8) < 0 || memcmp(magic, DQ_MAGIC, 8))
-        return hsdag_err_set(e, HSDAG_EPARSE, "%s: not a PAC-ML DQN policy file (bad magic)", what);
-    if (dq_get(&r, &ver, 4) < 0 || dq_get(&r, hdr, 4) < 0 || dq_get(&r, cf, sizeof cf) < 0 ||
-        dq_get(&r, &nt, 4) < 0 || dq_get(&r, &cnt, 8) < 0)
-        return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated header", what);
+    if (!what) what = "<buffer>";
+    hsdag_rd r;
+    uint32_t ver = 0;
+    size_t used = 0;
+    int rc = hsdag_frame_open(&r, &ver, &used, buf, len, DQ_MAGIC, what, e); /* magic, length, checksum */
+    if (rc < 0) return rc;
     if (ver != DQ_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version %u", what, ver);
-    if (hdr[0] < 'A' || hdr[0] > 'D' || hdr[1] > 1)
+    if (used != len)
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: %zu bytes after the policy", what, len - used);
+    uint8_t beta = hsdag_get_u8(&r), tuf = hsdag_get_u8(&r);
+    int32_t cf[9];
+    for (int i = 0; i < 9; i++) cf[i] = hsdag_get_i32(&r);
+    if (r.bad) return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated header", what);
+    if (beta < 'A' || beta > 'D' || tuf > 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: bad beta/time-unit fields", what);
-    /* the checksum first: a corrupt config must not size an allocation */
-    if (len < 8 || r.pos > len - 8) return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated", what);
-    uint64_t h, want = dq_fnv(r.p, len - 8);
-    memcpy(&h, r.p + len - 8, 8);
-    if (h != want) return hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch (corrupt file)", what);
     hsdag_pacml_qnet_config c = {
         cf[0], cf[1], cf[2], cf[3], cf[4], cf[5], cf[6], cf[7], (hsdag_pacml_mask_mode)cf[8]};
     hsdag_pacml_qnet *n = NULL;
-    int rc = hsdag_pacml_qnet_create(&n, jobs, n_jobs, &c, 0, e);
-    if (rc < 0) {
+    if ((rc = hsdag_pacml_qnet_create(&n, jobs, n_jobs, &c, 0, e)) < 0) {
         hsdag_err_prefix(e, what);
         return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
     }
-    hsdag_nn_params *p = n->p;
-    rc = 0;
-    if (nt != (uint32_t)hsdag_nn_params_n_tensors(p) || cnt != hsdag_nn_params_count(p))
-        rc =
-            hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what, nt,
-                          (unsigned long long)cnt, hsdag_nn_params_n_tensors(p), hsdag_nn_params_count(p));
-    for (uint32_t i = 0; rc == 0 && i < nt; i++) {
-        int32_t rc2[2];
-        uint32_t nlen;
-        char name[64];
-        if (dq_get(&r, rc2, 8) < 0 || dq_get(&r, &nlen, 4) < 0 || nlen >= sizeof name ||
-            dq_get(&r, name, nlen) < 0) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
-            break;
-        }
-        name[nlen] = 0;
-        const char *want_name = hsdag_nn_params_name(p, (int32_t)i);
-        if (strcmp(name, want_name) || rc2[0] != hsdag_nn_params_rows(p, (int32_t)i) ||
-            rc2[1] != hsdag_nn_params_cols(p, (int32_t)i))
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, i,
-                               name, rc2[0], rc2[1], want_name);
-    }
-    size_t vbytes = (size_t)cnt * sizeof(float);
-    if (rc == 0 && r.len - r.pos != vbytes + 8)
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %s values", what,
-                           r.len - r.pos < vbytes + 8 ? "truncated" : "trailing bytes after the");
-    if (rc == 0) {
-        float *val = hsdag_nn_params_value(p, -1);
-        memcpy(val, r.p + r.pos, vbytes);
-        for (size_t i = 0; i < cnt && rc == 0; i++)
-            if (!isfinite(val[i]))
-                rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: non-finite parameter value", what);
-    }
+    if ((rc = pm_get_table(&r, n->p, what, e)) == 0) rc = pm_get_values(&r, n->p, what, e);
+    if (rc == 0 && hsdag_rd_left(&r))
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %zu bytes after the values", what, hsdag_rd_left(&r));
     if (rc < 0) {
         hsdag_pacml_qnet_free(n);
         return rc;
     }
     hsdag_pacml_qnet_touch(n);
-    if (beta_out) *beta_out = (char)hdr[0];
-    if (tuf_out) *tuf_out = hdr[1];
+    if (beta_out) *beta_out = (char)beta;
+    if (tuf_out) *tuf_out = tuf;
     *out = n;
     return 0;
 }

@@ -215,7 +215,7 @@ int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, i
     hsdag_pacml_net *n = hsdag_calloc(1, sizeof *n);
     if (!n) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
     n->c = c;
-    int rc = hsdag_nn_params_create(&n->p);
+    int rc = hsdag_nn_params_create(&n->p, NULL);
     if (rc < 0) goto fail_oom;
     if ((rc = pm_gnn_add(&n->gnn, n->p, c.msg_half, c.hidden1, c.node_out, jobs, n_jobs, e)) < 0) goto fail;
     if ((rc = pm_mod_add(n->p, &n->graph, "graph", PM_GF, c.graph_out, e)) < 0) goto fail;

@@ -2,11 +2,13 @@
  *   mean-pool GNN over the job models, whose tensors live in the caller's parameter set, and the LayerNorm ->
  *   Linear module it is built from.
  * Not here: any head or loss (pacml_gnn.c: PPO policy and value heads; pacml_dqn.c: the Q-network).
- * Entry points: pm_mod_add/forward/backward, pm_gnn_add/free/touch/pool/backward.
+ * Entry points: pm_mod_add/forward/backward, pm_gnn_add/free/touch/pool/backward, pm_put_table/values and
+ *   pm_get_table/values (the tensor table and float32 values of a policy file, pacml_ppo.c).
  */
 #ifndef HSDAG_PACML_INTERNAL_H
 #define HSDAG_PACML_INTERNAL_H
 
+#include "hsdag/codec.h"
 #include "hsdag/pacml.h"
 
 #define PM_EPS 1e-5f /* LayerNorm eps (PyTorch default) */
@@ -56,5 +58,13 @@ const float *pm_gnn_pool(pm_gnn *g, int32_t model);
 /* Accumulates parameter gradients from dL/dpool rows (B x node_out) of samples of model[0..B): the rows of
  * one model are summed, then one backward pass per model. The caches must be current. */
 void pm_gnn_backward(pm_gnn *g, const int32_t *model, const float *dpool, int32_t B);
+
+/* A policy file's parameters (codec.h): the tensor table (count, floats, then rows, cols and name of each
+ * tensor) and the float32 values, no optimiser state. The readers check the table against p's (EPARSE naming
+ * the first mismatch, with `what` first) and that every value is finite. */
+void pm_put_table(hsdag_buf *out, hsdag_nn_params *p);
+void pm_put_values(hsdag_buf *out, hsdag_nn_params *p);
+int pm_get_table(hsdag_rd *r, hsdag_nn_params *p, const char *what, hsdag_err *e);
+int pm_get_values(hsdag_rd *r, hsdag_nn_params *p, const char *what, hsdag_err *e);
 
 #endif

@@ -5,7 +5,8 @@
  *   (src/cluster/); printing and CLI options (tools/).
  * Entry points: hsdag_pacml_gae, hsdag_pacml_episode, hsdag_pacml_trainer_*, hsdag_pacml_policy_*.
  */
-#include "hsdag/pacml.h"
+#include "hsdag/codec.h"
+#include "pacml_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -82,7 +83,6 @@ int hsdag_pacml_trainer_create(hsdag_pacml_trainer **out, const hsdag_pacml_env 
         !(c->gamma > 0) || !(c->gamma < 1) || !(c->lambda >= 0) || !(c->lambda <= 1) || !(c->lr > 0) ||
         c->eval_episodes < 0 || !(c->loss.clip > 0))
         return hsdag_err_set(e, HSDAG_EINVAL, "pacml train: configuration out of range");
-    hsdag_nn_set_threads(1);
     hsdag_pacml_trainer *t = hsdag_calloc(1, sizeof *t);
     if (!t) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml train: out of memory");
     t->env = *env;
@@ -118,6 +118,10 @@ int32_t hsdag_pacml_trainer_iteration(const hsdag_pacml_trainer *t)
 int32_t hsdag_pacml_trainer_total(const hsdag_pacml_trainer *t)
 {
     return t->c.iterations;
+}
+const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag_pacml_trainer *t)
+{
+    return &t->c;
 }
 hsdag_pacml_net *hsdag_pacml_trainer_net(hsdag_pacml_trainer *t)
 {
@@ -318,93 +322,98 @@ int hsdag_pacml_trainer_save_best(const hsdag_pacml_trainer *t, hsdag_buf *out, 
                                    (float)(1.0 / (1.0 - t->c.gamma)), out, e);
 }
 
-/* ---- little-endian serialisation helpers ---- */
-static void pp_put(hsdag_buf *b, const void *p, size_t n)
-{
-    hsdag_buf_append(b, (const char *)p, n); /* the hosts we build for are little-endian (asserted below) */
-}
-typedef struct pp_rd {
-    const unsigned char *p;
-    size_t len, pos;
-} pp_rd;
-static int pp_get(pp_rd *r, void *out, size_t n)
-{
-    if (r->len - r->pos < n) return -1;
-    memcpy(out, r->p + r->pos, n);
-    r->pos += n;
-    return 0;
-}
-static int pp_little_endian(void)
-{
-    uint16_t x = 1;
-    unsigned char c;
-    memcpy(&c, &x, 1);
-    return c == 1;
-}
+/* ---- policy files ----
+ * Version 2: a codec frame "HSPACML\0" v2 whose payload is the body below. Version 1 (before the codec):
+ * magic, u32 1, the same body, then u64 FNV-1a 64 with the one-digit-short basis (HSDAG_FNV64_BASIS_V1)
+ * of everything before it; the shipped policies/pacml/beta_X.bin are version 1 and still load.
+ * Body: beta u8, time_unit_fix u8, 2 zero bytes, net config 6 x i32, value scale f32, n_tensors u32,
+ * count u64, per tensor (rows i32, cols i32, name_len u32, name), the parameter values as float32. */
 
 #define PP_POLICY_MAGIC "HSPACML"
+#define PP_POLICY_VERSION 2u
 #define PP_STATE_MAGIC "HSPACPP"
-
-static uint64_t pp_fnv(const unsigned char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
+#define PP_STATE_VERSION 2u
 
 int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_fix, float value_scale,
                             hsdag_buf *out, hsdag_err *e)
 {
-    HSDAG_ASSERT(pp_little_endian());
     const hsdag_pacml_net_config *c = hsdag_pacml_net_config_get(n);
     hsdag_nn_params *p = hsdag_pacml_net_params((hsdag_pacml_net *)n);
-    size_t start = out->len;
-    uint32_t ver = 1, nt = (uint32_t)hsdag_nn_params_n_tensors(p);
-    uint64_t cnt = hsdag_nn_params_count(p);
+    size_t at = hsdag_frame_begin(out, PP_POLICY_MAGIC, PP_POLICY_VERSION);
     unsigned char hdr[4] = {(unsigned char)beta, (unsigned char)(time_unit_fix ? 1 : 0), 0, 0};
-    int32_t cf[6] = {c->fc_hidden, c->msg_half, c->hidden1, c->node_out, c->graph_out, c->mask_mode};
-    pp_put(out, PP_POLICY_MAGIC, 8);
-    pp_put(out, &ver, 4);
-    pp_put(out, hdr, 4);
-    pp_put(out, cf, sizeof cf);
-    pp_put(out, &value_scale, 4);
-    pp_put(out, &nt, 4);
-    pp_put(out, &cnt, 8);
-    for (uint32_t t = 0; t < nt; t++) { /* the tensor table, checked on load */
-        const char *name = hsdag_nn_params_name(p, (int32_t)t);
-        uint32_t len = (uint32_t)strlen(name);
-        int32_t rc2[2] = {hsdag_nn_params_rows(p, (int32_t)t), hsdag_nn_params_cols(p, (int32_t)t)};
-        pp_put(out, rc2, 8);
-        pp_put(out, &len, 4);
-        pp_put(out, name, len);
-    }
-    pp_put(out, hsdag_nn_params_value(p, -1), (size_t)cnt * sizeof(float)); /* values only: no Adam state */
-    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
-    uint64_t h = pp_fnv((const unsigned char *)out->data + start, out->len - start);
-    pp_put(out, &h, 8);
-    return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
+    hsdag_put_bytes(out, hdr, 4);
+    int32_t cf[6] = {c->fc_hidden, c->msg_half, c->hidden1, c->node_out, c->graph_out, (int32_t)c->mask_mode};
+    for (int i = 0; i < 6; i++) hsdag_put_i32(out, cf[i]);
+    hsdag_put_f32(out, value_scale);
+    pm_put_table(out, p);
+    pm_put_values(out, p);
+    return hsdag_frame_end(out, at) < 0 ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
 }
 
-/* Parses a policy image; *used gets the bytes consumed. */
-static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
-                           const void *buf, size_t len, const char *what, size_t *used, char *beta_out,
-                           int *tuf_out, hsdag_err *e)
+void pm_put_table(hsdag_buf *out, hsdag_nn_params *p)
 {
-    pp_rd r = {buf, len, 0};
-    char magic[8];
-    uint32_t ver;
+    int32_t nt = hsdag_nn_params_n_tensors(p);
+    hsdag_put_u32(out, (uint32_t)nt);
+    hsdag_put_u64(out, hsdag_nn_params_count(p));
+    for (int32_t t = 0; t < nt; t++) { /* the tensor table, checked on load */
+        hsdag_put_i32(out, hsdag_nn_params_rows(p, t));
+        hsdag_put_i32(out, hsdag_nn_params_cols(p, t));
+        hsdag_put_str(out, hsdag_nn_params_name(p, t));
+    }
+}
+
+void pm_put_values(hsdag_buf *out, hsdag_nn_params *p)
+{
+    hsdag_put_f32s(out, hsdag_nn_params_value(p, -1), hsdag_nn_params_count(p)); /* values only, no Adam */
+}
+
+int pm_get_table(hsdag_rd *r, hsdag_nn_params *p, const char *what, hsdag_err *e)
+{
+    uint32_t nt = hsdag_get_u32(r);
+    uint64_t cnt = hsdag_get_u64(r);
+    if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
+    if (nt != (uint32_t)hsdag_nn_params_n_tensors(p) || cnt != hsdag_nn_params_count(p))
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what,
+                             nt, (unsigned long long)cnt, hsdag_nn_params_n_tensors(p),
+                             hsdag_nn_params_count(p));
+    for (uint32_t t = 0; t < nt; t++) {
+        char name[64];
+        int32_t rows = hsdag_get_i32(r), cols = hsdag_get_i32(r);
+        hsdag_get_str(r, name, sizeof name);
+        const char *want = hsdag_nn_params_name(p, (int32_t)t);
+        if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
+        if (strcmp(name, want) || rows != hsdag_nn_params_rows(p, (int32_t)t) ||
+            cols != hsdag_nn_params_cols(p, (int32_t)t))
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, t,
+                                 name, rows, cols, want);
+    }
+    return 0;
+}
+
+int pm_get_values(hsdag_rd *r, hsdag_nn_params *p, const char *what, hsdag_err *e)
+{
+    size_t cnt = hsdag_nn_params_count(p);
+    if (hsdag_rd_left(r) < cnt * sizeof(float))
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated values", what);
+    float *val = hsdag_nn_params_value(p, -1);
+    hsdag_get_f32s(r, val, cnt);
+    for (size_t i = 0; i < cnt; i++)
+        if (!isfinite(val[i])) return hsdag_err_set(e, HSDAG_EPARSE, "%s: non-finite parameter value", what);
+    return 0;
+}
+
+/* Reads a policy body from r (version 1 images also check their trailing checksum, which covers buf from
+ * the start); builds the network for jobs and fills its values. */
+static int pp_policy_body(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs, hsdag_rd *r,
+                          int v1, const void *buf, const char *what, char *beta_out, int *tuf_out,
+                          float *vs_out, hsdag_err *e)
+{
     unsigned char hdr[4];
     int32_t cf[6];
-    float vs;
-    if (pp_get(&r, magic, 8) < 0 || memcmp(magic, PP_POLICY_MAGIC, 8))
-        return hsdag_err_set(e, HSDAG_EPARSE, "%s: not a PAC-ML policy file (bad magic)", what);
-    if (pp_get(&r, &ver, 4) < 0 || pp_get(&r, hdr, 4) < 0 || pp_get(&r, cf, sizeof cf) < 0 ||
-        pp_get(&r, &vs, 4) < 0)
-        return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated header", what);
-    if (ver != 1) return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version %u", what, ver);
+    hsdag_get_bytes(r, hdr, 4);
+    for (int i = 0; i < 6; i++) cf[i] = hsdag_get_i32(r);
+    float vs = hsdag_get_f32(r);
+    if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated header", what);
     if (hdr[0] < 'A' || hdr[0] > 'D' || hdr[1] > 1)
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: bad beta/time-unit fields", what);
     hsdag_pacml_net_config c = {cf[0], cf[1], cf[2], cf[3], cf[4], (hsdag_pacml_mask_mode)cf[5]};
@@ -415,57 +424,75 @@ static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, i
         return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
     }
     hsdag_nn_params *p = hsdag_pacml_net_params(n);
-    uint32_t nt = 0;
-    uint64_t cnt = 0;
-    rc = 0;
-    if (pp_get(&r, &nt, 4) < 0 || pp_get(&r, &cnt, 8) < 0)
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
-    else if (nt != (uint32_t)hsdag_nn_params_n_tensors(p) || cnt != hsdag_nn_params_count(p))
-        rc =
-            hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what, nt,
-                          (unsigned long long)cnt, hsdag_nn_params_n_tensors(p), hsdag_nn_params_count(p));
-    for (uint32_t t = 0; rc == 0 && t < nt; t++) {
-        int32_t rc2[2];
-        uint32_t nlen;
-        char name[64];
-        const char *want = hsdag_nn_params_name(p, (int32_t)t);
-        if (pp_get(&r, rc2, 8) < 0 || pp_get(&r, &nlen, 4) < 0 || nlen >= sizeof name ||
-            pp_get(&r, name, nlen) < 0) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
-            break;
-        }
-        name[nlen] = 0;
-        if (strcmp(name, want) || rc2[0] != hsdag_nn_params_rows(p, (int32_t)t) ||
-            rc2[1] != hsdag_nn_params_cols(p, (int32_t)t))
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, t,
-                               name, rc2[0], rc2[1], want);
-    }
-    size_t vbytes = (size_t)cnt * sizeof(float);
-    if (rc == 0 && r.len - r.pos < vbytes + 8)
+    rc = pm_get_table(r, p, what, e);
+    size_t vbytes = hsdag_nn_params_count(p) * sizeof(float);
+    if (rc == 0 && hsdag_rd_left(r) < vbytes + (v1 ? 8 : 0))
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated values", what);
-    if (rc == 0) {
-        uint64_t h, want = pp_fnv(r.p, r.pos + vbytes);
-        memcpy(&h, r.p + r.pos + vbytes, 8);
-        if (h != want) rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch (corrupt file)", what);
+    if (rc == 0 && v1) {
+        hsdag_rd sr = *r;
+        sr.pos += vbytes;
+        if (hsdag_get_u64(&sr) != hsdag_fnv1a64(HSDAG_FNV64_BASIS_V1, buf, r->pos + vbytes))
+            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch (corrupt file)", what);
     }
+    if (rc == 0) rc = pm_get_values(r, p, what, e);
     if (rc < 0) {
         hsdag_pacml_net_free(n);
         return rc;
     }
-    float *val = hsdag_nn_params_value(p, -1);
-    memcpy(val, r.p + r.pos, vbytes);
-    for (size_t i = 0; i < cnt; i++)
-        if (!isfinite(val[i])) {
-            hsdag_pacml_net_free(n);
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: non-finite parameter value", what);
-        }
-    size_t u = vbytes + 8;
+    if (v1) hsdag_get_u64(r); /* the checksum, verified above */
     hsdag_pacml_net_touch(n);
-    if (used) *used = r.pos + u;
     if (beta_out) *beta_out = (char)hdr[0];
     if (tuf_out) *tuf_out = hdr[1];
+    if (vs_out) *vs_out = vs;
     *out = n;
     return 0;
+}
+
+/* Parses a policy image (version 1 or 2); *used gets the bytes consumed. */
+static int pp_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                           const void *buf, size_t len, const char *what, size_t *used, char *beta_out,
+                           int *tuf_out, float *vs_out, hsdag_err *e)
+{
+    if (len < 8 || memcmp(buf, PP_POLICY_MAGIC, 8))
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: not a PAC-ML policy file (bad magic)", what);
+    hsdag_rd r;
+    int rc;
+    if (hsdag_frame_version(buf, len, PP_POLICY_MAGIC) == 1) {
+        r = hsdag_rd_make(buf, len);
+        r.pos = 12;
+        rc = pp_policy_body(out, jobs, n_jobs, &r, 1, buf, what, beta_out, tuf_out, vs_out, e);
+        if (rc == 0) *used = r.pos;
+        return rc;
+    }
+    uint32_t ver = 0;
+    size_t fsize = 0;
+    if ((rc = hsdag_frame_open(&r, &ver, &fsize, buf, len, PP_POLICY_MAGIC, what, e)) < 0) return rc;
+    if (ver != PP_POLICY_VERSION)
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version %u", what, ver);
+    rc = pp_policy_body(out, jobs, n_jobs, &r, 0, buf, what, beta_out, tuf_out, vs_out, e);
+    if (rc == 0 && hsdag_rd_left(&r)) {
+        hsdag_pacml_net_free(*out);
+        *out = NULL;
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: %zu bytes after the values", what, hsdag_rd_left(&r));
+    }
+    if (rc == 0) *used = fsize;
+    return rc;
+}
+
+int hsdag_pacml_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                             const void *buf, size_t len, const char *what, char *beta_out, int *tuf_out,
+                             hsdag_err *e)
+{
+    *out = NULL;
+    if (!what) what = "<buffer>";
+    size_t used = 0;
+    int rc = pp_policy_parse(out, jobs, n_jobs, buf, len, what, &used, beta_out, tuf_out, NULL, e);
+    if (rc == 0 && used != len) {
+        hsdag_pacml_net_free(*out);
+        *out = NULL;
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %zu trailing bytes after the policy", what, len - used);
+    }
+    return rc;
 }
 
 int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
@@ -480,20 +507,14 @@ int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, 
         snprintf(file, sizeof file, "%s", path);
     char *data = NULL;
     size_t len = 0;
-    int rc = hsdag_read_file(file, &data, &len, (size_t)64 << 20, e);
+    int rc = hsdag_read_file(&data, &len, file, (size_t)64 << 20, e);
     if (rc < 0) return rc;
-    size_t used = 0;
-    rc = pp_policy_parse(out, jobs, n_jobs, data, len, file, &used, beta_out, tuf_out, e);
-    if (rc == 0 && used != len) {
-        hsdag_pacml_net_free(*out);
-        *out = NULL;
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %zu trailing bytes after the policy", file, len - used);
-    }
+    rc = hsdag_pacml_policy_parse(out, jobs, n_jobs, data, len, file, beta_out, tuf_out, e);
     hsdag_free(data);
     return rc;
 }
 
-int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap, hsdag_err *e)
+int hsdag_pacml_policy_find(char *path, size_t cap, char beta, int time_unit_fix, hsdag_err *e)
 {
     char fname[64], tried[1024] = "";
     snprintf(fname, sizeof fname, "policies/pacml/beta_%c%s.bin", beta, time_unit_fix ? "_tuf" : "");
@@ -529,82 +550,226 @@ int hsdag_pacml_policy_find(char beta, int time_unit_fix, char *path, size_t cap
                          beta, time_unit_fix ? " with --time-unit-fix" : "", tried);
 }
 
-/* ---- trainer state ---- */
+/* ---- trainer state ----
+ * Version 2: a codec frame "HSPACPP\0" v2 (the training configuration field by field, RNG, counters, KL
+ * coefficient, best evaluation, wall time, the best policy image), then the network's parameter image with
+ * Adam state (hsdag_nn_params_save, its own frame). Version 1 (before the codec): magic, u32 1, the
+ * configuration and RNG as raw host structs, the counters, the best image, then a parameter image; still
+ * read (on the host that wrote it, as before). */
+
+static void pp_put_config(hsdag_buf *b, const hsdag_pacml_train_config *c)
+{
+    hsdag_put_u64(b, c->seed);
+    hsdag_put_i32(b, c->iterations);
+    hsdag_put_i32(b, c->episodes_per_iter);
+    hsdag_put_i32(b, c->epochs);
+    hsdag_put_i32(b, c->minibatch);
+    hsdag_put_f64(b, c->gamma);
+    hsdag_put_f64(b, c->lambda);
+    hsdag_put_f32(b, c->lr);
+    hsdag_put_f32(b, c->grad_clip);
+    hsdag_put_f32(b, c->kl_target);
+    hsdag_put_f32(b, c->loss.clip);
+    hsdag_put_f32(b, c->loss.vf_coeff);
+    hsdag_put_f32(b, c->loss.ent_coeff);
+    hsdag_put_f32(b, c->loss.kl_coeff);
+    hsdag_put_i32(b, c->eval_episodes);
+    hsdag_put_i32(b, c->net.fc_hidden);
+    hsdag_put_i32(b, c->net.msg_half);
+    hsdag_put_i32(b, c->net.hidden1);
+    hsdag_put_i32(b, c->net.node_out);
+    hsdag_put_i32(b, c->net.graph_out);
+    hsdag_put_i32(b, (int32_t)c->net.mask_mode);
+}
+
+static void pp_get_config(hsdag_rd *r, hsdag_pacml_train_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->seed = hsdag_get_u64(r);
+    c->iterations = hsdag_get_i32(r);
+    c->episodes_per_iter = hsdag_get_i32(r);
+    c->epochs = hsdag_get_i32(r);
+    c->minibatch = hsdag_get_i32(r);
+    c->gamma = hsdag_get_f64(r);
+    c->lambda = hsdag_get_f64(r);
+    c->lr = hsdag_get_f32(r);
+    c->grad_clip = hsdag_get_f32(r);
+    c->kl_target = hsdag_get_f32(r);
+    c->loss.clip = hsdag_get_f32(r);
+    c->loss.vf_coeff = hsdag_get_f32(r);
+    c->loss.ent_coeff = hsdag_get_f32(r);
+    c->loss.kl_coeff = hsdag_get_f32(r);
+    c->eval_episodes = hsdag_get_i32(r);
+    c->net.fc_hidden = hsdag_get_i32(r);
+    c->net.msg_half = hsdag_get_i32(r);
+    c->net.hidden1 = hsdag_get_i32(r);
+    c->net.node_out = hsdag_get_i32(r);
+    c->net.graph_out = hsdag_get_i32(r);
+    c->net.mask_mode = (hsdag_pacml_mask_mode)hsdag_get_i32(r);
+}
+
+const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
+                                          const hsdag_pacml_train_config *b)
+{
+#define PP_DIFF(f, name) \
+    if (memcmp(&a->f, &b->f, sizeof a->f)) return name
+    PP_DIFF(seed, "seed");
+    PP_DIFF(iterations, "iterations");
+    PP_DIFF(episodes_per_iter, "episodes");
+    PP_DIFF(epochs, "epochs");
+    PP_DIFF(minibatch, "minibatch");
+    PP_DIFF(gamma, "gamma");
+    PP_DIFF(lambda, "lambda");
+    PP_DIFF(lr, "lr");
+    PP_DIFF(grad_clip, "grad-clip");
+    PP_DIFF(kl_target, "kl-target");
+    PP_DIFF(loss.clip, "clip");
+    PP_DIFF(loss.vf_coeff, "vf");
+    PP_DIFF(loss.ent_coeff, "entropy");
+    PP_DIFF(loss.kl_coeff, "kl");
+    PP_DIFF(eval_episodes, "eval-episodes");
+    PP_DIFF(net.fc_hidden, "hidden");
+    PP_DIFF(net.msg_half, "msg-half");
+    PP_DIFF(net.hidden1, "hidden1");
+    PP_DIFF(net.node_out, "node-out");
+    PP_DIFF(net.graph_out, "graph-out");
+    PP_DIFF(net.mask_mode, "mask");
+#undef PP_DIFF
+    return NULL;
+}
 
 int hsdag_pacml_trainer_save(const hsdag_pacml_trainer *t, hsdag_buf *out, hsdag_err *e)
 {
-    HSDAG_ASSERT(pp_little_endian());
-    uint32_t ver = 1;
-    const hsdag_pacml_train_config *c = &t->c;
-    pp_put(out, PP_STATE_MAGIC, 8);
-    pp_put(out, &ver, 4);
-    pp_put(out, c, sizeof *c); /* plain struct of numbers: same build reads it back */
-    pp_put(out, &t->rng, sizeof t->rng);
-    pp_put(out, &t->iter, sizeof t->iter);
-    pp_put(out, &t->steps, sizeof t->steps);
-    pp_put(out, &t->episodes, sizeof t->episodes);
-    pp_put(out, &t->kl_coeff, sizeof t->kl_coeff);
-    pp_put(out, &t->best_eval, sizeof t->best_eval);
-    pp_put(out, &t->best_iter, sizeof t->best_iter);
-    double wall = t->wall_prev + (hsdag_now() - t->t0);
-    pp_put(out, &wall, sizeof wall);
-    uint64_t bl = t->best_img.len;
-    pp_put(out, &bl, 8);
-    if (bl) pp_put(out, t->best_img.data, bl);
+    size_t at = hsdag_frame_begin(out, PP_STATE_MAGIC, PP_STATE_VERSION);
+    pp_put_config(out, &t->c);
+    for (int i = 0; i < 4; i++) hsdag_put_u64(out, t->rng.s[i]);
+    hsdag_put_i32(out, t->iter);
+    hsdag_put_i64(out, t->steps);
+    hsdag_put_i64(out, t->episodes);
+    hsdag_put_f32(out, t->kl_coeff);
+    hsdag_put_f64(out, t->best_eval);
+    hsdag_put_i32(out, t->best_iter);
+    hsdag_put_f64(out, t->wall_prev + (hsdag_now() - t->t0));
+    hsdag_put_u64(out, t->best_img.len);
+    hsdag_put_bytes(out, t->best_img.data, t->best_img.len);
+    if (hsdag_frame_end(out, at) < 0) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
     int rc = hsdag_nn_params_save(hsdag_pacml_net_params(t->net), out, e);
     if (rc < 0) return rc;
     return out->oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
 }
 
-int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env, const void *buf,
-                                size_t len, int32_t iterations, hsdag_err *e)
-{
-    *out = NULL;
-    pp_rd r = {buf, len, 0};
-    char magic[8];
-    uint32_t ver;
+/* What a trainer state holds besides the network. */
+typedef struct pp_state {
     hsdag_pacml_train_config c;
     hsdag_rng rng;
     int32_t iter, best_iter;
     int64_t steps, episodes;
     float kl;
     double best, wall;
+    const void *img; /* best policy image inside the buffer */
     uint64_t bl;
-    if (pp_get(&r, magic, 8) < 0 || memcmp(magic, PP_STATE_MAGIC, 8))
-        return hsdag_err_set(e, HSDAG_EPARSE, "not a PAC-ML trainer checkpoint (bad magic)");
-    if (pp_get(&r, &ver, 4) < 0 || ver != 1 || pp_get(&r, &c, sizeof c) < 0 ||
-        pp_get(&r, &rng, sizeof rng) < 0 || pp_get(&r, &iter, 4) < 0 || pp_get(&r, &steps, 8) < 0 ||
-        pp_get(&r, &episodes, 8) < 0 || pp_get(&r, &kl, 4) < 0 || pp_get(&r, &best, 8) < 0 ||
-        pp_get(&r, &best_iter, 4) < 0 || pp_get(&r, &wall, 8) < 0 || pp_get(&r, &bl, 8) < 0 ||
-        bl > r.len - r.pos)
-        return hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: truncated or unsupported version");
-    if (iterations >= 0) c.iterations = iterations;
-    hsdag_pacml_trainer *t = NULL;
-    int rc = hsdag_pacml_trainer_create(&t, env, &c, e);
-    if (rc < 0) return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
-    const unsigned char *img = r.p + r.pos;
-    r.pos += bl;
-    size_t used = 0;
-    rc = hsdag_nn_params_load(hsdag_pacml_net_params(t->net), r.p + r.pos, r.len - r.pos, &used, e);
-    if (rc == 0 && r.pos + used != len)
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: trailing bytes");
-    if (rc == 0 && bl) {
-        hsdag_buf_append(&t->best_img, (const char *)img, bl);
-        if (t->best_img.oom) rc = hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
+    size_t params_pos;
+} pp_state;
+
+static int pp_state_read(pp_state *s, const void *buf, size_t len, hsdag_err *e)
+{
+    hsdag_rd r;
+    if (hsdag_frame_version(buf, len, PP_STATE_MAGIC) == 1) { /* raw host structs, no checksum */
+        r = hsdag_rd_make(buf, len);
+        r.pos = 12;
+        hsdag_get_bytes(&r, &s->c, sizeof s->c);
+        hsdag_get_bytes(&r, &s->rng, sizeof s->rng);
+        hsdag_get_bytes(&r, &s->iter, 4);
+        hsdag_get_bytes(&r, &s->steps, 8);
+        hsdag_get_bytes(&r, &s->episodes, 8);
+        hsdag_get_bytes(&r, &s->kl, 4);
+        hsdag_get_bytes(&r, &s->best, 8);
+        hsdag_get_bytes(&r, &s->best_iter, 4);
+        hsdag_get_bytes(&r, &s->wall, 8);
+        hsdag_get_bytes(&r, &s->bl, 8);
+    } else {
+        uint32_t ver = 0;
+        int rc =
+            hsdag_frame_open(&r, &ver, &s->params_pos, buf, len, PP_STATE_MAGIC, "trainer checkpoint", e);
+        if (rc < 0) return rc;
+        if (ver != PP_STATE_VERSION)
+            return hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: unsupported version %u", ver);
+        pp_get_config(&r, &s->c);
+        for (int i = 0; i < 4; i++) s->rng.s[i] = hsdag_get_u64(&r);
+        s->iter = hsdag_get_i32(&r);
+        s->steps = hsdag_get_i64(&r);
+        s->episodes = hsdag_get_i64(&r);
+        s->kl = hsdag_get_f32(&r);
+        s->best = hsdag_get_f64(&r);
+        s->best_iter = hsdag_get_i32(&r);
+        s->wall = hsdag_get_f64(&r);
+        s->bl = hsdag_get_u64(&r);
     }
+    if (r.bad || s->bl > hsdag_rd_left(&r))
+        return hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: truncated or unsupported version");
+    s->img = hsdag_get_view(&r, (size_t)s->bl);
+    if (s->params_pos == 0) {
+        s->params_pos = r.pos; /* version 1: the parameter image follows */
+    } else if (hsdag_rd_left(&r)) {
+        return hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: %zu stray bytes", hsdag_rd_left(&r));
+    }
+    return 0;
+}
+
+/* Keeps the best policy image of a restored state, rewritten in the current version if it is older. */
+static int pp_keep_best(hsdag_pacml_trainer *t, const void *img, size_t len, hsdag_err *e)
+{
+    if (hsdag_frame_version(img, len, PP_POLICY_MAGIC) == PP_POLICY_VERSION) {
+        hsdag_buf_append(&t->best_img, (const char *)img, len);
+        return t->best_img.oom ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
+    }
+    hsdag_pacml_net *n = NULL;
+    char beta = 0;
+    int tuf = 0;
+    float vs = 0;
+    size_t used = 0;
+    int rc = pp_policy_parse(&n, t->env.jobs, t->env.n_jobs, img, len, "trainer checkpoint: best policy",
+                             &used, &beta, &tuf, &vs, e);
+    if (rc == 0 && used != len)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: best policy: trailing bytes");
+    if (rc == 0) rc = hsdag_pacml_policy_save(n, beta, tuf, vs, &t->best_img, e);
+    hsdag_pacml_net_free(n);
+    return rc;
+}
+
+int hsdag_pacml_trainer_restore(hsdag_pacml_trainer **out, const hsdag_pacml_env *env, const void *buf,
+                                size_t len, int32_t iterations, hsdag_err *e)
+{
+    *out = NULL;
+    if (len < 8 || memcmp(buf, PP_STATE_MAGIC, 8))
+        return hsdag_err_set(e, HSDAG_EPARSE, "not a PAC-ML trainer checkpoint (bad magic)");
+    pp_state s;
+    memset(&s, 0, sizeof s);
+    int rc = pp_state_read(&s, buf, len, e);
+    if (rc < 0) return rc;
+    if (iterations >= 0) s.c.iterations = iterations;
+    hsdag_pacml_trainer *t = NULL;
+    rc = hsdag_pacml_trainer_create(&t, env, &s.c, e);
+    if (rc < 0) return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
+    size_t used = 0;
+    rc = hsdag_nn_params_load(hsdag_pacml_net_params(t->net), (const unsigned char *)buf + s.params_pos,
+                              len - s.params_pos, &used, e);
+    if (rc == 0 && s.params_pos + used != len)
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "trainer checkpoint: trailing bytes");
+    if (rc == 0 && s.bl) rc = pp_keep_best(t, s.img, (size_t)s.bl, e);
     if (rc < 0) {
         hsdag_pacml_trainer_free(t);
         return rc;
     }
     hsdag_pacml_net_touch(t->net);
-    t->rng = rng;
-    t->iter = iter;
-    t->steps = steps;
-    t->episodes = episodes;
-    t->kl_coeff = kl;
-    t->best_eval = best;
-    t->best_iter = best_iter;
-    t->wall_prev = wall;
+    t->rng = s.rng;
+    t->iter = s.iter;
+    t->steps = s.steps;
+    t->episodes = s.episodes;
+    t->kl_coeff = s.kl;
+    t->best_eval = s.best;
+    t->best_iter = s.best_iter;
+    t->wall_prev = s.wall;
     *out = t;
     return 0;
 }

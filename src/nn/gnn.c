@@ -315,7 +315,7 @@ const char *hsdag_nn_gnn_kind_name(hsdag_nn_gnn_kind k)
     return (unsigned)k < 4 ? kind_names_[k] : "?";
 }
 
-int hsdag_nn_gnn_kind_parse(const char *s, hsdag_nn_gnn_kind *out)
+int hsdag_nn_gnn_kind_parse(hsdag_nn_gnn_kind *out, const char *s, hsdag_err *e)
 {
     for (int k = 0; k < 4; k++)
         if (strcmp(s, kind_names_[k]) == 0) {
@@ -326,7 +326,7 @@ int hsdag_nn_gnn_kind_parse(const char *s, hsdag_nn_gnn_kind *out)
         *out = HSDAG_NN_GNN_SAGE;
         return 0;
     }
-    return HSDAG_EINVAL;
+    return hsdag_err_set(e, HSDAG_EINVAL, "gnn '%.40s': gcn, gat, gin or sage", s);
 }
 
 static int reg(hsdag_nn_params *p, int32_t *id, const char *name, const char *suf, int32_t r, int32_t c,

@@ -299,14 +299,10 @@ void hsdag_nn_layernorm_backward(float *dx, float *dg, float *db, const float *d
 
 /* ---- Dropout ---- */
 
-static inline uint64_t rotl_(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
 /* Element i is kept iff its 32-bit uniform w_i / 2^32 >= p, decided on the integer: w_i >= ceil(p 2^32)
  * (exact: p 2^32 is exact in double and < 2^32 since p < 1). Two elements per xoshiro256** draw (low half
- * first); the step is the one in common.c's hsdag_rng_u64, inlined on a local copy of the state. */
+ * first); the draw is the core's hsdag_rng_next (common.h) on a local copy of the state, so the compiler
+ * keeps the state in registers. */
 void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, int train, hsdag_rng *rng,
                               size_t len)
 {
@@ -320,15 +316,9 @@ void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, in
     float keep = 1.0f / (1.0f - p);
     uint32_t thr = (uint32_t)ceil((double)p * 0x1.0p32), kb;
     memcpy(&kb, &keep, 4);
-    uint64_t s0 = rng->s[0], s1 = rng->s[1], s2 = rng->s[2], s3 = rng->s[3];
+    hsdag_rng st = *rng;
     for (size_t i = 0; i < len; i += 2) {
-        uint64_t r = rotl_(s1 * 5, 7) * 9, t = s1 << 17;
-        s2 ^= s0;
-        s3 ^= s1;
-        s1 ^= s2;
-        s0 ^= s3;
-        s2 ^= t;
-        s3 = rotl_(s3, 45);
+        uint64_t r = hsdag_rng_next(&st);
         /* branch-free select (a branch here mispredicts on every p-th element): keep's bits or +0 */
         uint32_t b0 = kb & (0u - (uint32_t)((uint32_t)r >= thr)),
                  b1 = kb & (0u - (uint32_t)((uint32_t)(r >> 32) >= thr));
@@ -342,7 +332,7 @@ void hsdag_nn_dropout_forward(float *y, float *mask, const float *x, float p, in
             y[i + 1] = x[i + 1] * m1;
         }
     }
-    rng->s[0] = s0, rng->s[1] = s1, rng->s[2] = s2, rng->s[3] = s3;
+    *rng = st;
 }
 
 void hsdag_nn_dropout_backward(float *dx, const float *dy, const float *mask, size_t len)

@@ -3,6 +3,7 @@
  * Not here: the kernels (layers.c, gnn.c); no per-tensor optimiser options.
  * Entry points: hsdag_nn_params_*, hsdag_nn_adam_*, hsdag_nn_linear_add, hsdag_nn_layernorm_add.
  */
+#include "hsdag/codec.h"
 #include "hsdag/nn.h"
 
 #include <cblas.h>
@@ -11,7 +12,7 @@
 
 #define NAME_MAX_ 63
 #define MAX_FLOATS_ ((size_t)1 << 31)
-#define CKPT_VERSION_ 1u
+#define CKPT_VERSION_ 2u /* version 1 (before the codec frame) is still read */
 
 typedef struct tensor {
     char name[NAME_MAX_ + 1];
@@ -37,10 +38,10 @@ void hsdag_nn_set_threads(int n)
     openblas_set_num_threads(n > 0 ? n : 1);
 }
 
-int hsdag_nn_params_create(hsdag_nn_params **out)
+int hsdag_nn_params_create(hsdag_nn_params **out, hsdag_err *e)
 {
     *out = hsdag_calloc(1, sizeof(hsdag_nn_params));
-    return *out ? 0 : HSDAG_ENOMEM;
+    return *out ? 0 : hsdag_err_set(e, HSDAG_ENOMEM, "nn params: out of memory");
 }
 
 void hsdag_nn_params_free(hsdag_nn_params *p)
@@ -281,123 +282,41 @@ int hsdag_nn_layernorm_add(hsdag_nn_params *p, hsdag_nn_layernorm *l, const char
     return add_named(p, &l->b, name, "b", 1, d, HSDAG_NN_INIT_ZERO, 0.0f, e);
 }
 
-/* ---- checkpoint: explicit little-endian bytes, independent of the host ---- */
+/* ---- checkpoint: the core wire codec (codec.h), independent of the host ----
+ * Version 2: a frame "HSDAGNN\0" v2 whose payload is the body below. Version 1 (before the frame):
+ * magic, u32 1, the same body, then u64 FNV-1a 64 (standard basis) of everything before it; still read.
+ * Body: u32 n_tensors, u64 count, i64 adam step, per tensor (i32 rows, i32 cols, u32 name_len, name),
+ * then value, adam m, adam v as float32 arrays (count each). */
 
 static const char ckpt_magic_[8] = {'H', 'S', 'D', 'A', 'G', 'N', 'N', 0};
-
-static void put_u32(hsdag_buf *b, uint32_t x)
-{
-    unsigned char c[4] = {(unsigned char)x, (unsigned char)(x >> 8), (unsigned char)(x >> 16),
-                          (unsigned char)(x >> 24)};
-    hsdag_buf_append(b, (const char *)c, 4);
-}
-
-static void put_u64(hsdag_buf *b, uint64_t x)
-{
-    put_u32(b, (uint32_t)x);
-    put_u32(b, (uint32_t)(x >> 32));
-}
-
-/* little-endian bytes, converted through a stack chunk so the buffer grows once per 4 KiB, not per float */
-static void put_floats(hsdag_buf *b, const float *f, size_t n)
-{
-    unsigned char c[4096];
-    while (n > 0) {
-        size_t k = n < sizeof c / 4 ? n : sizeof c / 4;
-        for (size_t i = 0; i < k; i++) {
-            uint32_t u;
-            memcpy(&u, &f[i], 4);
-            c[4 * i] = (unsigned char)u;
-            c[4 * i + 1] = (unsigned char)(u >> 8);
-            c[4 * i + 2] = (unsigned char)(u >> 16);
-            c[4 * i + 3] = (unsigned char)(u >> 24);
-        }
-        hsdag_buf_append(b, (const char *)c, 4 * k);
-        f += k;
-        n -= k;
-    }
-}
-
-static uint64_t fnv1a(const unsigned char *s, size_t n)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
 
 int hsdag_nn_params_save(const hsdag_nn_params *p, hsdag_buf *out, hsdag_err *e)
 {
     if (!p->block) return hsdag_err_set(e, HSDAG_EINVAL, "nn params: save: set not allocated");
-    size_t start = out->len;
-    hsdag_buf_append(out, ckpt_magic_, 8);
-    put_u32(out, CKPT_VERSION_);
-    put_u32(out, (uint32_t)p->n_t);
-    put_u64(out, (uint64_t)p->count);
-    put_u64(out, (uint64_t)p->step);
+    size_t at = hsdag_frame_begin(out, ckpt_magic_, CKPT_VERSION_);
+    hsdag_put_u32(out, (uint32_t)p->n_t);
+    hsdag_put_u64(out, (uint64_t)p->count);
+    hsdag_put_i64(out, p->step);
     for (size_t i = 0; i < p->n_t; i++) {
         const tensor *t = &p->t[i];
-        put_u32(out, (uint32_t)t->rows);
-        put_u32(out, (uint32_t)t->cols);
-        uint32_t nl = (uint32_t)strlen(t->name);
-        put_u32(out, nl);
-        hsdag_buf_append(out, t->name, nl);
+        hsdag_put_i32(out, t->rows);
+        hsdag_put_i32(out, t->cols);
+        hsdag_put_str(out, t->name);
     }
-    put_floats(out, p->value, p->count);
-    put_floats(out, p->m, p->count);
-    put_floats(out, p->v, p->count);
-    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "nn params: save: out of memory");
-    put_u64(out, fnv1a((const unsigned char *)out->data + start, out->len - start));
-    if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "nn params: save: out of memory");
+    hsdag_put_f32s(out, p->value, p->count);
+    hsdag_put_f32s(out, p->m, p->count);
+    hsdag_put_f32s(out, p->v, p->count);
+    if (hsdag_frame_end(out, at) < 0) return hsdag_err_set(e, HSDAG_ENOMEM, "nn params: save: out of memory");
     return 0;
 }
 
-typedef struct reader {
-    const unsigned char *s;
-    size_t len, pos;
-} reader;
-
-static int get_u32(reader *r, uint32_t *x)
+/* Checks the body's header and tensor table against p (nothing is written to p); r is left at the floats. */
+static int ckpt_table(const hsdag_nn_params *p, hsdag_rd *r, int64_t *step, hsdag_err *e)
 {
-    if (r->len - r->pos < 4) return -1;
-    const unsigned char *c = r->s + r->pos;
-    *x = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
-    r->pos += 4;
-    return 0;
-}
-
-static int get_u64(reader *r, uint64_t *x)
-{
-    uint32_t lo, hi;
-    if (get_u32(r, &lo) < 0 || get_u32(r, &hi) < 0) return -1;
-    *x = (uint64_t)hi << 32 | lo;
-    return 0;
-}
-
-static void get_floats(reader *r, float *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u = 0;
-        get_u32(r, &u); /* length checked by the caller */
-        memcpy(&f[i], &u, 4);
-    }
-}
-
-int hsdag_nn_params_load(hsdag_nn_params *p, const void *buf, size_t len, size_t *used, hsdag_err *e)
-{
-    if (!p->block) return hsdag_err_set(e, HSDAG_EINVAL, "nn checkpoint: parameter set not allocated");
-    reader r = {buf, len, 0};
-    uint32_t ver, nt, rows, cols, nl;
-    uint64_t count, step;
-    if (len < 8 || memcmp(buf, ckpt_magic_, 8) != 0)
-        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: bad magic (not a parameter image)");
-    r.pos = 8;
-    if (get_u32(&r, &ver) < 0 || get_u32(&r, &nt) < 0 || get_u64(&r, &count) < 0 || get_u64(&r, &step) < 0)
-        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: truncated header");
-    if (ver != CKPT_VERSION_)
-        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: version %u, expected %u", ver, CKPT_VERSION_);
+    uint32_t nt = hsdag_get_u32(r);
+    uint64_t count = hsdag_get_u64(r);
+    *step = hsdag_get_i64(r);
+    if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: truncated header");
     if (nt != p->n_t)
         return hsdag_err_set(e, HSDAG_EINVAL, "nn checkpoint: %u tensors, model has %zu", nt, p->n_t);
     if (count != p->count)
@@ -405,33 +324,63 @@ int hsdag_nn_params_load(hsdag_nn_params *p, const void *buf, size_t len, size_t
                              (unsigned long long)count, p->count);
     for (size_t i = 0; i < p->n_t; i++) {
         const tensor *t = &p->t[i];
-        if (get_u32(&r, &rows) < 0 || get_u32(&r, &cols) < 0 || get_u32(&r, &nl) < 0)
-            return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: tensor %zu: truncated table", i);
-        if (nl > NAME_MAX_ || r.len - r.pos < nl)
+        int32_t rows = hsdag_get_i32(r), cols = hsdag_get_i32(r);
+        uint32_t nl = hsdag_get_u32(r);
+        if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: tensor %zu: truncated table", i);
+        if (nl > NAME_MAX_ || hsdag_rd_left(r) < nl)
             return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: tensor %zu: bad name length %u", i, nl);
-        if (nl != strlen(t->name) || memcmp(r.s + r.pos, t->name, nl) != 0)
+        const char *name = hsdag_get_view(r, nl);
+        if (nl != strlen(t->name) || memcmp(name, t->name, nl) != 0)
             return hsdag_err_set(e, HSDAG_EINVAL, "nn checkpoint: tensor %zu: name '%.*s', model has '%s'", i,
-                                 (int)nl, (const char *)r.s + r.pos, t->name);
-        r.pos += nl;
-        if ((int32_t)rows != t->rows || (int32_t)cols != t->cols)
+                                 (int)nl, name, t->name);
+        if (rows != t->rows || cols != t->cols)
             return hsdag_err_set(e, HSDAG_EINVAL,
                                  "nn checkpoint: tensor '%s': shape (%u, %u), model has (%d, %d)", t->name,
-                                 rows, cols, t->rows, t->cols);
+                                 (unsigned)rows, (unsigned)cols, t->rows, t->cols);
     }
-    size_t need = 3 * p->count * 4 + 8;
-    if (r.len - r.pos < need)
+    if (hsdag_rd_left(r) < 3 * p->count * 4)
         return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: truncated data (%zu of %zu bytes)",
-                             r.len - r.pos, need);
-    size_t data_at = r.pos;
-    reader rc = {buf, len, data_at + 3 * p->count * 4};
-    uint64_t sum;
-    get_u64(&rc, &sum);
-    if (sum != fnv1a(r.s, rc.pos - 8))
-        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: checksum mismatch (corrupt image)");
-    get_floats(&r, p->value, p->count);
-    get_floats(&r, p->m, p->count);
-    get_floats(&r, p->v, p->count);
-    p->step = (int64_t)step;
-    if (used) *used = rc.pos;
+                             hsdag_rd_left(r), 3 * p->count * 4);
+    return 0;
+}
+
+int hsdag_nn_params_load(hsdag_nn_params *p, const void *buf, size_t len, size_t *used, hsdag_err *e)
+{
+    if (!p->block) return hsdag_err_set(e, HSDAG_EINVAL, "nn checkpoint: parameter set not allocated");
+    uint32_t ver = hsdag_frame_version(buf, len, ckpt_magic_);
+    if (len < 8 || memcmp(buf, ckpt_magic_, 8) != 0)
+        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: bad magic (not a parameter image)");
+    hsdag_rd r;
+    size_t end = 0;
+    int64_t step = 0;
+    int rc;
+    if (ver == 1) { /* the image before the frame: body after the version, checksum after the body */
+        r = hsdag_rd_make(buf, len);
+        r.pos = 12;
+        if ((rc = ckpt_table(p, &r, &step, e)) < 0) return rc;
+        size_t body_end = r.pos + 3 * p->count * 4;
+        hsdag_rd cr = hsdag_rd_make(buf, len);
+        cr.pos = body_end;
+        uint64_t sum = hsdag_get_u64(&cr);
+        if (cr.bad) return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: truncated checksum");
+        if (sum != hsdag_fnv1a64(HSDAG_FNV64_BASIS, buf, body_end))
+            return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: checksum mismatch (corrupt image)");
+        end = cr.pos;
+    } else {
+        uint32_t v = 0;
+        if ((rc = hsdag_frame_open(&r, &v, &end, buf, len, ckpt_magic_, "nn checkpoint", e)) < 0) return rc;
+        if (v != CKPT_VERSION_)
+            return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: version %u, expected 1 or %u", v,
+                                 CKPT_VERSION_);
+        if ((rc = ckpt_table(p, &r, &step, e)) < 0) return rc;
+        if (hsdag_rd_left(&r) != 3 * p->count * 4)
+            return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: %zu bytes after the data",
+                                 hsdag_rd_left(&r) - 3 * p->count * 4);
+    }
+    hsdag_get_f32s(&r, p->value, p->count);
+    hsdag_get_f32s(&r, p->m, p->count);
+    hsdag_get_f32s(&r, p->v, p->count);
+    p->step = step;
+    if (used) *used = end;
     return 0;
 }

@@ -107,18 +107,10 @@ static void ls_commit(lsched *s, int32_t v, int32_t d, double start, double fini
     }
 }
 
-/* HEFT's upward rank: mean cost plus the largest (mean transfer + rank) over successors. rank[n]. */
+/* HEFT's upward rank (the simulator's, on the problem's mean costs): rank[n]. */
 static void upward_rank(const hsdag_place_problem *p, double *rank)
 {
-    const hsdag_graph *g = p->g;
-    for (int32_t v = p->n - 1; v >= 0; v--) {
-        double best = 0;
-        for (int32_t j = g->out_off[v]; j < g->out_off[v + 1]; j++) {
-            double x = p->mean_xfer[v] + rank[g->out_dst[j]];
-            if (x > best) best = x;
-        }
-        rank[v] = p->mean_cost[v] + best;
-    }
+    hsdag_costs_upward_rank(rank, p->g, p->mean_cost, p->mean_xfer);
 }
 
 static void ls_note(const lsched *s, hsdag_place_report *r)
@@ -278,52 +270,28 @@ static etf_cand etf_full(lsched *s, const double *rt, const double *rank, const 
     return best;
 }
 
-/* ---- the ETF queue: a binary heap of (candidate, op, version), stale entries skipped on pop ---- */
+/* ---- the ETF queue: the core heap of (candidate, op, version), stale entries skipped on pop ---- */
 typedef struct etf_ent {
     etf_cand c;
     int32_t v, ver;
 } etf_ent;
 
-typedef struct etf_heap {
-    etf_ent *a;
-    size_t n, cap;
+typedef struct etf_order {
     const hsdag_place_problem *p;
     const double *rank;
-} etf_heap;
+} etf_order;
 
-static int eh_less(const etf_heap *h, const etf_ent *x, const etf_ent *y)
+static int eh_less(const void *a, const void *b, void *ctx)
 {
-    return etf_less(h->p, h->rank, &x->c, x->v, &y->c, y->v);
+    const etf_order *o = ctx;
+    const etf_ent *x = a, *y = b;
+    return etf_less(o->p, o->rank, &x->c, x->v, &y->c, y->v);
 }
 
-static int eh_push(etf_heap *h, etf_cand c, int32_t v, int32_t ver)
+static int eh_push(hsdag_heap *h, etf_cand c, int32_t v, int32_t ver)
 {
-    if (hsdag_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a) < 0) return HSDAG_ENOMEM;
     etf_ent x = {c, v, ver};
-    size_t i = h->n++;
-    while (i > 0 && eh_less(h, &x, &h->a[(i - 1) / 2])) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = x;
-    return 0;
-}
-
-static etf_ent eh_pop(etf_heap *h)
-{
-    etf_ent top = h->a[0], x = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        const etf_ent *best = &x;
-        if (l < h->n && eh_less(h, &h->a[l], best)) m = l, best = &h->a[l];
-        if (l + 1 < h->n && eh_less(h, &h->a[l + 1], best)) m = l + 1;
-        if (m == i) break;
-        h->a[i] = h->a[m];
-        i = m;
-    }
-    if (h->n > 0) h->a[i] = x;
-    return top;
+    return hsdag_heap_push(h, &x);
 }
 
 static int etf_same(const etf_cand *a, const etf_cand *b)
@@ -350,10 +318,11 @@ static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favpa
     etf_cand *cand = hsdag_malloc(n1 * sizeof *cand);
     int32_t *favkids = NULL; /* ready ops currently restricted to their favourite parent's device */
     size_t nfav = 0, favcap = 0;
-    etf_heap h = {.p = p};
+    etf_order ord = {p, rank};
+    hsdag_heap h;
+    hsdag_heap_init(&h, sizeof(etf_ent), NULL, 0, eh_less, &ord);
     if (rc < 0 || !cnt || !ver || !rank || !rt || !cand) goto oom;
     upward_rank(p, rank);
-    h.rank = rank;
     for (int32_t v = 0; v < p->n; v++) {
         cnt[v] = g->in_off[v + 1] - g->in_off[v];
         if (cnt[v]) continue;
@@ -363,7 +332,8 @@ static int etf_run(hsdag_place_problem *p, int32_t *device, const int32_t *favpa
     }
     for (int32_t step = 0; step < p->n;) {
         HSDAG_ASSERT(h.n > 0);
-        etf_ent top = eh_pop(&h);
+        etf_ent top;
+        hsdag_heap_pop(&h, &top);
         int32_t v = top.v;
         if (top.ver != ver[v] || device[v] >= 0) continue;
         etf_cand now = etf_full(&s, rt, rank, favparent, v);
@@ -434,7 +404,7 @@ done:
     hsdag_free(rt);
     hsdag_free(cand);
     hsdag_free(favkids);
-    hsdag_free(h.a);
+    hsdag_heap_free(&h);
     ls_free(&s);
     return rc;
 }

@@ -215,7 +215,7 @@ done:
     return rc;
 }
 
-int hsdag_place_bound_exact(const hsdag_costs *c, hsdag_semantics sem, double *opt_s, hsdag_err *e, void *ctx)
+int hsdag_place_bound_exact(void *ctx, double *opt_s, const hsdag_costs *c, hsdag_semantics sem, hsdag_err *e)
 {
     (void)ctx;
     if (sem != HSDAG_SEM_SEQUENTIAL || c->n_devices != 2)

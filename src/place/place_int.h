@@ -10,6 +10,13 @@
 #include <math.h>
 #include <string.h>
 
+/* ---- the problem as problem.c allocates it: the public struct, then what callers do not see ---- */
+typedef struct place_problem_priv {
+    hsdag_place_problem pub; /* first: a hsdag_place_problem * points here */
+    int bound_ready;         /* hsdag_place_lower_bound's cache */
+    hsdag_bound bound;
+} place_problem_priv;
+
 /* ---- helpers (problem.c) ---- */
 static inline double place_cost(const hsdag_place_problem *p, int32_t v, int32_t d)
 {
@@ -64,6 +71,10 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
 /* ilp_conc.c: the concurrent-semantics MILP for graphs up to 30 ops, from a start placement start[n]. */
 int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
                          int32_t *device, hsdag_place_report *r, hsdag_err *e);
+int place_bb_random(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                    hsdag_err *e);
+int place_bb_local(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                   hsdag_err *e);
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                        hsdag_place_report *r, hsdag_err *e);
 

@@ -8,7 +8,8 @@
 
 hsdag_place_opts hsdag_place_opts_default(void)
 {
-    return (hsdag_place_opts){.seed = 1, .time_limit_s = 0, .max_evals = 0, .init = NULL, .device = -1};
+    return (hsdag_place_opts){
+        .seed = 1, .time_limit_s = 0, .max_evals = 0, .init = NULL, .device = -1, .budget = 0, .noise = 0};
 }
 
 /* ---- colour classes -> groups ---- */
@@ -84,21 +85,7 @@ static int problem_tables(hsdag_place_problem *p)
     if (!fill) return HSDAG_ENOMEM;
     for (int32_t v = 0; v < n; v++) p->grp_node[p->grp_off[p->group[v]] + fill[p->group[v]]++] = v;
     hsdag_free(fill);
-    for (int32_t v = 0; v < n; v++) {
-        double s = 0, x = 0;
-        int32_t cnt = 0;
-        for (int32_t d = 0; d < k; d++)
-            if (c->allowed[(size_t)v * (size_t)k + (size_t)d]) {
-                s += place_cost(p, v, d);
-                cnt++;
-            }
-        if (cnt == 0)
-            for (int32_t d = 0; d < k; d++, cnt++) s += place_cost(p, v, d);
-        p->mean_cost[v] = s / cnt;
-        for (int32_t a = 0; a < k; a++)
-            for (int32_t b = 0; b < k; b++) x += hsdag_costs_xfer_s(c, v, a, b);
-        p->mean_xfer[v] = k > 1 ? x / ((double)k * (k - 1)) : 0.0;
-    }
+    hsdag_costs_means(p->mean_cost, p->mean_xfer, c);
     for (int32_t d = 0; d < k; d++)
         p->cap[d] = p->devs->dev[d].mem_capacity > 0 ? p->devs->dev[d].mem_capacity : INFINITY;
     double work[HSDAG_MAX_DEVICES] = {0};
@@ -116,8 +103,9 @@ int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, 
 {
     *out = NULL;
     hsdag_sim_config dc = hsdag_sim_config_default();
-    hsdag_place_problem *p = hsdag_calloc(1, sizeof *p);
-    if (!p) return hsdag_err_set(e, HSDAG_ENOMEM, "place: out of memory");
+    place_problem_priv *pp = hsdag_calloc(1, sizeof *pp);
+    if (!pp) return hsdag_err_set(e, HSDAG_ENOMEM, "place: out of memory");
+    hsdag_place_problem *p = &pp->pub;
     int rc = hsdag_sim_create(&p->sim, g, devs, cfg ? cfg : &dc, e);
     if (rc < 0) goto fail;
     p->g = g;
@@ -234,12 +222,13 @@ int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name)
 
 int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e)
 {
-    if (!p->bound_ready) {
-        int rc = hsdag_bound_compute(p->c, p->sem, hsdag_place_bound_exact, NULL, &p->bound, e);
+    place_problem_priv *pp = (place_problem_priv *)p;
+    if (!pp->bound_ready) {
+        int rc = hsdag_bound_compute(&pp->bound, p->c, p->sem, hsdag_place_bound_exact, NULL, e);
         if (rc < 0) return rc;
-        p->bound_ready = 1;
+        pp->bound_ready = 1;
     }
-    if (out) *out = p->bound;
+    if (out) *out = pp->bound;
     return 0;
 }
 
@@ -271,6 +260,7 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
     memset(r, 0, sizeof *r);
     r->method = method;
     r->rep.bound_s = r->rep.objective_s = NAN;
+    r->rep.best_episode = -1;
     const hsdag_place_method *m = hsdag_place_method_find(method);
     hsdag_place_fn fn = m ? m->fn : NULL;
     if (!fn) {

@@ -19,8 +19,8 @@ static double min_cost(const hsdag_costs *c, int32_t v)
     return isfinite(best) ? best : any;
 }
 
-int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_exact_fn exact, void *ctx,
-                        hsdag_bound *out, hsdag_err *e)
+int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
+                        hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e)
 {
     const hsdag_graph *g = c->g;
     if (sem == HSDAG_SEM_AUTO) sem = c->devs->semantics;
@@ -58,7 +58,7 @@ int hsdag_bound_compute(const hsdag_costs *c, hsdag_semantics sem, hsdag_bound_e
     }
     if (exact) {
         double opt = NAN;
-        int rc = exact(c, sem, &opt, e, ctx);
+        int rc = exact(ctx, &opt, c, sem, e);
         if (rc < 0 && rc != HSDAG_EUNSUPPORTED) return rc;
         if (rc == 0 && isfinite(opt)) {
             out->exact_s = opt;

@@ -2,7 +2,8 @@
  * transfer and memory figures.
  * Not here: scheduling (sim.c), bounds (bound.c), the profile CSV reader (src/io/profile.c); the table is
  * computed once and read many times.
- * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_roofline_s.
+ * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_costs_node_work,
+ *   hsdag_roofline_s, hsdag_roofline_elems_s, hsdag_costs_means, hsdag_costs_upward_rank.
  */
 #include "hsdag/sim.h"
 
@@ -11,12 +12,24 @@
 
 /* ---- roofline ---- */
 
+double hsdag_roofline_elems_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes,
+                              double elems)
+{
+    int ok = cls >= 0 && cls < HSDAG_OP_CLASS_COUNT_;
+    double eff = ok ? dev->eff[cls] : 1.0;
+    double tc = flops > 0 ? flops / (dev->peak_flops * eff) : 0.0;
+    if (ok && elems > 0 && dev->elem_s[cls] > 0) tc += elems * dev->elem_s[cls];
+    double tm = bytes > 0 ? bytes / dev->mem_bw : 0.0;
+    if (bytes > 0 && dev->cache_bytes > 0 && dev->cache_bw > 0)
+        tm = bytes <= dev->cache_bytes
+                 ? bytes / dev->cache_bw
+                 : dev->cache_bytes / dev->cache_bw + (bytes - dev->cache_bytes) / dev->mem_bw;
+    return (tc > tm ? tc : tm) + dev->launch_s;
+}
+
 double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops, double bytes)
 {
-    double eff = (cls >= 0 && cls < HSDAG_OP_CLASS_COUNT_) ? dev->eff[cls] : 1.0;
-    double tc = flops > 0 ? flops / (dev->peak_flops * eff) : 0.0;
-    double tm = bytes > 0 ? bytes / dev->mem_bw : 0.0;
-    return (tc > tm ? tc : tm) + dev->launch_s;
+    return hsdag_roofline_elems_s(dev, cls, flops, bytes, 0);
 }
 
 hsdag_costs_config hsdag_costs_config_default(void)
@@ -32,6 +45,22 @@ void hsdag_costs_free(hsdag_costs *c)
 static int is_bookkeeping(const hsdag_graph *g, int32_t v)
 {
     return (g->flags[v] & HSDAG_NF_BOOKKEEPING) || g->opclass[v] == HSDAG_OP_BOOKKEEPING;
+}
+
+int hsdag_costs_node_work(const hsdag_graph *g, int32_t v, double *flops, double *bytes, double *elems)
+{
+    double el = 0;
+    for (int32_t k = g->out_shape_off[v]; k < g->out_shape_off[v + 1]; k++) {
+        double n = hsdag_graph_shape_elems(g, k);
+        if (n > 0) el += n;
+    }
+    *elems = el;
+    double in_bytes = 0;
+    for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) in_bytes += g->edge_bytes[g->in_eid[k]];
+    *bytes = in_bytes + (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0) +
+             (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
+    *flops = g->flops[v] > 0 ? g->flops[v] : 0;
+    return is_bookkeeping(g, v);
 }
 
 static int col_of(const hsdag_device *d)
@@ -135,8 +164,7 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
     ALLOC_N(c->link_file_factor, D * D);
 
     for (int32_t v = 0; v < V; v++) {
-        double in_bytes = 0, xb = 0, fx = NAN;
-        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) in_bytes += g->edge_bytes[g->in_eid[k]];
+        double xb = 0, fx = NAN;
         for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
             if (g->edge_bytes[k] > xb) xb = g->edge_bytes[k];
             double ec = g->edge_cost_ms[k];
@@ -149,10 +177,8 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
         int has_mem = isfinite(mb) && mb >= 0;
         c->static_bytes[v] = has_mem ? mb : (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
         c->act_bytes[v] = has_mem ? 0 : (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0);
-        double bytes = in_bytes + (g->out_bytes[v] > 0 ? g->out_bytes[v] : 0) +
-                       (g->param_bytes[v] > 0 ? g->param_bytes[v] : 0);
-        double flops = g->flops[v] > 0 ? g->flops[v] : 0;
-        int bk = is_bookkeeping(g, v);
+        double flops, bytes, elems;
+        int bk = hsdag_costs_node_work(g, v, &flops, &bytes, &elems);
         for (int32_t k = 0; k < D; k++) {
             const hsdag_device *dv = &d->dev[k];
             size_t at = (size_t)v * D + k;
@@ -162,7 +188,8 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
                 t = 0;
             else {
                 double f = c->source == HSDAG_COSTSRC_FILE ? file_ms(g, v, col_of(dv)) : NAN;
-                t = isnan(f) ? hsdag_roofline_s(dv, (hsdag_opclass)g->opclass[v], flops, bytes) : f * 1e-3;
+                t = isnan(f) ? hsdag_roofline_elems_s(dv, (hsdag_opclass)g->opclass[v], flops, bytes, elems)
+                             : f * 1e-3;
             }
             c->node_s[at] = t;
         }
@@ -194,4 +221,46 @@ oom:
     hsdag_arena_free(a);
     return hsdag_err_set(e, HSDAG_ENOMEM, "costs: out of memory for %d nodes x %d devices", (int)g->n_nodes,
                          (int)d->n);
+}
+
+/* ---- HEFT's averages and upward rank ---- */
+
+void hsdag_costs_means(double *mean_cost, double *mean_xfer, const hsdag_costs *c)
+{
+    const int32_t V = c->n_nodes, D = c->n_devices;
+    for (int32_t v = 0; v < V; v++) {
+        if (mean_cost) {
+            double sum = 0, all = 0;
+            int n = 0;
+            for (int32_t d = 0; d < D; d++) {
+                double t = c->node_s[(size_t)v * D + d];
+                all += t;
+                if (c->allowed[(size_t)v * D + d]) sum += t, n++;
+            }
+            mean_cost[v] = n ? sum / n : all / D;
+        }
+        if (mean_xfer) {
+            double xm = 0;
+            if (D > 1) {
+                for (int32_t a = 0; a < D; a++)
+                    for (int32_t b = 0; b < D; b++)
+                        if (a != b) xm += hsdag_costs_xfer_s(c, v, a, b);
+                xm /= (double)D * (double)(D - 1);
+            }
+            mean_xfer[v] = xm;
+        }
+    }
+}
+
+void hsdag_costs_upward_rank(double *rank, const hsdag_graph *g, const double *mean_cost,
+                             const double *mean_xfer)
+{
+    for (int32_t v = g->n_nodes - 1; v >= 0; v--) {
+        double best = 0;
+        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
+            double r = mean_xfer[v] + rank[g->out_dst[k]];
+            if (r > best) best = r;
+        }
+        rank[v] = mean_cost[v] + best;
+    }
 }

@@ -53,45 +53,26 @@ static int rank_cmp(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
-/* HEFT upward rank: mean cost over allowed devices + max over successors of (mean transfer + their rank). */
+/* HEFT upward rank (hsdag_costs_upward_rank): mean cost over allowed devices + max over successors of
+ * (mean transfer + their rank); devices pick ready ops by descending rank, ties by node index. */
 static int sim_priorities(hsdag_sim *s)
 {
-    const hsdag_graph *g = s->g;
-    const hsdag_costs *c = s->costs;
-    const int32_t V = s->V, D = s->D;
+    const int32_t V = s->V;
     if (s->prio == HSDAG_PRIO_TOPO) {
         for (int32_t v = 0; v < V; v++) s->prio_rank[v] = s->prio_node[v] = v;
         return 0;
     }
     rank_item *it = hsdag_malloc(((size_t)V + 1) * sizeof *it);
-    double *rk = hsdag_malloc(((size_t)V + 1) * sizeof *rk);
+    double *rk = hsdag_malloc(3 * ((size_t)V + 1) * sizeof *rk);
     if (!it || !rk) {
         hsdag_free(it);
         hsdag_free(rk);
         return HSDAG_ENOMEM;
     }
-    for (int32_t v = V - 1; v >= 0; v--) {
-        double sum = 0, all = 0;
-        int n = 0;
-        for (int32_t d = 0; d < D; d++) {
-            double t = c->node_s[(size_t)v * D + d];
-            all += t;
-            if (c->allowed[(size_t)v * D + d]) sum += t, n++;
-        }
-        double w = n ? sum / n : all / D;
-        double xm = 0;
-        if (D > 1) {
-            for (int32_t a = 0; a < D; a++)
-                for (int32_t b = 0; b < D; b++)
-                    if (a != b) xm += hsdag_costs_xfer_s(c, v, a, b);
-            xm /= (double)D * (double)(D - 1);
-        }
-        double best = 0;
-        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
-            double r = xm + rk[g->out_dst[k]];
-            if (r > best) best = r;
-        }
-        rk[v] = w + best;
+    double *w = rk + V + 1, *xm = w + V + 1;
+    hsdag_costs_means(w, xm, s->costs);
+    hsdag_costs_upward_rank(rk, s->g, w, xm);
+    for (int32_t v = 0; v < V; v++) {
         it[v].r = rk[v];
         it[v].v = v;
     }

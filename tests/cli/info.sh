@@ -141,4 +141,14 @@ one_line "$TMP/err"
 expect_rc 2 "$HSDAG" info --format nonsense tests/data/onnx/vgg16.onnx
 expect_rc 2 "$HSDAG" convert tests/data/onnx/vgg16.onnx "$TMP/out.xyz"
 expect_rc 2 "$HSDAG" nosuchcommand
+# an op whose output shape is unknown is counted and warned about (never silently costed from nothing)
+expect_rc 0 "$HSDAG" info tests/data/openvino/quirks-v10.xml
+expect_grep '^unshaped ops  1 ' "$TMP/out"
+expect_grep 'warning: .*quirks-v10.xml: 1 ops have an output of unknown shape' "$TMP/err"
+expect_rc 0 "$HSDAG" info tests/data/openvino/quirks-v10.xml --json
+expect_grep '"unshaped_ops": 1,' "$TMP/out"
+# the Swin-T export (window partition/merge through computed shapes): every shape known, the published ~9 GFLOP
+expect_rc 0 "$HSDAG" info tests/data/onnx-export/swin_t.onnx --json
+expect_grep '"unshaped_ops": 0,' "$TMP/out"
+expect_grep '"flops": 909[0-9]{7},' "$TMP/out"
 finish

@@ -39,12 +39,41 @@ if [ "$(cut -d, -f1-12 "$TMP/part/curve.csv")" = "$(cut -d, -f1-12 "$TMP/full/cu
 else bad "resumed curve differs: $(cat "$TMP/part/curve.csv")"; fi
 if cmp -s "$TMP/part/policy.bin" "$TMP/full/policy.bin"; then ok; else bad "resumed policy.bin differs"; fi
 expect_rc 2 "$HSDAG" cluster train --resume "$TMP/nonexistent"
-# --resume restores the run's options: changing one is refused, so is a total not above what is done
-expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 4 --beta A
+# --resume continues a run as it was: a changed option is refused, naming it
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 4 --beta A --quiet
+expect_grep "checkpoint.bin: the run was made with another --beta" "$TMP/err"
 one_line "$TMP/err"
-expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 4 --lr 0.1
-expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 3
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 4 --horizon 60000 --quiet
+expect_grep "another --horizon" "$TMP/err"
+expect_rc 0 "$HSDAG" cluster train --resume "$TMP/part" --iterations 3 --beta D --horizon 50000 --quiet
+# a flipped bit in the run state or in a policy file: one line naming the file, exit 2
+flip() { python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[int(sys.argv[2])]^=1; open(p,'wb').write(b)" "$@"; }
+mkdir -p "$TMP/fl"
+cp "$TMP/full/checkpoint.bin" "$TMP/full/policy.bin" "$TMP/fl/"
+flip "$TMP/fl/checkpoint.bin" 40
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/fl" --iterations 4 --quiet
+expect_grep "fl/checkpoint.bin: checksum mismatch" "$TMP/err"
+one_line "$TMP/err"
+cp "$TMP/full/checkpoint.bin" "$TMP/fl/"
+flip "$TMP/fl/checkpoint.bin" 2000
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/fl" --iterations 4 --quiet
+expect_grep "fl/checkpoint.bin: .*checksum mismatch" "$TMP/err"
+one_line "$TMP/err"
+flip "$TMP/fl/policy.bin" 100
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/fl" --beta D --horizon 50000
+expect_grep "fl/policy.bin: checksum mismatch" "$TMP/err"
+one_line "$TMP/err"
+# a run state of the build before the codec (tests/data/legacy) resumes and is rewritten in version 2
+mkdir -p "$TMP/old"
+cp tests/data/legacy/pacml_run_v1.bin "$TMP/old/checkpoint.bin"
+expect_rc 0 "$HSDAG" cluster train --resume "$TMP/old" --iterations 2 --quiet
+magic=$(head -c 9 "$TMP/old/checkpoint.bin" | od -An -tx1 | tr -d ' \n')
+if [ "$magic" = "485350414352554e02" ]; then ok; else bad "resumed old run not rewritten as HSPACRUN v2: $magic"; fi
+expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/old" --beta C --horizon 20000 --json
+# a total below the iterations done cannot be honoured
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 2 --quiet
 expect_grep "already" "$TMP/err"
+one_line "$TMP/err"
 
 # DQN (--algo dqn): same seed, same curve (wall time aside) and byte-identical policy; evaluated by learned:DIR
 dq="--algo dqn --beta C --horizon 50000 --iterations 2 --episodes 2 --eval-episodes 1 --learning-starts 40 --batch 16 --replay 500 --head 8,8 --quiet"

@@ -31,6 +31,13 @@ eps=$(($(wc -l < "$TMP/k/curve.csv") - 1)); echo "killed after $eps episodes" >&
 expect_rc 0 $HSDAG train $S --episodes 30 --steps 4 --resume "$TMP/k"
 cmp -s "$TMP/full/curve.csv" "$TMP/k/curve.csv" && ok || bad "curve after kill + resume differs"
 cmp -s "$TMP/full/best_placement.json" "$TMP/k/best_placement.json" && ok || bad "placement after kill + resume differs"
+# a flipped bit in the checkpoint: one line naming the file, exit 2, nothing written
+cp -r "$TMP/c" "$TMP/flip"
+python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//3]^=4; open(p,'wb').write(b)" "$TMP/flip/checkpoint.bin"
+expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --resume "$TMP/flip"
+expect_grep "flip/checkpoint.bin: .*(checksum mismatch|corrupt)" "$TMP/err"
+one_line "$TMP/err"
+cmp -s "$TMP/c/curve.csv" "$TMP/flip/curve.csv" && ok || bad "a refused resume changed curve.csv"
 # resume with other options is refused
 expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --seed 7 --resume "$TMP/c"
 expect_grep "different seed" "$TMP/err"
@@ -38,13 +45,29 @@ one_line "$TMP/err"
 # an external measurement command: the last number printed is the latency (seconds)
 expect_rc 0 $HSDAG train $M --episodes 1 --steps 3 --out "$TMP/m" --json --measure-cmd 'echo measured 0.0025 #'
 expect_grep '"latency_ms": 2.5' "$TMP/out"
-expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m2" --measure-cmd 'exit 3' --measure-retries 1
+# (run without a shell: a command that needs one asks for it)
+expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m2" --measure-cmd "sh -c 'exit 3'" --measure-retries 1
 expect_grep "exit status 3" "$TMP/err"
 one_line "$TMP/err"
-expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m3" --measure-cmd 'sleep 5; echo 1' --measure-timeout 0.2 --measure-retries 0
+t0=$(date +%s)
+expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m3" --measure-cmd "sh -c 'sleep 5; echo 1'" --measure-timeout 0.2 --measure-retries 0
 expect_grep "timed out" "$TMP/err"
+[ $(($(date +%s) - t0)) -lt 4 ] && ok || bad "the timed-out command (and its sleep child) was not killed at once"
+expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m4" --measure-cmd "no-such-program-hsdag {}" --measure-retries 0
+expect_grep "cannot run 'no-such-program-hsdag'" "$TMP/err"
+expect_rc 2 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/m5" --measure-cmd "echo 'unterminated"
+expect_grep "unterminated quote" "$TMP/err"
+# an output directory with a quote, a semicolon and a space cannot inject shell code: the placement path is
+# one argument of its own, placeholder or appended
+evil="$TMP/o'; touch pwned-by-hsdag-test; echo 'x y"
+expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$evil" --json --measure-cmd 'echo 0.002'
+expect_grep '"latency_ms": 2' "$TMP/out"
+expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$evil" --json --measure-cmd "sh -c 'test -s \"\$0\" && echo 0.003' {placement}"
+expect_grep '"latency_ms": 3' "$TMP/out"
+if [ -e pwned-by-hsdag-test ]; then bad "shell code in --out was run"; rm -f pwned-by-hsdag-test; else ok; fi
+[ -s "$evil/measure_placement.json" ] && ok || bad "no placement file in the quoted directory"
 # ablation switches and GNN variants run
-expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline --entropy 0.01 --polish
+expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline moving --entropy 0.01 --polish
 # bad input
 expect_rc 2 $HSDAG train $M --gnn nope
 expect_rc 2 $HSDAG train $M --steps 0

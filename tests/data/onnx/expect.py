@@ -181,7 +181,23 @@ def run(path):
         flops += f
         if op in CONV | MATMUL: mm += f
     uniq = sum(nbytes(w) or 0 for w in weights)
-    book = sum(1 for n in g.node if n.op_type in ('Identity', 'Constant', 'Dropout', 'Shape'))
+    # bookkeeping: the zero-cost op types, plus every node a runtime constant-folds at load (all inputs constant:
+    # initializers not fed as inputs (any initializer before IR version 4), weights of weight-free exports,
+    # Constant outputs, outputs of folded nodes; or Shape/Size of a static shape)
+    fed = {i.name for i in g.input} if m.ir_version >= 4 else set()
+    const = {i.name for i in g.initializer if i.name not in fed} | set(weights)  # weights: deployed as initializers
+    never = {'If', 'Loop', 'Scan', 'RandomNormal', 'RandomNormalLike', 'RandomUniform', 'RandomUniformLike',
+             'Multinomial', 'Bernoulli', 'SequenceConstruct'}
+    book = 0
+    for n in g.node:
+        ins = [x for x in n.input if x]
+        if n.op_type in ('Shape', 'Size'):
+            folded = all(elems(x) is not None for x in ins)
+        else:
+            folded = n.op_type == 'Constant' or (len(ins) > 0 and all(x in const for x in ins))
+        folded = folded and n.domain in ('', 'ai.onnx') and n.op_type not in never and len(n.output) > 0
+        if folded: const.update(n.output)
+        book += folded or n.op_type in ('Identity', 'Constant', 'Dropout', 'Shape')
     print('%-24s nodes %5d pairs %5d param %10d flops %12d unknown %d book %4d edge_bytes %11d convmm %12d'
           ' unique_weight_bytes %d' % (path.split('/')[-1], len(g.node), len(pairs), param, flops, unknown, book,
                                        sum(pairs.values()), mm, uniq))

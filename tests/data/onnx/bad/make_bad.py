@@ -23,3 +23,7 @@ for d in range(40):
                         [h.make_tensor_value_info('o%d' % d, T.FLOAT, None)])
 m = h.make_model(body, opset_imports=[h.make_opsetid('', 17)])
 open('deep_nesting.onnx', 'wb').write(m.SerializeToString())
+# valid for hsdag (an unknown op is a byte-only node) but ONNX Runtime has no kernel for it: `hsdag profile`
+# must fail with one line and exit 2 (tests/cli/profile.sh)
+save('ort_unknown_op', [h.make_node('NoSuchOp', ['x'], ['y'], name='mystery')], [x],
+     [h.make_tensor_value_info('y', T.FLOAT, [1, 4])])
