@@ -57,6 +57,9 @@ typedef struct hsdag_place_problem {
     hsdag_arena *arena;
 } hsdag_place_problem;
 
+/* The longest time (an op on a device, a tensor over a link) a problem may hold: larger ones, from absurd
+ * costs or a device file's tiny rates, are refused with HSDAG_ELIMIT (no solver can scale them). */
+#define HSDAG_PLACE_MAX_S 1e13
 /* g and devs are borrowed and must outlive p. cfg NULL = hsdag_sim_config_default(). */
 HSDAG_API int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g,
                                          const hsdag_devices *devs, const hsdag_sim_config *cfg,

@@ -52,6 +52,33 @@ static int problem_groups(hsdag_place_problem *p)
     return 0;
 }
 
+/* Every time a placer sees must be a finite number of seconds no solver has trouble scaling: graphs are
+ * range-checked at load (graph.h), but a device file can still turn them into 1e21 s (HSDAG_PLACE_MAX_S). */
+static int problem_ranges(const hsdag_place_problem *p, hsdag_err *e)
+{
+    const hsdag_costs *c = p->c;
+    for (int32_t v = 0; v < p->n; v++)
+        for (int32_t a = 0; a < p->k; a++) {
+            double t = place_cost(p, v, a);
+            if (!(t >= 0 && t <= HSDAG_PLACE_MAX_S))
+                return hsdag_err_set(
+                    e, HSDAG_ELIMIT,
+                    "place: node '%.100s' takes %.6g s on device '%.40s' (limit %.6g s): check "
+                    "the graph's costs and the device set",
+                    p->g->name[v], t, p->devs->dev[a].name, HSDAG_PLACE_MAX_S);
+            for (int32_t b = 0; b < p->k; b++) {
+                t = hsdag_costs_xfer_s(c, v, a, b);
+                if (!(t >= 0 && t <= HSDAG_PLACE_MAX_S))
+                    return hsdag_err_set(
+                        e, HSDAG_ELIMIT,
+                        "place: the output of node '%.100s' takes %.6g s from device '%.40s' to "
+                        "'%.40s' (limit %.6g s): check the graph's sizes and the device set's links",
+                        p->g->name[v], t, p->devs->dev[a].name, p->devs->dev[b].name, HSDAG_PLACE_MAX_S);
+            }
+        }
+    return 0;
+}
+
 static int problem_tables(hsdag_place_problem *p)
 {
     int32_t n = p->n, k = p->k, ng;
@@ -127,6 +154,7 @@ int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, 
     if (!p->mem || !p->cap || !p->group || !p->mean_cost || !p->mean_xfer) goto oom;
     rc = problem_tables(p);
     if (rc < 0) goto oom;
+    if ((rc = problem_ranges(p, e)) < 0) goto fail;
     *out = p;
     return 0;
 oom:
