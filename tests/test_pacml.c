@@ -840,21 +840,18 @@ static void test_old_files(void)
      * byte there went unnoticed, which is why version 2 exists; they are only read, never written) */
     hsdag_buf_free(&b);
     hsdag_buf_free(&pol);
-    /* policies: the version-1 fixture, every shipped policy (version 1), and their version-2 rewrites */
+    /* PPO policies: the version-1 fixture, every shipped PPO policy (version 1: the time-unit-fix ones and
+     * the reference-unit ones kept in ppo/), and their version-2 rewrites */
     hsdag_pacml_env pe;
     hsdag_cluster_pacml_env(&pe, env);
     char tmp[] = "/tmp/hsdag_test_pacml_polXXXXXX";
     int fd = mkstemp(tmp);
     CHECK(fd >= 0);
     if (fd >= 0) close(fd);
-    const char *files[] = {"tests/data/legacy/pacml_policy_v1.bin",
-                           "policies/pacml/beta_A.bin",
-                           "policies/pacml/beta_B.bin",
-                           "policies/pacml/beta_C.bin",
-                           "policies/pacml/beta_D.bin",
-                           "policies/pacml/beta_A_tuf.bin",
-                           "policies/pacml/beta_B_tuf.bin",
-                           "policies/pacml/beta_C_tuf.bin",
+    const char *files[] = {"tests/data/legacy/pacml_policy_v1.bin", "policies/pacml/ppo/beta_A.bin",
+                           "policies/pacml/ppo/beta_B.bin",         "policies/pacml/ppo/beta_C.bin",
+                           "policies/pacml/ppo/beta_D.bin",         "policies/pacml/beta_A_tuf.bin",
+                           "policies/pacml/beta_B_tuf.bin",         "policies/pacml/beta_C_tuf.bin",
                            "policies/pacml/beta_D_tuf.bin"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         hsdag_pacml_net *n = NULL, *n2 = NULL;
@@ -883,6 +880,26 @@ static void test_old_files(void)
         hsdag_pacml_net_free(n2);
     }
     unlink(tmp);
+    /* the shipped reference-unit policies are DQN files for their beta */
+    for (int bi = 0; bi < 4; bi++) {
+        char path[64];
+        snprintf(path, sizeof path, "policies/pacml/beta_%c.bin", 'A' + bi);
+        char *img = NULL;
+        size_t il = 0;
+        CHECK_EQ_INT(hsdag_read_file(&img, &il, path, 0, &e), 0);
+        if (!img) continue;
+        hsdag_pacml_env px;
+        hsdag_cluster_pacml_env_x(&px, env);
+        hsdag_pacml_qnet *q = NULL;
+        char beta = 0;
+        int tuf = -1;
+        CHECK(hsdag_pacml_qpolicy_is(img, il));
+        CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&q, px.jobs, px.n_jobs, img, il, path, &beta, &tuf, &e), 0);
+        CHECK(beta == 'A' + bi && tuf == 0);
+        if (q) CHECK_EQ_INT(hsdag_pacml_qnet_config_get(q)->n_xstate, px.n_xstate);
+        hsdag_pacml_qnet_free(q);
+        hsdag_free(img);
+    }
 done:
     hsdag_pacml_trainer_free(t);
     hsdag_pacml_trainer_free(t2);

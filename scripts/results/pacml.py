@@ -34,14 +34,18 @@ def cell(r, key="blocking_rate"):
 def generate(L):
     have_learned = all(os.path.exists("policies/pacml/beta_%s.bin" % b) for b in BETAS)
     pols = HEURISTICS + (["learned"] if have_learned else [])
+    # the earlier PPO policies for reference units, kept beside the shipped DQN ones
+    ppo = ["learned:policies/pacml/ppo"] if os.path.exists("policies/pacml/ppo/beta_A.bin") else []
     L.append("`blocking_rate` = jobs_blocked / jobs_arrived, lower is better; mean ± std over seeds %s, 1001 "
              "arrivals per episode (t = 0, 1000, ..., 1e6; the arrival at the horizon is counted in jobs_arrived "
              "but gets no decision, so 1000 jobs are decided). `throughput` is the mean demand total throughput in "
-             "B per time unit. `learned` is the shipped policy for each beta (policies/pacml/; how it was trained: "
-             "policies/pacml/README.md); its evaluation seeds 0, 1, 2 were never used in training or selection." %
+             "B per time unit. `learned` is the shipped policy for each beta (policies/pacml/: DQN in reference units, "
+             "PPO with --time-unit-fix; how each was trained: policies/pacml/README.md); `learned:policies/pacml/ppo` "
+             "is the earlier PPO policy in reference units. Evaluation seeds 0, 1, 2 were never used in training or "
+             "selection." %
              ", ".join(map(str, SEEDS)))
     L.append("")
-    ref = compare(pols, [])
+    ref = compare(pols + ppo, [])
     L.append("## PAC-ML: the paper's baselines against the authors' figures (reference units)")
     L.append("")
     L.append("| policy | " + " | ".join("paper %s | ours %s | diff %s" % (b, b, b) for b in BETAS) + " |")
@@ -64,7 +68,7 @@ def generate(L):
         L.append("")
         L.append("| policy | " + " | ".join("blocking_rate %s | throughput %s" % (b, b) for b in BETAS) + " |")
         L.append("|---|" + "---|---|" * len(BETAS))
-        for p in pols:
+        for p in pols + ([] if fix else ppo):
             L.append("| %s | %s |" % (p, " | ".join(
                 "%s | %.3g" % (cell(res[(p, b)]), res[(p, b)]["throughput"]["mean"]) for b in BETAS)))
         L.append("")
