@@ -246,6 +246,11 @@ HSDAG_API const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag
  * names of `hsdag cluster train`), or NULL if they are equal. */
 HSDAG_API const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
                                                     const hsdag_pacml_train_config *b);
+/* The "hsdag-cluster-training-run/1" document (src/learn/run_json.c; docs/formats.md, "Result JSON"):
+ * algo "ppo", beta, the trainer's seed, iterations done, training episodes, decisions collected (last->steps), the best greedy evaluation and
+ * its iteration, wall time (last->wall_s) and the run directory. */
+HSDAG_API int hsdag_pacml_run_write_json(hsdag_buf *out, const hsdag_pacml_trainer *t, char beta,
+                                         const hsdag_pacml_iter_stats *last, const char *out_dir);
 
 /* ---- DQN: a Q-network on the same GNN, with the environment's extended features ---- */
 /* Q(s, a) = head([pool(model) | graph module(34 spec features) | xstate | one-hot(a) | xaction(a)]), the head
@@ -346,6 +351,11 @@ HSDAG_API hsdag_pacml_qnet *hsdag_pacml_dqn_net(hsdag_pacml_dqn *t);
 HSDAG_API double hsdag_pacml_dqn_best(const hsdag_pacml_dqn *t, int32_t *best_iter);
 /* The policy file image of the best network so far (hsdag_pacml_qpolicy_save). */
 HSDAG_API int hsdag_pacml_dqn_save_best(const hsdag_pacml_dqn *t, hsdag_buf *out, hsdag_err *e);
+/* The "hsdag-cluster-training-run/1" document of a DQN run (src/learn/run_json.c): algo "dqn", also its
+ * training episodes; the seed is the config's. */
+HSDAG_API int hsdag_pacml_dqn_run_write_json(hsdag_buf *out, const hsdag_pacml_dqn *t,
+                                             const hsdag_pacml_dqn_config *c, char beta,
+                                             const hsdag_pacml_dqn_stats *last, const char *out_dir);
 
 /* DQN policy files: magic "HSPACDQN", version, beta, time-unit fix, the Q-network config, the tensor table,
  * float32 values, FNV-1a 64 checksum. */

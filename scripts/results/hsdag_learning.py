@@ -45,7 +45,7 @@ def cli(args):
     out = None
     if args[0] == "train":  # each run its own directory; the curve is read back into the result
         d = os.path.join(CACHE, key + ".d")
-        args = args + ["--out", d]
+        args = args + ["--out-dir", d]
     p = subprocess.run(["nice", "-n", "10", HSDAG] + args + ["--json"], capture_output=True, text=True)
     if p.returncode != 0:
         out = {"error": p.stderr.strip()}
@@ -185,7 +185,7 @@ def suite_runs(entries):
             d = {m: per_seed[0][m] for m in per_seed[0] if m not in STOCHASTIC}
             d.update({m["method"]: m for m in r.get("methods", [])})
             per_seed.append(d)
-        out[name] = {"seeds": per_seed, "lb": first.get("lower_bound_ms"), "rule": first.get("bound_rule"),
+        out[name] = {"seeds": per_seed, "lb": first.get("lower_bound_ms"), "rule": first.get("lower_bound_rule"),
                      "error": first.get("error")}
     return out
 
@@ -369,7 +369,7 @@ def ablation(L, entries, runs):
                 c = curve_stats(r)
                 if c:
                     lf.append(c["last5"] / c["first5"])
-                ts.append(r["train_s"])
+                ts.append(r["wall_s"])
         L.append("| %s | %+.2f%% | %d/%d | %d/%d | %.2f | %.2f |" % (
             label, 100 * (gmean(ratios) - 1), wins, n, after, n, mean(lf), mean(ts)))
     L.append("")

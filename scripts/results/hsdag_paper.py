@@ -28,7 +28,7 @@ def table2(lines, devices, methods, with_speedup=True):
         lines.append("| " + " | ".join(row) + " |")
     row = ["lower bound"]
     for name, _ in MODELS:
-        row += ["%.4f (%s)" % (res[name]["lower_bound_ms"], res[name].get("bound_rule", "")), ""]
+        row += ["%.4f (%s)" % (res[name]["lower_bound_ms"], res[name].get("lower_bound_rule", "")), ""]
     lines.append("| " + " | ".join(row) + " |")
     return res
 

@@ -22,7 +22,9 @@ def compare(policies, fix):
     out = run_json(["cluster", "compare", "--seeds", ",".join(map(str, SEEDS)), "--policies",
                     ",".join(policies), "--quiet"] + fix)
     res = {}
-    for r in out["results"]:
+    for r in out["results"]:  # hsdag-cluster-comparison/1 keys (docs/formats.md) as {key: {mean, std, per_seed}}
+        for k in ("blocking_rate", "throughput"):
+            r[k] = {"mean": r[k + "_mean"], "std": r[k + "_std"], "per_seed": r[k + "_per_seed"]}
         res[(r["policy"], r["beta"])] = r
     return res
 

@@ -1,12 +1,36 @@
 /* policy.c - the built-in partitioning policies of `hsdag cluster` and the one-episode runner.
  * Not here: the learned GNN policy (src/learn/pacml_*.c; "learned[:DIR]" episodes run through
  *   pacml_env.c, since its network acts on whole episodes, not through hsdag_cluster_policy_act).
- * Entry points: hsdag_cluster_policy_parse, hsdag_cluster_policy_name, hsdag_cluster_policy_act,
- * hsdag_cluster_run. */
+ * Entry points: hsdag_cluster_policies, hsdag_cluster_policy_parse, hsdag_cluster_policy_name,
+ * hsdag_cluster_policy_act, hsdag_cluster_run. */
 #include "cluster_internal.h"
 
 #include <math.h>
 #include <string.h>
+
+/* The policies in display order, one line each (for --help); hsdag_cluster_policy_parse accepts these. */
+static const hsdag_cluster_policy_info policy_table[] = {
+    {"para-max", "the largest valid degree (the paper's Para_max)"},
+    {"para-min",
+     "the paper's Para_min (ddls AcceptableJCT; also 'acceptable-jct'): the smallest valid degree "
+     ">= ceil(JCT_seq / (beta JCT_seq)), ignoring communication"},
+    {"random", "uniform over the valid non-zero degrees (the paper's Random)"},
+    {"fixed:K", "always degree K (0 if not valid)"},
+    {"sequential", "always degree 1 (ddls NoParallelism)"},
+    {"para-min-jct", "the smallest valid degree whose cached lookahead JCT meets the deadline"},
+    {"lookahead[:H:F]", "our heuristic: looks H arrivals ahead, prefers degrees >= F (docs/pacml.md)"},
+    {"learned[:DIR]",
+     "a learned policy (PPO or DQN): DIR/policy.bin from 'hsdag cluster train', a policy "
+     "file, a directory of beta_X[_tuf].bin files, or (no DIR) the shipped one for the run's "
+     "beta (policies/pacml/); a policy trained for another beta or time-unit setting is "
+     "refused"},
+};
+
+const hsdag_cluster_policy_info *hsdag_cluster_policies(int32_t *n)
+{
+    *n = (int32_t)(sizeof policy_table / sizeof policy_table[0]);
+    return policy_table;
+}
 
 int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err *e)
 {

@@ -229,14 +229,14 @@ int hsdag_learn_register_methods(hsdag_err *e)
          "HSDAG, the project's learner (src/learn): warm start from the best cheap heuristic, --budget "
          "learned "
          "placements (default 500), local-search polish; the note says what each part gave",
-         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1},
+         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1, HSDAG_PLACE_USES_BUDGET | HSDAG_PLACE_USES_MAX_EVALS},
         {"hsdag-learned", hsdag_learn_place_learned,
          "HSDAG learner alone: no warm start, no polish; --budget placements (default 500)",
-         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1},
+         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1, HSDAG_PLACE_USES_BUDGET},
         {"hsdag-paper", hsdag_learn_place_paper,
          "HSDAG as published (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, --budget placements in "
          "episodes of 20",
-         HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 1},
+         HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 1, HSDAG_PLACE_USES_BUDGET},
     };
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
         int rc = hsdag_place_register(&methods[i], e);

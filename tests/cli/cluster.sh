@@ -5,9 +5,10 @@
 . tests/cli_lib.sh
 
 expect_rc 0 "$HSDAG" cluster --help
-expect_grep "time-unit-fix" "$TMP/out"
+expect_grep "cluster train" "$TMP/out"
 expect_rc 0 "$HSDAG" cluster run --help
 expect_grep "para-max" "$TMP/out"
+expect_grep "time-unit-fix" "$TMP/out"
 expect_rc 2 "$HSDAG" cluster
 
 # run --json: the required keys, 1001 arrivals
@@ -90,7 +91,7 @@ if grep -q '"beta": "A"' "$TMP/out" || grep -q para-max "$TMP/out"; then bad "co
 expect_rc 0 "$HSDAG" cluster run --policy random --beta C --seed 5 --json
 br=$(sed 's/.*"blocking_rate": \([0-9.e-]*\).*/\1/' "$TMP/out")
 expect_rc 0 "$HSDAG" cluster compare --seeds 5 --policies random --betas C --json --quiet
-expect_grep "\"per_seed\": \\[$br\\]" "$TMP/out"
+expect_grep "\"blocking_rate_per_seed\": \\[$br\\]" "$TMP/out"
 expect_rc 0 "$HSDAG" cluster --help
 expect_grep "lower is better" "$TMP/out"
 if grep -q reserved "$TMP/out"; then bad "--help still calls a policy reserved"; else ok; fi
@@ -113,7 +114,7 @@ expect_rc 2 sh -c "$LIMIT timeout 30 '$HSDAG' cluster run --policy para-max --gr
 one_line "$TMP/err"
 expect_grep "star: split at degree 16 .* above the simulator's limit" "$TMP/err"
 # compare: table and markdown file
-expect_rc 0 "$HSDAG" cluster compare --seeds 0,1 --policies para-max,lookahead --betas AD --out "$TMP/t.md" --quiet
+expect_rc 0 "$HSDAG" cluster compare --seeds 0,1 --policies para-max,lookahead --betas AD --markdown "$TMP/t.md" --quiet
 expect_grep "\| para-max \|" "$TMP/out"
 expect_grep "blocking_rate A" "$TMP/t.md"
 expect_grep "lower is better" "$TMP/t.md"
@@ -122,5 +123,5 @@ expect_rc 2 "$HSDAG" cluster compare --seeds 0,x
 expect_rc 2 "$HSDAG" cluster compare --betas AZ
 # info
 expect_rc 0 "$HSDAG" cluster info --json
-expect_grep '"name": "gnmt", "fwd_nodes": 48, "ops": 96, "deps": 117' "$TMP/out"
+expect_grep '"name": "gnmt", "fwd_nodes": 48, "nodes": 96, "edges": 117' "$TMP/out"
 finish

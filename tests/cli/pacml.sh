@@ -16,14 +16,14 @@ expect_rc 0 "$HSDAG" cluster train --help
 expect_grep "curve.csv" "$TMP/out"
 expect_rc 2 "$HSDAG" cluster train --beta A --seed 0
 one_line "$TMP/err"
-expect_rc 2 "$HSDAG" cluster train --beta Z --out "$TMP/x"
-expect_rc 2 "$HSDAG" cluster train --out "$TMP/x" --iterations -1
-expect_rc 2 "$HSDAG" cluster train --out "$TMP/x0" --iterations 0
+expect_rc 2 "$HSDAG" cluster train --beta Z --out-dir "$TMP/x"
+expect_rc 2 "$HSDAG" cluster train --out-dir "$TMP/x" --iterations -1
+expect_rc 2 "$HSDAG" cluster train --out-dir "$TMP/x0" --iterations 0
 if [ -e "$TMP/x0" ]; then bad "--iterations 0 left $TMP/x0"; else ok; fi
 
-tiny="--beta D --episodes 1 --epochs 1 --hidden 16 --horizon 50000 --eval-episodes 1 --quiet"
+tiny="--beta D --batch-episodes 1 --epochs 1 --hidden 16 --horizon 50000 --eval-episodes 1 --quiet"
 # a 3-iteration run straight through ...
-expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out "$TMP/full" --iterations 3 --json
+expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out-dir "$TMP/full" --iterations 3 --json
 expect_grep '"iterations": 3' "$TMP/out"
 for f in curve.csv checkpoint.bin policy.bin; do
     if [ -s "$TMP/full/$f" ]; then ok; else bad "missing $TMP/full/$f"; fi
@@ -31,8 +31,8 @@ done
 expect_grep '^iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss' "$TMP/full/curve.csv"
 if [ "$(wc -l < "$TMP/full/curve.csv")" -eq 4 ]; then ok; else bad "curve.csv: want header + 3 rows"; fi
 # ... equals 2 iterations + --resume to 3 (all columns but wall time)
-expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out "$TMP/part" --iterations 2
-expect_rc 2 "$HSDAG" cluster train $tiny --seed 3 --out "$TMP/part" --iterations 2
+expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out-dir "$TMP/part" --iterations 2
+expect_rc 2 "$HSDAG" cluster train $tiny --seed 3 --out-dir "$TMP/part" --iterations 2
 expect_grep "resume" "$TMP/err"
 expect_rc 0 "$HSDAG" cluster train --resume "$TMP/part" --iterations 3 --quiet
 if [ "$(cut -d, -f1-12 "$TMP/part/curve.csv")" = "$(cut -d, -f1-12 "$TMP/full/curve.csv")" ]; then ok
@@ -76,29 +76,41 @@ expect_grep "already" "$TMP/err"
 one_line "$TMP/err"
 
 # DQN (--algo dqn): same seed, same curve (wall time aside) and byte-identical policy; evaluated by learned:DIR
-dq="--algo dqn --beta C --horizon 50000 --iterations 2 --episodes 2 --eval-episodes 1 --learning-starts 40 --batch 16 --replay 500 --head 8,8 --quiet"
-expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out "$TMP/dq1" --json
+dq="--algo dqn --beta C --horizon 50000 --iterations 2 --batch-episodes 2 --eval-episodes 1 --learning-starts 40 --batch 16 --replay 500 --head 8,8 --quiet"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq1" --json
 expect_grep '"algo": "dqn"' "$TMP/out"
 expect_grep '"episodes": 4' "$TMP/out"
-expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out "$TMP/dq2"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq2"
 if [ "$(cut -d, -f1-10 "$TMP/dq1/curve.csv")" = "$(cut -d, -f1-10 "$TMP/dq2/curve.csv")" ]; then ok
 else bad "DQN not deterministic: $(cat "$TMP/dq1/curve.csv") vs $(cat "$TMP/dq2/curve.csv")"; fi
 if cmp -s "$TMP/dq1/policy.bin" "$TMP/dq2/policy.bin"; then ok; else bad "DQN policy.bin differs"; fi
 if [ "$(wc -l < "$TMP/dq1/curve.csv")" -eq 3 ]; then ok; else bad "DQN curve.csv: want header + 2 rows"; fi
-expect_rc 0 "$HSDAG" cluster train $dq --seed 5 --out "$TMP/dq3"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 5 --out-dir "$TMP/dq3"
 if cmp -s "$TMP/dq1/policy.bin" "$TMP/dq3/policy.bin"; then bad "DQN seed ignored"; else ok; fi
 expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/dq1" --beta C --horizon 50000 --seed 0 --json
 expect_grep '"jobs_arrived": 51' "$TMP/out"
 expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dq1" --beta D --horizon 50000
 expect_grep "beta C" "$TMP/err"
-expect_rc 2 "$HSDAG" cluster train $dq --seed 4 --out "$TMP/dq1"
-expect_grep "exists" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq1"
+expect_grep "not empty" "$TMP/err"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq1" --force
 expect_rc 2 "$HSDAG" cluster train --algo dqn --resume "$TMP/dq1"
 one_line "$TMP/err"
-expect_rc 2 "$HSDAG" cluster train --algo dqn --out "$TMP/dqx" --per-alpha -1
-expect_rc 2 "$HSDAG" cluster train --algo bogus --out "$TMP/dqx"
+expect_grep "^hsdag cluster train: --resume does not apply to --algo dqn" "$TMP/err"
+# an option of the other algorithm is refused, naming it
+expect_rc 2 "$HSDAG" cluster train --algo dqn --out-dir "$TMP/dqx" --epochs 2
+expect_grep "^hsdag cluster train: --epochs does not apply to --algo dqn" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train --out-dir "$TMP/dqx" --n-step 2
+expect_grep "^hsdag cluster train: --n-step does not apply to --algo ppo" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train --algo dqn --out-dir "$TMP/dqx" --head 8
+expect_grep "^hsdag cluster train: --head '8' is not H1,H2" "$TMP/err"
+if [ -e "$TMP/dqx" ]; then bad "a refused DQN run left $TMP/dqx"; else ok; fi
+expect_rc 2 "$HSDAG" cluster train --algo dqn --out-dir "$TMP/dqx" --per-alpha -1
+expect_rc 2 "$HSDAG" cluster train --algo bogus --out-dir "$TMP/dqx"
 expect_rc 0 "$HSDAG" cluster train --algo dqn --help
 expect_grep "n-step" "$TMP/out"
+expect_grep "(default 100)" "$TMP/out"
+expect_grep "(default place-jct)" "$TMP/out"
 head -c 100 "$TMP/dq1/policy.bin" > "$TMP/dqcut.bin"
 expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dqcut.bin" --beta C
 one_line "$TMP/err"
