@@ -445,49 +445,54 @@ static int cl_op_before(const void *a, const void *b, void *ctx)
     return cost[x] < cost[y] || (cost[x] == cost[y] && x > y);
 }
 
-int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
+/* ---- cl_job_lookahead, step by step ---- */
+
+/* The split job's ops and deps, shared by the steps below (freed by cl_job_lookahead). */
+typedef struct cl_la {
+    int32_t n_ops, n_deps, n_graph, n_split;
+    int32_t *base; /* ops of ddls id: base[id] .. base[id + 1] */
+    double *rem, *cost;
+    int32_t *server, *npar, *op_id, *out_off, *out_dep;
+    cl_dep *deps;
+} cl_la;
+
+/* Ops: copies of every ddls id 1..2n, each with its share of the compute and its server; room for nd64
+ * deps. 0 or -1 (ENOMEM). */
+static int la_ops(cl_la *s, const cl_model *m, const cl_place *p, int64_t nd64)
 {
-    int32_t n = m->n, N = 2 * n, W = c->n_cgs * c->n_racks * c->n_servers;
-    int rc = HSDAG_ENOMEM;
-    int64_t nd64 = cl_job_split_deps(m, p);
-    if (nd64 > HSDAG_CLUSTER_MAX_SPLIT_DEPS) return HSDAG_ELIMIT;
-    int32_t nd = 0, n_ops = 0, n_graph_deps = 0;
-    int32_t *base = hsdag_malloc(((size_t)N + 2) * sizeof(int32_t));
-    double *rem = NULL, *cost = NULL;
-    int32_t *server = NULL, *npar = NULL, *out_off = NULL, *out_dep = NULL, *grp = NULL, *goff = NULL;
-    int32_t *ready = NULL, *roff = NULL, *stack = NULL, *bal = NULL;
-    hsdag_heap *rh = NULL; /* per-server ready heaps over slices of ready[] */
-    hsdag_heap flows;      /* flow completions (own storage, grown on push) */
-    hsdag_heap_init(&flows, sizeof(cl_ev), NULL, 0, cl_ev_less, NULL);
-    int32_t *op_id = NULL;
-    double *gT = NULL;
-    cl_dep *deps = NULL;
-    size_t cap_stack = 0;
-    if (!base) goto done;
-    /* ops: copies of every ddls id 1..2n */
+    int32_t n = m->n, N = 2 * n;
+    int32_t *base = s->base;
     base[1] = 0;
     for (int32_t id = 1; id <= N; id++) base[id + 1] = base[id] + p->k[cl_fwd_of(id, n)];
-    n_ops = base[N + 1];
-    rem = hsdag_malloc((size_t)n_ops * sizeof(double));
-    cost = hsdag_malloc((size_t)n_ops * sizeof(double));
-    server = hsdag_malloc((size_t)n_ops * sizeof(int32_t));
-    npar = hsdag_calloc((size_t)n_ops, sizeof(int32_t));
-    op_id = hsdag_malloc((size_t)n_ops * sizeof(int32_t));
-    deps = hsdag_malloc(((size_t)nd64 + 1) * sizeof(cl_dep));
-    bal = hsdag_calloc((size_t)W, sizeof(int32_t));
-    if (!rem || !cost || !server || !npar || !op_id || !deps || !bal) goto done;
-    int32_t n_split = 0;
+    s->n_ops = base[N + 1];
+    s->rem = hsdag_malloc((size_t)s->n_ops * sizeof(double));
+    s->cost = hsdag_malloc((size_t)s->n_ops * sizeof(double));
+    s->server = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t));
+    s->npar = hsdag_calloc((size_t)s->n_ops, sizeof(int32_t));
+    s->op_id = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t));
+    s->deps = hsdag_malloc(((size_t)nd64 + 1) * sizeof(cl_dep));
+    if (!s->rem || !s->cost || !s->server || !s->npar || !s->op_id || !s->deps) return -1;
+    s->n_split = 0;
     for (int32_t id = 1; id <= N; id++) {
         int32_t f = cl_fwd_of(id, n), k = p->k[f];
-        if (k > 1) n_split++;
+        if (k > 1) s->n_split++;
         for (int32_t i = 0; i < k; i++) {
             int32_t o = base[id] + i;
-            cost[o] = rem[o] = m->comp[id] / k;
-            server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
-            op_id[o] = id;
+            s->cost[o] = s->rem[o] = m->comp[id] / k;
+            s->server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
+            s->op_id[o] = id;
         }
     }
-    /* deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ... */
+    return 0;
+}
+
+/* Deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ... (n_graph
+ * of them), then the backward sync pairs, both directions of a pair adjacent. */
+static void la_deps(cl_la *s, const cl_model *m, const cl_place *p)
+{
+    int32_t n = m->n, N = 2 * n, nd = 0;
+    const int32_t *base = s->base;
+    cl_dep *deps = s->deps;
     for (int32_t t = 0; t < m->n_edges; t++) {
         int32_t X = m->eu[t], Y = m->ev[t];
         int32_t kx = p->k[cl_fwd_of(X, n)], ky = p->k[cl_fwd_of(Y, n)];
@@ -503,8 +508,8 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
         for (int32_t i = 0; i < kx; i++)
             for (int32_t j = 0; j < ky; j++) deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size};
     }
-    n_graph_deps = nd;
-    for (int32_t id = n + 1; id <= N; id++) { /* backward sync pairs, both directions of a pair adjacent */
+    s->n_graph = nd;
+    for (int32_t id = n + 1; id <= N; id++) {
         int32_t k = p->k[cl_fwd_of(id, n)];
         for (int32_t l = 0; l < k; l++)
             for (int32_t q = l + 1; q < k; q++) {
@@ -512,20 +517,27 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
                 deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k};
             }
     }
-    HSDAG_ASSERT(nd == nd64);
-    /* Run times (ddls sets one-to-one times, then the collective groups of split ops over them): group g = X
-     * (1..n) holds the forward out-deps of split forward op X, g = Y (n+1..2n) the backward in-deps of split
-     * backward op Y. A dep is in at most one group but the join edge n -> n+1 (in both; the later group's
-     * time wins, as ddls overwrites in op order). A symmetric group (same server multiset on both ends) gets
-     * one all-reduce time from its summed sizes; every sync pair is a 2-dep collective. A dep on one server
-     * or of size 0 is not a flow (time 0). All sizes are read before any time is written. */
-    goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
-    grp = hsdag_malloc(((size_t)2 * n_graph_deps + 1) * sizeof(int32_t));
-    gT = hsdag_malloc(((size_t)N + 2) * sizeof(double));
-    if (!goff || !grp || !gT) goto done;
+    s->n_deps = nd;
+}
+
+/* Per graph dep: the time of the last symmetric collective group holding it (groups in id order), else -1,
+ * into dt_grp. Group g = X (1..n) holds the forward out-deps of split forward op X, g = Y (n+1..2n) the
+ * backward in-deps of split backward op Y. A dep is in at most one group but the join edge n -> n+1 (in
+ * both; the later group's time wins, as ddls overwrites in op order). A symmetric group (same server
+ * multiset on both ends) gets one all-reduce time from its summed sizes. 0 or -1. */
+static int la_groups(double *dt_grp, const cl_la *s, const cl_model *m, const cl_place *p,
+                     const hsdag_cluster_config *c)
+{
+    int32_t n = m->n, N = 2 * n, n_graph = s->n_graph, W = c->n_cgs * c->n_racks * c->n_servers, rc = -1;
+    const cl_dep *deps = s->deps;
+    int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
+    int32_t *grp = hsdag_malloc(((size_t)2 * n_graph + 1) * sizeof(int32_t));
+    double *gT = hsdag_malloc(((size_t)N + 2) * sizeof(double));
+    int32_t *bal = hsdag_calloc((size_t)W, sizeof(int32_t));
+    if (!goff || !grp || !gT || !bal) goto done;
     for (int pass = 0; pass < 2; pass++) {
-        for (int32_t t = 0; t < n_graph_deps; t++) {
-            int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
+        for (int32_t t = 0; t < n_graph; t++) {
+            int32_t X = s->op_id[deps[t].src], Y = s->op_id[deps[t].dst];
             int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
             for (int q = 0; q < 2; q++) {
                 if (!g[q]) continue;
@@ -544,18 +556,38 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
     for (int32_t id = 1; id <= N; id++) {
         int32_t cnt = goff[id + 1] - goff[id];
         const int32_t *ix = grp + goff[id];
-        gT[id] =
-            cnt && cl_symmetric(deps, ix, cnt, server, bal) ? cl_collective(deps, ix, cnt, server, c) : -1.0;
+        gT[id] = cnt && cl_symmetric(deps, ix, cnt, s->server, bal)
+                     ? cl_collective(deps, ix, cnt, s->server, c)
+                     : -1.0;
     }
-    /* per dep: the time of the last symmetric group holding it (groups in id order), else -1 */
-    double *dt_grp = hsdag_malloc(((size_t)n_graph_deps + 1) * sizeof(double));
-    if (!dt_grp) goto done;
-    for (int32_t t = 0; t < n_graph_deps; t++) dt_grp[t] = -1.0;
+    for (int32_t t = 0; t < n_graph; t++) dt_grp[t] = -1.0;
     for (int32_t id = 1; id <= N; id++)
         if (gT[id] >= 0)
             for (int32_t q = goff[id]; q < goff[id + 1]; q++) dt_grp[grp[q]] = gT[id];
+    rc = 0;
+done:
+    hsdag_free(goff);
+    hsdag_free(grp);
+    hsdag_free(gT);
+    hsdag_free(bal);
+    return rc;
+}
+
+/* Run times (ddls sets one-to-one times, then the collective groups of split ops over them): the groups'
+ * (la_groups), every sync pair a 2-dep collective, else one-to-one. A dep on one server or of size 0 is not a
+ * flow (time 0). All sizes are read before any time is written; parents counted. 0 or -1. */
+static int la_times(cl_la *s, const cl_model *m, const cl_place *p, const hsdag_cluster_config *c)
+{
+    int32_t n_graph = s->n_graph, nd = s->n_deps;
+    cl_dep *deps = s->deps;
+    const int32_t *server = s->server;
+    double *dt_grp = hsdag_malloc(((size_t)n_graph + 1) * sizeof(double));
+    if (!dt_grp || la_groups(dt_grp, s, m, p, c) < 0) {
+        hsdag_free(dt_grp);
+        return -1;
+    }
     double tscale = c->time_unit_fix ? 1e3 : 1.0;
-    for (int32_t t = n_graph_deps; t < nd; t += 2) { /* each sync pair is a 2-dep collective */
+    for (int32_t t = n_graph; t < nd; t += 2) { /* each sync pair is a 2-dep collective */
         int32_t pair[2] = {t, t + 1};
         double T = cl_collective(deps, pair, 2, server, c);
         for (int q = 0; q < 2; q++) {
@@ -563,81 +595,107 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             d->x = server[d->src] == server[d->dst] || d->x == 0 ? 0.0 : T * tscale;
         }
     }
-    for (int32_t t = 0; t < n_graph_deps; t++) {
+    for (int32_t t = 0; t < n_graph; t++) {
         cl_dep *d = &deps[t];
         int flow = server[d->src] != server[d->dst] && d->x != 0;
         double T = dt_grp[t] >= 0 ? dt_grp[t]
                                   : c->prop_latency + 2.0 * c->io_latency + d->x / (c->node_bw / c->n_cgs);
         d->x = flow ? T * tscale : 0.0;
-        npar[d->dst]++;
+        s->npar[d->dst]++;
     }
     hsdag_free(dt_grp);
-    /* out-dep CSR */
-    out_off = hsdag_calloc((size_t)n_ops + 1, sizeof(int32_t));
-    out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
-    if (!out_off || !out_dep) goto done;
-    for (int32_t t = 0; t < nd; t++) out_off[deps[t].src + 1]++;
+    return 0;
+}
+
+/* The out-dep CSR of the ops. 0 or -1. */
+static int la_out_csr(cl_la *s)
+{
+    int32_t nd = s->n_deps, n_ops = s->n_ops;
+    s->out_off = hsdag_calloc((size_t)n_ops + 1, sizeof(int32_t));
+    s->out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
+    if (!s->out_off || !s->out_dep) return -1;
+    int32_t *out_off = s->out_off;
+    for (int32_t t = 0; t < nd; t++) out_off[s->deps[t].src + 1]++;
     for (int32_t o = 0; o < n_ops; o++) out_off[o + 1] += out_off[o];
-    for (int32_t t = 0; t < nd; t++) out_dep[out_off[deps[t].src]++] = t;
+    for (int32_t t = 0; t < nd; t++) s->out_dep[out_off[s->deps[t].src]++] = t;
     for (int32_t o = n_ops; o > 0; o--) out_off[o] = out_off[o - 1];
     out_off[0] = 0;
-    /* event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
-     * preemptive (a per-server heap); every ready flow runs at full rate from its source op's completion (no
-     * sharing under RAMP rules) */
-    ready = hsdag_malloc(((size_t)n_ops + 1) * sizeof(int32_t)); /* per-server heaps, packed by server */
-    rh = hsdag_malloc((size_t)W * sizeof(hsdag_heap));
-    roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
+    return 0;
+}
+
+/* One step of the event loop at the next event: ops completing (their heaps popped) and flows arriving go on
+ * the stack; the rest of the running ops advance. *now becomes the event's time; 1 if there was an event, 0 if
+ * none is left, -1 on ENOMEM. */
+static int la_advance(double *now, cl_la *s, hsdag_heap *rh, int32_t W, hsdag_heap *flows, int32_t **stack,
+                      size_t *cap_stack, int32_t *sp, int32_t *ops_done)
+{
+    /* the running op of each server is the top of its heap; the next event */
+    double next = INFINITY;
+    for (int32_t w = 0; w < W; w++)
+        if (rh[w].n) {
+            double f = *now + s->rem[*(const int32_t *)hsdag_heap_top(&rh[w])];
+            if (f < next) next = f;
+        }
+    const cl_ev *first = hsdag_heap_top(flows);
+    if (first && first->t < next) next = first->t;
+    if (next == INFINITY) return 0;
+    double dt = next - *now;
+    for (int32_t w = 0; w < W; w++) {
+        if (!rh[w].n) continue;
+        int32_t o = *(const int32_t *)hsdag_heap_top(&rh[w]);
+        if (*now + s->rem[o] <= next) { /* completes now */
+            s->rem[o] = 0.0;
+            hsdag_heap_pop(&rh[w], &o);
+            (*ops_done)++;
+            if (hsdag_grow((void **)stack, cap_stack, (size_t)*sp + 1, sizeof(int32_t)) < 0) return -1;
+            (*stack)[(*sp)++] = o;
+        } else {
+            s->rem[o] -= dt;
+        }
+    }
+    *now = next;
+    for (const cl_ev *top; (top = hsdag_heap_top(flows)) && top->t <= *now;) {
+        cl_ev ev;
+        hsdag_heap_pop(flows, &ev);
+        if (hsdag_grow((void **)stack, cap_stack, (size_t)*sp + 1, sizeof(int32_t)) < 0) return -1;
+        (*stack)[(*sp)++] = -1 - ev.dep;
+    }
+    return 1;
+}
+
+/* The event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
+ * preemptive (a per-server heap); every ready flow runs at full rate from its source op's completion (no
+ * sharing under RAMP rules). *step gets the time of one training step. 0 or -1. */
+static int la_run(double *step, cl_la *s, const hsdag_cluster_config *c)
+{
+    int32_t n_ops = s->n_ops, nd = s->n_deps, W = c->n_cgs * c->n_racks * c->n_servers, rc = -1;
+    const cl_dep *deps = s->deps;
+    int32_t *ready = hsdag_malloc(((size_t)n_ops + 1) * sizeof(int32_t)); /* per-server heaps, packed */
+    hsdag_heap *rh = hsdag_malloc((size_t)W * sizeof(hsdag_heap));        /* over slices of ready[] */
+    int32_t *roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t)), *stack = NULL;
+    size_t cap_stack = 0;
+    hsdag_heap flows; /* flow completions (own storage, grown on push) */
+    hsdag_heap_init(&flows, sizeof(cl_ev), NULL, 0, cl_ev_less, NULL);
     if (!ready || !rh || !roff) goto done;
-    for (int32_t o = 0; o < n_ops; o++) roff[server[o] + 1]++;
+    for (int32_t o = 0; o < n_ops; o++) roff[s->server[o] + 1]++;
     for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
     for (int32_t w = 0; w < W; w++)
         hsdag_heap_init(&rh[w], sizeof(int32_t), ready + roff[w], (size_t)(roff[w + 1] - roff[w]),
-                        cl_op_before, cost);
-    int32_t sp = 0, ops_done = 0, deps_done = 0;
+                        cl_op_before, s->cost);
+    int32_t sp = 0, ops_done = 0, deps_done = 0, st;
     double now = 0.0;
     for (int32_t o = 0; o < n_ops; o++) /* a server's heap holds at most its own ops: never full */
-        if (npar[o] == 0) hsdag_heap_push(&rh[server[o]], &o);
-    for (;;) {
-        /* the running op of each server is the top of its heap; the next event */
-        double next = INFINITY;
-        for (int32_t w = 0; w < W; w++)
-            if (rh[w].n) {
-                double f = now + rem[*(const int32_t *)hsdag_heap_top(&rh[w])];
-                if (f < next) next = f;
-            }
-        const cl_ev *first = hsdag_heap_top(&flows);
-        if (first && first->t < next) next = first->t;
-        if (next == INFINITY) break;
-        double dt = next - now;
-        for (int32_t w = 0; w < W; w++) {
-            if (!rh[w].n) continue;
-            int32_t o = *(const int32_t *)hsdag_heap_top(&rh[w]);
-            if (now + rem[o] <= next) { /* completes now */
-                rem[o] = 0.0;
-                hsdag_heap_pop(&rh[w], &o);
-                ops_done++;
-                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + 1, sizeof(int32_t)) < 0) goto done;
-                stack[sp++] = o;
-            } else {
-                rem[o] -= dt;
-            }
-        }
-        now = next;
-        for (const cl_ev *top; (top = hsdag_heap_top(&flows)) && top->t <= now;) {
-            cl_ev ev;
-            hsdag_heap_pop(&flows, &ev);
-            if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + 1, sizeof(int32_t)) < 0) goto done;
-            stack[sp++] = -1 - ev.dep;
-        }
+        if (s->npar[o] == 0) hsdag_heap_push(&rh[s->server[o]], &o);
+    while ((st = la_advance(&now, s, rh, W, &flows, &stack, &cap_stack, &sp, &ops_done)) > 0) {
         /* cascade: finished ops release their deps; finished deps release their children */
         while (sp > 0) {
             int32_t x = stack[--sp];
             if (x >= 0) {
-                int32_t cnt = out_off[x + 1] - out_off[x];
+                int32_t cnt = s->out_off[x + 1] - s->out_off[x];
                 if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + cnt + 1, sizeof(int32_t)) < 0)
                     goto done;
-                for (int32_t t = out_off[x]; t < out_off[x + 1]; t++) {
-                    int32_t d = out_dep[t];
+                for (int32_t t = s->out_off[x]; t < s->out_off[x + 1]; t++) {
+                    int32_t d = s->out_dep[t];
                     if (deps[d].x > 0) {
                         cl_ev ev = {now + deps[d].x, d};
                         if (hsdag_heap_push(&flows, &ev) < 0) goto done;
@@ -648,38 +706,55 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             } else {
                 int32_t d = -1 - x;
                 deps_done++;
-                if (d < n_graph_deps && --npar[deps[d].dst] == 0) {
+                if (d < s->n_graph && --s->npar[deps[d].dst] == 0) {
                     int32_t o = deps[d].dst;
-                    hsdag_heap_push(&rh[server[o]], &o);
+                    hsdag_heap_push(&rh[s->server[o]], &o);
                 }
             }
         }
     }
+    if (st < 0) goto done;
     HSDAG_ASSERT(ops_done == n_ops && deps_done == nd);
-    out->step_time = now;
-    out->jct = now * c->n_steps;
-    out->n_ops = n_ops;
-    out->n_deps = nd;
-    out->n_split_ops = n_split;
+    *step = now;
     rc = 0;
 done:
-    hsdag_free(base);
-    hsdag_free(rem);
-    hsdag_free(cost);
-    hsdag_free(server);
-    hsdag_free(npar);
-    hsdag_free(op_id);
-    hsdag_free(out_off);
-    hsdag_free(out_dep);
-    hsdag_free(deps);
-    hsdag_free(grp);
-    hsdag_free(goff);
-    hsdag_free(gT);
     hsdag_heap_free(&flows);
     hsdag_free(stack);
     hsdag_free(ready);
     hsdag_free(rh);
     hsdag_free(roff);
-    hsdag_free(bal);
+    return rc;
+}
+
+int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
+{
+    int64_t nd64 = cl_job_split_deps(m, p);
+    if (nd64 > HSDAG_CLUSTER_MAX_SPLIT_DEPS) return HSDAG_ELIMIT;
+    int rc = HSDAG_ENOMEM;
+    cl_la s;
+    memset(&s, 0, sizeof s);
+    s.base = hsdag_malloc(((size_t)2 * m->n + 2) * sizeof(int32_t));
+    double step = 0;
+    if (s.base && la_ops(&s, m, p, nd64) == 0) {
+        la_deps(&s, m, p);
+        HSDAG_ASSERT(s.n_deps == nd64);
+        if (la_times(&s, m, p, c) == 0 && la_out_csr(&s) == 0 && la_run(&step, &s, c) == 0) {
+            out->step_time = step;
+            out->jct = step * c->n_steps;
+            out->n_ops = s.n_ops;
+            out->n_deps = s.n_deps;
+            out->n_split_ops = s.n_split;
+            rc = 0;
+        }
+    }
+    hsdag_free(s.base);
+    hsdag_free(s.rem);
+    hsdag_free(s.cost);
+    hsdag_free(s.server);
+    hsdag_free(s.npar);
+    hsdag_free(s.op_id);
+    hsdag_free(s.out_off);
+    hsdag_free(s.out_dep);
+    hsdag_free(s.deps);
     return rc;
 }
