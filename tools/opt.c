@@ -404,8 +404,8 @@ static const cli_opt table[] = {
     {"entropy-end", "X", K_NUM, OFF(entropy_end), 0, 100, NULL, C(TRAIN),
      "the entropy weight at the end of the decay", "--entropy's when only that is given, else 0", NULL},
     {"warm-start", "M", K_STR, OFF(warm_start), 0, 0, NULL, C(TRAIN),
-     "imitation warm start from method M's placement (auto: the best of every single device, heft, m-etf "
-     "and greedy-tarnawski, measured and counted); not with --resume",
+     "imitation warm start from method M's placement (auto: the best of every single device, heft, m-etf, "
+     "greedy-tarnawski and on two devices mincut, measured and counted); not with --resume",
      NULL, more_methods},
     {"imitate-steps", "N", K_INT, OFF(imitate_steps), 0, 100000, NULL, C(TRAIN),
      "with --warm-start: Adam steps of the imitation", NULL, NULL},

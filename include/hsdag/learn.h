@@ -168,14 +168,16 @@ HSDAG_API int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, u
                                        int64_t max_evals, double noise, double *polished_s, int64_t *evals,
                                        hsdag_err *e);
 /* The warm start of the default placer: the best by measurement through orc (each one counted) of every
- * single device (ops a device may not run on their first allowed device), HEFT, m-ETF and greedy-tarnawski.
+ * single device (ops a device may not run on their first allowed device), HEFT, m-ETF, greedy-tarnawski
+ * and, on two devices, the min cut (local-search's own start is a subset of these).
  * device[p->n] gets it, *lat / *feas its measurement, *from its name. */
 HSDAG_API int hsdag_learn_warm_start(hsdag_place_problem *p, hsdag_place_oracle *orc,
                                      const hsdag_place_opts *o, int32_t *device, double *lat, int *feas,
                                      const char **from, hsdag_err *e);
 /* The registry entries (hsdag_place_fn), each with o->budget placements (default 500), o->noise, o->seed:
  *   hsdag          the default learner warm-started from the best of the cheap heuristics (each single
- *                  device, HEFT, m-ETF, greedy-tarnawski; measured, counted), then local-search polish
+ *                  device, HEFT, m-ETF, greedy-tarnawski, the min cut on two devices; measured, counted),
+ *                  then local-search polish
  *                  (o->max_evals, default 20000) of the best placement; the note says what each part gave;
  *   hsdag-learned  the default learner alone: no warm start, no polish;
  *   hsdag-paper    the paper's algorithm exactly (hsdag_learn_config_paper, budget / 20 episodes).
