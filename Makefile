@@ -139,7 +139,7 @@ demo:
 demo-cluster:
 	sh scripts/install-deps
 	$(MAKE) all
-	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,fixed:4,acceptable-jct,lookahead,learned
+	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,para-min,random,fixed:4,lookahead,learned
 
 # The README's CLI reference is generated from the option table (tests/cli/reference.sh checks it).
 cli-reference: $(CLI)

@@ -122,7 +122,7 @@ void bench_learn(void)
 
 void bench_cluster(void)
 {
-    static const char *pols[] = {"para-max", "acceptable-jct", "fixed:4", "lookahead", "learned"};
+    static const char *pols[] = {"para-max", "para-min", "fixed:4", "lookahead", "learned"};
     hsdag_err e = {0};
     hsdag_cluster *env = NULL;
     hsdag_cluster_config c = hsdag_cluster_config_default();

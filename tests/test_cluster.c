@@ -352,8 +352,8 @@ static void test_models_and_determinism(void)
     CHECK(m1.jobs_blocked != m3.jobs_blocked || m1.throughput != m3.throughput);
     CHECK_EQ_INT(m1.jobs_arrived, 1001);
     /* every built-in policy runs; para-max never misses a deadline (a = 16 gives JCT < 0.1 JCT_seq) */
-    const char *pols[] = {"para-max",       "para-min",   "random",    "fixed:4",
-                          "acceptable-jct", "sequential", "lookahead", "lookahead:2:1"};
+    const char *pols[] = {"para-max",     "para-min",   "random",    "fixed:4",
+                          "para-min-jct", "sequential", "lookahead", "lookahead:2:1"};
     for (int i = 0; i < 8; i++) {
         hsdag_cluster_metrics m;
         CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, pols[i], &e), 0);
@@ -364,6 +364,9 @@ static void test_models_and_determinism(void)
         if (i == 0) CHECK_EQ_INT(m.blocked_jct, 0);
         if (i == 4 || i == 6) CHECK_EQ_INT(m.blocked_jct, 0);
     }
+    /* acceptable-jct is ddls's class name of para-min */
+    CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, "acceptable-jct", &e), 0);
+    CHECK_EQ_INT(p.kind, HSDAG_POL_PARA_MIN);
     CHECK(hsdag_cluster_policy_parse(&p, "fixed:17", &e) < 0);
     CHECK(hsdag_cluster_policy_parse(&p, "bogus", &e) < 0);
     CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, "learned:dir", &e), 0);
@@ -422,6 +425,35 @@ static void test_oom(void)
     hsdag_graph_free(g);
 }
 
+/* The paper's baselines against the authors' figures (issue 11): mean blocking rate over seeds 0, 1, 2,
+ * 1001 arrivals, reference units, within 0.02. Para_min is ddls's AcceptableJCT (docs/pacml.md). */
+static void test_paper_baselines(void)
+{
+    static const char *pols[] = {"para-max", "para-min", "random"};
+    static const double paper[3][4] = {
+        {0.2624, 0.2631, 0.2674, 0.2631}, {0.3087, 0.3956, 0.3074, 0.1419}, {0.5172, 0.6011, 0.5055, 0.4652}};
+    hsdag_err e = {0};
+    for (int b = 0; b < 4; b++) {
+        hsdag_cluster_config c = hsdag_cluster_config_default();
+        c.beta = (char)('A' + b);
+        hsdag_cluster *env = NULL;
+        CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), 0);
+        if (!env) return;
+        for (int i = 0; i < 3; i++) {
+            hsdag_cluster_policy p;
+            CHECK_EQ_INT(hsdag_cluster_policy_parse(&p, pols[i], &e), 0);
+            double sum = 0;
+            for (uint64_t seed = 0; seed < 3; seed++) {
+                hsdag_cluster_metrics m;
+                CHECK_EQ_INT(hsdag_cluster_run(env, &p, seed, &m, &e), 0);
+                sum += m.blocking_rate;
+            }
+            CHECK_NEAR(sum / 3, paper[i][b], 0.02);
+        }
+        hsdag_cluster_free(env);
+    }
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1);
@@ -432,6 +464,7 @@ int main(void)
     test_beta();
     test_blocking_rules();
     test_models_and_determinism();
+    test_paper_baselines();
     test_oom();
     return check_summary("test_cluster");
 }

@@ -282,6 +282,29 @@ static void make_samples(hsdag_pacml_net *net, const hsdag_cluster *env, hsdag_p
     }
 }
 
+/* Central differences of f at k random entries of t[off .. off+len) (perturbed and restored) against the
+ * analytic gradient ga: max |difference| / max |numeric| (floor 1e-6). */
+static double fd_sampled(const char *what, double *t, size_t off, size_t len, const float *ga, int k,
+                         gc_loss f, void *ctx, hsdag_rng *rng)
+{
+    double gn_max = 1e-6, diff = 0;
+    for (int j = 0; j < k; j++) {
+        size_t i = off + hsdag_rng_below(rng, (uint32_t)len);
+        double sv = t[i];
+        t[i] = sv + GC_H;
+        double lp = f(ctx);
+        t[i] = sv - GC_H;
+        double lm = f(ctx);
+        t[i] = sv;
+        double gn = (lp - lm) / (2 * GC_H);
+        if (fabs(gn) > gn_max) gn_max = fabs(gn);
+        if (fabs(gn - ga[i]) > diff) diff = fabs(gn - ga[i]);
+    }
+    double err = diff / gn_max;
+    if (err > GC_TOL) fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", what, err);
+    return err;
+}
+
 /* FD of the double reference vs the analytic float gradient for every tensor. per_tensor < 0: all
  * entries, else that many random entries per tensor. Returns the worst relative error. */
 static double check_loss_grad(hsdag_cluster *env, const hsdag_pacml_net_config *nc, int ns, int per_tensor,
@@ -320,25 +343,7 @@ static double check_loss_grad(hsdag_cluster *env, const hsdag_pacml_net_config *
         if (per_tensor < 0 || (size_t)per_tensor >= len) {
             err = gc_check(hsdag_nn_params_name(p, t), r.v + off, len, grad + off, ref_loss, &r);
         } else {
-            /* a random subset: gather into a small array and check through an index map */
-            float ga[64];
-            double gn_max = 1e-6, diff = 0;
-            for (int k = 0; k < per_tensor && k < 64; k++) {
-                size_t i = off + hsdag_rng_below(&rng, (uint32_t)len);
-                double sv = r.v[i];
-                r.v[i] = sv + GC_H;
-                double lp = ref_loss(&r);
-                r.v[i] = sv - GC_H;
-                double lm = ref_loss(&r);
-                r.v[i] = sv;
-                double gn = (lp - lm) / (2 * GC_H);
-                ga[k] = grad[i];
-                if (fabs(gn) > gn_max) gn_max = fabs(gn);
-                if (fabs(gn - ga[k]) > diff) diff = fabs(gn - ga[k]);
-            }
-            err = diff / gn_max;
-            if (err > GC_TOL)
-                fprintf(stderr, "  gradcheck %s: rel err %.3g (sampled)\n", hsdag_nn_params_name(p, t), err);
+            err = fd_sampled(hsdag_nn_params_name(p, t), r.v, off, len, grad, per_tensor, ref_loss, &r, &rng);
         }
         if (err > worst || err != err) worst = err != err ? INFINITY : err;
     }
@@ -660,7 +665,15 @@ static void test_own_env(void)
     for (int i = 0; i < 2 * HSDAG_PACML_EDGE_FEATS; i++) ef[i] = 0.5f;
     hsdag_pacml_job job = {"toy", g, nf, ef};
     toy x = {0};
-    hsdag_pacml_env pe = {&x, 1, &job, 'A', 0, toy_reset, toy_done, toy_observe, toy_step, toy_end};
+    hsdag_pacml_env pe = {.ctx = &x,
+                          .n_jobs = 1,
+                          .jobs = &job,
+                          .beta = 'A',
+                          .reset = toy_reset,
+                          .done = toy_done,
+                          .observe = toy_observe,
+                          .step = toy_step,
+                          .episode_end = toy_end};
     hsdag_pacml_train_config c = tiny_train(5);
     c.episodes_per_iter = 3;
     c.minibatch = 12;
@@ -726,7 +739,15 @@ static void test_oom(void)
     float nf[2 * HSDAG_PACML_NODE_FEATS] = {0.5f}, ef[HSDAG_PACML_EDGE_FEATS] = {0.25f};
     hsdag_pacml_job job = {"toy", g, nf, ef};
     toy x = {0};
-    hsdag_pacml_env pe = {&x, 1, &job, 'B', 0, toy_reset, toy_done, toy_observe, toy_step, toy_end};
+    hsdag_pacml_env pe = {.ctx = &x,
+                          .n_jobs = 1,
+                          .jobs = &job,
+                          .beta = 'B',
+                          .reset = toy_reset,
+                          .done = toy_done,
+                          .observe = toy_observe,
+                          .step = toy_step,
+                          .episode_end = toy_end};
     pacml_oom o = {&pe, tiny_train(3)};
     o.c.episodes_per_iter = 1;
     o.c.epochs = 1;
@@ -819,21 +840,18 @@ static void test_old_files(void)
      * byte there went unnoticed, which is why version 2 exists; they are only read, never written) */
     hsdag_buf_free(&b);
     hsdag_buf_free(&pol);
-    /* policies: the version-1 fixture, every shipped policy (version 1), and their version-2 rewrites */
+    /* PPO policies: the version-1 fixture, every shipped PPO policy (version 1: the time-unit-fix ones and
+     * the reference-unit ones kept in ppo/), and their version-2 rewrites */
     hsdag_pacml_env pe;
     hsdag_cluster_pacml_env(&pe, env);
     char tmp[] = "/tmp/hsdag_test_pacml_polXXXXXX";
     int fd = mkstemp(tmp);
     CHECK(fd >= 0);
     if (fd >= 0) close(fd);
-    const char *files[] = {"tests/data/legacy/pacml_policy_v1.bin",
-                           "policies/pacml/beta_A.bin",
-                           "policies/pacml/beta_B.bin",
-                           "policies/pacml/beta_C.bin",
-                           "policies/pacml/beta_D.bin",
-                           "policies/pacml/beta_A_tuf.bin",
-                           "policies/pacml/beta_B_tuf.bin",
-                           "policies/pacml/beta_C_tuf.bin",
+    const char *files[] = {"tests/data/legacy/pacml_policy_v1.bin", "policies/pacml/ppo/beta_A.bin",
+                           "policies/pacml/ppo/beta_B.bin",         "policies/pacml/ppo/beta_C.bin",
+                           "policies/pacml/ppo/beta_D.bin",         "policies/pacml/beta_A_tuf.bin",
+                           "policies/pacml/beta_B_tuf.bin",         "policies/pacml/beta_C_tuf.bin",
                            "policies/pacml/beta_D_tuf.bin"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         hsdag_pacml_net *n = NULL, *n2 = NULL;
@@ -862,6 +880,26 @@ static void test_old_files(void)
         hsdag_pacml_net_free(n2);
     }
     unlink(tmp);
+    /* the shipped reference-unit policies are DQN files for their beta */
+    for (int bi = 0; bi < 4; bi++) {
+        char path[64];
+        snprintf(path, sizeof path, "policies/pacml/beta_%c.bin", 'A' + bi);
+        char *img = NULL;
+        size_t il = 0;
+        CHECK_EQ_INT(hsdag_read_file(&img, &il, path, 0, &e), 0);
+        if (!img) continue;
+        hsdag_pacml_env px;
+        hsdag_cluster_pacml_env_x(&px, env);
+        hsdag_pacml_qnet *q = NULL;
+        char beta = 0;
+        int tuf = -1;
+        CHECK(hsdag_pacml_qpolicy_is(img, il));
+        CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&q, px.jobs, px.n_jobs, img, il, path, &beta, &tuf, &e), 0);
+        CHECK(beta == 'A' + bi && tuf == 0);
+        if (q) CHECK_EQ_INT(hsdag_pacml_qnet_config_get(q)->n_xstate, px.n_xstate);
+        hsdag_pacml_qnet_free(q);
+        hsdag_free(img);
+    }
 done:
     hsdag_pacml_trainer_free(t);
     hsdag_pacml_trainer_free(t2);
@@ -869,6 +907,249 @@ done:
     hsdag_cluster_free(env2);
     hsdag_free(run);
     hsdag_free(want);
+}
+
+/* ======================= DQN: the Q-network's loss gradient and the trainer ======================= */
+
+typedef struct qref {
+    ref r; /* r.c carries the GNN widths for ref_gnn */
+    hsdag_pacml_qnet_config qc;
+    const hsdag_pacml_qbatch *b;
+    const float *target, *weight;
+} qref;
+
+static double qref_loss(void *ctx)
+{
+    const qref *q = ctx;
+    const ref *r = &q->r;
+    const hsdag_pacml_qbatch *b = q->b;
+    int32_t nmod = hsdag_cluster_n_models(r->env), no = q->qc.node_out, go = q->qc.graph_out,
+            ns = q->qc.n_xstate, na = q->qc.n_xaction, h1 = q->qc.h1, h2 = q->qc.h2;
+    int32_t D = no + go + ns + NA + na;
+    double pools[16][64], L = 0;
+    for (int32_t m = 0; m < nmod && m < 16; m++) ref_gnn(r, m, pools[m]);
+    double *x = malloc(sizeof(double) * (size_t)D), *a1 = malloc(sizeof(double) * (size_t)h1),
+           *a2 = malloc(sizeof(double) * (size_t)h2);
+    for (int32_t i = 0; i < b->n_rows; i++) {
+        int32_t s = b->row_sample[i];
+        double gf[GF];
+        for (int j = 0; j < GF; j++) gf[j] = b->gfeat[(size_t)s * GF + j];
+        for (int j = 0; j < no; j++) x[j] = pools[b->model[s]][j];
+        ref_mod(r, "graph", x + no, gf, 1, GF, go, 0);
+        for (int j = 0; j < ns; j++) x[no + go + j] = b->xstate[(size_t)s * ns + j];
+        for (int j = 0; j < NA; j++) x[no + go + ns + j] = j == b->row_action[i];
+        for (int j = 0; j < na; j++) x[no + go + ns + NA + j] = b->xaction[(size_t)i * na + j];
+        ref_mod(r, "q1", a1, x, 1, D, h1, 1);
+        ref_lin(r, "q2", a2, a1, h1, h2, 1);
+        double qv;
+        ref_lin(r, "q3", &qv, a2, h2, 1, 0);
+        double d = qv - q->target[i];
+        L += q->weight[i] * 0.5 * d * d / b->n_rows;
+    }
+    free(x);
+    free(a1);
+    free(a2);
+    return L;
+}
+
+/* FD of the double reference against the analytic gradient of hsdag_pacml_qnet_loss, every tensor (all
+ * entries, or per_tensor random ones). Returns the worst relative error. */
+static double check_qloss_grad(hsdag_cluster *env, const hsdag_pacml_qnet_config *qc, int per_tensor,
+                               double *loss_diff)
+{
+    hsdag_err e = {0};
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env(&pe, env);
+    hsdag_pacml_qnet *net = NULL;
+    if (hsdag_pacml_qnet_create(&net, pe.jobs, pe.n_jobs, qc, 5, &e) < 0) {
+        fprintf(stderr, "qnet: %s\n", e.msg);
+        return INFINITY;
+    }
+    hsdag_nn_params *p = hsdag_pacml_qnet_params(net);
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, 13);
+    float *val = hsdag_nn_params_value(p, -1);
+    size_t cnt = hsdag_nn_params_count(p);
+    for (size_t i = 0; i < cnt; i++) val[i] += (float)(0.2 * (hsdag_rng_uniform(&rng) - 0.5));
+    hsdag_pacml_qnet_touch(net);
+    enum { S = 7, R = 12 };
+    int32_t model[S], rs[R], ra[R], nmod = hsdag_cluster_n_models(env);
+    float gf[S * GF], xs[S * 64], xa[R * 32], tg[R], w[R];
+    for (int i = 0; i < S; i++) model[i] = i % nmod;
+    gc_rand_f(gf, S * GF, &rng, 0.0, 1.0);
+    gc_rand_f(xs, (size_t)S * qc->n_xstate, &rng, 0.0, 1.0);
+    gc_rand_f(xa, (size_t)R * qc->n_xaction, &rng, 0.0, 1.0);
+    gc_rand_f(tg, R, &rng, -1.0, 1.0);
+    gc_rand_f(w, R, &rng, 0.2, 1.0);
+    for (int i = 0; i < R; i++) {
+        rs[i] = i % S;
+        ra[i] = (int32_t)hsdag_rng_below(&rng, NA);
+    }
+    hsdag_pacml_qbatch b = {S, model, gf, xs, R, rs, ra, xa};
+    double L = 0;
+    if (hsdag_pacml_qnet_loss(net, &b, tg, w, 1, &L, NULL, &e) < 0) return INFINITY;
+    qref q;
+    memset(&q, 0, sizeof q);
+    q.r.p = p;
+    q.r.env = env;
+    q.r.c.msg_half = qc->msg_half;
+    q.r.c.hidden1 = qc->hidden1;
+    q.r.c.node_out = qc->node_out;
+    q.qc = *qc;
+    q.b = &b;
+    q.target = tg;
+    q.weight = w;
+    q.r.v = malloc(sizeof(double) * cnt);
+    gc_f2d(q.r.v, val, cnt);
+    *loss_diff = fabs(qref_loss(&q) - L);
+    double worst = 0;
+    const float *grad = hsdag_nn_params_grad(p, -1);
+    for (int32_t t = 0; t < hsdag_nn_params_n_tensors(p); t++) {
+        size_t off = hsdag_nn_params_offset(p, t);
+        size_t len = (size_t)hsdag_nn_params_rows(p, t) * (size_t)hsdag_nn_params_cols(p, t);
+        double err;
+        if (per_tensor < 0 || (size_t)per_tensor >= len) {
+            err = gc_check(hsdag_nn_params_name(p, t), q.r.v + off, len, grad + off, qref_loss, &q);
+        } else {
+            err = fd_sampled(hsdag_nn_params_name(p, t), q.r.v, off, len, grad, per_tensor, qref_loss, &q,
+                             &rng);
+        }
+        if (err > worst || err != err) worst = err != err ? INFINITY : err;
+    }
+    free(q.r.v);
+    hsdag_pacml_qnet_free(net);
+    return worst;
+}
+
+static void test_dqn_gradcheck(void)
+{
+    hsdag_cluster *env = tiny_env();
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_pacml_qnet_config small = {4, 5, 3, 2, 5, 3, 6, 4, HSDAG_PACML_MASK_PLACE_JCT};
+    double ld = 0, err = check_qloss_grad(env, &small, -1, &ld);
+    printf(
+        "  DQN TD-loss gradient, small net, all parameters: max rel err %.3g (loss float vs double %.2g)\n",
+        err, ld);
+    CHECK(err < GC_TOL);
+    CHECK(ld < 1e-6);
+    hsdag_cluster_free(env);
+    /* the widths used for the shipped policies on the five real graphs, with the cluster's feature sizes */
+    env = builtin_env('C', 20000);
+    CHECK(env != NULL);
+    if (!env) return;
+    hsdag_pacml_env pe;
+    hsdag_cluster_pacml_env_x(&pe, env);
+    hsdag_pacml_qnet_config def = hsdag_pacml_qnet_config_default();
+    def.n_xstate = pe.n_xstate < 64 ? pe.n_xstate : 64;
+    def.n_xaction = pe.n_xaction;
+    err = check_qloss_grad(env, &def, 6, &ld);
+    printf(
+        "  DQN TD-loss gradient, default net on the 5 graphs (sampled entries): max rel err %.3g (loss diff "
+        "%.2g)\n",
+        err, ld);
+    CHECK(err < GC_TOL);
+    CHECK(ld < 1e-5);
+    hsdag_cluster_free(env);
+}
+
+/* The DQN on the toy env (no cluster): it learns that action 1 pays; the same seed gives the same policy
+ * file; a policy file round trip gives the same Q-values; a flipped byte or a cut file is refused. */
+static void toy_observe_x(void *ctx, hsdag_pacml_mask_mode mode, hsdag_pacml_xobs *x)
+{
+    toy *t = ctx;
+    toy_observe(ctx, mode, &x->o);
+    x->state[0] = (float)t->t / 12.f;
+    for (int a = 0; a < NA; a++) x->action[a][0] = (float)a / 2.f;
+}
+
+static void test_dqn_toy(void)
+{
+    hsdag_err e = {0};
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t u = hsdag_gb_add_node(b, "u", "Conv"), v = hsdag_gb_add_node(b, "v", "Relu");
+    hsdag_gb_add_edge(b, u, v, 1);
+    hsdag_graph *g = NULL;
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    if (!g) return;
+    float nf[2 * HSDAG_PACML_NODE_FEATS], ef[HSDAG_PACML_EDGE_FEATS] = {0.5f, 1.f};
+    for (int i = 0; i < 2 * HSDAG_PACML_NODE_FEATS; i++) nf[i] = 0.1f * (float)i;
+    hsdag_pacml_job job = {"toy", g, nf, ef};
+    toy x = {0};
+    hsdag_pacml_env pe = {.ctx = &x,
+                          .n_jobs = 1,
+                          .jobs = &job,
+                          .beta = 'B',
+                          .reset = toy_reset,
+                          .done = toy_done,
+                          .observe = toy_observe,
+                          .step = toy_step,
+                          .episode_end = toy_end,
+                          .n_xstate = 1,
+                          .n_xaction = 1,
+                          .observe_x = toy_observe_x};
+    pe.possible[0] = pe.possible[1] = pe.possible[2] = 1;
+    hsdag_pacml_dqn_config c = hsdag_pacml_dqn_config_default();
+    c.episodes = 40;
+    c.eval_every = 10;
+    c.eval_episodes = 2;
+    c.batch = 16;
+    c.replay = 200;
+    c.learning_starts = 48;
+    c.target_every = 20;
+    c.eps_decay = 200;
+    c.lr = 3e-3f;
+    c.net.h1 = 16;
+    c.net.h2 = 8;
+    hsdag_buf img[2] = {{0}, {0}};
+    for (int run = 0; run < 2; run++) {
+        hsdag_pacml_dqn *t = NULL;
+        CHECK_EQ_INT(hsdag_pacml_dqn_create(&t, &pe, &c, &e), 0);
+        if (!t) break;
+        hsdag_pacml_dqn_stats st;
+        while (hsdag_pacml_dqn_iteration(t) < hsdag_pacml_dqn_total(t))
+            CHECK_EQ_INT(hsdag_pacml_dqn_iterate(t, &st, &e), 0);
+        CHECK_EQ_INT(st.episodes, 40);
+        CHECK(st.eval_blocking < 0.1);                              /* greedy: action 1 nearly always */
+        CHECK(hsdag_pacml_dqn_iterate(t, &st, &e) == HSDAG_EINVAL); /* complete */
+        CHECK_EQ_INT(hsdag_pacml_dqn_save_best(t, &img[run], &e), 0);
+        hsdag_pacml_dqn_free(t);
+    }
+    CHECK(img[0].len > 0 && img[0].len == img[1].len && !memcmp(img[0].data, img[1].data, img[0].len));
+    hsdag_pacml_qnet *n = NULL;
+    char beta = 0;
+    int tuf = -1;
+    CHECK(hsdag_pacml_qpolicy_is(img[0].data, img[0].len));
+    CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&n, &job, 1, img[0].data, img[0].len, "toy.bin", &beta, &tuf, &e),
+                 0);
+    CHECK(beta == 'B' && tuf == 0);
+    if (n) {
+        hsdag_pacml_xobs xo;
+        memset(&xo, 0, sizeof xo);
+        toy_reset(&x, 0);
+        toy_observe_x(&x, HSDAG_PACML_MASK_SPEC, &xo);
+        float q[NA];
+        CHECK_EQ_INT(hsdag_pacml_qnet_act(n, &xo, q), 1);
+        CHECK(q[1] > q[0] && q[1] > q[2] && q[3] == -INFINITY);
+        xo.o.mask[1] = 0; /* the masked argmax never returns a masked action */
+        CHECK(hsdag_pacml_qnet_act(n, &xo, NULL) != 1);
+        hsdag_pacml_qnet_free(n);
+    }
+    img[0].data[img[0].len / 2] ^= 0x40;
+    CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&n, &job, 1, img[0].data, img[0].len, "toy.bin", NULL, NULL, &e),
+                 HSDAG_EPARSE);
+    CHECK(strstr(e.msg, "checksum") != NULL);
+    CHECK_EQ_INT(hsdag_pacml_qpolicy_parse(&n, &job, 1, img[1].data, 40, "toy.bin", NULL, NULL, &e),
+                 HSDAG_EPARSE);
+    CHECK(n == NULL);
+    hsdag_buf_free(&img[0]);
+    hsdag_buf_free(&img[1]);
+    /* an env without the extended observation is refused */
+    pe.observe_x = NULL;
+    hsdag_pacml_dqn *t = NULL;
+    CHECK_EQ_INT(hsdag_pacml_dqn_create(&t, &pe, &c, &e), HSDAG_EINVAL);
+    hsdag_graph_free(g);
 }
 
 int main(void)
@@ -882,5 +1163,7 @@ int main(void)
     test_own_env();
     test_old_files();
     test_oom();
+    test_dqn_gradcheck();
+    test_dqn_toy();
     return check_summary("test_pacml");
 }

@@ -177,26 +177,40 @@ static int cl_run(cl_opts *o)
         hsdag_cluster_episode_write_json(&b, &o->c, hsdag_cluster_policy_name(&p, pn, sizeof pn),
                                          (uint64_t)o->a->seed, &m, wall, cpu, (int32_t)reps);
     } else {
+        hsdag_buf_printf(&b, "policy %s, beta %c, seed %llu, %s\n",
+                         hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta,
+                         (unsigned long long)o->a->seed,
+                         o->c.time_unit_fix ? "--time-unit-fix (communication in ms)" : "reference units");
+        hsdag_buf_printf(&b, "  jobs_arrived     %lld  (at t = 0, %g, ..., %g)\n", (long long)m.jobs_arrived,
+                         o->c.interarrival, (double)(m.jobs_arrived - 1) * o->c.interarrival);
+        hsdag_buf_printf(&b, "  jobs_decided     %lld%s\n", (long long)m.jobs_decided,
+                         m.jobs_decided < m.jobs_arrived
+                             ? "  (the arrival at the horizon is counted but gets no decision)"
+                             : "");
         hsdag_buf_printf(
             &b,
-            "policy %s, beta %c, seed %llu%s\n"
-            "  jobs arrived     %lld\n"
-            "  jobs blocked     %lld (action 0/invalid %lld, no block %lld, JCT > beta*JCT_seq %lld, "
-            "running at horizon %lld)\n"
-            "  jobs completed   %lld\n"
-            "  blocking rate    %.4f\n"
-            "  acceptance rate  %.4f\n"
-            "  throughput       %.4g B per time unit (mean demand total throughput)\n"
-            "  mean JCT         %.2f\n"
-            "  mean speed-up    %.3f\n"
-            "  utilisation      %.4f\n"
-            "  wall time        %.2f ms per episode (CPU %.2f ms; median of %ld)\n",
-            hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta, (unsigned long long)o->a->seed,
-            o->c.time_unit_fix ? ", --time-unit-fix" : "", (long long)m.jobs_arrived,
+            "  jobs_blocked     %lld  (blocked_action0 %lld: action 0 or invalid; blocked_placement "
+            "%lld: no block; blocked_jct %lld: JCT > beta JCT_seq; blocked_horizon %lld: running "
+            "at the horizon)\n",
             (long long)m.jobs_blocked, (long long)m.blocked_action0, (long long)m.blocked_placement,
-            (long long)m.blocked_jct, (long long)m.blocked_horizon, (long long)m.jobs_completed,
-            m.blocking_rate, m.acceptance_rate, m.throughput, m.mean_jct, m.mean_speedup, m.utilisation,
-            wall * 1e3, cpu * 1e3, reps);
+            (long long)m.blocked_jct, (long long)m.blocked_horizon);
+        hsdag_buf_printf(&b, "  jobs_completed   %lld\n", (long long)m.jobs_completed);
+        hsdag_buf_printf(&b, "  blocking_rate    %.4f  (jobs_blocked / jobs_arrived; lower is better)\n",
+                         m.blocking_rate);
+        hsdag_buf_printf(&b, "  acceptance_rate  %.4f  (jobs_completed / jobs_arrived)\n", m.acceptance_rate);
+        hsdag_buf_printf(&b,
+                         "  throughput       %.4g  (B per time unit: mean demand total throughput; higher is "
+                         "better)\n",
+                         m.throughput);
+        hsdag_buf_printf(&b, "  mean_jct         %.2f  (time units, over completed jobs)\n", m.mean_jct);
+        hsdag_buf_printf(&b, "  mean_speedup     %.3f  (JCT_seq / JCT, over completed jobs)\n",
+                         m.mean_speedup);
+        hsdag_buf_printf(&b, "  utilisation      %.4f  (mean fraction of workers mounted)\n", m.utilisation);
+        hsdag_buf_printf(&b,
+                         "  return           %.0f  (+1 per job accepted at its decision, -1 per refused)\n",
+                         m.return_);
+        hsdag_buf_printf(&b, "  wall_s           %.5f  (one episode, median of %ld; cpu_s %.5f)\n", wall,
+                         reps, cpu);
     }
     rc = cli_write_out(cmd, "-", &b);
     hsdag_buf_free(&b);
@@ -321,7 +335,17 @@ static void cl_usage(FILE *f)
     fprintf(f, "usage: hsdag cluster <run|compare|info|train> [options]\n\n");
     for (int i = 0; i < n; i++)
         if (strncmp(c[i].name, "cluster ", 8) == 0) fprintf(f, "  %-16s %s\n", c[i].name, c[i].summary);
-    fprintf(f, "\nRun 'hsdag cluster <subcommand> --help' for its options.\n");
+    fprintf(
+        f, "\nMetrics (the same names in the text, the tables and --json):\n"
+           "  blocking_rate      jobs_blocked / jobs_arrived; lower is better (the paper's headline metric)\n"
+           "  acceptance_rate    jobs_completed / jobs_arrived\n"
+           "  throughput         mean demand total throughput in B per time unit: op memory + dependency "
+           "bytes of\n"
+           "                     the accepted jobs, spread over their JCT, per time unit of the horizon\n"
+           "  mean_jct, mean_speedup (JCT_seq / JCT), utilisation (mean fraction of workers mounted), "
+           "return\n"
+           "                     (+1 per job accepted at its decision, -1 per refused one)\n"
+           "\nRun 'hsdag cluster <subcommand> --help' for its options.\n");
 }
 
 int cmd_cluster(int argc, char **argv)

@@ -1,10 +1,12 @@
 /* cmd_cluster_train.c - 'hsdag cluster train': trains the PAC-ML GNN policy with PPO for one beta
- *   distribution; writes DIR/curve.csv, DIR/checkpoint.bin (resumable) and DIR/policy.bin (best).
- * Not here: the network and PPO (src/learn/pacml_*.c); evaluation is 'hsdag cluster run --policy
- * learned:DIR'.
- * Entry points: cmd_cluster_train (argv[0] = "train"; wired from cmd_cluster).
+ *   distribution; writes DIR/curve.csv, DIR/checkpoint.bin (resumable) and DIR/policy.bin (best). Parses
+ *   the options of both algorithms and hands --algo dqn to cmd_cluster_train_dqn.c.
+ * Not here: the network and PPO (src/learn/pacml_*.c), DQN training (cmd_cluster_train_dqn.c); evaluation
+ *   is 'hsdag cluster run --policy learned:DIR'.
+ * Entry points: cmd_cluster_train (argv[0] = "train"; wired from cmd_cluster), ct_write.
  */
 #include "cli.h"
+#include "cluster_train.h"
 #include "hsdag/cluster.h"
 #include "opt.h"
 
@@ -56,7 +58,7 @@ static int ct_join(char *dst, size_t cap, const char *dir, const char *name)
     return snprintf(dst, cap, "%s/%s", dir, name) < (int)cap ? 0 : -1;
 }
 
-static int ct_write(const char *dir, const char *name, const hsdag_buf *b, hsdag_err *e)
+int ct_write(const char *dir, const char *name, const hsdag_buf *b, hsdag_err *e)
 {
     char p[4096];
     if (ct_join(p, sizeof p, dir, name) < 0) return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", dir);
@@ -88,12 +90,81 @@ static int ct_same_run(const cli_args *a, const ct_opts *o, const char *path, hs
                          path, f);
 }
 
+/* The options only one algorithm reads: given with the other, an error naming the algorithm. */
+static int ct_algo_options(const cli_args *a, int dqn)
+{
+    static const struct {
+        size_t off;
+        const char *name;
+        int dqn;
+    } only[] = {
+        {offsetof(cli_args, epochs), "epochs", 0},
+        {offsetof(cli_args, minibatch), "minibatch", 0},
+        {offsetof(cli_args, clip), "clip", 0},
+        {offsetof(cli_args, lambda), "lambda", 0},
+        {offsetof(cli_args, vf), "vf", 0},
+        {offsetof(cli_args, kl), "kl", 0},
+        {offsetof(cli_args, kl_target), "kl-target", 0},
+        {offsetof(cli_args, hidden), "hidden", 0},
+        {offsetof(cli_args, entropy), "entropy", 0},
+        {offsetof(cli_args, resume), "resume", 0},
+        {offsetof(cli_args, n_step), "n-step", 1},
+        {offsetof(cli_args, lr_end), "lr-end", 1},
+        {offsetof(cli_args, batch), "batch", 1},
+        {offsetof(cli_args, train_every), "train-every", 1},
+        {offsetof(cli_args, replay), "replay", 1},
+        {offsetof(cli_args, learning_starts), "learning-starts", 1},
+        {offsetof(cli_args, target_every), "target-every", 1},
+        {offsetof(cli_args, per_alpha), "per-alpha", 1},
+        {offsetof(cli_args, per_beta), "per-beta", 1},
+        {offsetof(cli_args, eps_start), "eps-start", 1},
+        {offsetof(cli_args, eps_end), "eps-end", 1},
+        {offsetof(cli_args, eps_decay), "eps-decay", 1},
+        {offsetof(cli_args, head), "head", 1},
+    };
+    for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
+        if (only[i].dqn != dqn && cli_given_off(a, only[i].off))
+            return cli_usage_error(a->name, "--%s does not apply to --algo %s (an option of --algo %s)",
+                                   only[i].name, dqn ? "dqn" : "ppo", dqn ? "ppo" : "dqn");
+    return CLI_OK;
+}
+
+/* --algo dqn on the command line (looked for before parsing, so that --help shows DQN's defaults). */
+static int ct_wants_dqn(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) break;
+        if (!strcmp(argv[i], "--algo=dqn") ||
+            (!strcmp(argv[i], "--algo") && i + 1 < argc && !strcmp(argv[i + 1], "dqn")))
+            return 1;
+    }
+    return 0;
+}
+
+/* DQN's defaults for the options both algorithms take. */
+static void ct_dqn_defaults(cli_args *a)
+{
+    hsdag_pacml_dqn_config q = hsdag_pacml_dqn_config_default();
+    a->iterations = 100;
+    a->batch_episodes = q.eval_every;
+    a->eval_episodes = q.eval_episodes;
+    a->gamma = q.gamma;
+    a->lr = q.lr;
+    a->grad_clip = q.grad_clip;
+    static const char *const mask[] = {"spec", "place", "place-jct"}; /* hsdag_pacml_mask_mode's order */
+    a->mask = mask[q.net.mask_mode];
+}
+
 int cmd_cluster_train(int argc, char **argv)
 {
     cli_args a;
     cli_args_init(&a, CMD_CLUSTER_TRAIN);
+    if (ct_wants_dqn(argc, argv)) ct_dqn_defaults(&a);
     int rc = cli_parse(&a, argc, argv);
     if (rc != CLI_CONTINUE) return rc;
+    int dqn = !strcmp(a.algo, "dqn");
+    if ((rc = ct_algo_options(&a, dqn)) != CLI_OK) return rc;
+    if (dqn) return cmd_cluster_train_dqn(&a);
     const char *dir;
     if ((rc = cli_run_dir(&a, &dir)) != CLI_OK) return rc;
     ct_opts o;
@@ -149,6 +220,11 @@ int cmd_cluster_train(int argc, char **argv)
                          "iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss,"
                          "policy_loss,kl,kl_coeff,clip_frac,grad_norm,wall_s\n");
     int32_t total = hsdag_pacml_trainer_total(t);
+    if (a.resume && hsdag_pacml_trainer_iteration(t) > total) {
+        rc = cli_usage_error(a.name, "%s has %d iterations already: give --iterations at least that", dir,
+                             hsdag_pacml_trainer_iteration(t));
+        goto done;
+    }
     cli_progress pg;
     cli_progress_start(&pg, "train", total, a.quiet || a.json);
     hsdag_pacml_iter_stats s = {0};

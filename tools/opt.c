@@ -105,7 +105,10 @@ static const cli_command_info commands[CMD_COUNT_] = {
                          "optical cluster every --interarrival time units; a policy picks each job's "
                          "maximum partition degree (0 = do not place, 1..16); the job is split, placed "
                          "first-fit, and its lookahead JCT must be <= beta x JCT_seq or it is blocked. "
-                         "Prints blocking rate, acceptance rate, throughput and JCT. See docs/pacml.md."},
+                         "Arrivals are at t = 0, T, ..., horizon (1001 by default); the one at t = horizon "
+                         "is counted in jobs_arrived but gets no decision, so 1000 jobs are decided. Prints "
+                         "blocking_rate (jobs_blocked / jobs_arrived; lower is better), acceptance_rate, "
+                         "throughput (B per time unit) and mean_jct, named as in --json. See docs/pacml.md."},
     [CMD_CLUSTER_COMPARE] = {"cluster compare", "", 0, -1,
                              "PAC-ML: every policy x beta distribution, mean +- std over seeds",
                              "Runs every policy on every beta distribution over the seeds and prints a "
@@ -113,13 +116,18 @@ static const cli_command_info commands[CMD_COUNT_] = {
     [CMD_CLUSTER_INFO] = {"cluster info", "", 0, -1, "PAC-ML: the job models of the cluster",
                           "Prints the job models: ops, dependencies, JCT_seq, and the lookahead JCT and "
                           "servers of every partition degree."},
-    [CMD_CLUSTER_TRAIN] = {"cluster train", "", 0, -1, "PAC-ML: train the GNN partitioning policy with PPO",
-                           "Trains the PAC-ML policy (2-round mean-pool GNN + policy/value heads) with PPO "
-                           "on whole episodes of the RAMP cluster for one beta distribution. After every "
-                           "iteration the greedy policy is evaluated on the episode seeds 1799.. and the "
-                           "best so far is written to policy.bin in the run directory; checkpoint.bin "
-                           "holds the whole training state, so --resume continues bit-identically. "
-                           "Evaluate with: hsdag cluster run --policy learned:DIR."},
+    [CMD_CLUSTER_TRAIN] =
+        {"cluster train", "", 0, -1,
+         "PAC-ML: train the GNN partitioning policy (PPO, or DQN with --algo dqn)",
+         "Trains the PAC-ML policy on whole episodes of the RAMP cluster for one beta "
+         "distribution. --algo ppo (the default): the 2-round mean-pool GNN + policy/value "
+         "heads with PPO; checkpoint.bin holds the whole training state, so --resume "
+         "continues bit-identically. --algo dqn: the GNN + per-action occupancy features "
+         "with a Q head (docs/pacml-learning.md), epsilon-greedy episodes, n-step double-Q "
+         "targets, prioritised replay; no --resume. After every iteration the greedy policy "
+         "is evaluated on the episode seeds 1799.. and the best so far is written to "
+         "policy.bin in the run directory, with curve.csv. Options of the other algorithm "
+         "are refused. Evaluate with: hsdag cluster run --policy learned:DIR."},
 };
 
 const cli_command_info *cli_commands(int *n)
@@ -199,6 +207,11 @@ static const char *choice_beta(int i)
 {
     static const char *const v[] = {"A", "B", "C", "D", NULL};
     return i < 4 ? v[i] : NULL;
+}
+static const char *choice_algo(int i)
+{
+    static const char *const v[] = {"ppo", "dqn", NULL};
+    return i < 2 ? v[i] : NULL;
 }
 static const char *choice_mask(int i)
 {
@@ -529,29 +542,33 @@ static const cli_opt table[] = {
     {"replication", "R", K_INT, OFF(replication), 1, 100000, NULL, CL_ENV,
      "copies of each graph in the job pool", NULL, NULL},
     /* ---- cluster train ---- */
+    {"algo", "A", K_CHOICE, OFF(algo), 0, 0, choice_algo, C(CLUSTER_TRAIN),
+     "the training algorithm (ppo unless given; --help shows the defaults of the one given: hsdag cluster "
+     "train --algo dqn --help)",
+     NULL, NULL},
     {"iterations", "N", K_INT, OFF(iterations), 1, 1000000, NULL, C(CLUSTER_TRAIN),
-     "PPO iterations in total (with --resume: the new total)", NULL, NULL},
+     "iterations in total (PPO with --resume: the new total, at least the iterations done)", NULL, NULL},
     {"batch-episodes", "N", K_INT, OFF(batch_episodes), 1, 10000, NULL, C(CLUSTER_TRAIN),
      "episodes collected per iteration (about 1000 decisions each)", NULL, NULL},
     {"epochs", "N", K_INT, OFF(epochs), 1, 1000, NULL, C(TRAIN) | C(CLUSTER_TRAIN),
      "PPO epochs: gradient passes over each batch (train: a step's samples, clipped after the first; cluster "
      "train: an iteration's, the tuned RLlib config used 50)",
      NULL, NULL},
-    {"minibatch", "N", K_INT, OFF(minibatch), 1, 1000000, NULL, C(CLUSTER_TRAIN), "samples per Adam step",
-     NULL, NULL},
+    {"minibatch", "N", K_INT, OFF(minibatch), 1, 1000000, NULL, C(CLUSTER_TRAIN),
+     "PPO: samples per Adam step", NULL, NULL},
     {"clip", "X", K_NUM, OFF(clip), 1e-6, 10, NULL, C(TRAIN) | C(CLUSTER_TRAIN), "PPO ratio clip", NULL,
      NULL},
     {"gamma", "X", K_NUM, OFF(gamma), 1e-3, 0.999999, NULL, C(CLUSTER_TRAIN), "discount", NULL, NULL},
-    {"lambda", "X", K_NUM, OFF(lambda), 0, 1, NULL, C(CLUSTER_TRAIN), "GAE lambda", NULL, NULL},
-    {"vf", "X", K_NUM, OFF(vf), 0, 100, NULL, C(CLUSTER_TRAIN), "value loss weight", NULL, NULL},
+    {"lambda", "X", K_NUM, OFF(lambda), 0, 1, NULL, C(CLUSTER_TRAIN), "PPO: GAE lambda", NULL, NULL},
+    {"vf", "X", K_NUM, OFF(vf), 0, 100, NULL, C(CLUSTER_TRAIN), "PPO: value loss weight", NULL, NULL},
     {"kl", "X", K_NUM, OFF(kl), 0, 100, NULL, C(CLUSTER_TRAIN),
-     "initial KL(old||new) weight, adapted towards --kl-target", NULL, NULL},
+     "PPO: initial KL(old||new) weight, adapted towards --kl-target", NULL, NULL},
     {"kl-target", "X", K_NUM, OFF(kl_target), 0, 100, NULL, C(CLUSTER_TRAIN),
-     "target KL per iteration (0 keeps --kl fixed)", NULL, NULL},
+     "PPO: target KL per iteration (0 keeps --kl fixed)", NULL, NULL},
     {"grad-clip", "X", K_NUM, OFF(grad_clip), 0, 1e6, NULL, C(CLUSTER_TRAIN), "global gradient norm clip",
      NULL, NULL},
     {"hidden", "N", K_INT, OFF(hidden), 1, 4096, NULL, C(CLUSTER_TRAIN),
-     "width of the policy and value hidden layers", NULL, NULL},
+     "PPO: width of the policy and value hidden layers", NULL, NULL},
     {"mask", "M", K_CHOICE, OFF(mask), 0, 0, choice_mask, C(CLUSTER_TRAIN),
      "the policy's action mask (spec: the environment's; place: also drop degrees the first-fit placer "
      "cannot place now; place-jct: also drop degrees whose cached JCT misses the deadline); stored in "
@@ -559,6 +576,31 @@ static const cli_opt table[] = {
      NULL, NULL},
     {"eval-episodes", "N", K_INT, OFF(eval_episodes), 0, 1000, NULL, C(CLUSTER_TRAIN),
      "greedy evaluation episodes per iteration", NULL, NULL},
+    {"n-step", "N", K_INT, OFF(n_step), 1, 64, NULL, C(CLUSTER_TRAIN), "DQN: n-step returns", NULL, NULL},
+    {"lr-end", "X", K_NUM, OFF(lr_end), 1e-6, 1, NULL, C(CLUSTER_TRAIN),
+     "DQN: the learning rate decays linearly to --lr x X", NULL, NULL},
+    {"batch", "N", K_INT, OFF(batch), 1, 65536, NULL, C(CLUSTER_TRAIN), "DQN: transitions per update", NULL,
+     NULL},
+    {"train-every", "N", K_INT, OFF(train_every), 1, 1000000, NULL, C(CLUSTER_TRAIN),
+     "DQN: decisions per update", NULL, NULL},
+    {"replay", "N", K_INT, OFF(replay), 2, 10000000, NULL, C(CLUSTER_TRAIN),
+     "DQN: replay capacity in decisions", NULL, NULL},
+    {"learning-starts", "N", K_INT, OFF(learning_starts), 0, 100000000, NULL, C(CLUSTER_TRAIN),
+     "DQN: decisions before the first update", NULL, NULL},
+    {"target-every", "N", K_INT, OFF(target_every), 1, 100000000, NULL, C(CLUSTER_TRAIN),
+     "DQN: updates between target-network copies", NULL, NULL},
+    {"per-alpha", "X", K_NUM, OFF(per_alpha), 0, 10, NULL, C(CLUSTER_TRAIN),
+     "DQN: prioritised replay exponent (0 = uniform replay)", NULL, NULL},
+    {"per-beta", "X", K_NUM, OFF(per_beta), 0, 1, NULL, C(CLUSTER_TRAIN),
+     "DQN: importance-weight exponent at the start, annealed to 1", NULL, NULL},
+    {"eps-start", "X", K_NUM, OFF(eps_start), 0, 1, NULL, C(CLUSTER_TRAIN),
+     "DQN: exploration epsilon at the start", NULL, NULL},
+    {"eps-end", "X", K_NUM, OFF(eps_end), 0, 1, NULL, C(CLUSTER_TRAIN),
+     "DQN: epsilon after --eps-decay decisions", NULL, NULL},
+    {"eps-decay", "N", K_INT, OFF(eps_decay), 1, 2000000000, NULL, C(CLUSTER_TRAIN),
+     "DQN: decisions over which epsilon falls linearly", NULL, NULL},
+    {"head", "H1,H2", K_STR, OFF(head), 0, 0, NULL, C(CLUSTER_TRAIN),
+     "DQN: widths of the Q head's two hidden layers (1 to 4096 each)", NULL, NULL},
     /* ---- the model commands ---- */
     {"seed", "S", K_INT, OFF(seed), 0, 2147483647, NULL,
      C(PLACE) | C(COMPARE) | TRAINS | C(PROFILE) | C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
@@ -645,7 +687,7 @@ static const cli_hint hints[] = {
     {"out", C(CLUSTER_TRAIN), "the run directory is --out-dir DIR"},
     {"out", C(PROFILE), "the per-op profile CSV is --csv FILE"},
     {"out", C(CALIBRATE), "the fitted device set is --device-set FILE"},
-    {"episodes", C(CLUSTER_TRAIN), "episodes per PPO iteration are --batch-episodes N"},
+    {"episodes", C(CLUSTER_TRAIN), "episodes per iteration (PPO and DQN) are --batch-episodes N"},
     {"methods", C(PLACE), "place takes one --method M; compare takes --methods LIST"},
     {"method", C(COMPARE), "compare takes --methods LIST"},
     {"seed", C(CLUSTER_COMPARE), "compare takes --seeds LIST"},
@@ -755,7 +797,7 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
         a->replication = c.replication;
         a->seeds = "0,1,2";
         a->betas = "ABCD";
-        a->policies = "para-max,para-min,random,acceptable-jct,sequential,fixed:4,lookahead";
+        a->policies = "para-max,para-min,random,para-min-jct,sequential,fixed:4,lookahead";
     }
     if (cmd == CMD_CLUSTER_TRAIN) {
         hsdag_pacml_train_config t = hsdag_pacml_train_config_default();
@@ -775,6 +817,23 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
         a->hidden = t.net.fc_hidden;
         a->eval_episodes = t.eval_episodes;
         a->mask = "spec";
+        a->algo = "ppo";
+        hsdag_pacml_dqn_config q = hsdag_pacml_dqn_config_default(); /* the DQN-only options */
+        a->n_step = q.n_step;
+        a->lr_end = q.lr_end;
+        a->batch = q.batch;
+        a->train_every = q.train_every;
+        a->replay = q.replay;
+        a->learning_starts = q.learning_starts;
+        a->target_every = q.target_every;
+        a->per_alpha = q.per_alpha;
+        a->per_beta = q.per_beta;
+        a->eps_start = q.eps_start;
+        a->eps_end = q.eps_end;
+        a->eps_decay = (long)q.eps_decay;
+        static char head[32];
+        snprintf(head, sizeof head, "%d,%d", (int)q.net.h1, (int)q.net.h2);
+        a->head = head;
     }
 }
 

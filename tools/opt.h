@@ -48,7 +48,7 @@ typedef struct cli_list {
     int n;
 } cli_list;
 
-#define CLI_MAX_OPTS 128
+#define CLI_MAX_OPTS 192
 
 /* The values of every option of every command; a command reads the ones it takes. Defaults are set by
  * cli_args_init (the common ones) and then by the command from the library's config defaults, before
@@ -104,6 +104,11 @@ typedef struct cli_args {
     /* cluster train */
     long iterations, batch_episodes, epochs, minibatch, hidden, eval_episodes;
     double clip, gamma, lambda, vf, kl, kl_target, grad_clip;
+    const char *algo; /* ppo or dqn */
+    /* cluster train --algo dqn */
+    long n_step, batch, train_every, replay, learning_starts, target_every, eps_decay;
+    double lr_end, per_alpha, per_beta, eps_start, eps_end;
+    const char *head;
 } cli_args;
 
 /* Zeroes a and sets the defaults every command shares (seed 0). */

@@ -39,6 +39,11 @@ extern "C" {
 #define HSDAG_CLUSTER_NODE_FEATS 5
 #define HSDAG_CLUSTER_EDGE_FEATS 2
 #define HSDAG_CLUSTER_GRAPH_FEATS 17 /* followed by the 17-value action mask: 34 values */
+/* Largest split graph the lookahead simulates: dependencies of one (model, degree) after splitting (each
+ * edge between ops split kx- and ky-way becomes kx*ky deps, each k-way backward op adds k(k-1) sync deps).
+ * The five PAC-ML graphs need at most 41,874; a graph above the limit at some degree is refused by
+ * hsdag_cluster_create (HSDAG_ELIMIT naming the graph and degree). About 40 bytes per dependency. */
+#define HSDAG_CLUSTER_MAX_SPLIT_DEPS (1 << 22)
 
 typedef struct hsdag_cluster_config {
     int32_t n_cgs, n_racks,
@@ -93,12 +98,17 @@ typedef struct hsdag_cluster_obs {
     float graph_feat[HSDAG_CLUSTER_GRAPH_FEATS + HSDAG_CLUSTER_N_ACTIONS]; /* 17 features + mask */
 } hsdag_cluster_obs;
 
+/* Arrivals are at t = 0, T, 2T, ... up to and including the horizon H; jobs_arrived counts them all
+ * (floor(H / T) + 1: 1001 by default). A job arriving at exactly t = H gets no decision: it is counted in
+ * jobs_arrived but is neither blocked nor completed, so jobs_decided = 1000 and jobs_blocked +
+ * jobs_completed = jobs_decided (ddls counts the same way). */
 typedef struct hsdag_cluster_metrics {
-    int64_t jobs_arrived, jobs_blocked, jobs_completed, jobs_accepted_at_decision;
+    int64_t jobs_arrived, jobs_decided, jobs_blocked, jobs_completed, jobs_accepted_at_decision;
     int64_t blocked_action0, blocked_placement, blocked_jct, blocked_horizon; /* by rule */
-    double blocking_rate;                                                     /* blocked / arrived */
-    double acceptance_rate;                                                   /* completed / arrived */
-    double throughput;   /* mean demand total throughput, B per time unit */
+    double blocking_rate;   /* blocked / arrived: lower is better */
+    double acceptance_rate; /* completed / arrived */
+    double throughput;   /* mean demand total throughput: bytes of op memory + dependency size of the accepted
+                          * jobs, spread over their JCT, per time unit of the horizon (B per time unit) */
     double mean_jct;     /* over completed jobs */
     double mean_speedup; /* JCT_seq / JCT over completed jobs */
     double utilisation;  /* mean fraction of workers mounted */
@@ -108,7 +118,8 @@ typedef struct hsdag_cluster_metrics {
 typedef struct hsdag_cluster hsdag_cluster;
 
 /* Builds the env from PipeDream forward graphs (names[i] labels graphs[i]); graphs == NULL uses the five
- * built-in PAC-ML graphs. Precomputes every (model, degree) lookahead JCT. */
+ * built-in PAC-ML graphs. Precomputes every (model, degree) lookahead JCT (time and memory linear in the
+ * split graphs' size; HSDAG_ELIMIT above HSDAG_CLUSTER_MAX_SPLIT_DEPS). */
 HSDAG_API int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c,
                                    const hsdag_graph *const *graphs, const char *const *names,
                                    int32_t n_graphs, hsdag_err *e);
@@ -130,6 +141,10 @@ HSDAG_API void hsdag_cluster_metrics_get(const hsdag_cluster *env, hsdag_cluster
 HSDAG_API void hsdag_cluster_force_next(hsdag_cluster *env, int32_t model, double beta);
 /* Servers the job being decided would occupy with action a now, or -1 if the placer finds no block. */
 HSDAG_API int32_t hsdag_cluster_try_place(const hsdag_cluster *env, int a);
+/* Same, and used[0..W) (W = servers of the shape) gets 1 for each server it would occupy (all 0 if none). */
+HSDAG_API int32_t hsdag_cluster_try_place_servers(const hsdag_cluster *env, int a, uint8_t *used);
+/* until[0..W): the time each server becomes free (the end time of the job on it; 0 if free now). */
+HSDAG_API void hsdag_cluster_server_until(const hsdag_cluster *env, double *until);
 
 /* ---- built-in policies ---- */
 typedef enum hsdag_cluster_policy_kind {
@@ -137,7 +152,7 @@ typedef enum hsdag_cluster_policy_kind {
     HSDAG_POL_PARA_MIN,
     HSDAG_POL_RANDOM,
     HSDAG_POL_FIXED,
-    HSDAG_POL_ACCEPTABLE_JCT,
+    HSDAG_POL_PARA_MIN_JCT,
     HSDAG_POL_SEQUENTIAL,
     HSDAG_POL_LOOKAHEAD,
     HSDAG_POL_LEARNED
@@ -168,9 +183,10 @@ HSDAG_API const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, c
  * loaded once per episode, so it acts inside hsdag_cluster_run. */
 HSDAG_API int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster *env,
                                        hsdag_rng *rng, int *action, hsdag_err *e);
-/* reset(seed) + policy until done; metrics out. "learned[:DIR]" loads DIR (a policy file or a directory
- * holding policy.bin; none = the shipped policy for the env's beta, hsdag_pacml_policy_find) and runs it
- * greedily (hsdag_cluster_run_net). */
+/* reset(seed) + policy until done; metrics out. "learned[:DIR]" loads DIR (a PPO or DQN policy file, or a
+ * directory holding policy.bin or else beta_X[_tuf].bin for the env's setting; none = the shipped policy for
+ * the env's beta, hsdag_pacml_policy_find) and runs it greedily (hsdag_cluster_run_net / _run_qnet); a
+ * policy trained for another beta or time-unit setting is refused (HSDAG_EINVAL). */
 HSDAG_API int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
                                 hsdag_cluster_metrics *m, hsdag_err *e);
 
@@ -210,6 +226,21 @@ HSDAG_API void hsdag_cluster_pacml_observe(hsdag_pacml_obs *out, const hsdag_clu
 /* One episode with a loaded network (greedy = 0 samples, with an rng seeded from seed); metrics out. */
 HSDAG_API int hsdag_cluster_run_net(hsdag_cluster *env, hsdag_pacml_net *n, int greedy, uint64_t seed,
                                     hsdag_cluster_metrics *m, hsdag_err *e);
+/* The same callbacks plus the extended observation the DQN needs (observe_x; docs/pacml-learning.md):
+ *   per decision (8 + W values, W = servers): the fraction of the horizon left, the free fraction now and
+ *     at now + {1, 2, 4, 8, 16, 32} interarrivals (from the running jobs' known end times), and each server's
+ *     remaining busy time / the pool's largest JCT_seq (clipped to 1);
+ *   per action a (16 values; action 0 = place nothing): the cached JCT(a) / largest JCT_seq, servers used /
+ *     W, worker-time / (W x largest JCT_seq), whether it would end after the horizon, the free fraction
+ *     after placing it, whether first fit would then still find a block of 2, 4, 6, 8 and 16 servers, the
+ *     free fraction after it at now + {2, 8, 32} interarrivals and whether a 16-block would be free at now +
+ *     {2, 4, 8} interarrivals.
+ * Its step's reward counts a job that is accepted but would still run at the horizon as blocked (-1), as
+ * the blocking rate does. */
+HSDAG_API void hsdag_cluster_pacml_env_x(hsdag_pacml_env *out, hsdag_cluster *env);
+/* One greedy episode with a loaded Q-network; metrics out. */
+HSDAG_API int hsdag_cluster_run_qnet(hsdag_cluster *env, hsdag_pacml_qnet *n, uint64_t seed,
+                                     hsdag_cluster_metrics *m, hsdag_err *e);
 
 /* ---- PAC-ML training runs: DIR/checkpoint.bin of `hsdag cluster train` (src/cluster/train_run.c) ---- */
 /* Appends a run: a codec frame "HSPACRUN" v2 (codec.h) holding the cluster configuration field by field,

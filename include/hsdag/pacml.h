@@ -84,6 +84,7 @@ HSDAG_API int hsdag_pacml_mask_parse(hsdag_pacml_mask_mode *out, const char *s, 
 /* An environment the trainer and hsdag_pacml_episode step: plain data plus callbacks on ctx (borrowed, must
  * outlive every user). The RAMP cluster fills one with hsdag_cluster_pacml_env (cluster.h); a test can
  * write its own. Episodes are deterministic in the seed given to reset. */
+struct hsdag_pacml_xobs;
 typedef struct hsdag_pacml_env {
     void *ctx;
     int32_t n_jobs;
@@ -98,7 +99,23 @@ typedef struct hsdag_pacml_env {
     int (*step)(void *ctx, int action, double *reward);
     /* after done: the episode's blocking rate and return (sum of rewards) */
     void (*episode_end)(void *ctx, double *blocking_rate, double *ret);
+    /* Optional (NULL / 0 = none; the DQN needs them, PPO ignores them): features the spec's observation lacks,
+     * n_xstate per decision and n_xaction per action (at most HSDAG_PACML_XSTATE_MAX / _XACTION_MAX), with
+     * the spec's observation and mask of mode in x->o. possible[a] = 1 for the actions that can ever be
+     * valid (the DQN keeps features for those only; all 0 = every action). */
+    int32_t n_xstate, n_xaction;
+    uint8_t possible[HSDAG_PACML_N_ACTIONS];
+    void (*observe_x)(void *ctx, hsdag_pacml_mask_mode mode, struct hsdag_pacml_xobs *x);
 } hsdag_pacml_env;
+
+/* A decision with the extended features (hsdag_pacml_env.observe_x). */
+#define HSDAG_PACML_XSTATE_MAX 640 /* enough for the per-server features of a 512-server cluster */
+#define HSDAG_PACML_XACTION_MAX 32
+typedef struct hsdag_pacml_xobs {
+    hsdag_pacml_obs o;
+    float state[HSDAG_PACML_XSTATE_MAX];
+    float action[HSDAG_PACML_N_ACTIONS][HSDAG_PACML_XACTION_MAX]; /* rows of masked actions are unused */
+} hsdag_pacml_xobs;
 
 /* ---- network ---- */
 typedef struct hsdag_pacml_net_config {
@@ -230,10 +247,126 @@ HSDAG_API const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag
 HSDAG_API const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
                                                     const hsdag_pacml_train_config *b);
 /* The "hsdag-cluster-training-run/1" document (src/learn/run_json.c; docs/formats.md, "Result JSON"):
- * beta, the trainer's seed, iterations done, decisions collected (last->steps), the best greedy evaluation and
+ * algo "ppo", beta, the trainer's seed, iterations done, training episodes, decisions collected (last->steps), the best greedy evaluation and
  * its iteration, wall time (last->wall_s) and the run directory. */
 HSDAG_API int hsdag_pacml_run_write_json(hsdag_buf *out, const hsdag_pacml_trainer *t, char beta,
                                          const hsdag_pacml_iter_stats *last, const char *out_dir);
+
+/* ---- DQN: a Q-network on the same GNN, with the environment's extended features ---- */
+/* Q(s, a) = head([pool(model) | graph module(34 spec features) | xstate | one-hot(a) | xaction(a)]), the head
+ * LN -> Linear(h1) -> ReLU -> Linear(h2) -> ReLU -> Linear(1), shared by every action (docs/pacml-learning.md).
+ * The GNN (pool) and the graph module are the spec's, as in the PPO network. */
+typedef struct hsdag_pacml_qnet_config {
+    int32_t msg_half, hidden1, node_out, graph_out; /* GNN and graph module widths (16, 64, 16, 8) */
+    int32_t n_xstate, n_xaction;                    /* the environment's extended features */
+    int32_t h1, h2;                                 /* head widths (128, 64) */
+    hsdag_pacml_mask_mode mask_mode;                /* the actions the policy may take (PLACE_JCT) */
+} hsdag_pacml_qnet_config;
+HSDAG_API hsdag_pacml_qnet_config hsdag_pacml_qnet_config_default(void); /* n_xstate = n_xaction = 0 */
+
+typedef struct hsdag_pacml_qnet hsdag_pacml_qnet;
+HSDAG_API int hsdag_pacml_qnet_create(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                      const hsdag_pacml_qnet_config *c, uint64_t seed, hsdag_err *e);
+HSDAG_API void hsdag_pacml_qnet_free(hsdag_pacml_qnet *n);
+HSDAG_API hsdag_nn_params *hsdag_pacml_qnet_params(hsdag_pacml_qnet *n);
+HSDAG_API const hsdag_pacml_qnet_config *hsdag_pacml_qnet_config_get(const hsdag_pacml_qnet *n);
+/* Call after changing parameter values (Adam step, load, copy): the cached embeddings are stale. */
+HSDAG_API void hsdag_pacml_qnet_touch(hsdag_pacml_qnet *n);
+
+/* A batch of Q evaluations in plain data: n_samples decisions (model, 34 spec features, n_xstate extended
+ * state features each) and rows (sample, action, n_xaction features) to evaluate. */
+typedef struct hsdag_pacml_qbatch {
+    int32_t n_samples;
+    const int32_t *model; /* [n_samples] */
+    const float *gfeat;   /* [n_samples * HSDAG_PACML_OBS_FEATS] */
+    const float *xstate;  /* [n_samples * n_xstate] */
+    int32_t n_rows;
+    const int32_t *row_sample; /* [n_rows] */
+    const int32_t *row_action; /* [n_rows] */
+    const float *xaction;      /* [n_rows * n_xaction] */
+} hsdag_pacml_qbatch;
+/* q[n_rows]. 0 or ENOMEM. */
+HSDAG_API int hsdag_pacml_qnet_forward(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, float *q,
+                                       hsdag_err *e);
+/* L = sum_r weight[r] * 0.5 * (q[r] - target[r])^2 / n_rows over the batch's rows (weight NULL = 1); *loss
+ * (optional) gets L, td[r] (optional) q[r] - target[r]. grad != 0: zeroes the parameter gradients and
+ * writes dL/dtheta (every tensor, the GNN's too). 0 or ENOMEM. */
+HSDAG_API int hsdag_pacml_qnet_loss(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, const float *target,
+                                    const float *weight, int grad, double *loss, float *td, hsdag_err *e);
+/* Q-values of one decision (q[a] = -inf for masked a) and the greedy action: the masked argmax (ties to the
+ * smaller action). Returns the action, or 0 when out of memory. */
+HSDAG_API int hsdag_pacml_qnet_act(hsdag_pacml_qnet *n, const hsdag_pacml_xobs *x, float *q);
+/* One greedy episode of env (which must have observe_x with the net's feature sizes). 0 or a status. */
+HSDAG_API int hsdag_pacml_qnet_episode(const hsdag_pacml_env *env, hsdag_pacml_qnet *n, uint64_t seed,
+                                       hsdag_err *e);
+
+/* DQN trainer: epsilon-greedy episodes, n-step double-Q targets from a target network, a replay buffer
+ * (uniform or proportional prioritised, as Ape-X), Adam; greedy evaluation on seeds 1799.. keeps the best. */
+typedef struct hsdag_pacml_dqn_config {
+    uint64_t seed;           /* initial weights, exploration, replay sampling, training episodes */
+    int32_t episodes;        /* training episodes in total */
+    int32_t eval_every;      /* episodes per iteration; each iteration ends with a greedy evaluation */
+    int32_t eval_episodes;   /* greedy evaluation episodes (seeds 1799, 1800, ...) */
+    double gamma;            /* discount per decision (0.99) */
+    int32_t n_step;          /* n-step returns (3, the paper's Ape-X) */
+    float lr, lr_end;        /* Adam learning rate, decayed linearly to lr * lr_end over the run */
+    float grad_clip;         /* global gradient norm clip (10) */
+    int32_t batch;           /* transitions per update (64) */
+    int32_t train_every;     /* decisions per update (2) */
+    int32_t replay;          /* replay capacity in decisions (100,000) */
+    int32_t learning_starts; /* decisions before the first update (5,000) */
+    int32_t target_every;    /* updates between target-network copies (2,000) */
+    float per_alpha;         /* prioritised replay exponent (0 = uniform) */
+    float per_beta;          /* importance-weight exponent at the start, annealed to 1 */
+    float eps_start, eps_end;
+    int64_t eps_decay; /* decisions over which epsilon falls linearly */
+    hsdag_pacml_qnet_config net;
+} hsdag_pacml_dqn_config;
+HSDAG_API hsdag_pacml_dqn_config hsdag_pacml_dqn_config_default(void);
+
+typedef struct hsdag_pacml_dqn_stats {
+    int32_t iteration;     /* 1-based */
+    int64_t episodes;      /* training episodes so far */
+    int64_t steps;         /* decisions so far */
+    int64_t updates;       /* Adam steps so far */
+    double train_blocking; /* mean blocking rate of the iteration's (epsilon-greedy) episodes */
+    double eval_blocking;  /* mean greedy blocking rate on the evaluation seeds */
+    double epsilon;        /* at the end of the iteration */
+    double loss;           /* mean TD loss of the iteration's updates (scaled reward units^2) */
+    double q_mean;         /* mean Q of the taken actions in the updates, in return units */
+    double lr;
+    double wall_s; /* since the trainer was created */
+} hsdag_pacml_dqn_stats;
+
+typedef struct hsdag_pacml_dqn hsdag_pacml_dqn;
+/* env is copied (its ctx borrowed) and must have observe_x; c->net's feature sizes are taken from env. */
+HSDAG_API int hsdag_pacml_dqn_create(hsdag_pacml_dqn **out, const hsdag_pacml_env *env,
+                                     const hsdag_pacml_dqn_config *c, hsdag_err *e);
+HSDAG_API void hsdag_pacml_dqn_free(hsdag_pacml_dqn *t);
+/* One iteration: eval_every episodes with their updates, then the greedy evaluation. */
+HSDAG_API int hsdag_pacml_dqn_iterate(hsdag_pacml_dqn *t, hsdag_pacml_dqn_stats *st, hsdag_err *e);
+HSDAG_API int32_t hsdag_pacml_dqn_iteration(const hsdag_pacml_dqn *t);
+HSDAG_API int32_t hsdag_pacml_dqn_total(const hsdag_pacml_dqn *t); /* iterations of the configured episodes */
+HSDAG_API hsdag_pacml_qnet *hsdag_pacml_dqn_net(hsdag_pacml_dqn *t);
+HSDAG_API double hsdag_pacml_dqn_best(const hsdag_pacml_dqn *t, int32_t *best_iter);
+/* The policy file image of the best network so far (hsdag_pacml_qpolicy_save). */
+HSDAG_API int hsdag_pacml_dqn_save_best(const hsdag_pacml_dqn *t, hsdag_buf *out, hsdag_err *e);
+/* The "hsdag-cluster-training-run/1" document of a DQN run (src/learn/run_json.c): algo "dqn", also its
+ * training episodes; the seed is the config's. */
+HSDAG_API int hsdag_pacml_dqn_run_write_json(hsdag_buf *out, const hsdag_pacml_dqn *t,
+                                             const hsdag_pacml_dqn_config *c, char beta,
+                                             const hsdag_pacml_dqn_stats *last, const char *out_dir);
+
+/* DQN policy files: magic "HSPACDQN", version, beta, time-unit fix, the Q-network config, the tensor table,
+ * float32 values, FNV-1a 64 checksum. */
+HSDAG_API int hsdag_pacml_qpolicy_save(const hsdag_pacml_qnet *n, char beta, int time_unit_fix,
+                                       hsdag_buf *out, hsdag_err *e);
+/* Parses a DQN policy image for jobs[n_jobs]; `what` names it in messages. EPARSE or ENOMEM. */
+HSDAG_API int hsdag_pacml_qpolicy_parse(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
+                                        const void *buf, size_t len, const char *what, char *beta_out,
+                                        int *tuf_out, hsdag_err *e);
+/* 1 if buf starts like a DQN policy file (its magic), else 0. */
+HSDAG_API int hsdag_pacml_qpolicy_is(const void *buf, size_t len);
 
 /* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
 /* Image (codec.h frame "HSPACML\0" version 2): beta char + time_unit_fix u8 + 2 pad, net config 6 x i32,

@@ -39,7 +39,10 @@ typedef struct cl_lookahead {
 /* First-fit placement with the dummy view busy[] (servers of other jobs). 0 ok, -1 no block. */
 int cl_job_place(const cl_model *m, const hsdag_cluster_config *c, const uint8_t *busy, int32_t a,
                  cl_place *p);
-/* Splits, times and simulates one training step of the placed job. 0 or HSDAG_ENOMEM. */
+/* Dependencies of the placed job's split graph (graph deps + backward sync pairs). */
+int64_t cl_job_split_deps(const cl_model *m, const cl_place *p);
+/* Splits, times and simulates one training step of the placed job: O((ops + deps) log) time, memory linear
+ * in the split graph. 0, HSDAG_ENOMEM, or HSDAG_ELIMIT above HSDAG_CLUSTER_MAX_SPLIT_DEPS deps. */
 int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out);
 int cl_degree_has_shape(int32_t nc, int32_t nr, int32_t ns, int32_t a);
 /* P(beta < x) of a beta distribution. */
@@ -52,8 +55,10 @@ int32_t cl_job_need_mask(const cl_model *m, const hsdag_cluster_config *c, int32
 int cl_env_lookahead_action(const hsdag_cluster *env, int horizon_steps, int floor_degree);
 /* The env's models as the PAC-ML learner sees them: hsdag_cluster_n_models entries (env.c). */
 const hsdag_pacml_job *cl_env_jobs(const hsdag_cluster *env);
-/* One greedy episode of the learned policy at path (a file or a directory; NULL or "" = the shipped policy
- * for the env's beta): what hsdag_cluster_run does for "learned[:DIR]" (pacml_env.c). */
+/* One greedy episode of the learned policy at path (a PPO or DQN policy file, or a directory holding
+ * policy.bin or else beta_X.bin / beta_X_tuf.bin for the env's setting; NULL or "" = the shipped policy
+ * for the env's beta): what hsdag_cluster_run does for "learned[:DIR]" (pacml_env.c). A policy trained for
+ * another beta or time-unit setting than the env's is refused (HSDAG_EINVAL naming both). */
 int cl_pacml_run(hsdag_cluster *env, const char *path, uint64_t seed, hsdag_cluster_metrics *m, hsdag_err *e);
 
 #endif

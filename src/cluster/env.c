@@ -214,7 +214,7 @@ static void cl_model_features(cl_model *m, int32_t *depth, int32_t *queue)
 }
 
 /* The lookahead JCT of every degree on an empty cluster (ddls caches it per (model, degree)). 0 or -1. */
-static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c)
+static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c, const char *name, hsdag_err *e)
 {
     int32_t W = c->n_cgs * c->n_racks * c->n_servers, n = m->n;
     uint8_t busy[HSDAG_CLUSTER_MAX_SERVERS];
@@ -223,7 +223,20 @@ static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c)
     memset(&p, 0, sizeof p);
     p.k = hsdag_calloc((size_t)n + 1, sizeof(int32_t));
     p.srv = hsdag_calloc(((size_t)n + 1) * HSDAG_CLUSTER_MAX_DEGREE, sizeof(int32_t));
-    int rc = p.k && p.srv ? 0 : -1;
+    int rc = p.k && p.srv ? 0 : hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
+    /* refuse a graph too large to simulate before simulating any degree */
+    for (int32_t a = 2; a <= HSDAG_CLUSTER_MAX_DEGREE && rc == 0; a += 2) {
+        if (a > W || !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a) ||
+            cl_job_place(m, c, busy, a, &p) < 0)
+            continue;
+        long long nd = (long long)cl_job_split_deps(m, &p);
+        if (nd > HSDAG_CLUSTER_MAX_SPLIT_DEPS)
+            rc =
+                hsdag_err_set(e, HSDAG_ELIMIT,
+                              "%s: split at degree %d the graph has %lld dependencies, above the simulator's "
+                              "limit of %d",
+                              name, a, nd, HSDAG_CLUSTER_MAX_SPLIT_DEPS);
+    }
     for (int32_t a = 0; a <= HSDAG_CLUSTER_MAX_DEGREE && rc == 0; a++) {
         m->pub.jct[a] = NAN;
         m->pub.n_servers_empty[a] = -1;
@@ -234,8 +247,8 @@ static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c)
             continue;
         if (cl_job_place(m, c, busy, a, &p) < 0) continue;
         cl_lookahead la;
-        if (cl_job_lookahead(m, c, &p, &la) < 0) {
-            rc = -1;
+        if (cl_job_lookahead(m, c, &p, &la) < 0) { /* ENOMEM: the size was checked above */
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
             break;
         }
         m->pub.jct[a] = la.jct;
@@ -287,7 +300,7 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
     m->pub.total_op_mem = tot_mem;
     m->pub.total_dep_size = tot_dep;
     cl_model_features(m, depth, queue);
-    if (cl_model_jcts(m, c) < 0) goto oom;
+    if ((rc = cl_model_jcts(m, c, name, e)) < 0) goto done;
     rc = 0;
     goto done;
 oom:
@@ -581,6 +594,23 @@ int32_t hsdag_cluster_try_place(const hsdag_cluster *env, int a)
     return p->n_used;
 }
 
+int32_t hsdag_cluster_try_place_servers(const hsdag_cluster *env, int a, uint8_t *used)
+{
+    int32_t k = hsdag_cluster_try_place(env, a);
+    if (used) {
+        memset(used, 0, (size_t)env->W);
+        if (k >= 0) memcpy(used, env->place.used, (size_t)env->W);
+    }
+    return k;
+}
+
+void hsdag_cluster_server_until(const hsdag_cluster *env, double *until)
+{
+    for (int32_t s = 0; s < env->W; s++) until[s] = 0.0;
+    for (int32_t i = 0; i < env->n_run; i++)
+        for (int32_t s = 0; s < env->run[i].n_srv; s++) until[env->run[i].srv[s]] = env->run[i].end;
+}
+
 int hsdag_cluster_step(hsdag_cluster *env, int action, double *reward)
 {
     if (env->done) return HSDAG_EINVAL;
@@ -640,6 +670,7 @@ void hsdag_cluster_metrics_get(const hsdag_cluster *env, hsdag_cluster_metrics *
 {
     *m = env->met;
     m->jobs_arrived = env->done ? env->n_arrivals_total : env->k_arr + 1;
+    m->jobs_decided = env->done ? env->n_decisions : env->k_arr;
     m->jobs_blocked = m->blocked_action0 + m->blocked_placement + m->blocked_jct + m->blocked_horizon;
     m->blocking_rate = m->jobs_arrived ? (double)m->jobs_blocked / (double)m->jobs_arrived : 0.0;
     m->acceptance_rate = m->jobs_arrived ? (double)m->jobs_completed / (double)m->jobs_arrived : 0.0;

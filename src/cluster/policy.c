@@ -11,14 +11,19 @@
 /* The policies in display order, one line each (for --help); hsdag_cluster_policy_parse accepts these. */
 static const hsdag_cluster_policy_info policy_table[] = {
     {"para-max", "the largest valid degree (the paper's Para_max)"},
-    {"para-min", "the smallest valid degree"},
+    {"para-min",
+     "the paper's Para_min (ddls AcceptableJCT; also 'acceptable-jct'): the smallest valid degree "
+     ">= ceil(JCT_seq / (beta JCT_seq)), ignoring communication"},
     {"random", "uniform over the valid non-zero degrees (the paper's Random)"},
     {"fixed:K", "always degree K (0 if not valid)"},
-    {"acceptable-jct", "the smallest valid degree whose cached lookahead JCT meets the deadline"},
-    {"sequential", "always degree 1 (no partitioning)"},
+    {"sequential", "always degree 1 (ddls NoParallelism)"},
+    {"para-min-jct", "the smallest valid degree whose cached lookahead JCT meets the deadline"},
     {"lookahead[:H:F]", "our heuristic: looks H arrivals ahead, prefers degrees >= F (docs/pacml.md)"},
-    {"learned[:DIR]", "a learned GNN policy: DIR/policy.bin from 'hsdag cluster train', or the shipped one "
-                      "for the run's beta"},
+    {"learned[:DIR]",
+     "a learned policy (PPO or DQN): DIR/policy.bin from 'hsdag cluster train', a policy "
+     "file, a directory of beta_X[_tuf].bin files, or (no DIR) the shipped one for the run's "
+     "beta (policies/pacml/); a policy trained for another beta or time-unit setting is "
+     "refused"},
 };
 
 const hsdag_cluster_policy_info *hsdag_cluster_policies(int32_t *n)
@@ -37,8 +42,10 @@ int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err
         p->kind = HSDAG_POL_PARA_MIN;
     else if (!strcmp(s, "random"))
         p->kind = HSDAG_POL_RANDOM;
-    else if (!strcmp(s, "acceptable-jct"))
-        p->kind = HSDAG_POL_ACCEPTABLE_JCT;
+    else if (!strcmp(s, "acceptable-jct")) /* ddls's class name of the paper's Para_min */
+        p->kind = HSDAG_POL_PARA_MIN;
+    else if (!strcmp(s, "para-min-jct"))
+        p->kind = HSDAG_POL_PARA_MIN_JCT;
     else if (!strcmp(s, "sequential"))
         p->kind = HSDAG_POL_SEQUENTIAL;
     else if (!strcmp(s, "lookahead")) {
@@ -73,7 +80,7 @@ int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err
     } else {
         return hsdag_err_set(
             e, HSDAG_EINVAL,
-            "policy '%s': unknown (para-max, para-min, random, fixed:K, acceptable-jct, sequential, "
+            "policy '%s': unknown (para-max, para-min, random, fixed:K, para-min-jct, sequential, "
             "lookahead[:H:F], learned[:DIR])",
             s);
     }
@@ -82,8 +89,8 @@ int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err
 
 const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap)
 {
-    static const char *names[] = {"para-max",       "para-min",   "random",    "fixed",
-                                  "acceptable-jct", "sequential", "lookahead", "learned"};
+    static const char *names[] = {"para-max",     "para-min",   "random",    "fixed",
+                                  "para-min-jct", "sequential", "lookahead", "learned"};
     if (p->kind == HSDAG_POL_FIXED)
         snprintf(buf, cap, "fixed:%d", p->fixed);
     else if (p->kind == HSDAG_POL_LOOKAHEAD && (p->fixed != 3 || p->floor_ != 4))
@@ -106,10 +113,19 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
         for (int k = HSDAG_CLUSTER_N_ACTIONS - 1; k > 0 && !a; k--)
             if (o->mask[k]) a = k;
         break;
-    case HSDAG_POL_PARA_MIN:
-        for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS && !a; k++)
-            if (o->mask[k]) a = k;
+    case HSDAG_POL_PARA_MIN: {
+        /* ddls AcceptableJCT: the smallest valid degree >= ceil(JCT_seq / max acceptable JCT), i.e. the
+         * degree that would just meet the deadline if splitting were free; the largest valid degree if
+         * none is that large; 0 when nothing but 0 is valid. Communication is ignored, so a job with
+         * 1/beta an integer (beta 0.25, 0.5) takes that degree and then misses its deadline. */
+        double want = ceil(o->m->jct_seq / o->max_jct);
+        for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS; k++)
+            if (o->mask[k]) {
+                a = k;
+                if (k >= want) break;
+            }
         break;
+    }
     case HSDAG_POL_SEQUENTIAL:
         a = o->mask[1] ? 1 : 0;
         break;
@@ -123,7 +139,7 @@ int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsdag_cluster 
         a = nv ? valid[hsdag_rng_below(rng, (uint32_t)nv)] : 0;
         break;
     }
-    case HSDAG_POL_ACCEPTABLE_JCT:
+    case HSDAG_POL_PARA_MIN_JCT:
         for (int k = 1; k < HSDAG_CLUSTER_N_ACTIONS && !a; k++)
             if (o->mask[k] && o->m->jct[k] <= o->max_jct) a = k;
         break;

@@ -337,18 +337,13 @@ int32_t cl_job_need_mask(const cl_model *m, const hsdag_cluster_config *c, int32
 }
 
 /* ---- lookahead: build the split graph and simulate one step ---- */
+/* A dependency of the split graph. The graph's deps come first (they are parent dependencies), the backward
+ * sync pairs after them (not parent dependencies). x is the size in bytes until the run times are set, then
+ * the run time. */
 typedef struct cl_dep {
     int32_t src, dst;
-    double size, time;
-    uint8_t parent; /* 0 for backward sync edges */
+    double x;
 } cl_dep;
-
-typedef struct cl_sim {
-    int32_t n_ops, n_deps;
-    double *rem, *cost;
-    int32_t *server, *npar, *out_off, *out_dep;
-    cl_dep *deps;
-} cl_sim;
 
 static int32_t cl_fwd_of(int32_t id, int32_t n)
 {
@@ -360,7 +355,17 @@ static int cl_ord(int32_t id, int32_t n)
     return id <= n ? 2 * id : 2 * cl_fwd_of(id, n) + 1;
 }
 
-/* sets the collective run time of deps[first..] listed in idx[0..cnt) */
+int64_t cl_job_split_deps(const cl_model *m, const cl_place *p)
+{
+    int32_t n = m->n;
+    int64_t nd = 0;
+    for (int32_t t = 0; t < m->n_edges; t++)
+        nd += (int64_t)p->k[cl_fwd_of(m->eu[t], n)] * p->k[cl_fwd_of(m->ev[t], n)];
+    for (int32_t id = 1; id <= n; id++) nd += (int64_t)p->k[id] * (p->k[id] - 1);
+    return nd;
+}
+
+/* collective run time of the deps idx[0..cnt) (sizes in x) */
 static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server,
                             const hsdag_cluster_config *c)
 {
@@ -375,7 +380,7 @@ static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt,
     for (int32_t t = 0; t < cnt; t++) {
         const cl_dep *d = &deps[idx[t]];
         int32_t ends[2] = {server[d->src], server[d->dst]};
-        M += d->size;
+        M += d->x;
         for (int e = 0; e < 2; e++) {
             int32_t s = ends[e];
             if (seen[s]) continue;
@@ -402,24 +407,21 @@ static double cl_collective(const cl_dep *deps, const int32_t *idx, int32_t cnt,
                                      c->io_latency);
 }
 
-static double cl_one_to_one(const cl_dep *d, const int32_t *server, const hsdag_cluster_config *c)
+/* same multiset of parent and child servers over the group? bal is W zeros and is left zeroed */
+static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server,
+                        int32_t *bal)
 {
-    if (server[d->src] == server[d->dst] || d->size == 0) return 0.0;
-    return c->prop_latency + 2.0 * c->io_latency + d->size / (c->node_bw / c->n_cgs);
-}
-
-/* same multiset of parent and child servers over the group? */
-static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, const int32_t *server)
-{
-    int32_t bal[HSDAG_CLUSTER_MAX_SERVERS];
-    memset(bal, 0, sizeof bal);
+    int ok = 1;
     for (int32_t t = 0; t < cnt; t++) {
         bal[server[deps[idx[t]].src]]++;
         bal[server[deps[idx[t]].dst]]--;
     }
-    for (int32_t s = 0; s < HSDAG_CLUSTER_MAX_SERVERS; s++)
-        if (bal[s]) return 0;
-    return 1;
+    for (int32_t t = 0; t < cnt; t++) {
+        int32_t a = server[deps[idx[t]].src], b = server[deps[idx[t]].dst];
+        if (bal[a] || bal[b]) ok = 0;
+        bal[a] = bal[b] = 0;
+    }
+    return ok;
 }
 
 /* flow completions, ordered by (time, dep) in the core heap */
@@ -435,13 +437,31 @@ static int cl_ev_less(const void *a, const void *b, void *ctx)
     return x->t < y->t || (x->t == y->t && x->dep < y->dep);
 }
 
+/* per-server ready ops in the core heap (ctx = op costs): the smallest compute runs, ties to the later op */
+static int cl_op_before(const void *a, const void *b, void *ctx)
+{
+    const double *cost = ctx;
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return cost[x] < cost[y] || (cost[x] == cost[y] && x > y);
+}
+
 /* ---- cl_job_lookahead, step by step ---- */
 
-/* Ops: the copies of every ddls id 1..2n (base[id] .. base[id + 1]), each with its share of the compute and
- * its server. 0 or -1 (ENOMEM). */
-static int la_ops(cl_sim *s, int32_t *base, int32_t *n_split, const cl_model *m, const cl_place *p)
+/* The split job's ops and deps, shared by the steps below (freed by cl_job_lookahead). */
+typedef struct cl_la {
+    int32_t n_ops, n_deps, n_graph, n_split;
+    int32_t *base; /* ops of ddls id: base[id] .. base[id + 1] */
+    double *rem, *cost;
+    int32_t *server, *npar, *op_id, *out_off, *out_dep;
+    cl_dep *deps;
+} cl_la;
+
+/* Ops: copies of every ddls id 1..2n, each with its share of the compute and its server; room for nd64
+ * deps. 0 or -1 (ENOMEM). */
+static int la_ops(cl_la *s, const cl_model *m, const cl_place *p, int64_t nd64)
 {
     int32_t n = m->n, N = 2 * n;
+    int32_t *base = s->base;
     base[1] = 0;
     for (int32_t id = 1; id <= N; id++) base[id + 1] = base[id] + p->k[cl_fwd_of(id, n)];
     s->n_ops = base[N + 1];
@@ -449,26 +469,30 @@ static int la_ops(cl_sim *s, int32_t *base, int32_t *n_split, const cl_model *m,
     s->cost = hsdag_malloc((size_t)s->n_ops * sizeof(double));
     s->server = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t));
     s->npar = hsdag_calloc((size_t)s->n_ops, sizeof(int32_t));
-    if (!s->rem || !s->cost || !s->server || !s->npar) return -1;
-    *n_split = 0;
+    s->op_id = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t));
+    s->deps = hsdag_malloc(((size_t)nd64 + 1) * sizeof(cl_dep));
+    if (!s->rem || !s->cost || !s->server || !s->npar || !s->op_id || !s->deps) return -1;
+    s->n_split = 0;
     for (int32_t id = 1; id <= N; id++) {
         int32_t f = cl_fwd_of(id, n), k = p->k[f];
-        if (k > 1) (*n_split)++;
+        if (k > 1) s->n_split++;
         for (int32_t i = 0; i < k; i++) {
             int32_t o = base[id] + i;
             s->cost[o] = s->rem[o] = m->comp[id] / k;
             s->server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
+            s->op_id[o] = id;
         }
     }
     return 0;
 }
 
-/* Deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ...
- * (*n_graph of them), then the backward sync pairs, both directions of a pair adjacent. 0 or -1. */
-static int la_deps(cl_sim *s, int32_t *n_graph, const cl_model *m, const cl_place *p, const int32_t *base)
+/* Deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ... (n_graph
+ * of them), then the backward sync pairs, both directions of a pair adjacent. */
+static void la_deps(cl_la *s, const cl_model *m, const cl_place *p)
 {
     int32_t n = m->n, N = 2 * n, nd = 0;
-    size_t cap = 0;
+    const int32_t *base = s->base;
+    cl_dep *deps = s->deps;
     for (int32_t t = 0; t < m->n_edges; t++) {
         int32_t X = m->eu[t], Y = m->ev[t];
         int32_t kx = p->k[cl_fwd_of(X, n)], ky = p->k[cl_fwd_of(Y, n)];
@@ -481,236 +505,254 @@ static int la_deps(cl_sim *s, int32_t *n_graph, const cl_model *m, const cl_plac
             size = m->mem[X] / ky;
         else
             size = (cl_ord(X, n) < cl_ord(Y, n) ? m->mem[X] : m->mem[Y]) / ((double)kx * ky);
-        if (hsdag_grow((void **)&s->deps, &cap, (size_t)nd + (size_t)kx * ky, sizeof(cl_dep)) < 0) return -1;
         for (int32_t i = 0; i < kx; i++)
-            for (int32_t j = 0; j < ky; j++) s->deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size, 0.0, 1};
+            for (int32_t j = 0; j < ky; j++) deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size};
     }
-    *n_graph = nd;
+    s->n_graph = nd;
     for (int32_t id = n + 1; id <= N; id++) {
         int32_t k = p->k[cl_fwd_of(id, n)];
-        if (k < 2) continue;
-        if (hsdag_grow((void **)&s->deps, &cap, (size_t)nd + (size_t)k * (k - 1), sizeof(cl_dep)) < 0)
-            return -1;
         for (int32_t l = 0; l < k; l++)
             for (int32_t q = l + 1; q < k; q++) {
-                s->deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k, 0.0, 0};
-                s->deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k, 0.0, 0};
+                deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k};
+                deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k};
             }
     }
     s->n_deps = nd;
-    return 0;
 }
 
-/* Collective groups of split ops: group X (1..n) = the forward out-deps of split forward op X; group Y
- * (n+1..2n) = the backward in-deps of split backward op Y. Only the join edge n -> n+1 can be in two groups
- * (both then hold the same deps). A symmetric group runs as one collective. 0 or -1. */
-static int la_groups(cl_sim *s, int32_t n_graph, const cl_model *m, const cl_place *p, const int32_t *base,
+/* Per graph dep: the time of the last symmetric collective group holding it (groups in id order), else -1,
+ * into dt_grp. Group g = X (1..n) holds the forward out-deps of split forward op X, g = Y (n+1..2n) the
+ * backward in-deps of split backward op Y. A dep is in at most one group but the join edge n -> n+1 (in
+ * both; the later group's time wins, as ddls overwrites in op order). A symmetric group (same server
+ * multiset on both ends) gets one all-reduce time from its summed sizes. 0 or -1. */
+static int la_groups(double *dt_grp, const cl_la *s, const cl_model *m, const cl_place *p,
                      const hsdag_cluster_config *c)
 {
-    int32_t n = m->n, N = 2 * n, rc = -1;
-    cl_dep *deps = s->deps;
-    int32_t *op_id = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t));
-    int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t)), *fill = NULL;
+    int32_t n = m->n, N = 2 * n, n_graph = s->n_graph, W = c->n_cgs * c->n_racks * c->n_servers, rc = -1;
+    const cl_dep *deps = s->deps;
+    int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
     int32_t *grp = hsdag_malloc(((size_t)2 * n_graph + 1) * sizeof(int32_t));
-    if (!op_id || !goff || !grp) goto done;
-    for (int32_t id = 1; id <= N; id++)
-        for (int32_t o = base[id]; o < base[id + 1]; o++) op_id[o] = id;
+    double *gT = hsdag_malloc(((size_t)N + 2) * sizeof(double));
+    int32_t *bal = hsdag_calloc((size_t)W, sizeof(int32_t));
+    if (!goff || !grp || !gT || !bal) goto done;
     for (int pass = 0; pass < 2; pass++) {
-        if (pass && !(fill = hsdag_calloc((size_t)N + 2, sizeof(int32_t)))) goto done;
         for (int32_t t = 0; t < n_graph; t++) {
-            int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
+            int32_t X = s->op_id[deps[t].src], Y = s->op_id[deps[t].dst];
             int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
             for (int q = 0; q < 2; q++) {
                 if (!g[q]) continue;
                 if (!pass)
                     goff[g[q] + 1]++;
                 else
-                    grp[goff[g[q]] + fill[g[q]]++] = t;
+                    grp[goff[g[q]]++] = t;
             }
         }
         if (!pass)
             for (int32_t id = 1; id <= N; id++) goff[id + 1] += goff[id];
+        else /* goff[g] now holds the end of g: shift back */
+            for (int32_t id = N; id >= 1; id--) goff[id] = goff[id - 1];
     }
+    goff[0] = goff[1] = 0;
     for (int32_t id = 1; id <= N; id++) {
         int32_t cnt = goff[id + 1] - goff[id];
         const int32_t *ix = grp + goff[id];
-        if (cnt && cl_symmetric(deps, ix, cnt, s->server)) {
-            double T = cl_collective(deps, ix, cnt, s->server, c);
-            for (int32_t t = 0; t < cnt; t++) deps[ix[t]].time = T;
-        }
+        gT[id] = cnt && cl_symmetric(deps, ix, cnt, s->server, bal)
+                     ? cl_collective(deps, ix, cnt, s->server, c)
+                     : -1.0;
     }
+    for (int32_t t = 0; t < n_graph; t++) dt_grp[t] = -1.0;
+    for (int32_t id = 1; id <= N; id++)
+        if (gT[id] >= 0)
+            for (int32_t q = goff[id]; q < goff[id + 1]; q++) dt_grp[grp[q]] = gT[id];
     rc = 0;
 done:
-    hsdag_free(op_id);
     hsdag_free(goff);
-    hsdag_free(fill);
     hsdag_free(grp);
+    hsdag_free(gT);
+    hsdag_free(bal);
     return rc;
 }
 
-/* Run times: one-to-one by default, then collective groups of split ops, then each sync pair as a 2-dep
- * collective (ddls sets collectives first and one-to-one last); local or empty deps take no time; the time
- * unit; parents counted. 0 or -1. */
-static int la_times(cl_sim *s, int32_t n_graph, const cl_model *m, const cl_place *p, const int32_t *base,
-                    const hsdag_cluster_config *c)
+/* Run times (ddls sets one-to-one times, then the collective groups of split ops over them): the groups'
+ * (la_groups), every sync pair a 2-dep collective, else one-to-one. A dep on one server or of size 0 is not a
+ * flow (time 0). All sizes are read before any time is written; parents counted. 0 or -1. */
+static int la_times(cl_la *s, const cl_model *m, const cl_place *p, const hsdag_cluster_config *c)
 {
+    int32_t n_graph = s->n_graph, nd = s->n_deps;
     cl_dep *deps = s->deps;
-    int32_t nd = s->n_deps;
-    for (int32_t t = 0; t < nd; t++) deps[t].time = cl_one_to_one(&deps[t], s->server, c);
-    if (la_groups(s, n_graph, m, p, base, c) < 0) return -1;
-    for (int32_t t = n_graph; t < nd; t += 2) {
-        int32_t pair[2] = {t, t + 1};
-        double T = cl_collective(deps, pair, 2, s->server, c);
-        deps[t].time = deps[t + 1].time = T;
+    const int32_t *server = s->server;
+    double *dt_grp = hsdag_malloc(((size_t)n_graph + 1) * sizeof(double));
+    if (!dt_grp || la_groups(dt_grp, s, m, p, c) < 0) {
+        hsdag_free(dt_grp);
+        return -1;
     }
     double tscale = c->time_unit_fix ? 1e3 : 1.0;
-    for (int32_t t = 0; t < nd; t++) {
-        if (s->server[deps[t].src] == s->server[deps[t].dst] || deps[t].size == 0)
-            deps[t].time = 0.0; /* not a flow */
-        deps[t].time *= tscale;
-        if (deps[t].parent) s->npar[deps[t].dst]++;
+    for (int32_t t = n_graph; t < nd; t += 2) { /* each sync pair is a 2-dep collective */
+        int32_t pair[2] = {t, t + 1};
+        double T = cl_collective(deps, pair, 2, server, c);
+        for (int q = 0; q < 2; q++) {
+            cl_dep *d = &deps[t + q];
+            d->x = server[d->src] == server[d->dst] || d->x == 0 ? 0.0 : T * tscale;
+        }
     }
+    for (int32_t t = 0; t < n_graph; t++) {
+        cl_dep *d = &deps[t];
+        int flow = server[d->src] != server[d->dst] && d->x != 0;
+        double T = dt_grp[t] >= 0 ? dt_grp[t]
+                                  : c->prop_latency + 2.0 * c->io_latency + d->x / (c->node_bw / c->n_cgs);
+        d->x = flow ? T * tscale : 0.0;
+        s->npar[d->dst]++;
+    }
+    hsdag_free(dt_grp);
     return 0;
 }
 
 /* The out-dep CSR of the ops. 0 or -1. */
-static int la_out_csr(cl_sim *s)
+static int la_out_csr(cl_la *s)
 {
-    int32_t nd = s->n_deps;
-    s->out_off = hsdag_calloc((size_t)s->n_ops + 1, sizeof(int32_t));
+    int32_t nd = s->n_deps, n_ops = s->n_ops;
+    s->out_off = hsdag_calloc((size_t)n_ops + 1, sizeof(int32_t));
     s->out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
-    int32_t *fill = hsdag_calloc((size_t)s->n_ops + 1, sizeof(int32_t));
-    if (!s->out_off || !s->out_dep || !fill) {
-        hsdag_free(fill);
-        return -1;
-    }
-    for (int32_t t = 0; t < nd; t++) s->out_off[s->deps[t].src + 1]++;
-    for (int32_t o = 0; o < s->n_ops; o++) s->out_off[o + 1] += s->out_off[o];
-    for (int32_t t = 0; t < nd; t++) s->out_dep[s->out_off[s->deps[t].src] + fill[s->deps[t].src]++] = t;
-    hsdag_free(fill);
+    if (!s->out_off || !s->out_dep) return -1;
+    int32_t *out_off = s->out_off;
+    for (int32_t t = 0; t < nd; t++) out_off[s->deps[t].src + 1]++;
+    for (int32_t o = 0; o < n_ops; o++) out_off[o + 1] += out_off[o];
+    for (int32_t t = 0; t < nd; t++) s->out_dep[out_off[s->deps[t].src]++] = t;
+    for (int32_t o = n_ops; o > 0; o--) out_off[o] = out_off[o - 1];
+    out_off[0] = 0;
     return 0;
 }
 
-/* The event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
- * preemptive; every ready flow runs at full rate from its source op's completion (no sharing under RAMP
- * rules). *step gets the time of one training step. 0 or -1. */
-static int la_run(double *step, cl_sim *s, const hsdag_cluster_config *c)
+/* One step of the event loop at the next event: ops completing (their heaps popped) and flows arriving go on
+ * the stack; the rest of the running ops advance. *now becomes the event's time; 1 if there was an event, 0 if
+ * none is left, -1 on ENOMEM. */
+static int la_advance(double *now, cl_la *s, hsdag_heap *rh, int32_t W, hsdag_heap *flows, int32_t **stack,
+                      size_t *cap_stack, int32_t *sp, int32_t *ops_done)
 {
+    /* the running op of each server is the top of its heap; the next event */
+    double next = INFINITY;
+    for (int32_t w = 0; w < W; w++)
+        if (rh[w].n) {
+            double f = *now + s->rem[*(const int32_t *)hsdag_heap_top(&rh[w])];
+            if (f < next) next = f;
+        }
+    const cl_ev *first = hsdag_heap_top(flows);
+    if (first && first->t < next) next = first->t;
+    if (next == INFINITY) return 0;
+    double dt = next - *now;
+    for (int32_t w = 0; w < W; w++) {
+        if (!rh[w].n) continue;
+        int32_t o = *(const int32_t *)hsdag_heap_top(&rh[w]);
+        if (*now + s->rem[o] <= next) { /* completes now */
+            s->rem[o] = 0.0;
+            hsdag_heap_pop(&rh[w], &o);
+            (*ops_done)++;
+            if (hsdag_grow((void **)stack, cap_stack, (size_t)*sp + 1, sizeof(int32_t)) < 0) return -1;
+            (*stack)[(*sp)++] = o;
+        } else {
+            s->rem[o] -= dt;
+        }
+    }
+    *now = next;
+    for (const cl_ev *top; (top = hsdag_heap_top(flows)) && top->t <= *now;) {
+        cl_ev ev;
+        hsdag_heap_pop(flows, &ev);
+        if (hsdag_grow((void **)stack, cap_stack, (size_t)*sp + 1, sizeof(int32_t)) < 0) return -1;
+        (*stack)[(*sp)++] = -1 - ev.dep;
+    }
+    return 1;
+}
+
+/* The event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
+ * preemptive (a per-server heap); every ready flow runs at full rate from its source op's completion (no
+ * sharing under RAMP rules). *step gets the time of one training step. 0 or -1. */
+static int la_run(double *step, cl_la *s, const hsdag_cluster_config *c)
+{
+    int32_t n_ops = s->n_ops, nd = s->n_deps, W = c->n_cgs * c->n_racks * c->n_servers, rc = -1;
     const cl_dep *deps = s->deps;
-    int32_t nd = s->n_deps, W = c->n_cgs * c->n_racks * c->n_servers, rc = -1;
-    cl_ev *heap = hsdag_malloc(((size_t)nd + 1) * sizeof(cl_ev));
-    int32_t *ready = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t)); /* per-server ready lists, packed */
-    int32_t *nready = hsdag_calloc((size_t)W, sizeof(int32_t));
-    int32_t *roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
-    int32_t *stack = hsdag_malloc(((size_t)s->n_ops + (size_t)nd + 1) * sizeof(int32_t));
-    if (!heap || !ready || !nready || !roff || !stack) goto done;
-    for (int32_t o = 0; o < s->n_ops; o++) roff[s->server[o] + 1]++;
+    int32_t *ready = hsdag_malloc(((size_t)n_ops + 1) * sizeof(int32_t)); /* per-server heaps, packed */
+    hsdag_heap *rh = hsdag_malloc((size_t)W * sizeof(hsdag_heap));        /* over slices of ready[] */
+    int32_t *roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t)), *stack = NULL;
+    size_t cap_stack = 0;
+    hsdag_heap flows; /* flow completions (own storage, grown on push) */
+    hsdag_heap_init(&flows, sizeof(cl_ev), NULL, 0, cl_ev_less, NULL);
+    if (!ready || !rh || !roff) goto done;
+    for (int32_t o = 0; o < n_ops; o++) roff[s->server[o] + 1]++;
     for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
-    int32_t ops_done = 0, deps_done = 0;
-    hsdag_heap flows; /* each dep is pushed at most once: nd slots suffice */
-    hsdag_heap_init(&flows, sizeof(cl_ev), heap, (size_t)nd + 1, cl_ev_less, NULL);
+    for (int32_t w = 0; w < W; w++)
+        hsdag_heap_init(&rh[w], sizeof(int32_t), ready + roff[w], (size_t)(roff[w + 1] - roff[w]),
+                        cl_op_before, s->cost);
+    int32_t sp = 0, ops_done = 0, deps_done = 0, st;
     double now = 0.0;
-    for (int32_t o = 0; o < s->n_ops; o++)
-        if (s->npar[o] == 0) ready[roff[s->server[o]] + nready[s->server[o]]++] = o;
-    for (;;) {
-        /* the running op of each server and the next event */
-        double next = INFINITY;
-        int32_t run[HSDAG_CLUSTER_MAX_SERVERS];
-        for (int32_t w = 0; w < W; w++) {
-            run[w] = -1;
-            int32_t best = -1;
-            for (int32_t i = 0; i < nready[w]; i++) {
-                int32_t o = ready[roff[w] + i];
-                if (best < 0 || s->cost[o] < s->cost[ready[roff[w] + best]] ||
-                    (s->cost[o] == s->cost[ready[roff[w] + best]] && o > ready[roff[w] + best]))
-                    best = i;
-            }
-            if (best >= 0) {
-                run[w] = best;
-                double f = now + s->rem[ready[roff[w] + best]];
-                if (f < next) next = f;
-            }
-        }
-        const cl_ev *first = hsdag_heap_top(&flows);
-        if (first && first->t < next) next = first->t;
-        if (next == INFINITY) break;
-        double dt = next - now;
-        int32_t sp = 0;
-        for (int32_t w = 0; w < W; w++) {
-            if (run[w] < 0) continue;
-            int32_t o = ready[roff[w] + run[w]];
-            if (now + s->rem[o] <= next) { /* completes now */
-                s->rem[o] = 0.0;
-                ready[roff[w] + run[w]] = ready[roff[w] + nready[w] - 1];
-                nready[w]--;
-                ops_done++;
-                stack[sp++] = o;
-            } else {
-                s->rem[o] -= dt;
-            }
-        }
-        now = next;
-        for (const cl_ev *top; (top = hsdag_heap_top(&flows)) && top->t <= now;) {
-            cl_ev ev;
-            hsdag_heap_pop(&flows, &ev);
-            stack[sp++] = -1 - ev.dep;
-        }
+    for (int32_t o = 0; o < n_ops; o++) /* a server's heap holds at most its own ops: never full */
+        if (s->npar[o] == 0) hsdag_heap_push(&rh[s->server[o]], &o);
+    while ((st = la_advance(&now, s, rh, W, &flows, &stack, &cap_stack, &sp, &ops_done)) > 0) {
         /* cascade: finished ops release their deps; finished deps release their children */
         while (sp > 0) {
             int32_t x = stack[--sp];
             if (x >= 0) {
+                int32_t cnt = s->out_off[x + 1] - s->out_off[x];
+                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + cnt + 1, sizeof(int32_t)) < 0)
+                    goto done;
                 for (int32_t t = s->out_off[x]; t < s->out_off[x + 1]; t++) {
                     int32_t d = s->out_dep[t];
-                    if (deps[d].time > 0) {
-                        cl_ev ev = {now + deps[d].time, d};
-                        hsdag_heap_push(&flows, &ev);
-                    } else
+                    if (deps[d].x > 0) {
+                        cl_ev ev = {now + deps[d].x, d};
+                        if (hsdag_heap_push(&flows, &ev) < 0) goto done;
+                    } else {
                         stack[sp++] = -1 - d;
+                    }
                 }
             } else {
-                const cl_dep *d = &deps[-1 - x];
+                int32_t d = -1 - x;
                 deps_done++;
-                if (d->parent && --s->npar[d->dst] == 0) {
-                    int32_t w = s->server[d->dst];
-                    ready[roff[w] + nready[w]++] = d->dst;
+                if (d < s->n_graph && --s->npar[deps[d].dst] == 0) {
+                    int32_t o = deps[d].dst;
+                    hsdag_heap_push(&rh[s->server[o]], &o);
                 }
             }
         }
     }
-    HSDAG_ASSERT(ops_done == s->n_ops && deps_done == nd);
+    if (st < 0) goto done;
+    HSDAG_ASSERT(ops_done == n_ops && deps_done == nd);
     *step = now;
     rc = 0;
 done:
-    hsdag_free(heap);
-    hsdag_free(ready);
-    hsdag_free(nready);
-    hsdag_free(roff);
+    hsdag_heap_free(&flows);
     hsdag_free(stack);
+    hsdag_free(ready);
+    hsdag_free(rh);
+    hsdag_free(roff);
     return rc;
 }
 
 int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
 {
-    int32_t n_split = 0, n_graph = 0;
+    int64_t nd64 = cl_job_split_deps(m, p);
+    if (nd64 > HSDAG_CLUSTER_MAX_SPLIT_DEPS) return HSDAG_ELIMIT;
     int rc = HSDAG_ENOMEM;
-    int32_t *base = hsdag_malloc(((size_t)2 * m->n + 2) * sizeof(int32_t));
-    cl_sim s;
+    cl_la s;
     memset(&s, 0, sizeof s);
+    s.base = hsdag_malloc(((size_t)2 * m->n + 2) * sizeof(int32_t));
     double step = 0;
-    if (base && la_ops(&s, base, &n_split, m, p) == 0 && la_deps(&s, &n_graph, m, p, base) == 0 &&
-        la_times(&s, n_graph, m, p, base, c) == 0 && la_out_csr(&s) == 0 && la_run(&step, &s, c) == 0) {
-        out->step_time = step;
-        out->jct = step * c->n_steps;
-        out->n_ops = s.n_ops;
-        out->n_deps = s.n_deps;
-        out->n_split_ops = n_split;
-        rc = 0;
+    if (s.base && la_ops(&s, m, p, nd64) == 0) {
+        la_deps(&s, m, p);
+        HSDAG_ASSERT(s.n_deps == nd64);
+        if (la_times(&s, m, p, c) == 0 && la_out_csr(&s) == 0 && la_run(&step, &s, c) == 0) {
+            out->step_time = step;
+            out->jct = step * c->n_steps;
+            out->n_ops = s.n_ops;
+            out->n_deps = s.n_deps;
+            out->n_split_ops = s.n_split;
+            rc = 0;
+        }
     }
-    hsdag_free(base);
+    hsdag_free(s.base);
     hsdag_free(s.rem);
     hsdag_free(s.cost);
     hsdag_free(s.server);
     hsdag_free(s.npar);
+    hsdag_free(s.op_id);
     hsdag_free(s.out_off);
     hsdag_free(s.out_dep);
     hsdag_free(s.deps);

@@ -25,6 +25,7 @@ static void rj_metrics(hsdag_jw *w, const hsdag_cluster_metrics *m)
     hsdag_jw_num(w, "mean_speedup", m->mean_speedup);
     hsdag_jw_num(w, "utilisation", m->utilisation);
     hsdag_jw_int(w, "jobs_arrived", (long long)m->jobs_arrived);
+    hsdag_jw_int(w, "jobs_decided", (long long)m->jobs_decided);
     hsdag_jw_int(w, "jobs_blocked", (long long)m->jobs_blocked);
     hsdag_jw_int(w, "jobs_completed", (long long)m->jobs_completed);
     hsdag_jw_int(w, "blocked_action0", (long long)m->blocked_action0);
@@ -111,13 +112,26 @@ int hsdag_cluster_compare_write_markdown(hsdag_buf *b, const hsdag_cluster_confi
                                          const hsdag_cluster_comparison *cmp)
 {
     int32_t nb = (int32_t)strlen(cmp->betas), ns = cmp->n_seeds;
+    long long arr = rj_arrivals(c);
+    long long dec = (double)(arr - 1) * c->interarrival >= c->horizon ? arr - 1 : arr;
     hsdag_buf_printf(
-        b, "PAC-ML cluster: blocking rate and demand throughput (B per time unit), mean +- std over seeds");
+        b,
+        "PAC-ML cluster, %s: blocking_rate (jobs_blocked / jobs_arrived; lower is better) and "
+        "throughput (mean demand total throughput, B per time unit; higher is better), mean ± std "
+        "over seeds",
+        c->time_unit_fix ? "--time-unit-fix (communication in ms)" : "reference units");
     for (int32_t si = 0; si < ns; si++)
         hsdag_buf_printf(b, "%s%llu", si ? "," : " ", (unsigned long long)cmp->seeds[si]);
-    hsdag_buf_printf(b, "%s\n\n| policy |", c->time_unit_fix ? "; --time-unit-fix" : "");
+    hsdag_buf_printf(b, ". Each episode has %lld arrivals (t = 0, %g, ..., %g)", arr, c->interarrival,
+                     (double)(arr - 1) * c->interarrival);
+    if (dec < arr)
+        hsdag_buf_printf(b,
+                         "; the one at t = horizon is counted in jobs_arrived but gets no decision, so %lld "
+                         "jobs are decided",
+                         dec);
+    hsdag_buf_printf(b, ".\n\n| policy |");
     for (int32_t bi = 0; bi < nb; bi++)
-        hsdag_buf_printf(b, " blocking %c | throughput %c |", cmp->betas[bi], cmp->betas[bi]);
+        hsdag_buf_printf(b, " blocking_rate %c | throughput %c |", cmp->betas[bi], cmp->betas[bi]);
     hsdag_buf_printf(b, "\n|---|");
     for (int32_t bi = 0; bi < nb; bi++) hsdag_buf_printf(b, "---|---|");
     hsdag_buf_printf(b, "\n");
@@ -132,8 +146,8 @@ int hsdag_cluster_compare_write_markdown(hsdag_buf *b, const hsdag_cluster_confi
         }
         hsdag_buf_printf(b, "\n");
     }
-    hsdag_buf_printf(b, "\n%lld episodes of %lld arrivals; median wall time per episode %.2f ms\n",
-                     (long long)cmp->n_policies * nb * ns, rj_arrivals(c), cmp->median_wall_s * 1e3);
+    hsdag_buf_printf(b, "\n%lld episodes; median wall time per episode %.2f ms\n",
+                     (long long)cmp->n_policies * nb * ns, cmp->median_wall_s * 1e3);
     return b->oom ? HSDAG_ENOMEM : 0;
 }
 

@@ -1,10 +1,11 @@
 /* pacml_gnn.c - the PAC-ML policy/value network: 2-round mean-pool GNN over a job graph, graph module,
  *   policy and value MLPs, masked log-softmax, and the PPO loss with its full backward pass.
- * Not here: rollouts, GAE bookkeeping and Adam scheduling (pacml_ppo.c); the kernels (src/nn/).
+ * Not here: rollouts, GAE bookkeeping and Adam scheduling (pacml_ppo.c); the DQN's Q-network (pacml_dqn.c,
+ *   which shares the GNN through pacml_internal.h); the kernels (src/nn/).
  * Entry points: hsdag_pacml_net_create/free/params/touch/eval/act/loss, hsdag_pacml_net_config_default,
- *   hsdag_pacml_mask_parse.
+ *   hsdag_pacml_mask_parse, and for the other learners pm_mod_* and pm_gnn_* (pacml_internal.h).
  */
-#include "hsdag/pacml.h"
+#include "pacml_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -13,7 +14,6 @@
 #define PM_GF HSDAG_PACML_OBS_FEATS /* 34 */
 #define PM_NF HSDAG_PACML_NODE_FEATS
 #define PM_EF HSDAG_PACML_EDGE_FEATS
-#define PM_EPS 1e-5f /* LayerNorm eps (PyTorch default) */
 
 /* Forward cache of one round for one model. */
 typedef struct pm_round {
@@ -28,7 +28,7 @@ typedef struct pm_round {
     float *inv;                    /* 1 / messages per node (n) */
 } pm_round;
 
-typedef struct pm_model {
+struct pm_model {
     int32_t n, ne;
     int32_t *src; /* [ne] edge sources */
     int32_t *seg; /* [ne + n] receiver of each message: edge destinations, then 0..n-1 */
@@ -39,28 +39,17 @@ typedef struct pm_model {
     float pool_inv;
     uint64_t version; /* parameter version of the cache; 0 = never */
     void *block;      /* one allocation for all of the above */
-} pm_model;
-
-typedef struct pm_mod { /* LayerNorm -> Linear */
-    hsdag_nn_layernorm ln;
-    hsdag_nn_linear lin;
-} pm_mod;
+};
 
 struct hsdag_pacml_net {
     hsdag_pacml_net_config c;
     hsdag_nn_params *p;
-    pm_mod node[2], edge[2], red[2], graph;
+    pm_gnn gnn;
+    pm_mod graph;
     hsdag_nn_linear pi1, pi2, v1, v2;
     int32_t n_models;
-    pm_model *m;
-    uint64_t version;
-    int32_t max_n, max_ne;
-    float *gs; /* GNN scratch: 13 slots of gs_slot floats */
-    size_t gs_slot;
     float *bs;      /* batch scratch */
     int32_t bs_cap; /* batch rows it holds */
-    float *dpool;   /* [n_models * node_out] */
-    uint8_t *used;  /* [n_models] */
 };
 
 hsdag_pacml_net_config hsdag_pacml_net_config_default(void)
@@ -69,7 +58,7 @@ hsdag_pacml_net_config hsdag_pacml_net_config_default(void)
     return c;
 }
 
-static int pm_mod_add(hsdag_nn_params *p, pm_mod *m, const char *name, int32_t in, int32_t out, hsdag_err *e)
+int pm_mod_add(hsdag_nn_params *p, pm_mod *m, const char *name, int32_t in, int32_t out, hsdag_err *e)
 {
     char nm[64];
     snprintf(nm, sizeof nm, "%s_ln", name);
@@ -81,20 +70,19 @@ static int pm_mod_add(hsdag_nn_params *p, pm_mod *m, const char *name, int32_t i
 #define PV(net, id) hsdag_nn_params_value((net)->p, (id))
 #define PG(net, id) hsdag_nn_params_grad((net)->p, (id))
 
-/* y (rows, out) = ReLU?(Lin(LN(x))); ln outputs into xn/mean/rstd. */
-static void pm_mod_forward(hsdag_pacml_net *n, const pm_mod *m, float *y, float *xn, float *mean, float *rstd,
-                           const float *x, int32_t rows, int relu)
+void pm_mod_forward(hsdag_nn_params *p, const pm_mod *m, float *y, float *xn, float *mean, float *rstd,
+                    const float *x, int32_t rows, int relu)
 {
-    hsdag_nn_layernorm_forward(xn, mean, rstd, x, PV(n, m->ln.g), PV(n, m->ln.b), rows, m->ln.d, PM_EPS);
-    hsdag_nn_linear_forward(y, xn, PV(n, m->lin.w), PV(n, m->lin.b), rows, m->lin.in, m->lin.out);
+    hsdag_nn_layernorm_forward(xn, mean, rstd, x, hsdag_nn_params_value(p, m->ln.g),
+                               hsdag_nn_params_value(p, m->ln.b), rows, m->ln.d, PM_EPS);
+    hsdag_nn_linear_forward(y, xn, hsdag_nn_params_value(p, m->lin.w), hsdag_nn_params_value(p, m->lin.b),
+                            rows, m->lin.in, m->lin.out);
     if (relu) hsdag_nn_relu_forward(y, y, (size_t)rows * m->lin.out);
 }
 
-/* Backward of pm_mod_forward: dy is dL/dy (post-ReLU if relu), dypre and dxn are zeroed scratch; dx += (or
- * NULL). */
-static void pm_mod_backward(hsdag_pacml_net *n, const pm_mod *m, float *dx, const float *dy, float *dypre,
-                            float *dxn, const float *y, const float *xn, const float *mean, const float *rstd,
-                            const float *x, int32_t rows, int relu)
+void pm_mod_backward(hsdag_nn_params *p, const pm_mod *m, float *dx, const float *dy, float *dypre,
+                     float *dxn, const float *y, const float *xn, const float *mean, const float *rstd,
+                     const float *x, int32_t rows, int relu)
 {
     size_t ny = (size_t)rows * m->lin.out, nx = (size_t)rows * m->lin.in;
     const float *g = dy;
@@ -104,19 +92,19 @@ static void pm_mod_backward(hsdag_pacml_net *n, const pm_mod *m, float *dx, cons
         g = dypre;
     }
     memset(dxn, 0, nx * sizeof(float));
-    hsdag_nn_linear_backward(dxn, PG(n, m->lin.w), PG(n, m->lin.b), g, xn, PV(n, m->lin.w), rows, m->lin.in,
-                             m->lin.out);
-    hsdag_nn_layernorm_backward(dx, PG(n, m->ln.g), PG(n, m->ln.b), dxn, x, mean, rstd, PV(n, m->ln.g), rows,
-                                m->ln.d);
+    hsdag_nn_linear_backward(dxn, hsdag_nn_params_grad(p, m->lin.w), hsdag_nn_params_grad(p, m->lin.b), g, xn,
+                             hsdag_nn_params_value(p, m->lin.w), rows, m->lin.in, m->lin.out);
+    hsdag_nn_layernorm_backward(dx, hsdag_nn_params_grad(p, m->ln.g), hsdag_nn_params_grad(p, m->ln.b), dxn,
+                                x, mean, rstd, hsdag_nn_params_value(p, m->ln.g), rows, m->ln.d);
 }
 
-static int pm_model_init(hsdag_pacml_net *net, pm_model *pm, const hsdag_pacml_job *cm, hsdag_err *e)
+static int pm_model_init(pm_gnn *net, pm_model *pm, const hsdag_pacml_job *cm, hsdag_err *e)
 {
     const hsdag_graph *g = cm->g;
-    int32_t n = g->n_nodes, ne = g->n_edges, h = net->c.msg_half, nm = ne + n;
+    int32_t n = g->n_nodes, ne = g->n_edges, h = net->msg_half, nm = ne + n;
     pm->n = n;
     pm->ne = ne;
-    int32_t din[2] = {PM_NF, net->c.hidden1}, dout[2] = {net->c.hidden1, net->c.node_out};
+    int32_t din[2] = {PM_NF, net->hidden1}, dout[2] = {net->hidden1, net->node_out};
     size_t fl = (size_t)n * PM_NF + (size_t)ne * PM_EF;
     for (int r = 0; r < 2; r++)
         fl += (size_t)n * din[r] + 2 * (size_t)n + (size_t)n * h + (size_t)ne * PM_EF + 2 * (size_t)ne +
@@ -162,6 +150,59 @@ static int pm_model_init(hsdag_pacml_net *net, pm_model *pm, const hsdag_pacml_j
     return 0;
 }
 
+int pm_gnn_add(pm_gnn *g, hsdag_nn_params *p, int32_t msg_half, int32_t hidden1, int32_t node_out,
+               const hsdag_pacml_job *jobs, int32_t n_jobs, hsdag_err *e)
+{
+    memset(g, 0, sizeof *g);
+    g->p = p;
+    g->msg_half = msg_half;
+    g->hidden1 = hidden1;
+    g->node_out = node_out;
+    int32_t h = msg_half, din[2] = {PM_NF, hidden1}, dout[2] = {hidden1, node_out};
+    int rc;
+    for (int r = 0; r < 2; r++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "r%d.node", r + 1);
+        if ((rc = pm_mod_add(p, &g->node[r], nm, din[r], h, e)) < 0) return rc;
+        snprintf(nm, sizeof nm, "r%d.edge", r + 1);
+        if ((rc = pm_mod_add(p, &g->edge[r], nm, PM_EF, h, e)) < 0) return rc;
+        snprintf(nm, sizeof nm, "r%d.reduce", r + 1);
+        if ((rc = pm_mod_add(p, &g->red[r], nm, 2 * h, dout[r], e)) < 0) return rc;
+    }
+    g->n_models = n_jobs;
+    g->m = hsdag_calloc((size_t)n_jobs + 1, sizeof *g->m);
+    g->dpool = hsdag_calloc((size_t)n_jobs * node_out + 1, sizeof(float));
+    g->used = hsdag_calloc((size_t)n_jobs + 1, 1);
+    if (!g->m || !g->dpool || !g->used) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
+    for (int32_t i = 0; i < n_jobs; i++)
+        if ((rc = pm_model_init(g, &g->m[i], &jobs[i], e)) < 0) return rc;
+    /* backward scratch: 13 buffers, each sized by the largest of its uses */
+    int32_t mx = hidden1 > 2 * h ? hidden1 : 2 * h;
+    if (node_out > mx) mx = node_out;
+    if (PM_NF > mx) mx = PM_NF;
+    g->gs_slot = (size_t)(g->max_n + g->max_ne) * (size_t)mx;
+    g->gs = hsdag_calloc(13 * g->gs_slot + 1, sizeof(float));
+    if (!g->gs) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory");
+    g->version = 1;
+    return 0;
+}
+
+void pm_gnn_free(pm_gnn *g)
+{
+    if (g->m)
+        for (int32_t i = 0; i < g->n_models; i++) hsdag_free(g->m[i].block);
+    hsdag_free(g->m);
+    hsdag_free(g->dpool);
+    hsdag_free(g->used);
+    hsdag_free(g->gs);
+    memset(g, 0, sizeof *g);
+}
+
+void pm_gnn_touch(pm_gnn *g)
+{
+    g->version++;
+}
+
 int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
                            const hsdag_pacml_net_config *cfg, uint64_t seed, hsdag_err *e)
 {
@@ -176,17 +217,7 @@ int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, i
     n->c = c;
     int rc = hsdag_nn_params_create(&n->p, NULL);
     if (rc < 0) goto fail_oom;
-    int32_t h = c.msg_half;
-    int32_t din[2] = {PM_NF, c.hidden1}, dout[2] = {c.hidden1, c.node_out};
-    for (int r = 0; r < 2; r++) {
-        char nm[32];
-        snprintf(nm, sizeof nm, "r%d.node", r + 1);
-        if ((rc = pm_mod_add(n->p, &n->node[r], nm, din[r], h, e)) < 0) goto fail;
-        snprintf(nm, sizeof nm, "r%d.edge", r + 1);
-        if ((rc = pm_mod_add(n->p, &n->edge[r], nm, PM_EF, h, e)) < 0) goto fail;
-        snprintf(nm, sizeof nm, "r%d.reduce", r + 1);
-        if ((rc = pm_mod_add(n->p, &n->red[r], nm, 2 * h, dout[r], e)) < 0) goto fail;
-    }
+    if ((rc = pm_gnn_add(&n->gnn, n->p, c.msg_half, c.hidden1, c.node_out, jobs, n_jobs, e)) < 0) goto fail;
     if ((rc = pm_mod_add(n->p, &n->graph, "graph", PM_GF, c.graph_out, e)) < 0) goto fail;
     int32_t emb = c.node_out + c.graph_out;
     if ((rc = hsdag_nn_linear_add(n->p, &n->pi1, "pi1", emb, c.fc_hidden, 1, e)) < 0) goto fail;
@@ -203,20 +234,6 @@ int hsdag_pacml_net_create(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, i
         for (int32_t i = 0; i < PM_NA; i++) b[i] = 0.f;
     }
     n->n_models = n_jobs;
-    n->m = hsdag_calloc((size_t)n->n_models, sizeof *n->m);
-    n->dpool = hsdag_calloc((size_t)n->n_models * c.node_out + 1, sizeof(float));
-    n->used = hsdag_calloc((size_t)n->n_models + 1, 1);
-    if (!n->m || !n->dpool || !n->used) goto fail_oom;
-    for (int32_t i = 0; i < n->n_models; i++)
-        if ((rc = pm_model_init(n, &n->m[i], &jobs[i], e)) < 0) goto fail;
-    /* backward scratch: 13 buffers, each sized by the largest of its uses */
-    int32_t mx = c.hidden1 > 2 * h ? c.hidden1 : 2 * h;
-    if (c.node_out > mx) mx = c.node_out;
-    if (PM_NF > mx) mx = PM_NF;
-    n->gs_slot = (size_t)(n->max_n + n->max_ne) * (size_t)mx;
-    n->gs = hsdag_calloc(13 * n->gs_slot + 1, sizeof(float));
-    if (!n->gs) goto fail_oom;
-    n->version = 1;
     *out = n;
     return 0;
 fail_oom:
@@ -229,12 +246,7 @@ fail:
 void hsdag_pacml_net_free(hsdag_pacml_net *n)
 {
     if (!n) return;
-    if (n->m)
-        for (int32_t i = 0; i < n->n_models; i++) hsdag_free(n->m[i].block);
-    hsdag_free(n->m);
-    hsdag_free(n->dpool);
-    hsdag_free(n->used);
-    hsdag_free(n->gs);
+    pm_gnn_free(&n->gnn);
     hsdag_free(n->bs);
     hsdag_nn_params_free(n->p);
     hsdag_free(n);
@@ -250,66 +262,68 @@ const hsdag_pacml_net_config *hsdag_pacml_net_config_get(const hsdag_pacml_net *
 }
 void hsdag_pacml_net_touch(hsdag_pacml_net *n)
 {
-    n->version++;
+    pm_gnn_touch(&n->gnn);
 }
 
 /* ---- GNN over one model ---- */
 
-static void pm_gnn_forward(hsdag_pacml_net *n, pm_model *pm)
+const float *pm_gnn_pool(pm_gnn *n, int32_t model)
 {
-    if (pm->version == n->version) return;
-    int32_t N = pm->n, NE = pm->ne, NM = N + NE, h = n->c.msg_half;
+    pm_model *pm = &n->m[model];
+    if (pm->version == n->version) return pm->pool;
+    int32_t N = pm->n, NE = pm->ne, NM = N + NE, h = n->msg_half;
     float *ag = n->gs, *zeros = n->gs + (size_t)NE * h; /* scratch, not needed by backward */
     memset(zeros, 0, (size_t)N * h * sizeof(float));
     const float *zin = pm->x0;
     for (int r = 0; r < 2; r++) {
         pm_round *R = &pm->rd[r];
         int32_t dout = n->red[r].lin.out;
-        pm_mod_forward(n, &n->node[r], R->a, R->zn, R->zn_mean, R->zn_rstd, zin, N, 1);
-        pm_mod_forward(n, &n->edge[r], R->b, R->en, R->en_mean, R->en_rstd, pm->xe, NE, 1);
+        pm_mod_forward(n->p, &n->node[r], R->a, R->zn, R->zn_mean, R->zn_rstd, zin, N, 1);
+        pm_mod_forward(n->p, &n->edge[r], R->b, R->en, R->en_mean, R->en_rstd, pm->xe, NE, 1);
         hsdag_nn_gather_forward(ag, R->a, pm->src, NE, h);
         hsdag_nn_concat_forward(R->msg, ag, R->b, NE, h, h);
         hsdag_nn_concat_forward(R->msg + (size_t)NE * 2 * h, R->a, zeros, N, h, h);
-        pm_mod_forward(n, &n->red[r], R->r, R->mn, R->mn_mean, R->mn_rstd, R->msg, NM, 1);
+        pm_mod_forward(n->p, &n->red[r], R->r, R->mn, R->mn_mean, R->mn_rstd, R->msg, NM, 1);
         hsdag_nn_segment_mean_forward(R->z, R->inv, R->r, pm->seg, NM, dout, N);
         zin = R->z;
     }
-    hsdag_nn_segment_mean_forward(pm->pool, &pm->pool_inv, pm->rd[1].z, NULL, N, n->c.node_out, 1);
+    hsdag_nn_segment_mean_forward(pm->pool, &pm->pool_inv, pm->rd[1].z, NULL, N, n->node_out, 1);
     pm->version = n->version;
+    return pm->pool;
 }
 
-/* Accumulates parameter gradients for dL/dpool (node_out). The cache must be current. */
-static void pm_gnn_backward(hsdag_pacml_net *n, pm_model *pm, const float *dpool)
+/* Accumulates parameter gradients for dL/dpool (node_out) of one model. The cache must be current. */
+static void pm_gnn_backward_one(pm_gnn *n, pm_model *pm, const float *dpool)
 {
-    int32_t N = pm->n, NE = pm->ne, NM = N + NE, h = n->c.msg_half;
+    int32_t N = pm->n, NE = pm->ne, NM = N + NE, h = n->msg_half;
     size_t S = n->gs_slot;
     float *dz = n->gs, *dzin = dz + S, *dR = dzin + S, *dRpre = dR + S, *dMn = dRpre + S, *dMsg = dMn + S,
           *dAg = dMsg + S, *dB = dAg + S, *dA = dB + S, *dBpre = dA + S, *dEn = dBpre + S, *dApre = dEn + S,
           *dZn = dApre + S;
-    memset(dz, 0, (size_t)N * n->c.node_out * sizeof(float));
-    hsdag_nn_segment_mean_backward(dz, dpool, &pm->pool_inv, NULL, N, n->c.node_out);
+    memset(dz, 0, (size_t)N * n->node_out * sizeof(float));
+    hsdag_nn_segment_mean_backward(dz, dpool, &pm->pool_inv, NULL, N, n->node_out);
     for (int r = 1; r >= 0; r--) {
         pm_round *R = &pm->rd[r];
         int32_t dout = n->red[r].lin.out;
         memset(dR, 0, (size_t)NM * dout * sizeof(float));
         hsdag_nn_segment_mean_backward(dR, dz, R->inv, pm->seg, NM, dout);
         memset(dMsg, 0, (size_t)NM * 2 * h * sizeof(float));
-        pm_mod_backward(n, &n->red[r], dMsg, dR, dRpre, dMn, R->r, R->mn, R->mn_mean, R->mn_rstd, R->msg, NM,
-                        1);
+        pm_mod_backward(n->p, &n->red[r], dMsg, dR, dRpre, dMn, R->r, R->mn, R->mn_mean, R->mn_rstd, R->msg,
+                        NM, 1);
         memset(dAg, 0, (size_t)NE * h * sizeof(float));
         memset(dB, 0, (size_t)NE * h * sizeof(float));
         memset(dA, 0, (size_t)N * h * sizeof(float));
         hsdag_nn_concat_backward(dAg, dB, dMsg, NE, h, h);
         hsdag_nn_concat_backward(dA, NULL, dMsg + (size_t)NE * 2 * h, N, h, h);
         hsdag_nn_gather_backward(dA, dAg, pm->src, NE, h);
-        pm_mod_backward(n, &n->edge[r], NULL, dB, dBpre, dEn, R->b, R->en, R->en_mean, R->en_rstd, pm->xe, NE,
-                        1);
+        pm_mod_backward(n->p, &n->edge[r], NULL, dB, dBpre, dEn, R->b, R->en, R->en_mean, R->en_rstd, pm->xe,
+                        NE, 1);
         float *dx = NULL;
         if (r == 1) {
             dx = dzin;
-            memset(dx, 0, (size_t)N * n->c.hidden1 * sizeof(float));
+            memset(dx, 0, (size_t)N * n->hidden1 * sizeof(float));
         }
-        pm_mod_backward(n, &n->node[r], dx, dA, dApre, dZn, R->a, R->zn, R->zn_mean, R->zn_rstd,
+        pm_mod_backward(n->p, &n->node[r], dx, dA, dApre, dZn, R->a, R->zn, R->zn_mean, R->zn_rstd,
                         r ? pm->rd[0].z : pm->x0, N, 1);
         if (r == 1) {
             float *t = dz;
@@ -317,6 +331,17 @@ static void pm_gnn_backward(hsdag_pacml_net *n, pm_model *pm, const float *dpool
             dzin = t;
         }
     }
+}
+
+void pm_gnn_backward(pm_gnn *g, const int32_t *model, const float *dpool, int32_t B)
+{
+    int32_t no = g->node_out;
+    memset(g->dpool, 0, (size_t)g->n_models * no * sizeof(float));
+    memset(g->used, 0, (size_t)g->n_models);
+    hsdag_nn_gather_backward(g->dpool, dpool, model, B, no);
+    for (int32_t i = 0; i < B; i++) g->used[model[i]] = 1;
+    for (int32_t m = 0; m < g->n_models; m++)
+        if (g->used[m]) pm_gnn_backward_one(g, &g->m[m], g->dpool + (size_t)m * no);
 }
 
 /* ---- batch heads ---- */
@@ -371,12 +396,10 @@ static void pm_heads_forward(hsdag_pacml_net *n, pm_batch *b, int32_t B, const i
                              const uint8_t *mask)
 {
     int32_t H = n->c.fc_hidden, no = n->c.node_out, go = n->c.graph_out, E = no + go;
-    pm_mod_forward(n, &n->graph, b->g, b->gn, b->gmean, b->grstd, b->g0, B, 0);
-    for (int32_t i = 0; i < B; i++) {
-        pm_model *pm = &n->m[model[i]];
-        pm_gnn_forward(n, pm);
-        hsdag_nn_concat_forward(b->emb + (size_t)i * E, pm->pool, b->g + (size_t)i * go, 1, no, go);
-    }
+    pm_mod_forward(n->p, &n->graph, b->g, b->gn, b->gmean, b->grstd, b->g0, B, 0);
+    for (int32_t i = 0; i < B; i++)
+        hsdag_nn_concat_forward(b->emb + (size_t)i * E, pm_gnn_pool(&n->gnn, model[i]), b->g + (size_t)i * go,
+                                1, no, go);
     hsdag_nn_linear_forward(b->h1, b->emb, PV(n, n->pi1.w), PV(n, n->pi1.b), B, E, H);
     hsdag_nn_relu_forward(b->h1, b->h1, (size_t)B * H);
     hsdag_nn_linear_forward(b->logit, b->h1, PV(n, n->pi2.w), PV(n, n->pi2.b), B, H, PM_NA);
@@ -507,14 +530,9 @@ int hsdag_pacml_net_loss(hsdag_pacml_net *n, const hsdag_pacml_loss_config *c, c
         memset(b.dp, 0, (size_t)B * no * sizeof(float));
         memset(b.dg, 0, (size_t)B * go * sizeof(float));
         hsdag_nn_concat_backward(b.dp, b.dg, b.demb, B, no, go);
-        pm_mod_backward(n, &n->graph, NULL, b.dg, NULL, b.dgn, b.g, b.gn, b.gmean, b.grstd, b.g0, B, 0);
+        pm_mod_backward(n->p, &n->graph, NULL, b.dg, NULL, b.dgn, b.g, b.gn, b.gmean, b.grstd, b.g0, B, 0);
         /* per model: sum the pooled-embedding gradients of its samples, then one GNN backward */
-        memset(n->dpool, 0, (size_t)n->n_models * no * sizeof(float));
-        memset(n->used, 0, (size_t)n->n_models);
-        hsdag_nn_gather_backward(n->dpool, b.dp, model, B, no);
-        for (int32_t i = 0; i < B; i++) n->used[model[i]] = 1;
-        for (int32_t m = 0; m < n->n_models; m++)
-            if (n->used[m]) pm_gnn_backward(n, &n->m[m], n->dpool + (size_t)m * no);
+        pm_gnn_backward(&n->gnn, model, b.dp, B);
     }
     hsdag_free(model);
     return 0;

@@ -6,7 +6,7 @@
  * Entry points: hsdag_pacml_gae, hsdag_pacml_episode, hsdag_pacml_trainer_*, hsdag_pacml_policy_*.
  */
 #include "hsdag/codec.h"
-#include "hsdag/pacml.h"
+#include "pacml_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -367,13 +367,20 @@ int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_f
 {
     const hsdag_pacml_net_config *c = hsdag_pacml_net_config_get(n);
     hsdag_nn_params *p = hsdag_pacml_net_params((hsdag_pacml_net *)n);
-    int32_t nt = hsdag_nn_params_n_tensors(p);
     size_t at = hsdag_frame_begin(out, PP_POLICY_MAGIC, PP_POLICY_VERSION);
     unsigned char hdr[4] = {(unsigned char)beta, (unsigned char)(time_unit_fix ? 1 : 0), 0, 0};
     hsdag_put_bytes(out, hdr, 4);
     int32_t cf[6] = {c->fc_hidden, c->msg_half, c->hidden1, c->node_out, c->graph_out, (int32_t)c->mask_mode};
     for (int i = 0; i < 6; i++) hsdag_put_i32(out, cf[i]);
     hsdag_put_f32(out, value_scale);
+    pm_put_table(out, p);
+    pm_put_values(out, p);
+    return hsdag_frame_end(out, at) < 0 ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
+}
+
+void pm_put_table(hsdag_buf *out, hsdag_nn_params *p)
+{
+    int32_t nt = hsdag_nn_params_n_tensors(p);
     hsdag_put_u32(out, (uint32_t)nt);
     hsdag_put_u64(out, hsdag_nn_params_count(p));
     for (int32_t t = 0; t < nt; t++) { /* the tensor table, checked on load */
@@ -381,8 +388,46 @@ int hsdag_pacml_policy_save(const hsdag_pacml_net *n, char beta, int time_unit_f
         hsdag_put_i32(out, hsdag_nn_params_cols(p, t));
         hsdag_put_str(out, hsdag_nn_params_name(p, t));
     }
+}
+
+void pm_put_values(hsdag_buf *out, hsdag_nn_params *p)
+{
     hsdag_put_f32s(out, hsdag_nn_params_value(p, -1), hsdag_nn_params_count(p)); /* values only, no Adam */
-    return hsdag_frame_end(out, at) < 0 ? hsdag_err_set(e, HSDAG_ENOMEM, "pacml: out of memory") : 0;
+}
+
+int pm_get_table(hsdag_rd *r, hsdag_nn_params *p, const char *what, hsdag_err *e)
+{
+    uint32_t nt = hsdag_get_u32(r);
+    uint64_t cnt = hsdag_get_u64(r);
+    if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
+    if (nt != (uint32_t)hsdag_nn_params_n_tensors(p) || cnt != hsdag_nn_params_count(p))
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what,
+                             nt, (unsigned long long)cnt, hsdag_nn_params_n_tensors(p),
+                             hsdag_nn_params_count(p));
+    for (uint32_t t = 0; t < nt; t++) {
+        char name[64];
+        int32_t rows = hsdag_get_i32(r), cols = hsdag_get_i32(r);
+        hsdag_get_str(r, name, sizeof name);
+        const char *want = hsdag_nn_params_name(p, (int32_t)t);
+        if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
+        if (strcmp(name, want) || rows != hsdag_nn_params_rows(p, (int32_t)t) ||
+            cols != hsdag_nn_params_cols(p, (int32_t)t))
+            return hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, t,
+                                 name, rows, cols, want);
+    }
+    return 0;
+}
+
+int pm_get_values(hsdag_rd *r, hsdag_nn_params *p, const char *what, hsdag_err *e)
+{
+    size_t cnt = hsdag_nn_params_count(p);
+    if (hsdag_rd_left(r) < cnt * sizeof(float))
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated values", what);
+    float *val = hsdag_nn_params_value(p, -1);
+    hsdag_get_f32s(r, val, cnt);
+    for (size_t i = 0; i < cnt; i++)
+        if (!isfinite(val[i])) return hsdag_err_set(e, HSDAG_EPARSE, "%s: non-finite parameter value", what);
+    return 0;
 }
 
 /* Reads a policy body from r (version 1 images also check their trailing checksum, which covers buf from
@@ -407,29 +452,8 @@ static int pp_policy_body(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, in
         return rc == HSDAG_EINVAL ? HSDAG_EPARSE : rc;
     }
     hsdag_nn_params *p = hsdag_pacml_net_params(n);
-    uint32_t nt = hsdag_get_u32(r);
-    uint64_t cnt = hsdag_get_u64(r);
-    if (r->bad)
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
-    else if (nt != (uint32_t)hsdag_nn_params_n_tensors(p) || cnt != hsdag_nn_params_count(p))
-        rc =
-            hsdag_err_set(e, HSDAG_EPARSE, "%s: %u tensors / %llu floats, the network has %d / %zu", what, nt,
-                          (unsigned long long)cnt, hsdag_nn_params_n_tensors(p), hsdag_nn_params_count(p));
-    for (uint32_t t = 0; rc == 0 && t < nt; t++) {
-        char name[64];
-        int32_t rows = hsdag_get_i32(r), cols = hsdag_get_i32(r);
-        hsdag_get_str(r, name, sizeof name);
-        const char *want = hsdag_nn_params_name(p, (int32_t)t);
-        if (r->bad) {
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated tensor table", what);
-            break;
-        }
-        if (strcmp(name, want) || rows != hsdag_nn_params_rows(p, (int32_t)t) ||
-            cols != hsdag_nn_params_cols(p, (int32_t)t))
-            rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: tensor %u is '%s' (%d x %d), expected '%s'", what, t,
-                               name, rows, cols, want);
-    }
-    size_t vbytes = (size_t)cnt * sizeof(float);
+    rc = pm_get_table(r, p, what, e);
+    size_t vbytes = hsdag_nn_params_count(p) * sizeof(float);
     if (rc == 0 && hsdag_rd_left(r) < vbytes + (v1 ? 8 : 0))
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated values", what);
     if (rc == 0 && v1) {
@@ -438,18 +462,12 @@ static int pp_policy_body(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, in
         if (hsdag_get_u64(&sr) != hsdag_fnv1a64(HSDAG_FNV64_BASIS_V1, buf, r->pos + vbytes))
             rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch (corrupt file)", what);
     }
+    if (rc == 0) rc = pm_get_values(r, p, what, e);
     if (rc < 0) {
         hsdag_pacml_net_free(n);
         return rc;
     }
-    float *val = hsdag_nn_params_value(p, -1);
-    hsdag_get_f32s(r, val, (size_t)cnt);
     if (v1) hsdag_get_u64(r); /* the checksum, verified above */
-    for (size_t i = 0; i < cnt; i++)
-        if (!isfinite(val[i])) {
-            hsdag_pacml_net_free(n);
-            return hsdag_err_set(e, HSDAG_EPARSE, "%s: non-finite parameter value", what);
-        }
     hsdag_pacml_net_touch(n);
     if (beta_out) *beta_out = (char)hdr[0];
     if (tuf_out) *tuf_out = hdr[1];

@@ -2,7 +2,7 @@
  * placement found, its measured and simulated latency, the bound, the budget and the run's files) and
  * "hsdag-cluster-training-run/1" (`hsdag cluster train`: PPO iterations and the best greedy evaluation).
  * Not here: training (train.c, pacml_ppo.c), the key list (docs/formats.md, "Result JSON").
- * Entry points: hsdag_learn_run_write_json, hsdag_pacml_run_write_json.
+ * Entry points: hsdag_learn_run_write_json, hsdag_pacml_run_write_json, hsdag_pacml_dqn_run_write_json.
  */
 #include "hsdag/learn.h"
 #include "hsdag/pacml.h"
@@ -61,9 +61,34 @@ int hsdag_pacml_run_write_json(hsdag_buf *out, const hsdag_pacml_trainer *t, cha
     char b[2] = {beta, 0};
     hsdag_jw w;
     hsdag_jw_begin(&w, out, "hsdag-cluster-training-run/1");
+    hsdag_jw_str(&w, "algo", "ppo");
     hsdag_jw_str(&w, "beta", b);
     hsdag_jw_int(&w, "seed", (long long)hsdag_pacml_trainer_config(t)->seed);
     hsdag_jw_int(&w, "iterations", hsdag_pacml_trainer_iteration(t));
+    hsdag_jw_int(&w, "episodes",
+                 (long long)hsdag_pacml_trainer_iteration(t) *
+                     hsdag_pacml_trainer_config(t)->episodes_per_iter);
+    hsdag_jw_int(&w, "decisions", (long long)last->steps);
+    hsdag_jw_int(&w, "best_iteration", bi);
+    hsdag_jw_num(&w, "best_eval_blocking", best);
+    hsdag_jw_num(&w, "wall_s", last->wall_s);
+    hsdag_jw_str(&w, "out_dir", out_dir);
+    return hsdag_jw_end(&w);
+}
+
+int hsdag_pacml_dqn_run_write_json(hsdag_buf *out, const hsdag_pacml_dqn *t, const hsdag_pacml_dqn_config *c,
+                                   char beta, const hsdag_pacml_dqn_stats *last, const char *out_dir)
+{
+    int32_t bi = 0;
+    double best = hsdag_pacml_dqn_best(t, &bi);
+    char b[2] = {beta, 0};
+    hsdag_jw w;
+    hsdag_jw_begin(&w, out, "hsdag-cluster-training-run/1");
+    hsdag_jw_str(&w, "algo", "dqn");
+    hsdag_jw_str(&w, "beta", b);
+    hsdag_jw_int(&w, "seed", (long long)c->seed);
+    hsdag_jw_int(&w, "iterations", hsdag_pacml_dqn_iteration(t));
+    hsdag_jw_int(&w, "episodes", (long long)last->episodes);
     hsdag_jw_int(&w, "decisions", (long long)last->steps);
     hsdag_jw_int(&w, "best_iteration", bi);
     hsdag_jw_num(&w, "best_eval_blocking", best);

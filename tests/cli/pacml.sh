@@ -18,6 +18,8 @@ expect_rc 2 "$HSDAG" cluster train --beta A --seed 0
 one_line "$TMP/err"
 expect_rc 2 "$HSDAG" cluster train --beta Z --out-dir "$TMP/x"
 expect_rc 2 "$HSDAG" cluster train --out-dir "$TMP/x" --iterations -1
+expect_rc 2 "$HSDAG" cluster train --out-dir "$TMP/x0" --iterations 0
+if [ -e "$TMP/x0" ]; then bad "--iterations 0 left $TMP/x0"; else ok; fi
 
 tiny="--beta D --batch-episodes 1 --epochs 1 --hidden 16 --horizon 50000 --eval-episodes 1 --quiet"
 # a 3-iteration run straight through ...
@@ -68,6 +70,54 @@ expect_rc 0 "$HSDAG" cluster train --resume "$TMP/old" --iterations 2 --quiet
 magic=$(head -c 9 "$TMP/old/checkpoint.bin" | od -An -tx1 | tr -d ' \n')
 if [ "$magic" = "485350414352554e02" ]; then ok; else bad "resumed old run not rewritten as HSPACRUN v2: $magic"; fi
 expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/old" --beta C --horizon 20000 --json
+# a total below the iterations done cannot be honoured
+expect_rc 2 "$HSDAG" cluster train --resume "$TMP/part" --iterations 2 --quiet
+expect_grep "already" "$TMP/err"
+one_line "$TMP/err"
+
+# DQN (--algo dqn): same seed, same curve (wall time aside) and byte-identical policy; evaluated by learned:DIR
+dq="--algo dqn --beta C --horizon 50000 --iterations 2 --batch-episodes 2 --eval-episodes 1 --learning-starts 40 --batch 16 --replay 500 --head 8,8 --quiet"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq1" --json
+expect_grep '"algo": "dqn"' "$TMP/out"
+expect_grep '"episodes": 4' "$TMP/out"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq2"
+if [ "$(cut -d, -f1-10 "$TMP/dq1/curve.csv")" = "$(cut -d, -f1-10 "$TMP/dq2/curve.csv")" ]; then ok
+else bad "DQN not deterministic: $(cat "$TMP/dq1/curve.csv") vs $(cat "$TMP/dq2/curve.csv")"; fi
+if cmp -s "$TMP/dq1/policy.bin" "$TMP/dq2/policy.bin"; then ok; else bad "DQN policy.bin differs"; fi
+if [ "$(wc -l < "$TMP/dq1/curve.csv")" -eq 3 ]; then ok; else bad "DQN curve.csv: want header + 2 rows"; fi
+expect_rc 0 "$HSDAG" cluster train $dq --seed 5 --out-dir "$TMP/dq3"
+if cmp -s "$TMP/dq1/policy.bin" "$TMP/dq3/policy.bin"; then bad "DQN seed ignored"; else ok; fi
+expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/dq1" --beta C --horizon 50000 --seed 0 --json
+expect_grep '"jobs_arrived": 51' "$TMP/out"
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dq1" --beta D --horizon 50000
+expect_grep "beta C" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq1"
+expect_grep "not empty" "$TMP/err"
+expect_rc 0 "$HSDAG" cluster train $dq --seed 4 --out-dir "$TMP/dq1" --force
+expect_rc 2 "$HSDAG" cluster train --algo dqn --resume "$TMP/dq1"
+one_line "$TMP/err"
+expect_grep "^hsdag cluster train: --resume does not apply to --algo dqn" "$TMP/err"
+# an option of the other algorithm is refused, naming it
+expect_rc 2 "$HSDAG" cluster train --algo dqn --out-dir "$TMP/dqx" --epochs 2
+expect_grep "^hsdag cluster train: --epochs does not apply to --algo dqn" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train --out-dir "$TMP/dqx" --n-step 2
+expect_grep "^hsdag cluster train: --n-step does not apply to --algo ppo" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster train --algo dqn --out-dir "$TMP/dqx" --head 8
+expect_grep "^hsdag cluster train: --head '8' is not H1,H2" "$TMP/err"
+if [ -e "$TMP/dqx" ]; then bad "a refused DQN run left $TMP/dqx"; else ok; fi
+expect_rc 2 "$HSDAG" cluster train --algo dqn --out-dir "$TMP/dqx" --per-alpha -1
+expect_rc 2 "$HSDAG" cluster train --algo bogus --out-dir "$TMP/dqx"
+expect_rc 0 "$HSDAG" cluster train --algo dqn --help
+expect_grep "n-step" "$TMP/out"
+expect_grep "(default 100)" "$TMP/out"
+expect_grep "(default place-jct)" "$TMP/out"
+head -c 100 "$TMP/dq1/policy.bin" > "$TMP/dqcut.bin"
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dqcut.bin" --beta C
+one_line "$TMP/err"
+cp "$TMP/dq1/policy.bin" "$TMP/dqflip.bin"
+printf '\377' | dd of="$TMP/dqflip.bin" bs=1 seek=300 conv=notrunc 2>/dev/null
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/dqflip.bin" --beta C
+expect_grep "checksum" "$TMP/err"
 
 # evaluation of a trained directory, of a policy file, and of the shipped policies
 expect_rc 0 "$HSDAG" cluster run --policy "learned:$TMP/full" --beta D --horizon 50000 --seed 0 --json
@@ -84,6 +134,18 @@ for b in A B C D; do
 done
 expect_rc 0 "$HSDAG" cluster run --policy learned --beta C --seed 0 --time-unit-fix --json
 expect_grep '"time_unit_fix": true' "$TMP/out"
+# a policy trained for another beta or time-unit setting is refused, naming both
+expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_B.bin --beta A
+one_line "$TMP/err"
+expect_grep "beta B" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_A_tuf.bin --beta A
+expect_grep "time-unit-fix" "$TMP/err"
+expect_rc 2 "$HSDAG" cluster run --policy learned:policies/pacml/beta_A.bin --beta A --time-unit-fix
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP/full" --beta A --horizon 50000
+# a directory of beta_X[_tuf].bin files picks the file for the run's setting
+expect_rc 0 "$HSDAG" cluster run --policy learned:policies/pacml --beta B --seed 0 --time-unit-fix --json
+expect_grep '"time_unit_fix": true' "$TMP/out"
+expect_rc 2 "$HSDAG" cluster run --policy "learned:$TMP" --beta B
 # the shipped policy is found through HSDAG_DATA from another directory too
 expect_rc 0 sh -c "cd '$TMP' && HSDAG_DATA='$(pwd)' '$(cd "$(dirname "$HSDAG")" && pwd)/$(basename "$HSDAG")' cluster run --policy learned --beta B --seed 1"
 finish
