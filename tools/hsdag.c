@@ -17,6 +17,7 @@ static const cli_command commands[] = {
     {"train", cmd_train, "train the HSDAG placer (GCN + graph-parsing pooling + REINFORCE)"},
     {"profile", cmd_profile, "run an ONNX model under ONNX Runtime on this CPU: per-op profile, shape check"},
     {"calibrate", cmd_calibrate, "fit a CPU device model to measured profiles"},
+    {"gen", cmd_gen, "generate a graph: a GPT-style transformer at any scale, or a seeded random DAG"},
     {"cluster", cmd_cluster, "PAC-ML: partition jobs arriving at a RAMP optical cluster"},
 };
 
