@@ -1,6 +1,6 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
-# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, demo, demo-cluster, results, install, format,
+# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, bench-scale, demo, demo-cluster, results, install, format,
 # format-check, check-layers, clean.
 
 CC      ?= cc
@@ -41,7 +41,7 @@ SOREAL   := libhsdag.so.$(VERSION)
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke bench demo demo-cluster results install clean check-deps
+.PHONY: format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke bench bench-scale demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -105,8 +105,13 @@ fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
 
-bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag bench-scale
 	$(BUILD)/bench_hsdag
+
+# issue 15: every command on generated 1k..1M-op decoders, CPU time, peak RSS, growth exponent (graphs kept in /tmp)
+SCALE_SIZES ?= 1000,10000,100000,1000000
+bench-scale: $(CLI)
+	nice -n 10 python3 scripts/bench-scale.py $(CLI) --sizes $(SCALE_SIZES) $(SCALE_ARGS)
 
 $(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(BENCH_SRCS) $(LIB) $(LDFLAGS) $(LIBS)
