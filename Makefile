@@ -1,7 +1,7 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
-# Targets: all (default), test, asan, fuzz, fuzz-smoke, bench, bench-scale, demo, demo-cluster, results, install, format,
-# format-check, check-layers, clean.
+# Targets: all (default), test, asan, fuzz, fuzz-smoke, fuzz-long, bench, bench-scale, demo, demo-cluster,
+# results, install, format, format-check, check-layers, clean.
 
 CC      ?= cc
 BUILD   ?= build
@@ -41,7 +41,7 @@ SOREAL   := libhsdag.so.$(VERSION)
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke bench bench-scale demo demo-cluster results install clean check-deps
+.PHONY: format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke fuzz-long bench bench-scale demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -104,8 +104,25 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzzlib
 fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
+# Nightly length: FUZZ_LONG_SECONDS per target (default 600), two at a time under nice, corpora kept in
+# build-fuzz/corpus across runs, one table row per target appended to build-fuzz/fuzz-long.md.
+FUZZ_LONG_SECONDS ?= 600
+FUZZ_JOBS ?= 2
+fuzz-long: $(FUZZ_BINS)
+	@mkdir -p build-fuzz/corpus
+	@FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_CORPUS_DIR=build-fuzz/corpus \
+	    FUZZ_REPORT=build-fuzz/fuzz-long.md nice -n 10 sh fuzz/run.sh $(FUZZ_BINS)
 
-bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag bench-scale
+# the learner's large-graph rows read transformer graphs generated here (tests/gen_transformer.py)
+BENCH_GRAPHS := $(BUILD)/bench/transformer_7k.json $(BUILD)/bench/transformer_100k.json
+$(BUILD)/bench/transformer_7k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 76 > $@
+$(BUILD)/bench/transformer_100k.json: tests/gen_transformer.py
+	@mkdir -p $(dir $@)
+	python3 tests/gen_transformer.py --layers 1076 > $@
+
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BENCH_GRAPHS) bench-scale
 	$(BUILD)/bench_hsdag
 
 # issue 15: every command on generated 1k..1M-op decoders, CPU time, peak RSS, growth exponent (graphs kept in /tmp)
@@ -148,7 +165,7 @@ install: all
 
 # Every C file follows .clang-format; CI runs format-check and fails on any difference.
 FORMAT_SRCS = $(sort $(wildcard src/*/*.c src/*/*.h include/hsdag/*.h tools/*.c tools/*.h tests/*.c tests/*.h \
-                      bench/*.c bench/*.h fuzz/*.c))
+                      bench/*.c bench/*.h fuzz/*.c fuzz/*.h))
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:

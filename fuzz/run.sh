@@ -1,19 +1,70 @@
 #!/bin/sh
-# run.sh - smoke-runs each libFuzzer target for FUZZ_SECONDS on its seed corpus fuzz/corpus/<fmt>.
-# Not here: building the targets (make fuzz). Exits non-zero if any target finds a crash or leak.
+# run.sh - runs each libFuzzer target for FUZZ_SECONDS on its seed corpus fuzz/corpus/<fmt> (and its dictionary
+# fuzz/dict/<fmt>.dict), FUZZ_JOBS targets at a time; prints one result line per target: executions, exec/s,
+# coverage (cov = edges, ft = features), corpus size, and ok / FAILED with the log's tail.
+# Not here: building the targets (make fuzz). Exits non-zero if any target finds a crash, leak or timeout.
 # Usage: FUZZ_SECONDS=10 sh fuzz/run.sh build-fuzz/fuzz_onnx ...
+#   FUZZ_JOBS=2            targets run at once (default 1)
+#   FUZZ_CORPUS_DIR=DIR    keep each target's growing corpus in DIR/<fmt> across runs (default: a temp dir)
+#   FUZZ_REPORT=FILE       append one markdown table row per target to FILE
+#   FUZZ_ARTIFACTS=DIR     where crash/leak/timeout inputs are written (default: a temp dir, printed)
 S=${FUZZ_SECONDS:-10}
-rc=0
-for f in "$@"; do
+JOBS=${FUZZ_JOBS:-1}
+ROOT=$(mktemp -d)
+trap 'rm -rf "$ROOT"' EXIT
+
+run_one() {
+    f=$1
     name=$(basename "$f" | sed 's/^fuzz_//')
-    work=$(mktemp -d)
+    if [ -n "$FUZZ_CORPUS_DIR" ]; then work="$FUZZ_CORPUS_DIR/$name"; else work="$ROOT/corpus-$name"; fi
+    mkdir -p "$work"
     [ -d "fuzz/corpus/$name" ] && cp -r fuzz/corpus/"$name"/. "$work"/ 2>/dev/null
+    art=${FUZZ_ARTIFACTS:-$ROOT/artifacts}/$name/
+    mkdir -p "$art"
     dict=""; [ -f "fuzz/dict/$name.dict" ] && dict="-dict=fuzz/dict/$name.dict"
-    if "$f" $dict -max_total_time="$S" -max_len=65536 -rss_limit_mb=2048 -timeout=10 "$work" >"$work.log" 2>&1; then
-        echo "fuzz $name: ok ($(grep -c . "$work.log") log lines)"
+    log="$ROOT/$name.log"
+    if "$f" $dict -max_total_time="$S" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$art" "$work" >"$log" 2>&1; then
+        res=ok
     else
-        echo "fuzz $name: FAILED"; tail -n 30 "$work.log"; rc=1
+        res=FAILED
     fi
-    rm -rf "$work" "$work.log"
+    done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
+    [ -n "$done_line" ] || done_line=$(grep -E '^#[0-9]+[[:space:]]+(pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1)
+    execs=$(printf '%s\n' "$done_line" | sed -n 's/^#\([0-9]*\).*/\1/p')
+    cov=$(printf '%s\n' "$done_line" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+    ft=$(printf '%s\n' "$done_line" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
+    corp=$(printf '%s\n' "$done_line" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
+    eps=$(grep -E 'stat::average_exec_per_sec' "$log" | sed 's/.*: *//' | tail -n 1)
+    [ -n "$eps" ] || eps=$(printf '%s\n' "$done_line" | sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p')
+    printf 'fuzz %s: %s (%s s, %s execs, %s exec/s, cov %s, ft %s, corpus %s)\n' "$name" "$res" "$S" \
+        "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}"
+    if [ "$res" = FAILED ]; then
+        tail -n 40 "$log"
+        echo "fuzz $name: inputs kept in $art"; ls "$art"
+        touch "$ROOT/failed"
+    fi
+    [ -n "$FUZZ_REPORT" ] && printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$S" "${execs:-?}" \
+        "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$res" >>"$FUZZ_REPORT"
+    return 0
+}
+
+running=0
+for f in "$@"; do
+    if [ "$JOBS" -le 1 ]; then
+        run_one "$f"
+    else
+        run_one "$f" &
+        running=$((running + 1))
+        if [ "$running" -ge "$JOBS" ]; then
+            wait
+            running=0
+        fi
+    fi
 done
-exit $rc
+wait
+if [ -e "$ROOT/failed" ]; then
+    [ -z "$FUZZ_ARTIFACTS" ] && cp -r "$ROOT/artifacts" fuzz-artifacts 2>/dev/null && echo "fuzz: failing inputs in fuzz-artifacts/"
+    exit 1
+fi
+exit 0

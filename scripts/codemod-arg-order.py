@@ -2,8 +2,10 @@
 """codemod-arg-order.py - rewrites calls (and declarations) of the public functions whose parameters were
 reordered by issue 13 (output first, hsdag_err last; a few parsers gained an error buffer).
 Not here: anything else; it edits C text in place and prints every call it could not rewrite (a wrong
-argument count, e.g. in prose). Run it on a branch after merging main: python3 scripts/codemod-arg-order.py
-FILE... (or no argument: src/ include/ tools/ tests/ bench/ fuzz/ examples/). Entry points: main.
+argument count, e.g. in prose). Run it ONCE on a branch after merging main (it is not idempotent: a second run permutes again), on the
+files that still use the old order: python3 scripts/codemod-arg-order.py FILE... (no FILE: src/ include/
+tools/ tests/ bench/ fuzz/ examples/); --only NAME,NAME applies only those rules (for code merged later).
+The compiler catches most leftovers (the reordered arguments have other types). Entry points: main.
 
 Each rule maps the old argument positions to the new order; "+X" appends the literal X (a new error buffer
 argument becomes NULL: pass your hsdag_err * by hand where a message matters).
@@ -50,6 +52,8 @@ RULES = {
     "hsdag_nn_gnn_kind_parse": (2, [1, 0, "+NULL"]),
     "hsdag_cluster_policy_parse": (3, [1, 0, 2]),
     "hsdag_pacml_policy_find": (5, [2, 3, 0, 1, 4]),
+    "hsdag_ortprof_parse": (6, [4, 0, 1, 2, 3, 5]),
+    "hsdag_ortprof_write_csv": (4, [3, 0, 1, 2]),
 }
 
 IDENT = re.compile(r"\b(hsdag_\w+)\s*\(")
@@ -121,7 +125,15 @@ def rewrite(text, path, report):
 
 
 def main():
-    paths = sys.argv[1:]
+    args = sys.argv[1:]
+    if "--only" in args:  # --only NAME,NAME: apply just these rules (e.g. to code merged after a first run)
+        i = args.index("--only")
+        keep = set(args[i + 1].split(","))
+        for k in list(RULES):
+            if k not in keep:
+                del RULES[k]
+        del args[i:i + 2]
+    paths = args
     if not paths:
         for top in ("src", "include", "tools", "tests", "bench", "fuzz", "examples"):
             for d, _, names in os.walk(top):

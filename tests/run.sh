@@ -1,11 +1,12 @@
 #!/bin/sh
-# run.sh - runs every unit-test binary given, then every CLI test script tests/cli/*.sh.
+# run.sh - runs every unit-test binary given, then every CLI test script tests/cli/*.sh and the hostile-input
+# suite tests/hostile/*.sh.
 # Not here: building (the Makefile does it). Prints one closing line "N passed, N failed".
 # Usage: BUILD=build sh tests/run.sh build/tests/test_*
 BUILD=${BUILD:-build}
 export HSDAG="$BUILD/hsdag"
 pass=0; fail=0; failed=""
-for t in "$@" tests/cli/*.sh; do
+for t in "$@" tests/cli/*.sh tests/hostile/*.sh; do
     [ -e "$t" ] || continue
     case "$t" in *.sh) cmd="sh $t";; *) cmd="$t";; esac
     out=$($cmd 2>&1); rc=$?

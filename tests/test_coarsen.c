@@ -80,6 +80,83 @@ static void test_coarsen_two_sources(void)
     hsdag_graph_free(g);
 }
 
+static void test_coarsen_opts(void)
+{
+    /* chain 0 -> 1 -> ... -> 9 (one group by the rule) and a side branch 10 -> 9 (so 9 starts a group):
+     * max_ops 3 cuts the chain 0..8 into {0,1,2} {3,4,5} {6,7,8}, then {9} and {10} */
+    int src[11], dst[11], m = 0;
+    for (int i = 0; i < 9; i++) src[m] = i, dst[m++] = i + 1;
+    src[m] = 10, dst[m++] = 9;
+    hsdag_graph *g = build(11, NULL, m, src, dst);
+    hsdag_coarse *c = NULL;
+    hsdag_err e = {0};
+    hsdag_coarsen_opts o = {.max_ops = 3};
+    CHECK_EQ_INT(hsdag_coarsen_create_opts(&c, g, &o, &e), 0);
+    if (c) {
+        CHECK_EQ_INT(c->n_groups, 5);
+        for (int v = 0; v < 9; v++) CHECK_EQ_INT(c->group_of[v], c->group_of[v - v % 3]);
+        CHECK(c->group_of[0] != c->group_of[3] && c->group_of[3] != c->group_of[6]);
+        for (int32_t k = 0; k < c->n_edges; k++) CHECK(c->edge_src[k] < c->out_dst[k]);
+    }
+    hsdag_coarsen_free(c);
+    /* byte limit: every op weighs 1, limit 2: pairs */
+    double bytes[11] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    hsdag_coarsen_opts ob = {.bytes = bytes, .max_bytes = 2};
+    CHECK_EQ_INT(hsdag_coarsen_create_opts(&c, g, &ob, &e), 0);
+    if (c) CHECK_EQ_INT(c->group_of[0] == c->group_of[1] && c->group_of[1] != c->group_of[2], 1);
+    hsdag_coarsen_free(c);
+    /* colocate: ops 2 and 10 in one class join their groups; ids renumbered by first op */
+    int32_t col[11];
+    for (int v = 0; v < 11; v++) col[v] = -1;
+    col[2] = col[10] = 5;
+    hsdag_coarsen_opts oc = {.max_ops = 3, .colocate = col};
+    CHECK_EQ_INT(hsdag_coarsen_create_opts(&c, g, &oc, &e), 0);
+    if (c) {
+        CHECK_EQ_INT(c->n_groups, 4);
+        CHECK_EQ_INT(c->group_of[2], c->group_of[10]);
+        CHECK_EQ_INT(c->group_of[0], 0);
+        /* undirected pairs are unique and ordered */
+        for (int32_t k = 0; k < c->n_und; k++) CHECK(c->und_u[k] < c->und_v[k]);
+        for (int32_t k = 1; k < c->n_und; k++)
+            CHECK(c->und_u[k - 1] < c->und_u[k] ||
+                  (c->und_u[k - 1] == c->und_u[k] && c->und_v[k - 1] < c->und_v[k]));
+    }
+    hsdag_coarsen_free(c);
+    /* max_groups 2: 11 ops in rule groups {0..8}, {9}, {10} -> runs of 2 consecutive groups */
+    hsdag_coarsen_opts og = {.max_groups = 2};
+    CHECK_EQ_INT(hsdag_coarsen_create_opts(&c, g, &og, &e), 0);
+    if (c) {
+        CHECK(c->n_groups <= 2);
+        for (int32_t k = 0; k < c->n_edges; k++) CHECK(c->edge_src[k] < c->out_dst[k]);
+    }
+    hsdag_coarsen_free(c);
+    hsdag_graph_free(g);
+}
+
+static void test_struct_approx(void)
+{
+    /* the near-linear path: closeness sampled with every node a pivot equals the exact one; NFD with an
+     * unreachable radius cap equals the exact one */
+    int src[] = {0, 1, 1, 2, 3, 4, 5, 5}, dst[] = {1, 2, 3, 4, 4, 5, 6, 7};
+    hsdag_graph *g = build(8, NULL, 8, src, dst);
+    hsdag_err e = {0};
+    double n1[8], c1[8], n2[8], c2[8];
+    hsdag_struct_opts o = hsdag_struct_opts_default();
+    CHECK_EQ_INT(hsdag_struct_measures_opts(n1, c1, 8, g->out_off, g->out_dst, g->in_off, g->in_src, &o, &e),
+                 0);
+    o.exact_max = 0;
+    o.pivots = 8;
+    o.nfd_radius = 100;
+    o.nfd_visits = 100;
+    CHECK_EQ_INT(hsdag_struct_measures_opts(n2, c2, 8, g->out_off, g->out_dst, g->in_off, g->in_src, &o, &e),
+                 0);
+    for (int v = 0; v < 8; v++) {
+        CHECK_NEAR(n1[v], n2[v], 1e-12);
+        CHECK_NEAR(c1[v], c2[v], 1e-12);
+    }
+    hsdag_graph_free(g);
+}
+
 static void test_struct_measures(void)
 {
     /* path 0 -> 1 -> 2: networkx closeness_centrality = {0: 0, 1: 0.5, 2: 2/3} */
@@ -245,6 +322,8 @@ static void test_real(const char *path, int32_t want_nodes, int32_t want_groups)
 
 int main(void)
 {
+    test_coarsen_opts();
+    test_struct_approx();
     test_real("tests/data/onnx/resnet50.onnx", 169, 111);
     test_real("tests/data/onnx/inception_v3.onnx", 316, 196);
     test_coarsen_diamond();

@@ -151,7 +151,7 @@ static hsdag_graph *build_odd(void)
     hsdag_gb_set_flags(b, v[0], HSDAG_NF_INPUT);
     hsdag_gb_set_flags(b, v[7], HSDAG_NF_OUTPUT | HSDAG_NF_BACKWARD | HSDAG_NF_NO_ACCEL);
     hsdag_gb_set_flops(b, v[1], 0.1 + 0.2);
-    hsdag_gb_set_flops(b, v[4], 1e300);
+    hsdag_gb_set_flops(b, v[4], 9.99999999999999e23); /* just below HSDAG_MAX_FLOPS */
     hsdag_gb_set_flops(b, v[5], 5e-324);
     hsdag_gb_set_param_bytes(b, v[1], 123456789012345678.0);
     hsdag_gb_set_param_bytes(b, v[4], 9007199254740993.0); /* rounds to 2^53 + 2 */
@@ -299,7 +299,8 @@ static void test_odd_graph(void)
     hsdag_graph_free(g);
 }
 
-/* Random DAGs with random bit patterns for every double. */
+/* Random DAGs with random bit patterns for every double, from subnormals up to 2^39 (below every limit of
+ * graph.h: 1e12 ms, 1e18 B, 1e24 FLOP). */
 static double rand_double(hsdag_rng *r)
 {
     switch (hsdag_rng_below(r, 5)) {
@@ -310,7 +311,7 @@ static double rand_double(hsdag_rng *r)
     case 2:
         return hsdag_rng_uniform(r);
     default: {
-        double x = ldexp(1.0 + hsdag_rng_uniform(r), (int)hsdag_rng_below(r, 2000) - 1000);
+        double x = ldexp(1.0 + hsdag_rng_uniform(r), (int)hsdag_rng_below(r, 1039) - 1000);
         return isfinite(x) ? x : 1.0;
     }
     }

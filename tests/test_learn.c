@@ -91,7 +91,7 @@ static double brute_force_groups(const toy *t, const hsdag_coarse *c)
 
 static hsdag_learn_config small_cfg(void)
 {
-    hsdag_learn_config cfg = hsdag_learn_config_default();
+    hsdag_learn_config cfg = hsdag_learn_config_paper();
     cfg.hidden = 32;
     cfg.embed = 8;
     cfg.steps = 5;
@@ -212,7 +212,7 @@ static void test_train_sim_optimum(void)
     if (!p) goto done;
     double opt = 0;
     CHECK_EQ_INT(hsdag_place_mincut_solve(p->c, NULL, &opt, &e), 0);
-    hsdag_learn_config cfg = hsdag_learn_config_default();
+    hsdag_learn_config cfg = hsdag_learn_config_paper();
     CHECK_EQ_INT(hsdag_learn_create(&L, g, devs->n, &cfg, &e), 0);
     if (!L) goto done;
     CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, p->sim, NULL, NULL, &e), 0);
@@ -235,7 +235,8 @@ static int same_row(const hsdag_learn_row *a, const hsdag_learn_row *b)
     return a->episode == b->episode && a->clusters == b->clusters &&
            memcmp(&a->mean_latency_s, &b->mean_latency_s, 8) == 0 &&
            memcmp(&a->best_latency_s, &b->best_latency_s, 8) == 0 &&
-           memcmp(&a->entropy, &b->entropy, 8) == 0 && memcmp(&a->reward, &b->reward, 8) == 0;
+           memcmp(&a->entropy, &b->entropy, 8) == 0 && memcmp(&a->reward, &b->reward, 8) == 0 &&
+           memcmp(&a->feasible_frac, &b->feasible_frac, 8) == 0;
 }
 
 static int same_curve(const hsdag_learn *a, const hsdag_learn *b)
@@ -255,13 +256,29 @@ static int stop_at_3(void *ctx, const hsdag_learn_row *row, int32_t total)
     return row->episode == 2;
 }
 
-static void test_determinism_resume(void)
+/* Same seed, same curve and placement; stopped, saved and resumed, the same again: for the paper's episode
+ * update (step = 0) and for the default per-step update with its samples, epochs and entropy schedule. */
+static void test_determinism_resume(int step)
 {
     hsdag_graph *g = small_graph();
     toy t;
     toy_init(&t, g);
     hsdag_learn_config cfg = small_cfg();
     cfg.entropy = 0.01;
+    if (step) {
+        hsdag_learn_config d = hsdag_learn_config_default();
+        cfg.update = d.update;
+        cfg.samples = 4;
+        cfg.steps = 2;
+        cfg.baseline = d.baseline;
+        cfg.reward = d.reward;
+        cfg.normalize = d.normalize;
+        cfg.epochs = 3;
+        cfg.dropout = 0.1f; /* exercised with PPO epochs too */
+        cfg.entropy_end = 0.001;
+        cfg.entropy_decay = 40;
+        cfg.fixed_clusters = 1;
+    }
     hsdag_err e = {0};
     hsdag_learn *A = NULL, *B = NULL, *C = NULL;
     CHECK_EQ_INT(hsdag_learn_create(&A, g, 2, &cfg, &e), 0);
@@ -315,6 +332,63 @@ static void test_determinism_resume(void)
     hsdag_graph_free(g);
 }
 
+/* A learner made for a problem never asks to measure a placement that splits a colour class or puts an op on a
+ * device it may not run on (Tarnawski BERT-3 operator graph: 224 coloured ops in 117 classes), and with memory
+ * masks never overfills an accelerator with static bytes (Tarnawski semantics count nothing else). */
+typedef struct check_ctx {
+    hsdag_place_problem *p;
+    long calls, bad_color, bad_allowed, infeasible;
+} check_ctx;
+
+static int check_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e)
+{
+    check_ctx *c = ctx;
+    hsdag_place_problem *p = c->p;
+    c->calls++;
+    for (int32_t v = 0; v < p->n; v++) {
+        int32_t r = p->grp_node[p->grp_off[p->group[v]]];
+        if (device[v] != device[r]) c->bad_color++;
+        if (!p->c->allowed[(size_t)v * p->k + device[v]]) c->bad_allowed++;
+    }
+    int rc = hsdag_learn_sim_eval(p->sim, device, latency_s, feasible, e);
+    if (!*feasible) c->infeasible++;
+    return rc;
+}
+
+static void test_constraints(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *devs = NULL;
+    hsdag_place_problem *p = NULL;
+    hsdag_learn *L = NULL;
+    CHECK_EQ_INT(hsdag_load_file(&g,
+                                 "tests/data/tarnawski/latency-inputs/OperatorGraphs/bert_l-3_inference.json",
+                                 HSDAG_FMT_UNKNOWN, &e),
+                 0);
+    CHECK_EQ_INT(hsdag_devices_load(&devs, NULL, g, &e), 0);
+    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, devs, NULL, &e), 0);
+    if (!p) goto done;
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.episodes = 3;
+    cfg.hidden = 32;
+    CHECK_EQ_INT(hsdag_learn_create_problem(&L, p, &cfg, &e), 0);
+    if (!L) goto done;
+    check_ctx c = {.p = p};
+    CHECK_EQ_INT(hsdag_learn_train(L, check_eval, &c, NULL, NULL, &e), 0);
+    printf("constraints: %ld placements, %ld colour splits, %ld forbidden devices, %ld infeasible\n", c.calls,
+           c.bad_color, c.bad_allowed, c.infeasible);
+    CHECK_EQ_INT(c.calls, 60);
+    CHECK_EQ_INT(c.bad_color, 0);
+    CHECK_EQ_INT(c.bad_allowed, 0);
+    CHECK_EQ_INT(c.infeasible, 0);
+done:
+    hsdag_learn_free(L);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(devs);
+    hsdag_graph_free(g);
+}
+
 /* ---- a version-1 checkpoint (tests/data/legacy) continues exactly like the run that wrote it ---- */
 static int learn_load_into(void *L, const void *buf, size_t len)
 {
@@ -338,7 +412,7 @@ static void test_legacy_checkpoint(void)
     hsdag_sim_config sc = hsdag_sim_config_default();
     CHECK_EQ_INT(hsdag_devices_preset(&d, "cpu-gpu", g, &e), 0);
     CHECK_EQ_INT(hsdag_sim_create(&sim, g, d, &sc, &e), 0);
-    hsdag_learn_config cfg = hsdag_learn_config_default();
+    hsdag_learn_config cfg = hsdag_learn_config_paper(); /* the learner of the build that wrote it */
     cfg.hidden = 8;
     cfg.embed = 4;
     cfg.steps = 3;
@@ -361,10 +435,10 @@ static void test_legacy_checkpoint(void)
                 h == rows[i].entropy && r == rows[i].reward && c == rows[i].clusters;
     }
     CHECK_EQ_INT(same, 3); /* bit-identical to the uninterrupted run of the build that wrote the file */
-    /* read old, write new: a version-2 checkpoint of the continued run; every flipped bit is refused */
+    /* read old, write new: a version-3 checkpoint of the continued run; every flipped bit is refused */
     hsdag_buf b2 = {0};
     CHECK_EQ_INT(hsdag_learn_save(L, &b2, &e), 0);
-    CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 2);
+    CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 3);
     CHECK_EQ_INT(hsdag_learn_create(&M, g, d->n, &cfg, &e), 0);
     if (M) {
         CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
@@ -408,14 +482,15 @@ static int learn_oom_call(void *ctx, hsdag_err *e)
     return rc;
 }
 
-static void test_oom(void)
+static void test_oom(int step)
 {
     hsdag_graph *g = small_graph();
     toy t;
     toy_init(&t, g);
-    learn_oom c = {g, &t, small_cfg()};
+    learn_oom c = {g, &t, step ? hsdag_learn_config_default() : small_cfg()};
     c.cfg.episodes = 2;
     c.cfg.steps = 2;
+    if (step) c.cfg.samples = 3;
     c.cfg.hidden = 8;
     c.cfg.embed = 4;
     oom_sweep s = oom_sweep_call(learn_oom_call, &c, 100000, 1);
@@ -447,9 +522,12 @@ int main(void)
     test_gradcheck(HSDAG_NN_GNN_SAGE);
     test_train_optimum();
     test_train_sim_optimum();
-    test_determinism_resume();
+    test_determinism_resume(0);
+    test_determinism_resume(1);
     test_legacy_checkpoint();
-    test_oom();
+    test_oom(0);
+    test_oom(1);
+    test_constraints();
     test_bad_config();
     return check_summary("test_learn");
 }

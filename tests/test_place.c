@@ -560,7 +560,8 @@ static void test_registry(void)
     CHECK_EQ_INT(hsdag_learn_register_methods(&e), 0);
     const hsdag_place_method *m = hsdag_place_methods(&n1);
     CHECK_EQ_INT(n1, n0);
-    CHECK(!strcmp(m[0].name, "random") && !strcmp(m[n1 - 1].name, "hsdag"));
+    CHECK(!strcmp(m[0].name, "random") && !strcmp(m[n1 - 3].name, "hsdag") &&
+          !strcmp(m[n1 - 2].name, "hsdag-learned") && !strcmp(m[n1 - 1].name, "hsdag-paper"));
     hsdag_place_method clash = m[0];
     clash.fn = fake_place;
     CHECK_EQ_INT(hsdag_place_register(&clash, &e), HSDAG_EINVAL);

@@ -34,6 +34,11 @@ static void place_help(FILE *f)
         "  --seed S          seed of random, metis and local-search (default 1)\n"
         "  --time-limit s    seconds for ilp (default 10) and local-search (default 10; a safety stop)\n"
         "  --max-evals N     local-search simulator evaluations (default 20000; the reproducible stop)\n"
+        "  --budget N        measurements for the black-box methods (bb-random, bb-local) and the learned\n"
+        "                    placers (hsdag*: placements sampled); default 500, the HSDAG paper's 25 x 20\n"
+        "  --noise SIGMA     black-box methods see latency x exp(SIGMA z), z ~ N(0,1) seeded (default 0);\n"
+        "                    the latency printed is always the noise-free one of the placement "
+        "returned\n" CLI_MEM_HELP
         "  --init P.json     local-search start: placement JSON, affinity map or Tarnawski split\n"
         "                    (default: the best of every single device, heft, greedy-tarnawski, mincut)\n"
         "  --out P.json      write the placement as hsdag placement JSON ('-' = stdout)\n"
@@ -63,6 +68,7 @@ typedef struct place_args {
     const char *model, *devices, *method, *out, *affinity, *split, *dot, *init, *profile;
     hsdag_sim_config sc;
     hsdag_place_opts po;
+    cli_mem mem;
     int json;
 } place_args;
 
@@ -83,26 +89,23 @@ static int place_parse(int argc, char **argv, place_args *a)
         O_COSTS,
         O_PROF,
         O_EVALS,
+        O_BUDGET,
+        O_NOISE,
+        O_MEM,
         O_LIST,
         O_HELP
     };
-    static const struct option opts[] = {{"devices", required_argument, 0, O_DEV},
-                                         {"method", required_argument, 0, O_METH},
-                                         {"out", required_argument, 0, O_OUT},
-                                         {"json", no_argument, 0, O_JSON},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"time-limit", required_argument, 0, O_TL},
-                                         {"init", required_argument, 0, O_INIT},
-                                         {"affinity", required_argument, 0, O_AFF},
-                                         {"split", required_argument, 0, O_SPLIT},
-                                         {"dot", required_argument, 0, O_DOT},
-                                         {"semantics", required_argument, 0, O_SEM},
-                                         {"costs", required_argument, 0, O_COSTS},
-                                         {"profile", required_argument, 0, O_PROF},
-                                         {"max-evals", required_argument, 0, O_EVALS},
-                                         {"list", no_argument, 0, O_LIST},
-                                         {"help", no_argument, 0, O_HELP},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"devices", required_argument, 0, O_DEV},   {"method", required_argument, 0, O_METH},
+        {"out", required_argument, 0, O_OUT},       {"json", no_argument, 0, O_JSON},
+        {"seed", required_argument, 0, O_SEED},     {"time-limit", required_argument, 0, O_TL},
+        {"init", required_argument, 0, O_INIT},     {"affinity", required_argument, 0, O_AFF},
+        {"split", required_argument, 0, O_SPLIT},   {"dot", required_argument, 0, O_DOT},
+        {"semantics", required_argument, 0, O_SEM}, {"costs", required_argument, 0, O_COSTS},
+        {"profile", required_argument, 0, O_PROF},  {"max-evals", required_argument, 0, O_EVALS},
+        {"budget", required_argument, 0, O_BUDGET}, {"noise", required_argument, 0, O_NOISE},
+        {"mem", required_argument, 0, O_MEM},       {"list", no_argument, 0, O_LIST},
+        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
     long lv;
     double dv;
     optind = 1;
@@ -151,6 +154,19 @@ static int place_parse(int argc, char **argv, place_args *a)
             if (cli_parse_int(optarg, 1, 1000000000L, &lv) < 0)
                 return cli_usage_error("place", "--max-evals: '%s' is not an integer in [1, 1e9]", optarg);
             a->po.max_evals = lv;
+            break;
+        case O_BUDGET:
+            if (cli_parse_int(optarg, 1, 1000000000L, &lv) < 0)
+                return cli_usage_error("place", "--budget: '%s' is not an integer in [1, 1e9]", optarg);
+            a->po.budget = lv;
+            break;
+        case O_NOISE:
+            if (cli_parse_double(optarg, 0, 10, &dv) < 0)
+                return cli_usage_error("place", "--noise: '%s' is not a sigma in [0, 10]", optarg);
+            a->po.noise = dv;
+            break;
+        case O_MEM:
+            if (cli_mem_add("place", &a->mem, optarg)) return CLI_BADINPUT;
             break;
         case O_SEM:
             if (hsdag_semantics_parse(&a->sc.semantics, optarg, NULL) < 0)
@@ -229,7 +245,15 @@ static void print_result(const place_args *a, const hsdag_place_problem *p, cons
             hsdag_buf_printf(&b, "null");
         else
             hsdag_buf_double(&b, r->rep.bound_s * 1e3);
-        hsdag_buf_printf(&b, ", \"evals\": %lld, \"note\": ", (long long)r->rep.evals);
+        hsdag_buf_printf(&b, ", \"evals\": %lld, \"placements_evaluated\": %lld, \"best_episode\": ",
+                         (long long)r->rep.evals, (long long)r->rep.evals);
+        if (r->rep.best_episode >= 0)
+            hsdag_buf_printf(&b, "%d", (int)r->rep.best_episode);
+        else
+            hsdag_buf_printf(&b, "null");
+        hsdag_buf_printf(&b, ", \"wall_s\": ");
+        hsdag_buf_double(&b, r->place_s);
+        hsdag_buf_printf(&b, ", \"note\": ");
         hsdag_buf_json_str(&b, r->rep.note);
         hsdag_buf_printf(&b, ", \"ops_per_device\": {");
         for (int32_t d = 0; d < k; d++) {
@@ -284,6 +308,7 @@ int cmd_place(int argc, char **argv)
         if ((st = hsdag_profile_read_file(&prof, a.profile, &e)) < 0) goto fail;
         a.sc.costs.profile = prof;
     }
+    if ((st = cli_mem_apply(&a.mem, devs, g, &a.sc, &e)) < 0) goto fail;
     if ((st = hsdag_place_problem_create(&p, g, devs, &a.sc, &e)) < 0) goto fail;
     size_t n1 = (size_t)(g->n_nodes ? g->n_nodes : 1);
     dev = hsdag_malloc(n1 * sizeof *dev);

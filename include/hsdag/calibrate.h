@@ -6,13 +6,15 @@
  *
  * Usage:
  *   hsdag_calib_config cc = hsdag_calib_config_default();
- *   hsdag_calib_result r; hsdag_calib_model m[2]; hsdag_err e = {0};
- *   const hsdag_graph *graphs[2] = {g, g}; const hsdag_profile *profiles[2];  // one profile per model
- *   if (hsdag_profile_parse((hsdag_profile **)&profiles[0], buf, len, "a.csv", &e) < 0) return;
- *   profiles[1] = profiles[0];
- *   if (hsdag_calibrate_fit(&r, m, graphs, profiles, 2, &cc, &e) < 0) return;  // r.dev: the fitted CPU
+ *   hsdag_calib_result r; hsdag_calib_model m[1]; hsdag_err e = {0};
+ *   hsdag_profile *prof;                                                  // an `hsdag profile` CSV of g
+ *   if (hsdag_profile_read_file(&prof, "g.csv", &e) < 0) return;
+ *   const hsdag_graph *graphs[1] = {g};
+ *   const hsdag_profile *profiles[1] = {prof};
+ *   if (hsdag_calibrate_fit(&r, m, graphs, profiles, 1, &cc, &e) < 0) return;  // r.dev: the fitted CPU
  *   hsdag_devices *d; hsdag_calibrate_devices(&d, &r.dev, "this-cpu", NULL, &e);
  *   hsdag_buf b = {0}; hsdag_devices_write_json(&b, d);                   // --devices this-cpu.json
+ *   hsdag_buf_free(&b); hsdag_devices_free(d); hsdag_profile_free(prof);
  */
 #ifndef HSDAG_CALIBRATE_H
 #define HSDAG_CALIBRATE_H

@@ -1,7 +1,7 @@
 /* features.h - the graph side of HSDAG: co-location coarsening, structural features per group, and the
  * discrete step of Graph Parsing Network pooling (dominant edges -> clusters -> pooled adjacency).
  * Not here: anything learned (edge scores come in as numbers; the networks live in src/learn/model.c).
- * Entry points: hsdag_coarsen_create/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
+ * Entry points: hsdag_coarsen_create(_opts)/free, hsdag_features_compute/free, hsdag_gpn_parse/free.
  *
  * Usage:
  *   hsdag_coarse *c; hsdag_err e = {0};
@@ -44,11 +44,28 @@ typedef struct hsdag_coarse {
     double *edge_bytes; /* [n_edges] sum of the op edges it stands for */
     int32_t *in_off;    /* [n_groups + 1] by destination */
     int32_t *in_src;    /* [n_edges] */
+    int32_t n_und;      /* the undirected group graph: unique pairs und_u[k] < und_v[k], sorted */
+    int32_t *und_u, *und_v;
 } hsdag_coarse;
 
 /* Builds the coarsening of g. disable = 1 gives one group per op (the ablation "no coarsening").
  * Returns 0 or HSDAG_ENOMEM. */
 HSDAG_API int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e);
+/* Options of hsdag_coarsen_create_opts (zeroed = hsdag_coarsen_create's rule). */
+typedef struct hsdag_coarsen_opts {
+    int disable;             /* 1 = one group per op */
+    const int32_t *colocate; /* [n_nodes] or NULL: ops with the same id >= 0 (< n_nodes, e.g. a colour class)
+                              * land in one group: groups are then the components of both rules, numbered by
+                              * their first op; such merges can join groups both ways, so the "A < B" invariant
+                              * of group edges holds only without colocate */
+    int32_t max_ops;         /* > 0: an op starts a new group instead of joining one of this many ops */
+    const double *bytes;     /* [n_nodes] bytes per op for max_bytes (e.g. static bytes), or NULL */
+    double max_bytes;        /* > 0: ... or one whose bytes would then exceed this */
+    int32_t max_groups; /* > 0: then runs of consecutive groups are merged until at most this many are left
+                              * (linear; keeps the learner's cost bounded on huge graphs) */
+} hsdag_coarsen_opts;
+HSDAG_API int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hsdag_coarsen_opts *o,
+                                        hsdag_err *e);
 HSDAG_API void hsdag_coarsen_free(hsdag_coarse *c); /* NULL is a no-op */
 /* Expands a per-group value to a per-op value: op_dev[v] = group_dev[group_of[v]]. */
 HSDAG_API void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t *group_dev);
@@ -106,6 +123,20 @@ HSDAG_API void hsdag_features_free(hsdag_features *f);
 HSDAG_API int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
                                     const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src,
                                     hsdag_err *e);
+/* Up to exact_max groups the measures are exact (all-pairs BFS, O(V (V + E))); above, near-linear:
+ * NFD from a BFS stopped at radius nfd_radius or after nfd_visits nodes (the radius cut short is dropped),
+ * closeness sampled from `pivots` forward BFS (Eppstein-Wang), O(pivots (V + E)). docs/hsdag.md measures what
+ * the approximation changes. */
+typedef struct hsdag_struct_opts {
+    int32_t exact_max;  /* 4096 (the default learner never has more groups: --max-groups) */
+    int32_t nfd_radius; /* 8 */
+    int32_t nfd_visits; /* 512 */
+    int32_t pivots;     /* 64 */
+} hsdag_struct_opts;
+HSDAG_API hsdag_struct_opts hsdag_struct_opts_default(void);
+HSDAG_API int hsdag_struct_measures_opts(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
+                                         const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src,
+                                         const hsdag_struct_opts *o, hsdag_err *e);
 
 /* ---- GPN parsing (the discrete part of Graph Parsing Network pooling) ----
  * Input: n nodes, m undirected edges (u[k], v[k]), u != v, no duplicates, with scores s[k].

@@ -27,6 +27,11 @@ extern "C" {
 #define HSDAG_MAX_EDGES 50000000
 #define HSDAG_MAX_RANK 16
 #define HSDAG_MAX_ELEMS 1e11 /* elements of one tensor (0.4 TB in f32); above it a shape is absurd: ELIMIT */
+/* Ranges of the numbers a graph may carry, checked once by hsdag_gb_finish for every reader (ELIMIT
+ * naming the node or edge): a value beyond them is a broken file, and no solver could scale it. */
+#define HSDAG_MAX_COST_MS 1e12 /* a measured op or transfer time (ms): ~31 years */
+#define HSDAG_MAX_BYTES 1e18   /* a size in bytes (node memory, parameters, outputs, an edge): 1 EB */
+#define HSDAG_MAX_FLOPS 1e24   /* an op's floating-point operations: ~30 years at 1 EFLOP/s */
 
 typedef enum hsdag_dtype {
     HSDAG_DT_UNKNOWN = 0,

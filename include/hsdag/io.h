@@ -1,7 +1,7 @@
 /* io.h - importers and exporters of computation graphs, each on a (buffer, length) entry point.
  * Not here: placement files (place.h) and device files (devices.h).
  * Entry points: hsdag_load, hsdag_load_file, hsdag_detect, hsdag_<format>_read, hsdag_json_write,
- * hsdag_dot_write.
+ * hsdag_dot_write, hsdag_suite_parse/read_file/free.
  *
  * Usage:
  *   hsdag_graph *g; hsdag_err e = {0};
@@ -60,6 +60,30 @@ HSDAG_API int hsdag_json_write(hsdag_buf *out, const hsdag_graph *g);
  * device_names[n_devices] for the legend. */
 HSDAG_API int hsdag_dot_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
                               const char *const *device_names, int32_t n_devices);
+
+/* ---- benchmark suites (bench/NAME.suite): one instance per line ----
+ * Line grammar (whitespace-separated tokens; '#' to the end of a line is a comment; blank lines ignored):
+ *   NAME BEST_MS HOW MODEL [--devices D] [--semantics S] [--costs C] [--mem DEV=SIZE]...
+ * BEST_MS is the best known latency in ms (or "-" if none), HOW says how it was obtained (one token, e.g.
+ * "ilp:optimal", "ilp:gap=1.2%", "best:local-search"). Names are unique. At most 4096 entries, 16 --mem per
+ * entry, lines of at most 4096 bytes. Errors: EPARSE "<what>:<line>: <problem>". */
+typedef struct hsdag_suite_entry {
+    const char *name, *model, *how;
+    const char *devices, *semantics, *costs; /* NULL = the command's default */
+    double best_ms;                          /* NAN if unknown */
+    int32_t n_mem;
+    const char *mem[16];
+    int32_t line; /* 1-based line in the file */
+} hsdag_suite_entry;
+typedef struct hsdag_suite {
+    int32_t n;
+    hsdag_suite_entry *entry; /* [n] */
+    hsdag_arena *arena;
+} hsdag_suite;
+HSDAG_API int hsdag_suite_parse(hsdag_suite **out, const void *buf, size_t len, const char *what,
+                                hsdag_err *e);
+HSDAG_API int hsdag_suite_read_file(hsdag_suite **out, const char *path, hsdag_err *e);
+HSDAG_API void hsdag_suite_free(hsdag_suite *s); /* NULL is a no-op */
 
 #ifdef __cplusplus
 }

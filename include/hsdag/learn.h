@@ -2,9 +2,9 @@
  * device policy, trained with REINFORCE on a latency oracle (the simulator, or any callback).
  * Not here: the NN kernels (nn.h), the simulator (sim.h), classic placers (place.h; the learner plugs into
  * their registry through hsdag_learn_register_methods).
- * Entry points: hsdag_learn_config_default, hsdag_learn_create/free, hsdag_learn_train,
- * hsdag_learn_save/load,
- *               hsdag_learn_best, hsdag_learn_curve, hsdag_learn_place, hsdag_learn_sim_eval.
+ * Entry points: hsdag_learn_config_default/paper, hsdag_learn_create/free, hsdag_learn_train,
+ *               hsdag_learn_imitate, hsdag_learn_save/load, hsdag_learn_best, hsdag_learn_curve,
+ *               hsdag_learn_place(_learned, _paper), hsdag_learn_sim_eval.
  *
  * Usage:
  *   hsdag_learn_config cfg = hsdag_learn_config_default();     // the paper: 25 episodes x 20 steps, seed 42
@@ -26,28 +26,70 @@
 extern "C" {
 #endif
 
-/* Every default is the paper's setting unless marked "option". */
+/* How the policy gradient is formed. */
+typedef enum hsdag_learn_update {
+    HSDAG_LEARN_EPISODE =
+        0,           /* the paper: loss -R sum_t sum_c log pi over the episode, one Adam step per episode */
+    HSDAG_LEARN_STEP /* one update per step from that step's samples' advantages (PPO-style epochs) */
+} hsdag_learn_update;
+typedef enum hsdag_learn_baseline {
+    HSDAG_LEARN_BASE_NONE = 0, /* the paper */
+    HSDAG_LEARN_BASE_MOVING, /* per-step r_t - b, b a moving average of step rewards (decay baseline_decay) */
+    HSDAG_LEARN_BASE_LOO     /* leave-one-out over the step's samples: r_i - mean of the others */
+} hsdag_learn_baseline;
+typedef enum hsdag_learn_reward {
+    HSDAG_LEARN_REWARD_INV = 0, /* the paper: r = 1 / latency in ms */
+    HSDAG_LEARN_REWARD_LOG      /* r = -ln(latency / first measured latency): scale-free per graph */
+} hsdag_learn_reward;
+
+/* The defaults (hsdag_learn_config_default) are the project's learner, chosen by the measurements in
+ * docs/hsdag.md; hsdag_learn_config_paper() is the paper's algorithm exactly (the --paper mode). Fields
+ * marked "paper:" give the paper's value. */
 typedef struct hsdag_learn_config {
     int32_t episodes;      /* 25 (total; a resumed learner continues up to this count) */
-    int32_t steps;         /* 20 placements per episode */
-    uint64_t seed;         /* 42 */
-    float lr;              /* Adam learning rate, 1e-3 */
-    double gamma;          /* discount, 0.95: R = sum_i gamma^i r_{T-1-i} */
+    int32_t steps;         /* policy evaluations per episode; paper: 20 */
+    int32_t samples;       /* placements sampled per step from one forward pass; paper: 1 */
+    uint64_t seed;         /* paper: 42 */
+    float lr;              /* Adam learning rate; paper: 1e-3 */
+    double gamma;          /* discount, 0.95: R = sum_i gamma^i r_{T-1-i} (EPISODE update) */
     int32_t hidden;        /* 128 */
     int32_t embed;         /* width each feature kind is embedded to, 16 */
-    float dropout;         /* 0.2 */
+    float dropout;         /* paper: 0.2 (active while sampling) */
     hsdag_nn_gnn_kind gnn; /* GCN (the ablation: GAT, GIN, SAGE) */
     unsigned features;     /* HSDAG_FEAT_ALL (ablation: switch kinds off) */
     int no_coarsen;        /* option: 1 = one group per op */
-    int32_t levels;        /* GPN parsing levels, 1 (level 1 is always applied) */
-    int32_t min_clusters;  /* a further level is applied only if it leaves >= this many clusters;
-                                * 0 = 2 x devices */
-    int baseline;          /* option: subtract a moving average of R (decay baseline_decay); 0 = paper */
-    double baseline_decay; /* 0.9 */
-    double entropy;        /* option: entropy bonus weight (per-cluster mean entropy summed over steps); 0 */
-    double infeasible_penalty; /* reward of an infeasible placement = 1 / (penalty x its latency); 10 */
+    int32_t min_groups;    /* > 0: coarsening groups close at n_ops / min_groups ops, so a chain is not one
+                            * decision (paper: 0, no limit) */
+    double group_mem_frac; /* > 0: ... and at this fraction of the smallest device capacity in static bytes */
+    int32_t max_groups; /* > 0: at most this many groups, runs of consecutive ones merged (huge graphs; paper:
+                            * 0) */
+    int32_t levels;     /* GPN parsing levels; 0 = no pooling (one decision per group); paper: 1 */
+    int32_t min_clusters; /* a level is applied only if it leaves >= this many clusters; 0 = 2 x devices */
+    int fixed_clusters;   /* 1 = decide the clusters once from the initial network (paper: 0, every step) */
+    int state_update;     /* 1 = x_v += h_cluster(v) after each step of an episode (paper: 1) */
+    int inherit;          /* 1 = each cluster keeps its main predecessor's device with a learned probability
+                            * sigmoid(q), else samples its own (contiguous blocks); paper: 0 */
+    double inherit_init;  /* the initial inherit logit q (0: probability 1/2) */
+    int memory_mask; /* 1 = (a learner made for a problem) a device is offered to a cluster only while its
+                            * capacity holds the static bytes of the clusters already put there; paper: 0 */
+    hsdag_learn_update update;     /* paper: EPISODE */
+    hsdag_learn_baseline baseline; /* paper: NONE */
+    double baseline_decay;         /* MOVING: 0.9 */
+    hsdag_learn_reward reward;     /* paper: INV */
+    int normalize; /* STEP: divide the advantages by the reward standard deviation: 1 = of the step, 2 = a moving
+                    * average (decay 0.9) of the steps' variances; 0 = do not */
+    int32_t epochs;            /* STEP: gradient epochs per step on its samples (PPO); 1 = plain */
+    double clip;               /* STEP, epochs > 1: PPO ratio clip per decision, e.g. 0.2 */
+    double entropy;            /* entropy bonus weight at the start (per-cluster mean entropy); paper: 0 */
+    double entropy_end;        /* ... decayed linearly to this over the first entropy_decay placements */
+    int64_t entropy_decay;     /* placements of the decay (500; not tied to episodes, so a run resumed with
+                                * more episodes repeats the shorter run exactly) */
+    double infeasible_penalty; /* reward of an infeasible placement = that of penalty x its latency; 10 */
+    int32_t imitate_steps;     /* hsdag_learn_imitate: Adam steps of cross-entropy towards the start */
+    double imitate_prob;       /* ... stopping once the mean probability of the start's devices reaches it */
 } hsdag_learn_config;
 HSDAG_API hsdag_learn_config hsdag_learn_config_default(void);
+HSDAG_API hsdag_learn_config hsdag_learn_config_paper(void);
 
 /* The latency oracle: device[n_nodes] -> *latency_s (> 0) and *feasible. Return 0, or a negative status
  * with e set (training stops with that status; the best placement so far is kept). */
@@ -57,10 +99,12 @@ typedef int (*hsdag_learn_eval_fn)(void *ctx, const int32_t *device, double *lat
 /* One row of the learning curve (one episode). */
 typedef struct hsdag_learn_row {
     int32_t episode;       /* 0-based */
-    double mean_latency_s; /* mean over the episode's placements (infeasible ones included as simulated) */
+    double mean_latency_s; /* mean over the episode's placements, an infeasible one counted as penalty x its
+                            * latency (what its reward sees) */
+    double feasible_frac;  /* fraction of the episode's placements that were feasible */
     double best_latency_s; /* best feasible so far (INFINITY if none yet) */
     double entropy;        /* mean per-cluster policy entropy over the episode (nats) */
-    double reward;         /* the episode's discounted return R */
+    double reward;         /* EPISODE update: the discounted return R; STEP: the mean reward of its samples */
     int32_t clusters;      /* clusters of the episode's last step */
 } hsdag_learn_row;
 
@@ -74,6 +118,11 @@ typedef struct hsdag_learn hsdag_learn;
  * borrowed. */
 HSDAG_API int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
                                  const hsdag_learn_config *cfg, hsdag_err *e);
+/* The same for a placement problem: p->g and p->k, with its constraints built into the policy: each
+ * colour class (p->group) lies in one group, and a group never gets a device one of its ops may not run on
+ * (p->c->allowed). p is borrowed (its graph must outlive L). */
+HSDAG_API int hsdag_learn_create_problem(hsdag_learn **out, const hsdag_place_problem *p,
+                                         const hsdag_learn_config *cfg, hsdag_err *e);
 HSDAG_API void hsdag_learn_free(hsdag_learn *L); /* NULL is a no-op */
 
 /* Trains until cfg->episodes episodes are done (continuing from a loaded checkpoint). Returns 0 when done,
@@ -84,6 +133,13 @@ HSDAG_API int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *
 /* Best feasible placement so far (NULL and INFINITY if none), its latency and episode (-1 if none). */
 HSDAG_API void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s,
                                 int32_t *episode);
+/* Imitation warm start: cfg.imitate_steps Adam steps of cross-entropy that make every cluster's policy put
+ * its ops where op_device[n_nodes] has most of them (a heuristic's placement), stopping early once the mean
+ * probability of those devices reaches cfg.imitate_prob. No measurement is made. *steps_done gets the steps
+ * taken, *prob the final mean probability. Returns 0 or a status. */
+HSDAG_API int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps_done, double *prob,
+                                  hsdag_err *e);
+HSDAG_API const hsdag_learn_config *hsdag_learn_get_config(const hsdag_learn *L);
 /* Replaces the best placement (e.g. after a local-search polish) if latency_s is lower. */
 HSDAG_API void hsdag_learn_offer(hsdag_learn *L, const int32_t *device, double latency_s);
 HSDAG_API const hsdag_learn_row *hsdag_learn_curve(const hsdag_learn *L, int32_t *n_rows);
@@ -107,15 +163,36 @@ HSDAG_API int hsdag_learn_sim_eval(void *ctx, const int32_t *device, double *lat
  * *polished_s gets the polished latency (NAN if there was no feasible placement to start from). */
 HSDAG_API int hsdag_learn_polish(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals,
                                  double *polished_s, hsdag_err *e);
-/* The registry entry (hsdag_place_fn): trains with the defaults (seed o->seed) on p->sim, writes the best
- * placement. */
+/* The polish with measurement noise (sigma, as the oracle's) and the evaluations it used (may be NULL). */
+HSDAG_API int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed,
+                                       int64_t max_evals, double noise, double *polished_s, int64_t *evals,
+                                       hsdag_err *e);
+/* The warm start of the default placer: the best by measurement through orc (each one counted) of every
+ * single device (ops a device may not run on their first allowed device), HEFT, m-ETF and greedy-tarnawski.
+ * device[p->n] gets it, *lat / *feas its measurement, *from its name. */
+HSDAG_API int hsdag_learn_warm_start(hsdag_place_problem *p, hsdag_place_oracle *orc,
+                                     const hsdag_place_opts *o, int32_t *device, double *lat, int *feas,
+                                     const char **from, hsdag_err *e);
+/* The registry entries (hsdag_place_fn), each with o->budget placements (default 500), o->noise, o->seed:
+ *   hsdag          the default learner warm-started from the best of the cheap heuristics (each single
+ *                  device, HEFT, m-ETF, greedy-tarnawski; measured, counted), then local-search polish
+ *                  (o->max_evals, default 20000) of the best placement; the note says what each part gave;
+ *   hsdag-learned  the default learner alone: no warm start, no polish;
+ *   hsdag-paper    the paper's algorithm exactly (hsdag_learn_config_paper, budget / 20 episodes).
+ * hsdag_learn_register_methods adds them to the placer registry. */
 HSDAG_API int hsdag_learn_place(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                                 hsdag_place_report *r, hsdag_err *e);
-/* Adds every learned placer of this layer to the placer registry (hsdag_place_register): "hsdag", after the
- * built-in methods. Idempotent (a second call is a no-op); not thread-safe. Called by the CLI's main() and by
- * any program that wants the learned methods in hsdag_place_methods / hsdag_place_run. Returns 0 or the
- * registry's error. */
+HSDAG_API int hsdag_learn_place_learned(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                                        hsdag_place_report *r, hsdag_err *e);
+HSDAG_API int hsdag_learn_place_paper(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                                      hsdag_place_report *r, hsdag_err *e);
+/* Adds every learned placer of this layer to the placer registry (hsdag_place_register): "hsdag",
+ * "hsdag-learned", "hsdag-paper", after the built-in methods. Idempotent (a second call is a no-op); not
+ * thread-safe. Called by the CLI's main() and by any program that wants the learned methods in
+ * hsdag_place_methods / hsdag_place_run. Returns 0 or the registry's error. */
 HSDAG_API int hsdag_learn_register_methods(hsdag_err *e);
+/* Episodes that give at least `budget` placements with cfg's steps x samples per episode. */
+HSDAG_API int32_t hsdag_learn_episodes_for(const hsdag_learn_config *cfg, int64_t budget);
 
 /* ---- one forward pass, for tests (finite-difference check of the whole policy loss) ----
  * Runs one step with the current state and given RNG seed, dropout off, and returns the policy loss

@@ -57,6 +57,9 @@ typedef struct hsdag_place_problem {
     hsdag_arena *arena;
 } hsdag_place_problem;
 
+/* The longest time (an op on a device, a tensor over a link) a problem may hold: larger ones, from absurd
+ * costs or a device file's tiny rates, are refused with HSDAG_ELIMIT (no solver can scale them). */
+#define HSDAG_PLACE_MAX_S 1e13
 /* g and devs are borrowed and must outlive p. cfg NULL = hsdag_sim_config_default(). */
 HSDAG_API int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g,
                                          const hsdag_devices *devs, const hsdag_sim_config *cfg,
@@ -71,6 +74,10 @@ typedef struct hsdag_place_opts {
     int64_t max_evals; /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
     const int32_t *init; /* local-search start [n] (NULL = the best of the cheap placers) */
     int32_t device;      /* single-device methods: the device (set by hsdag_place_run from the name) */
+    int64_t budget;      /* black-box methods (bb-*, the learned placers): measurements; <= 0 = 500, the
+                          * HSDAG paper's 25 x 20 */
+    double noise;        /* black-box methods: sigma of the multiplicative log-normal measurement noise
+                          * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
 } hsdag_place_opts;
 HSDAG_API hsdag_place_opts hsdag_place_opts_default(void);
 
@@ -78,13 +85,14 @@ typedef struct hsdag_place_report {
     double bound_s;     /* a lower bound the method proved for its own model (ilp, mincut), NAN if none */
     double objective_s; /* the method's own objective value (mincut/ilp: sequential latency), NAN if none */
     int optimal;        /* 1 if the method proved optimality for the problem it solved */
-    int64_t evals;      /* simulator evaluations used (local-search) */
-    char note[256];     /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
+    int64_t evals; /* simulator evaluations / measurements used (local-search, bb-*, the learned placers) */
+    int32_t best_episode; /* learned placers: episode of the best placement (0-based); -1 otherwise */
+    char note[256];       /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
 } hsdag_place_report;
 
 /* A placer: writes device[p->n] (indices into p->devs). Return 0 or a negative status with e set
  * (HSDAG_EUNSUPPORTED when the method does not apply, e.g. mincut on three devices). r is pre-cleared:
- * bound_s = objective_s = NAN, everything else 0. */
+ * bound_s = objective_s = NAN, best_episode = -1, everything else 0. */
 typedef int (*hsdag_place_fn)(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                               hsdag_place_report *r, hsdag_err *e);
 
@@ -141,6 +149,24 @@ HSDAG_API int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, h
                                 hsdag_err *e);
 /* Resolves a single-device spec to a device index, or -1 when name is not one. */
 HSDAG_API int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name);
+
+/* ---- the black-box oracle: what a learned placer or a black-box search sees ----
+ * One measurement of a placement = its simulated latency times exp(noise z) (z ~ N(0, 1) from rng; the
+ * factor is 1 without noise) and the simulator's feasibility verdict. The latency of an infeasible placement
+ * is reported too (a real machine would only report the failure); every caller treats a feasible
+ * measurement as better than any infeasible one. Counts every measurement. */
+typedef struct hsdag_place_oracle {
+    hsdag_place_problem *p;
+    double noise;  /* sigma, >= 0 */
+    hsdag_rng rng; /* the noise stream */
+    int64_t evals; /* measurements made */
+} hsdag_place_oracle;
+HSDAG_API void hsdag_place_oracle_init(hsdag_place_oracle *o, hsdag_place_problem *p, double noise,
+                                       uint64_t seed);
+/* Signature of hsdag_learn_eval_fn; ctx is an hsdag_place_oracle *. Fails only on a device index out of
+ * range (EINVAL). */
+HSDAG_API int hsdag_place_oracle_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible,
+                                      hsdag_err *e);
 
 /* ---- lower bounds ----
  * The valid lower bound on latency of any feasible placement under p->sem: hsdag_bound_compute with

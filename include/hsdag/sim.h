@@ -2,7 +2,7 @@
  *   its Chrome/Perfetto trace and lower bounds on latency.
  * Not here: the device model and its files (devices.h), placement files (placement.h), placers (place.h).
  * Entry points: hsdag_costs_create/free, hsdag_costs_xfer_s, hsdag_sim_create/run/free/costs/trace_write,
- *   hsdag_sim_config_default, hsdag_bound_compute.
+ *   hsdag_sim_config_default, hsdag_bound_compute, hsdag_devices_mem_override.
  *
  * Usage (create once, run many times; a run allocates nothing):
  *   hsdag_sim *s; hsdag_err e = {0};
@@ -168,6 +168,15 @@ HSDAG_API void hsdag_sim_set_semantics(hsdag_sim *s, hsdag_semantics sem);
  * device and one per link resource, times in microseconds. Needs cfg.record_trace = 1 and a run first
  * (HSDAG_EINVAL otherwise). */
 HSDAG_API int hsdag_sim_trace_write(const hsdag_sim *s, hsdag_buf *out, hsdag_err *e);
+
+/* ---- memory-capacity override (src/sim/memcap.c) ----
+ * spec "DEV=SIZE": SIZE in bytes with an optional K, M, G or T suffix (powers of 1024), or "P%" = P percent
+ * of the peak memory the simulator reports on DEV when every op of g runs there (under cfg; NULL =
+ * defaults): "GPU=50%" gives a GPU that holds about half of what the model needs. DEV is matched as by
+ * hsdag_devices_find. Sets devs->dev[DEV].mem_capacity (at least 1 byte: 0 would mean unlimited).
+ * Returns 0 or EINVAL (message names the spec). */
+HSDAG_API int hsdag_devices_mem_override(hsdag_devices *devs, const hsdag_graph *g,
+                                         const hsdag_sim_config *cfg, const char *spec, hsdag_err *e);
 
 /* ---- lower bounds on latency (docs/simulator.md) ---- */
 

@@ -111,6 +111,144 @@ static void cl_mean_median(const float *v, int32_t n, int32_t stride, double *me
     hsdag_free(t);
 }
 
+/* ---- one job model, step by step ---- */
+
+/* Per-id compute and memory, the edges in ddls ids and the forward parents (in increasing id: edges are
+ * sorted by source index = id order for these graphs). Returns the totals; -1 on ENOMEM. */
+static int cl_model_ids(cl_model *m, double *tot_comp, double *tot_mem, double *tot_dep)
+{
+    const hsdag_graph *g = m->job;
+    int32_t N = g->n_nodes, n = m->n;
+    *tot_comp = *tot_mem = *tot_dep = 0;
+    for (int32_t v = 0; v < N; v++) {
+        int32_t id = g->file_id[v];
+        double cm = g->cost_ms[(size_t)v * HSDAG_COST_KINDS_ + HSDAG_COST_ACCEL];
+        m->comp[id] = isfinite(cm) ? cm : 0.0;
+        m->mem[id] = isfinite(g->mem_bytes[v]) ? g->mem_bytes[v] : 0.0;
+        *tot_mem += m->mem[id];
+        *tot_comp += m->comp[id];
+    }
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        m->eu[k] = g->file_id[g->edge_src[k]];
+        m->ev[k] = g->file_id[g->out_dst[k]];
+        *tot_dep += g->edge_bytes[k];
+        if (m->eu[k] <= n && m->ev[k] <= n) m->par_off[m->ev[k] + 1]++;
+    }
+    for (int32_t i = 1; i <= n; i++) m->par_off[i + 1] += m->par_off[i];
+    int32_t *fill = hsdag_calloc((size_t)n + 2, sizeof(int32_t));
+    if (!fill) return -1;
+    for (int32_t k = 0; k < g->n_edges; k++)
+        if (m->eu[k] <= n && m->ev[k] <= n) m->par[m->par_off[m->ev[k]] + fill[m->ev[k]]++] = m->eu[k];
+    hsdag_free(fill);
+    return 0;
+}
+
+/* Kahn BFS over the forward graph, sources seeded in id order (indeg: n + 2 slots of scratch). */
+static void cl_model_kahn(cl_model *m, int32_t *indeg)
+{
+    const hsdag_graph *g = m->job;
+    int32_t N = g->n_nodes, n = m->n, qh = 0, qt = 0;
+    for (int32_t i = 1; i <= n; i++) {
+        indeg[i] = m->par_off[i + 1] - m->par_off[i];
+        if (!indeg[i]) m->kahn[qt++] = i;
+    }
+    while (qh < qt) {
+        int32_t u = m->kahn[qh++];
+        int32_t v = -1;
+        for (v = 0; v < N && g->file_id[v] != u; v++) {}
+        for (int32_t t = g->out_off[v]; t < g->out_off[v + 1]; t++) {
+            int32_t w = g->file_id[g->out_dst[t]];
+            if (w <= n && --indeg[w] == 0) m->kahn[qt++] = w;
+        }
+    }
+    HSDAG_ASSERT(qt == n);
+}
+
+/* Node features: compute, is-max, memory, is-max, depth (nodes on the shortest path from the first source);
+ * edge features: size, is-max. depth and queue: 2n + 1 slots of scratch. */
+static void cl_model_features(cl_model *m, int32_t *depth, int32_t *queue)
+{
+    const hsdag_graph *g = m->job;
+    int32_t N = g->n_nodes;
+    double mc = 0, mm = 0;
+    for (int32_t v = 0; v < N; v++) {
+        double cm = m->comp[g->file_id[v]], me = m->mem[g->file_id[v]];
+        if (cm > mc) mc = cm;
+        if (me > mm) mm = me;
+    }
+    int32_t src = -1;
+    for (int32_t v = 0; v < N && src < 0; v++)
+        if (g->in_off[v + 1] == g->in_off[v] && g->file_id[v] == 1) src = v;
+    for (int32_t v = 0; v < N && src < 0; v++)
+        if (g->in_off[v + 1] == g->in_off[v]) src = v;
+    int32_t qh = 0, qt = 0, maxd = 0;
+    depth[src] = 1;
+    queue[qt++] = src;
+    while (qh < qt) {
+        int32_t u = queue[qh++];
+        if (depth[u] > maxd) maxd = depth[u];
+        for (int32_t t = g->out_off[u]; t < g->out_off[u + 1]; t++)
+            if (!depth[g->out_dst[t]]) {
+                depth[g->out_dst[t]] = depth[u] + 1;
+                queue[qt++] = g->out_dst[t];
+            }
+    }
+    m->pub.max_depth = maxd;
+    for (int32_t v = 0; v < N; v++) {
+        float *f = &m->pub.node_feat[(size_t)v * HSDAG_CLUSTER_NODE_FEATS];
+        double cm = m->comp[g->file_id[v]], me = m->mem[g->file_id[v]];
+        f[0] = mc > 0 ? (float)(cm / mc) : 0.f;
+        f[1] = cm == mc ? 1.f : 0.f;
+        f[2] = mm > 0 ? (float)(me / mm) : 0.f;
+        f[3] = me == mm ? 1.f : 0.f;
+        f[4] = maxd > 0 ? (float)depth[v] / (float)maxd : 0.f;
+    }
+    double ms = 0;
+    for (int32_t k = 0; k < g->n_edges; k++)
+        if (g->edge_bytes[k] > ms) ms = g->edge_bytes[k];
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        float *f = &m->pub.edge_feat[(size_t)k * HSDAG_CLUSTER_EDGE_FEATS];
+        f[0] = ms > 0 ? (float)(g->edge_bytes[k] / ms) : 0.f;
+        f[1] = g->edge_bytes[k] == ms ? 1.f : 0.f;
+    }
+}
+
+/* The lookahead JCT of every degree on an empty cluster (ddls caches it per (model, degree)). 0 or -1. */
+static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c)
+{
+    int32_t W = c->n_cgs * c->n_racks * c->n_servers, n = m->n;
+    uint8_t busy[HSDAG_CLUSTER_MAX_SERVERS];
+    memset(busy, 0, sizeof busy);
+    cl_place p;
+    memset(&p, 0, sizeof p);
+    p.k = hsdag_calloc((size_t)n + 1, sizeof(int32_t));
+    p.srv = hsdag_calloc(((size_t)n + 1) * HSDAG_CLUSTER_MAX_DEGREE, sizeof(int32_t));
+    int rc = p.k && p.srv ? 0 : -1;
+    for (int32_t a = 0; a <= HSDAG_CLUSTER_MAX_DEGREE && rc == 0; a++) {
+        m->pub.jct[a] = NAN;
+        m->pub.n_servers_empty[a] = -1;
+        m->pub.n_split_ops[a] = m->pub.n_part_ops[a] = m->pub.n_part_deps[a] = -1;
+        m->need[a] = a ? cl_job_need_mask(m, c, a) : -1;
+        if (a == 0 || a > W || (a > 1 && a % 2) ||
+            !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a))
+            continue;
+        if (cl_job_place(m, c, busy, a, &p) < 0) continue;
+        cl_lookahead la;
+        if (cl_job_lookahead(m, c, &p, &la) < 0) {
+            rc = -1;
+            break;
+        }
+        m->pub.jct[a] = la.jct;
+        m->pub.n_servers_empty[a] = p.n_used;
+        m->pub.n_split_ops[a] = la.n_split_ops / 2;
+        m->pub.n_part_ops[a] = la.n_ops;
+        m->pub.n_part_deps[a] = la.n_deps;
+    }
+    hsdag_free(p.k);
+    hsdag_free(p.srv);
+    return rc;
+}
+
 /* Builds one model from a PipeDream forward graph. */
 static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsdag_graph *fwd,
                           const char *name, hsdag_err *e)
@@ -135,149 +273,25 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
     int32_t *indeg = hsdag_calloc((size_t)n + 2, sizeof(int32_t));
     int32_t *depth = hsdag_calloc((size_t)N + 1, sizeof(int32_t));
     int32_t *queue = hsdag_malloc(((size_t)N + 1) * sizeof(int32_t));
+    double tot_comp, tot_mem, tot_dep;
     if (!m->name || !m->comp || !m->mem || !m->eu || !m->ev || !m->kahn || !m->par_off || !m->par ||
-        !m->pub.node_feat || !m->pub.edge_feat || !indeg || !depth || !queue) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
-        goto done;
-    }
+        !m->pub.node_feat || !m->pub.edge_feat || !indeg || !depth || !queue)
+        goto oom;
     memcpy(m->name, name, nlen);
-    double tot_mem = 0, tot_comp = 0, tot_dep = 0;
-    for (int32_t v = 0; v < N; v++) {
-        int32_t id = g->file_id[v];
-        double cm = g->cost_ms[(size_t)v * HSDAG_COST_KINDS_ + HSDAG_COST_ACCEL];
-        m->comp[id] = isfinite(cm) ? cm : 0.0;
-        m->mem[id] = isfinite(g->mem_bytes[v]) ? g->mem_bytes[v] : 0.0;
-        tot_mem += m->mem[id];
-        tot_comp += m->comp[id];
-    }
-    for (int32_t k = 0; k < g->n_edges; k++) {
-        m->eu[k] = g->file_id[g->edge_src[k]];
-        m->ev[k] = g->file_id[g->out_dst[k]];
-        tot_dep += g->edge_bytes[k];
-        if (m->eu[k] <= n && m->ev[k] <= n) m->par_off[m->ev[k] + 1]++;
-    }
-    for (int32_t i = 1; i <= n; i++) m->par_off[i + 1] += m->par_off[i];
-    {
-        /* parents in increasing id (edges are sorted by source index = id order for these graphs) */
-        int32_t *fill = hsdag_calloc((size_t)n + 2, sizeof(int32_t));
-        if (!fill) {
-            rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
-            goto done;
-        }
-        for (int32_t k = 0; k < g->n_edges; k++)
-            if (m->eu[k] <= n && m->ev[k] <= n) m->par[m->par_off[m->ev[k]] + fill[m->ev[k]]++] = m->eu[k];
-        hsdag_free(fill);
-    }
-    /* Kahn BFS over the forward graph, sources seeded in id order */
-    {
-        int32_t qh = 0, qt = 0;
-        for (int32_t i = 1; i <= n; i++) {
-            indeg[i] = m->par_off[i + 1] - m->par_off[i];
-            if (!indeg[i]) m->kahn[qt++] = i;
-        }
-        while (qh < qt) {
-            int32_t u = m->kahn[qh++];
-            int32_t v = -1;
-            for (v = 0; v < N && g->file_id[v] != u; v++) {}
-            for (int32_t t = g->out_off[v]; t < g->out_off[v + 1]; t++) {
-                int32_t w = g->file_id[g->out_dst[t]];
-                if (w <= n && --indeg[w] == 0) m->kahn[qt++] = w;
-            }
-        }
-        HSDAG_ASSERT(qt == n);
-    }
+    if (cl_model_ids(m, &tot_comp, &tot_mem, &tot_dep) < 0) goto oom;
+    cl_model_kahn(m, indeg);
     m->pub.name = m->name;
     m->pub.job = g;
     m->pub.n_fwd = n;
     m->pub.jct_seq = c->n_steps * tot_comp;
     m->pub.total_op_mem = tot_mem;
     m->pub.total_dep_size = tot_dep;
-    /* node features: compute, is-max, memory, is-max, depth (nodes on the shortest path from the first
-     * source) */
-    {
-        double mc = 0, mm = 0;
-        for (int32_t v = 0; v < N; v++) {
-            double cm = m->comp[g->file_id[v]], me = m->mem[g->file_id[v]];
-            if (cm > mc) mc = cm;
-            if (me > mm) mm = me;
-        }
-        int32_t src = -1;
-        for (int32_t v = 0; v < N && src < 0; v++)
-            if (g->in_off[v + 1] == g->in_off[v] && g->file_id[v] == 1) src = v;
-        for (int32_t v = 0; v < N && src < 0; v++)
-            if (g->in_off[v + 1] == g->in_off[v]) src = v;
-        int32_t qh = 0, qt = 0, maxd = 0;
-        depth[src] = 1;
-        queue[qt++] = src;
-        while (qh < qt) {
-            int32_t u = queue[qh++];
-            if (depth[u] > maxd) maxd = depth[u];
-            for (int32_t t = g->out_off[u]; t < g->out_off[u + 1]; t++)
-                if (!depth[g->out_dst[t]]) {
-                    depth[g->out_dst[t]] = depth[u] + 1;
-                    queue[qt++] = g->out_dst[t];
-                }
-        }
-        m->pub.max_depth = maxd;
-        for (int32_t v = 0; v < N; v++) {
-            float *f = &m->pub.node_feat[(size_t)v * HSDAG_CLUSTER_NODE_FEATS];
-            double cm = m->comp[g->file_id[v]], me = m->mem[g->file_id[v]];
-            f[0] = mc > 0 ? (float)(cm / mc) : 0.f;
-            f[1] = cm == mc ? 1.f : 0.f;
-            f[2] = mm > 0 ? (float)(me / mm) : 0.f;
-            f[3] = me == mm ? 1.f : 0.f;
-            f[4] = maxd > 0 ? (float)depth[v] / (float)maxd : 0.f;
-        }
-        double ms = 0;
-        for (int32_t k = 0; k < g->n_edges; k++)
-            if (g->edge_bytes[k] > ms) ms = g->edge_bytes[k];
-        for (int32_t k = 0; k < g->n_edges; k++) {
-            float *f = &m->pub.edge_feat[(size_t)k * HSDAG_CLUSTER_EDGE_FEATS];
-            f[0] = ms > 0 ? (float)(g->edge_bytes[k] / ms) : 0.f;
-            f[1] = g->edge_bytes[k] == ms ? 1.f : 0.f;
-        }
-    }
-    /* the lookahead JCT of every degree, on an empty cluster (ddls caches it per (model, degree)) */
-    {
-        int32_t W = c->n_cgs * c->n_racks * c->n_servers;
-        uint8_t busy[HSDAG_CLUSTER_MAX_SERVERS];
-        memset(busy, 0, sizeof busy);
-        cl_place p;
-        memset(&p, 0, sizeof p);
-        p.k = hsdag_calloc((size_t)n + 1, sizeof(int32_t));
-        p.srv = hsdag_calloc(((size_t)n + 1) * HSDAG_CLUSTER_MAX_DEGREE, sizeof(int32_t));
-        if (!p.k || !p.srv) {
-            hsdag_free(p.k);
-            hsdag_free(p.srv);
-            rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
-            goto done;
-        }
-        for (int32_t a = 0; a <= HSDAG_CLUSTER_MAX_DEGREE; a++) {
-            m->pub.jct[a] = NAN;
-            m->pub.n_servers_empty[a] = -1;
-            m->pub.n_split_ops[a] = m->pub.n_part_ops[a] = m->pub.n_part_deps[a] = -1;
-            m->need[a] = a ? cl_job_need_mask(m, c, a) : -1;
-            if (a == 0 || a > W || (a > 1 && a % 2) ||
-                !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a))
-                continue;
-            if (cl_job_place(m, c, busy, a, &p) < 0) continue;
-            cl_lookahead la;
-            if (cl_job_lookahead(m, c, &p, &la) < 0) {
-                hsdag_free(p.k);
-                hsdag_free(p.srv);
-                rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
-                goto done;
-            }
-            m->pub.jct[a] = la.jct;
-            m->pub.n_servers_empty[a] = p.n_used;
-            m->pub.n_split_ops[a] = la.n_split_ops / 2;
-            m->pub.n_part_ops[a] = la.n_ops;
-            m->pub.n_part_deps[a] = la.n_deps;
-        }
-        hsdag_free(p.k);
-        hsdag_free(p.srv);
-    }
+    cl_model_features(m, depth, queue);
+    if (cl_model_jcts(m, c) < 0) goto oom;
     rc = 0;
+    goto done;
+oom:
+    rc = hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
 done:
     hsdag_free(indeg);
     hsdag_free(depth);

@@ -435,39 +435,40 @@ static int cl_ev_less(const void *a, const void *b, void *ctx)
     return x->t < y->t || (x->t == y->t && x->dep < y->dep);
 }
 
-int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
+/* ---- cl_job_lookahead, step by step ---- */
+
+/* Ops: the copies of every ddls id 1..2n (base[id] .. base[id + 1]), each with its share of the compute and
+ * its server. 0 or -1 (ENOMEM). */
+static int la_ops(cl_sim *s, int32_t *base, int32_t *n_split, const cl_model *m, const cl_place *p)
 {
     int32_t n = m->n, N = 2 * n;
-    int rc = HSDAG_ENOMEM;
-    int32_t *base = hsdag_malloc(((size_t)N + 2) * sizeof(int32_t));
-    cl_sim s;
-    memset(&s, 0, sizeof s);
-    cl_dep *deps = NULL;
-    size_t cap_deps = 0;
-    int32_t nd = 0, *grp = NULL;
-    cl_ev *heap = NULL;
-    int32_t *ready = NULL, *nready = NULL;
-    if (!base) goto done;
-    /* ops: copies of every ddls id 1..2n */
     base[1] = 0;
     for (int32_t id = 1; id <= N; id++) base[id + 1] = base[id] + p->k[cl_fwd_of(id, n)];
-    s.n_ops = base[N + 1];
-    s.rem = hsdag_malloc((size_t)s.n_ops * sizeof(double));
-    s.cost = hsdag_malloc((size_t)s.n_ops * sizeof(double));
-    s.server = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t));
-    s.npar = hsdag_calloc((size_t)s.n_ops, sizeof(int32_t));
-    if (!s.rem || !s.cost || !s.server || !s.npar) goto done;
-    int32_t n_split = 0;
+    s->n_ops = base[N + 1];
+    s->rem = hsdag_malloc((size_t)s->n_ops * sizeof(double));
+    s->cost = hsdag_malloc((size_t)s->n_ops * sizeof(double));
+    s->server = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t));
+    s->npar = hsdag_calloc((size_t)s->n_ops, sizeof(int32_t));
+    if (!s->rem || !s->cost || !s->server || !s->npar) return -1;
+    *n_split = 0;
     for (int32_t id = 1; id <= N; id++) {
         int32_t f = cl_fwd_of(id, n), k = p->k[f];
-        if (k > 1) n_split++;
+        if (k > 1) (*n_split)++;
         for (int32_t i = 0; i < k; i++) {
             int32_t o = base[id] + i;
-            s.cost[o] = s.rem[o] = m->comp[id] / k;
-            s.server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
+            s->cost[o] = s->rem[o] = m->comp[id] / k;
+            s->server[o] = p->srv[(size_t)f * HSDAG_CLUSTER_MAX_DEGREE + i];
         }
     }
-    /* deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ... */
+    return 0;
+}
+
+/* Deps of every mirrored edge, with ddls's sizes for the split order fwd 1, bwd 1, fwd 2, bwd 2, ...
+ * (*n_graph of them), then the backward sync pairs, both directions of a pair adjacent. 0 or -1. */
+static int la_deps(cl_sim *s, int32_t *n_graph, const cl_model *m, const cl_place *p, const int32_t *base)
+{
+    int32_t n = m->n, N = 2 * n, nd = 0;
+    size_t cap = 0;
     for (int32_t t = 0; t < m->n_edges; t++) {
         int32_t X = m->eu[t], Y = m->ev[t];
         int32_t kx = p->k[cl_fwd_of(X, n)], ky = p->k[cl_fwd_of(Y, n)];
@@ -480,121 +481,137 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             size = m->mem[X] / ky;
         else
             size = (cl_ord(X, n) < cl_ord(Y, n) ? m->mem[X] : m->mem[Y]) / ((double)kx * ky);
-        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)kx * ky, sizeof(cl_dep)) < 0)
-            goto done;
+        if (hsdag_grow((void **)&s->deps, &cap, (size_t)nd + (size_t)kx * ky, sizeof(cl_dep)) < 0) return -1;
         for (int32_t i = 0; i < kx; i++)
-            for (int32_t j = 0; j < ky; j++) deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size, 0.0, 1};
+            for (int32_t j = 0; j < ky; j++) s->deps[nd++] = (cl_dep){base[X] + i, base[Y] + j, size, 0.0, 1};
     }
-    int32_t n_graph_deps = nd;
-    for (int32_t id = n + 1; id <= N; id++) { /* backward sync pairs, both directions of a pair adjacent */
+    *n_graph = nd;
+    for (int32_t id = n + 1; id <= N; id++) {
         int32_t k = p->k[cl_fwd_of(id, n)];
         if (k < 2) continue;
-        if (hsdag_grow((void **)&deps, &cap_deps, (size_t)nd + (size_t)k * (k - 1), sizeof(cl_dep)) < 0)
-            goto done;
+        if (hsdag_grow((void **)&s->deps, &cap, (size_t)nd + (size_t)k * (k - 1), sizeof(cl_dep)) < 0)
+            return -1;
         for (int32_t l = 0; l < k; l++)
             for (int32_t q = l + 1; q < k; q++) {
-                deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k, 0.0, 0};
-                deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k, 0.0, 0};
+                s->deps[nd++] = (cl_dep){base[id] + l, base[id] + q, m->mem[id] / k, 0.0, 0};
+                s->deps[nd++] = (cl_dep){base[id] + q, base[id] + l, m->mem[id] / k, 0.0, 0};
             }
     }
-    s.n_deps = nd;
-    s.deps = deps;
-    /* run times: one-to-one by default, then collective groups of split ops, then one-to-one of unsplit ops
-     * (ddls sets collectives first and one-to-one last; a dep is in at most one group but the join edge) */
-    for (int32_t t = 0; t < nd; t++) deps[t].time = cl_one_to_one(&deps[t], s.server, c);
-    {
-        /* group g = X (1..n): forward out-deps of split forward op X; g = Y (n+1..2n): backward in-deps of
-         * split
-         * backward op Y. Only the join edge n -> n+1 can be in two groups (both then hold the same deps). */
-        int32_t *op_id = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t));
-        int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t));
-        grp = hsdag_malloc(((size_t)2 * n_graph_deps + 1) * sizeof(int32_t));
-        if (!op_id || !goff || !grp) {
-            hsdag_free(op_id);
-            hsdag_free(goff);
-            goto done;
-        }
-        for (int32_t id = 1; id <= N; id++)
-            for (int32_t o = base[id]; o < base[id + 1]; o++) op_id[o] = id;
-        for (int pass = 0; pass < 2; pass++) {
-            int32_t *fill = pass ? hsdag_calloc((size_t)N + 2, sizeof(int32_t)) : NULL;
-            if (pass && !fill) {
-                hsdag_free(op_id);
-                hsdag_free(goff);
-                goto done;
-            }
-            for (int32_t t = 0; t < n_graph_deps; t++) {
-                int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
-                int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
-                for (int q = 0; q < 2; q++) {
-                    if (!g[q]) continue;
-                    if (!pass)
-                        goff[g[q] + 1]++;
-                    else
-                        grp[goff[g[q]] + fill[g[q]]++] = t;
-                }
-            }
-            if (!pass)
-                for (int32_t id = 1; id <= N; id++) goff[id + 1] += goff[id];
-            hsdag_free(fill);
-        }
-        for (int32_t id = 1; id <= N; id++) {
-            int32_t cnt = goff[id + 1] - goff[id];
-            const int32_t *ix = grp + goff[id];
-            if (cnt && cl_symmetric(deps, ix, cnt, s.server)) {
-                double T = cl_collective(deps, ix, cnt, s.server, c);
-                for (int32_t t = 0; t < cnt; t++) deps[ix[t]].time = T;
+    s->n_deps = nd;
+    return 0;
+}
+
+/* Collective groups of split ops: group X (1..n) = the forward out-deps of split forward op X; group Y
+ * (n+1..2n) = the backward in-deps of split backward op Y. Only the join edge n -> n+1 can be in two groups
+ * (both then hold the same deps). A symmetric group runs as one collective. 0 or -1. */
+static int la_groups(cl_sim *s, int32_t n_graph, const cl_model *m, const cl_place *p, const int32_t *base,
+                     const hsdag_cluster_config *c)
+{
+    int32_t n = m->n, N = 2 * n, rc = -1;
+    cl_dep *deps = s->deps;
+    int32_t *op_id = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t));
+    int32_t *goff = hsdag_calloc((size_t)N + 2, sizeof(int32_t)), *fill = NULL;
+    int32_t *grp = hsdag_malloc(((size_t)2 * n_graph + 1) * sizeof(int32_t));
+    if (!op_id || !goff || !grp) goto done;
+    for (int32_t id = 1; id <= N; id++)
+        for (int32_t o = base[id]; o < base[id + 1]; o++) op_id[o] = id;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass && !(fill = hsdag_calloc((size_t)N + 2, sizeof(int32_t)))) goto done;
+        for (int32_t t = 0; t < n_graph; t++) {
+            int32_t X = op_id[deps[t].src], Y = op_id[deps[t].dst];
+            int32_t g[2] = {X <= n && p->k[X] > 1 ? X : 0, Y > n && p->k[cl_fwd_of(Y, n)] > 1 ? Y : 0};
+            for (int q = 0; q < 2; q++) {
+                if (!g[q]) continue;
+                if (!pass)
+                    goff[g[q] + 1]++;
+                else
+                    grp[goff[g[q]] + fill[g[q]]++] = t;
             }
         }
-        hsdag_free(op_id);
-        hsdag_free(goff);
+        if (!pass)
+            for (int32_t id = 1; id <= N; id++) goff[id + 1] += goff[id];
     }
-    for (int32_t t = n_graph_deps; t < nd; t += 2) { /* each sync pair is a 2-dep collective */
+    for (int32_t id = 1; id <= N; id++) {
+        int32_t cnt = goff[id + 1] - goff[id];
+        const int32_t *ix = grp + goff[id];
+        if (cnt && cl_symmetric(deps, ix, cnt, s->server)) {
+            double T = cl_collective(deps, ix, cnt, s->server, c);
+            for (int32_t t = 0; t < cnt; t++) deps[ix[t]].time = T;
+        }
+    }
+    rc = 0;
+done:
+    hsdag_free(op_id);
+    hsdag_free(goff);
+    hsdag_free(fill);
+    hsdag_free(grp);
+    return rc;
+}
+
+/* Run times: one-to-one by default, then collective groups of split ops, then each sync pair as a 2-dep
+ * collective (ddls sets collectives first and one-to-one last); local or empty deps take no time; the time
+ * unit; parents counted. 0 or -1. */
+static int la_times(cl_sim *s, int32_t n_graph, const cl_model *m, const cl_place *p, const int32_t *base,
+                    const hsdag_cluster_config *c)
+{
+    cl_dep *deps = s->deps;
+    int32_t nd = s->n_deps;
+    for (int32_t t = 0; t < nd; t++) deps[t].time = cl_one_to_one(&deps[t], s->server, c);
+    if (la_groups(s, n_graph, m, p, base, c) < 0) return -1;
+    for (int32_t t = n_graph; t < nd; t += 2) {
         int32_t pair[2] = {t, t + 1};
-        double T = cl_collective(deps, pair, 2, s.server, c);
+        double T = cl_collective(deps, pair, 2, s->server, c);
         deps[t].time = deps[t + 1].time = T;
     }
     double tscale = c->time_unit_fix ? 1e3 : 1.0;
     for (int32_t t = 0; t < nd; t++) {
-        if (s.server[deps[t].src] == s.server[deps[t].dst] || deps[t].size == 0)
+        if (s->server[deps[t].src] == s->server[deps[t].dst] || deps[t].size == 0)
             deps[t].time = 0.0; /* not a flow */
         deps[t].time *= tscale;
-        if (deps[t].parent) s.npar[deps[t].dst]++;
+        if (deps[t].parent) s->npar[deps[t].dst]++;
     }
-    /* out-dep CSR */
-    s.out_off = hsdag_calloc((size_t)s.n_ops + 1, sizeof(int32_t));
-    s.out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
-    if (!s.out_off || !s.out_dep) goto done;
-    for (int32_t t = 0; t < nd; t++) s.out_off[deps[t].src + 1]++;
-    for (int32_t o = 0; o < s.n_ops; o++) s.out_off[o + 1] += s.out_off[o];
-    {
-        int32_t *fill = hsdag_calloc((size_t)s.n_ops + 1, sizeof(int32_t));
-        if (!fill) goto done;
-        for (int32_t t = 0; t < nd; t++) s.out_dep[s.out_off[deps[t].src] + fill[deps[t].src]++] = t;
+    return 0;
+}
+
+/* The out-dep CSR of the ops. 0 or -1. */
+static int la_out_csr(cl_sim *s)
+{
+    int32_t nd = s->n_deps;
+    s->out_off = hsdag_calloc((size_t)s->n_ops + 1, sizeof(int32_t));
+    s->out_dep = hsdag_malloc(((size_t)nd + 1) * sizeof(int32_t));
+    int32_t *fill = hsdag_calloc((size_t)s->n_ops + 1, sizeof(int32_t));
+    if (!s->out_off || !s->out_dep || !fill) {
         hsdag_free(fill);
+        return -1;
     }
-    /* event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
-     * preemptive;
-     * every ready flow runs at full rate from its source op's completion (no sharing under RAMP rules) */
-    int32_t W = c->n_cgs * c->n_racks * c->n_servers;
-    heap = hsdag_malloc(((size_t)nd + 1) * sizeof(cl_ev));
-    ready = hsdag_malloc((size_t)s.n_ops * sizeof(int32_t)); /* per-server ready lists, packed by server */
-    nready = hsdag_calloc((size_t)W, sizeof(int32_t));
+    for (int32_t t = 0; t < nd; t++) s->out_off[s->deps[t].src + 1]++;
+    for (int32_t o = 0; o < s->n_ops; o++) s->out_off[o + 1] += s->out_off[o];
+    for (int32_t t = 0; t < nd; t++) s->out_dep[s->out_off[s->deps[t].src] + fill[s->deps[t].src]++] = t;
+    hsdag_free(fill);
+    return 0;
+}
+
+/* The event loop: per server, the ready op with the smallest compute cost runs (ties: the later op),
+ * preemptive; every ready flow runs at full rate from its source op's completion (no sharing under RAMP
+ * rules). *step gets the time of one training step. 0 or -1. */
+static int la_run(double *step, cl_sim *s, const hsdag_cluster_config *c)
+{
+    const cl_dep *deps = s->deps;
+    int32_t nd = s->n_deps, W = c->n_cgs * c->n_racks * c->n_servers, rc = -1;
+    cl_ev *heap = hsdag_malloc(((size_t)nd + 1) * sizeof(cl_ev));
+    int32_t *ready = hsdag_malloc((size_t)s->n_ops * sizeof(int32_t)); /* per-server ready lists, packed */
+    int32_t *nready = hsdag_calloc((size_t)W, sizeof(int32_t));
     int32_t *roff = hsdag_calloc((size_t)W + 1, sizeof(int32_t));
-    int32_t *stack = hsdag_malloc(((size_t)s.n_ops + (size_t)nd + 1) * sizeof(int32_t));
-    if (!heap || !ready || !nready || !roff || !stack) {
-        hsdag_free(roff);
-        hsdag_free(stack);
-        goto done;
-    }
-    for (int32_t o = 0; o < s.n_ops; o++) roff[s.server[o] + 1]++;
+    int32_t *stack = hsdag_malloc(((size_t)s->n_ops + (size_t)nd + 1) * sizeof(int32_t));
+    if (!heap || !ready || !nready || !roff || !stack) goto done;
+    for (int32_t o = 0; o < s->n_ops; o++) roff[s->server[o] + 1]++;
     for (int32_t w = 0; w < W; w++) roff[w + 1] += roff[w];
     int32_t ops_done = 0, deps_done = 0;
     hsdag_heap flows; /* each dep is pushed at most once: nd slots suffice */
     hsdag_heap_init(&flows, sizeof(cl_ev), heap, (size_t)nd + 1, cl_ev_less, NULL);
     double now = 0.0;
-    for (int32_t o = 0; o < s.n_ops; o++)
-        if (s.npar[o] == 0) ready[roff[s.server[o]] + nready[s.server[o]]++] = o;
+    for (int32_t o = 0; o < s->n_ops; o++)
+        if (s->npar[o] == 0) ready[roff[s->server[o]] + nready[s->server[o]]++] = o;
     for (;;) {
         /* the running op of each server and the next event */
         double next = INFINITY;
@@ -604,13 +621,13 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             int32_t best = -1;
             for (int32_t i = 0; i < nready[w]; i++) {
                 int32_t o = ready[roff[w] + i];
-                if (best < 0 || s.cost[o] < s.cost[ready[roff[w] + best]] ||
-                    (s.cost[o] == s.cost[ready[roff[w] + best]] && o > ready[roff[w] + best]))
+                if (best < 0 || s->cost[o] < s->cost[ready[roff[w] + best]] ||
+                    (s->cost[o] == s->cost[ready[roff[w] + best]] && o > ready[roff[w] + best]))
                     best = i;
             }
             if (best >= 0) {
                 run[w] = best;
-                double f = now + s.rem[ready[roff[w] + best]];
+                double f = now + s->rem[ready[roff[w] + best]];
                 if (f < next) next = f;
             }
         }
@@ -622,14 +639,14 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
         for (int32_t w = 0; w < W; w++) {
             if (run[w] < 0) continue;
             int32_t o = ready[roff[w] + run[w]];
-            if (now + s.rem[o] <= next) { /* completes now */
-                s.rem[o] = 0.0;
+            if (now + s->rem[o] <= next) { /* completes now */
+                s->rem[o] = 0.0;
                 ready[roff[w] + run[w]] = ready[roff[w] + nready[w] - 1];
                 nready[w]--;
                 ops_done++;
                 stack[sp++] = o;
             } else {
-                s.rem[o] -= dt;
+                s->rem[o] -= dt;
             }
         }
         now = next;
@@ -642,8 +659,8 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
         while (sp > 0) {
             int32_t x = stack[--sp];
             if (x >= 0) {
-                for (int32_t t = s.out_off[x]; t < s.out_off[x + 1]; t++) {
-                    int32_t d = s.out_dep[t];
+                for (int32_t t = s->out_off[x]; t < s->out_off[x + 1]; t++) {
+                    int32_t d = s->out_dep[t];
                     if (deps[d].time > 0) {
                         cl_ev ev = {now + deps[d].time, d};
                         hsdag_heap_push(&flows, &ev);
@@ -653,23 +670,42 @@ int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_
             } else {
                 const cl_dep *d = &deps[-1 - x];
                 deps_done++;
-                if (d->parent && --s.npar[d->dst] == 0) {
-                    int32_t w = s.server[d->dst];
+                if (d->parent && --s->npar[d->dst] == 0) {
+                    int32_t w = s->server[d->dst];
                     ready[roff[w] + nready[w]++] = d->dst;
                 }
             }
         }
     }
-    hsdag_free(roff);
-    hsdag_free(stack);
-    HSDAG_ASSERT(ops_done == s.n_ops && deps_done == nd);
-    out->step_time = now;
-    out->jct = now * c->n_steps;
-    out->n_ops = s.n_ops;
-    out->n_deps = nd;
-    out->n_split_ops = n_split;
+    HSDAG_ASSERT(ops_done == s->n_ops && deps_done == nd);
+    *step = now;
     rc = 0;
 done:
+    hsdag_free(heap);
+    hsdag_free(ready);
+    hsdag_free(nready);
+    hsdag_free(roff);
+    hsdag_free(stack);
+    return rc;
+}
+
+int cl_job_lookahead(const cl_model *m, const hsdag_cluster_config *c, const cl_place *p, cl_lookahead *out)
+{
+    int32_t n_split = 0, n_graph = 0;
+    int rc = HSDAG_ENOMEM;
+    int32_t *base = hsdag_malloc(((size_t)2 * m->n + 2) * sizeof(int32_t));
+    cl_sim s;
+    memset(&s, 0, sizeof s);
+    double step = 0;
+    if (base && la_ops(&s, base, &n_split, m, p) == 0 && la_deps(&s, &n_graph, m, p, base) == 0 &&
+        la_times(&s, n_graph, m, p, base, c) == 0 && la_out_csr(&s) == 0 && la_run(&step, &s, c) == 0) {
+        out->step_time = step;
+        out->jct = step * c->n_steps;
+        out->n_ops = s.n_ops;
+        out->n_deps = s.n_deps;
+        out->n_split_ops = n_split;
+        rc = 0;
+    }
     hsdag_free(base);
     hsdag_free(s.rem);
     hsdag_free(s.cost);
@@ -677,10 +713,6 @@ done:
     hsdag_free(s.npar);
     hsdag_free(s.out_off);
     hsdag_free(s.out_dep);
-    hsdag_free(deps);
-    hsdag_free(grp);
-    hsdag_free(heap);
-    hsdag_free(ready);
-    hsdag_free(nready);
+    hsdag_free(s.deps);
     return rc;
 }

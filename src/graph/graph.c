@@ -386,24 +386,13 @@ done:
     return rc;
 }
 
-int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
-{
-    *out = NULL;
-    /* Messages start with the graph's name if it has one; readers put the file name in front, so an
-     * unnamed graph gives "file.dot: graph has a cycle ...", not "file.dot: graph: graph has ...". */
-    char what[140] = "";
-    if (b->meta.name && *b->meta.name) snprintf(what, sizeof what, "%.120s: ", b->meta.name);
-    if (b->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%sout of memory while building the graph", what);
-    int32_t n = (int32_t)b->n_nodes;
-    int rc = 0;
-    int32_t *off = NULL, *adj = NULL, *order = NULL, *rank = NULL, *tmp = NULL;
-    hsdag_graph *g = NULL;
-    hsdag_strmap *names = NULL;
-    gb_edge *edges = NULL;
-    size_t ne = b->n_edges;
+/* ---- hsdag_gb_finish, step by step ---- */
 
-    /* dangling ends and self-loops */
-    for (size_t k = 0; k < ne; k++) {
+/* Dangling ends and self-loops: 0 or the status with e set. */
+static int gb_check_edges(const hsdag_gb *b, const char *what, hsdag_err *e)
+{
+    int32_t n = (int32_t)b->n_nodes;
+    for (size_t k = 0; k < b->n_edges; k++) {
         const gb_edge *ed = &b->edges[k];
         if (ed->u < 0 || ed->u >= n || ed->v < 0 || ed->v >= n) {
             int32_t ok = (ed->u >= 0 && ed->u < n) ? ed->u : ((ed->v >= 0 && ed->v < n) ? ed->v : -1);
@@ -415,25 +404,58 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
             return hsdag_err_set(e, HSDAG_ECYCLE, "%snode '%s' has an edge to itself", what,
                                  gb_name(b, ed->u));
     }
+    return 0;
+}
 
-    off = hsdag_calloc((size_t)n + 1, sizeof *off);
-    adj = hsdag_malloc((ne ? ne : 1) * sizeof *adj);
-    order = hsdag_malloc(((size_t)n + 1) * sizeof *order);
-    rank = hsdag_malloc(((size_t)n + 1) * sizeof *rank);
-    tmp = hsdag_malloc(((size_t)n + 1) * sizeof *tmp);
-    edges = hsdag_malloc((ne ? ne : 1) * sizeof *edges);
-    names = hsdag_strmap_create();
-    if (!off || !adj || !order || !rank || !tmp || !edges || !names) goto oom;
+/* 0 if x is NAN (not given) or in [0, max], else a status with "<what><elem>: <field> <x> is ..." in e. */
+static int gb_range(hsdag_err *e, const char *what, const char *elem, const char *field, double x, double max,
+                    const char *unit)
+{
+    if (isnan(x) || (x >= 0 && x <= max)) return 0;
+    if (x < 0) return hsdag_err_set(e, HSDAG_ELIMIT, "%s%s: %s is negative (%.6g)", what, elem, field, x);
+    return hsdag_err_set(e, HSDAG_ELIMIT, "%s%s: %s %.6g %s is above the limit of %.6g %s", what, elem, field,
+                         x, unit, max, unit);
+}
 
-    /* builder CSR in insertion order */
-    for (size_t k = 0; k < ne; k++) off[b->edges[k].u + 1]++;
-    for (int32_t v = 0; v < n; v++) off[v + 1] += off[v];
-    for (int32_t v = 0; v <= n; v++) tmp[v] = off[v];
-    for (size_t k = 0; k < ne; k++) adj[tmp[b->edges[k].u]++] = b->edges[k].v;
-    if ((rc = gb_toposort(b, off, adj, order, tmp, rank, e, what)) < 0) goto fail;
-    for (int32_t i = 0; i < n; i++) rank[order[i]] = i;
+/* The ranges of graph.h (HSDAG_MAX_COST_MS, _BYTES, _FLOPS) for every node's numbers. */
+static int gb_check_nodes(const hsdag_gb *b, hsdag_err *e, const char *what)
+{
+    static const char *const cost_field[HSDAG_COST_KINDS_] = {"cost_ms.cpu", "cost_ms.accel", "cost_ms.bwd"};
+    for (size_t v = 0; v < b->n_nodes; v++) {
+        const gb_node *nd = &b->nodes[v];
+        char elem[200];
+        snprintf(elem, sizeof elem, "node '%.150s'", gb_name(b, (int32_t)v));
+        int rc = gb_range(e, what, elem, "flops", nd->flops, HSDAG_MAX_FLOPS, "FLOP");
+        if (!rc) rc = gb_range(e, what, elem, "param_bytes", nd->param, HSDAG_MAX_BYTES, "B");
+        if (!rc) rc = gb_range(e, what, elem, "mem_bytes", nd->mem, HSDAG_MAX_BYTES, "B");
+        for (int k = 0; k < HSDAG_COST_KINDS_ && !rc; k++)
+            rc = gb_range(e, what, elem, cost_field[k], nd->cost[k], HSDAG_MAX_COST_MS, "ms");
+        if (rc) return rc;
+    }
+    return 0;
+}
 
-    /* relabel, sort and merge edges */
+/* The merged edges (m of them, relabelled by rank; order maps back) in range: each given one is, as the sum's
+ * terms are not negative, but a sum may not be. */
+static int gb_check_merged(const hsdag_gb *b, const gb_edge *edges, size_t m, const int32_t *order,
+                           const char *what, hsdag_err *e)
+{
+    for (size_t k = 0; k < m; k++) {
+        char elem[340];
+        snprintf(elem, sizeof elem, "edge '%.150s' -> '%.150s'", gb_name(b, order[edges[k].u]),
+                 gb_name(b, order[edges[k].v]));
+        int rc = gb_range(e, what, elem, "bytes", edges[k].bytes, HSDAG_MAX_BYTES, "B");
+        if (!rc) rc = gb_range(e, what, elem, "cost_ms", edges[k].cost, HSDAG_MAX_COST_MS, "ms");
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* Relabels the edges into edges[] by rank (the new node index), sorts them and merges parallel ones (bytes
+ * summed, cost max). Returns the count left. */
+static size_t gb_merge_edges(const hsdag_gb *b, const int32_t *rank, gb_edge *edges)
+{
+    size_t ne = b->n_edges, m = 0;
     for (size_t k = 0; k < ne; k++) {
         edges[k] = b->edges[k];
         edges[k].u = rank[b->edges[k].u];
@@ -441,7 +463,6 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         edges[k].seq = (int32_t)k;
     }
     qsort(edges, ne, sizeof *edges, edge_cmp);
-    size_t m = 0;
     for (size_t k = 0; k < ne; k++) {
         if (m > 0 && edges[m - 1].u == edges[k].u && edges[m - 1].v == edges[k].v) {
             edges[m - 1].bytes += edges[k].bytes;
@@ -451,10 +472,14 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
             edges[m++] = edges[k];
         }
     }
+    return m;
+}
 
-    /* allocate the IR */
-    g = hsdag_calloc(1, sizeof *g);
-    if (!g) goto oom;
+/* The IR with every array allocated in its arena (n nodes, m edges). NULL on ENOMEM. */
+static hsdag_graph *gb_alloc_ir(const hsdag_gb *b, int32_t n, size_t m)
+{
+    hsdag_graph *g = hsdag_calloc(1, sizeof *g);
+    if (!g) return NULL;
     g->arena = hsdag_arena_create(((size_t)n * 160 + m * 40 + b->n_strs + b->n_dims * 8) / 4 + 4096);
     if (!g->arena) goto oom;
     hsdag_arena *a = g->arena;
@@ -491,51 +516,65 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     g->meta = b->meta;
     g->meta.name = hsdag_arena_strdup(a, b->meta.name ? b->meta.name : "");
     if (!g->meta.name) goto oom;
+    return g;
+oom:
+    hsdag_graph_free(g);
+    return NULL;
+}
 
-    /* nodes: interned op strings, unique names (first occurrence in insertion order keeps its name) */
-    {
-        hsdag_strmap *ops = hsdag_strmap_create();
-        const char **op_strs = NULL;
-        size_t op_cap = 0;
-        int failed = !ops;
-        for (int32_t i = 0; i < n && !failed; i++) {
-            int32_t v = order[i];
-            const char *op = b->strs + b->nodes[v].op_off;
-            int32_t id = hsdag_strmap_get(ops, op, strlen(op));
-            if (id < 0) {
-                id = hsdag_strmap_count(ops);
-                const char *cp = hsdag_arena_strdup(a, op);
-                if (!cp || hsdag_strmap_put(ops, op, strlen(op), id) < 0 ||
-                    hsdag_grow((void **)&op_strs, &op_cap, (size_t)id + 1, sizeof *op_strs) < 0) {
-                    failed = 1;
-                    break;
-                }
-                op_strs[id] = cp;
+/* Interned op strings (equal ops share one pointer), in the new node order. 0 or -1 (ENOMEM). */
+static int gb_intern_ops(const hsdag_gb *b, hsdag_graph *g, const int32_t *order)
+{
+    hsdag_strmap *ops = hsdag_strmap_create();
+    const char **op_strs = NULL;
+    size_t op_cap = 0;
+    int failed = !ops;
+    for (int32_t i = 0; i < g->n_nodes && !failed; i++) {
+        int32_t v = order[i];
+        const char *op = b->strs + b->nodes[v].op_off;
+        int32_t id = hsdag_strmap_get(ops, op, strlen(op));
+        if (id < 0) {
+            id = hsdag_strmap_count(ops);
+            const char *cp = hsdag_arena_strdup(g->arena, op);
+            if (!cp || hsdag_strmap_put(ops, op, strlen(op), id) < 0 ||
+                hsdag_grow((void **)&op_strs, &op_cap, (size_t)id + 1, sizeof *op_strs) < 0) {
+                failed = 1;
+                break;
             }
-            g->op[i] = op_strs[id];
+            op_strs[id] = cp;
         }
-        hsdag_free(op_strs);
-        hsdag_strmap_free(ops);
-        if (failed) goto oom;
+        g->op[i] = op_strs[id];
     }
-    /* pass 1: reserve given names in insertion order; pass 2: rename the rest */
-    for (int32_t v = 0; v < n; v++) {
+    hsdag_free(op_strs);
+    hsdag_strmap_free(ops);
+    return failed ? -1 : 0;
+}
+
+/* Unique names: pass 1 reserves the given names in insertion order (the first occurrence keeps its name),
+ * pass 2 renames the rest. 0 or -1 (ENOMEM). */
+static int gb_names(hsdag_gb *b, hsdag_graph *g, const int32_t *rank, hsdag_strmap *names)
+{
+    for (int32_t v = 0; v < g->n_nodes; v++) {
         const char *nm = gb_name(b, v);
         if (!*nm) continue;
         int r = hsdag_strmap_put(names, nm, strlen(nm), v);
-        if (r < 0) goto oom;
-        if (r == 0 && !(g->name[rank[v]] = hsdag_arena_strdup(a, nm))) goto oom;
+        if (r < 0) return -1;
+        if (r == 0 && !(g->name[rank[v]] = hsdag_arena_strdup(g->arena, nm))) return -1;
     }
     /* The next suffix to try is remembered per base: per first owner of a duplicated name, per op
      * string for unnamed nodes. Every suffix below it was seen taken, and names are never released,
      * so the names are exactly those of probing from the start, but n duplicates cost O(n) probes,
      * not O(n^2) (10,000 nodes named "x" took 43 s before). */
-    if (gb_rename(b, g, rank, names) < 0) goto oom;
-    for (int32_t i = 0; i < n; i++)
-        if (!g->name[i]) goto oom;
+    if (gb_rename(b, g, rank, names) < 0) return -1;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (!g->name[i]) return -1;
+    return 0;
+}
 
-    /* per-node fields */
-    for (int32_t i = 0; i < n; i++) {
+/* Per-node fields in the new order; opclass and flags derived from the op where not set. */
+static void gb_node_fields(const hsdag_gb *b, hsdag_graph *g, const int32_t *order)
+{
+    for (int32_t i = 0; i < g->n_nodes; i++) {
         const gb_node *s = &b->nodes[order[i]];
         hsdag_opclass c = s->opclass >= 0 ? (hsdag_opclass)s->opclass : hsdag_opclass_of(g->op[i]);
         g->opclass[i] = (uint8_t)c;
@@ -549,36 +588,40 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         for (int k = 0; k < HSDAG_COST_KINDS_; k++)
             g->cost_ms[(size_t)i * HSDAG_COST_KINDS_ + k] = s->cost[k];
     }
+}
 
-    /* output shapes, grouped by new node index (stable within a node) */
+/* Output shapes grouped by new node index (stable within a node), then each node's output bytes. tmp has
+ * n + 1 slots of scratch. 0 or -1 (ENOMEM). */
+static int gb_shapes(const hsdag_gb *b, hsdag_graph *g, const int32_t *rank, int32_t *tmp)
+{
+    int32_t n = g->n_nodes;
+    size_t S = b->n_outs;
     for (int32_t i = 0; i <= n; i++) g->out_shape_off[i] = 0;
     for (size_t s = 0; s < S; s++) g->out_shape_off[rank[b->outs[s].node] + 1]++;
     for (int32_t i = 0; i < n; i++) g->out_shape_off[i + 1] += g->out_shape_off[i];
     for (int32_t i = 0; i < n; i++) tmp[i] = g->out_shape_off[i];
-    {
-        int32_t *slot_of = hsdag_malloc((S ? S : 1) * sizeof *slot_of);
-        if (!slot_of) goto oom;
-        for (size_t s = 0; s < S; s++) slot_of[s] = tmp[rank[b->outs[s].node]]++;
-        /* dims laid out in slot order */
-        int32_t *src_of_slot = hsdag_malloc((S ? S : 1) * sizeof *src_of_slot);
-        if (!src_of_slot) {
-            hsdag_free(slot_of);
-            goto oom;
-        }
-        for (size_t s = 0; s < S; s++) src_of_slot[slot_of[s]] = (int32_t)s;
-        int32_t d = 0;
-        for (size_t t = 0; t < S; t++) {
-            const gb_out *o = &b->outs[src_of_slot[t]];
-            g->shape_rank[t] = o->rank;
-            g->shape_dtype[t] = o->dtype;
-            g->shape_dim_off[t] = d;
-            for (int r = 0; r < o->rank; r++) g->shape_dims[d++] = b->dims[o->dim_off + r];
-        }
-        g->shape_dim_off[S] = d;
-        g->n_out_shapes = (int32_t)S;
+    int32_t *slot_of = hsdag_malloc((S ? S : 1) * sizeof *slot_of);
+    int32_t *src_of_slot = hsdag_malloc((S ? S : 1) * sizeof *src_of_slot);
+    if (!slot_of || !src_of_slot) {
         hsdag_free(slot_of);
         hsdag_free(src_of_slot);
+        return -1;
     }
+    for (size_t s = 0; s < S; s++) slot_of[s] = tmp[rank[b->outs[s].node]]++;
+    /* dims laid out in slot order */
+    for (size_t s = 0; s < S; s++) src_of_slot[slot_of[s]] = (int32_t)s;
+    int32_t d = 0;
+    for (size_t t = 0; t < S; t++) {
+        const gb_out *o = &b->outs[src_of_slot[t]];
+        g->shape_rank[t] = o->rank;
+        g->shape_dtype[t] = o->dtype;
+        g->shape_dim_off[t] = d;
+        for (int r = 0; r < o->rank; r++) g->shape_dims[d++] = b->dims[o->dim_off + r];
+    }
+    g->shape_dim_off[S] = d;
+    g->n_out_shapes = (int32_t)S;
+    hsdag_free(slot_of);
+    hsdag_free(src_of_slot);
     for (int32_t i = 0; i < n; i++) {
         double bytes = 0;
         for (int32_t s = g->out_shape_off[i]; s < g->out_shape_off[i + 1]; s++) {
@@ -587,8 +630,15 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         }
         g->out_bytes[i] = bytes;
     }
+    return 0;
+}
 
-    /* edges: out-CSR is the sorted list itself; in-CSR by counting (stable in source order) */
+/* Edges: the out-CSR is the sorted, merged list itself; the in-CSR by counting (stable in source order).
+ * tmp has n slots of scratch. */
+static void gb_edges_csr(hsdag_graph *g, const gb_edge *edges, int32_t *tmp)
+{
+    int32_t n = g->n_nodes;
+    size_t M = (size_t)g->n_edges;
     for (size_t k = 0; k < M; k++) {
         g->edge_src[k] = edges[k].u;
         g->out_dst[k] = edges[k].v;
@@ -607,6 +657,49 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
         g->in_src[slot] = edges[k].u;
         g->in_eid[slot] = (int32_t)k;
     }
+}
+
+int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
+{
+    *out = NULL;
+    /* Messages start with the graph's name if it has one; readers put the file name in front, so an
+     * unnamed graph gives "file.dot: graph has a cycle ...", not "file.dot: graph: graph has ...". */
+    char what[140] = "";
+    if (b->meta.name && *b->meta.name) snprintf(what, sizeof what, "%.120s: ", b->meta.name);
+    if (b->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "%sout of memory while building the graph", what);
+    int32_t n = (int32_t)b->n_nodes;
+    int rc = gb_check_edges(b, what, e);
+    if (!rc) rc = gb_check_nodes(b, e, what);
+    if (rc < 0) return rc;
+    int32_t *off = NULL, *adj = NULL, *order = NULL, *rank = NULL, *tmp = NULL;
+    hsdag_graph *g = NULL;
+    hsdag_strmap *names = NULL;
+    gb_edge *edges = NULL;
+    size_t ne = b->n_edges;
+    off = hsdag_calloc((size_t)n + 1, sizeof *off);
+    adj = hsdag_malloc((ne ? ne : 1) * sizeof *adj);
+    order = hsdag_malloc(((size_t)n + 1) * sizeof *order);
+    rank = hsdag_malloc(((size_t)n + 1) * sizeof *rank);
+    tmp = hsdag_malloc(((size_t)n + 1) * sizeof *tmp);
+    edges = hsdag_malloc((ne ? ne : 1) * sizeof *edges);
+    names = hsdag_strmap_create();
+    if (!off || !adj || !order || !rank || !tmp || !edges || !names) goto oom;
+
+    /* builder CSR in insertion order, then the topological order and each node's new index (rank) */
+    for (size_t k = 0; k < ne; k++) off[b->edges[k].u + 1]++;
+    for (int32_t v = 0; v < n; v++) off[v + 1] += off[v];
+    for (int32_t v = 0; v <= n; v++) tmp[v] = off[v];
+    for (size_t k = 0; k < ne; k++) adj[tmp[b->edges[k].u]++] = b->edges[k].v;
+    if ((rc = gb_toposort(b, off, adj, order, tmp, rank, e, what)) < 0) goto fail;
+    for (int32_t i = 0; i < n; i++) rank[order[i]] = i;
+
+    size_t m = gb_merge_edges(b, rank, edges);
+    if ((rc = gb_check_merged(b, edges, m, order, what, e)) < 0) goto fail;
+    if (!(g = gb_alloc_ir(b, n, m))) goto oom;
+    if (gb_intern_ops(b, g, order) < 0 || gb_names(b, g, rank, names) < 0) goto oom;
+    gb_node_fields(b, g, order);
+    if (gb_shapes(b, g, rank, tmp) < 0) goto oom;
+    gb_edges_csr(g, edges, tmp);
     *out = g;
     g = NULL;
     goto done;

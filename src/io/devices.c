@@ -392,6 +392,17 @@ static int j_str(const jctx *c, json_object *obj, const char *key, const char *w
     if (n == 0 || n > 400)
         return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: %s must have 1..400 characters", c->what, where,
                              key);
+    /* names end up in tables and messages on a terminal: no control characters (ESC, newline, ...): C0,
+     * DEL or C1 (U+0080..U+009F, as UTF-8 C2 80..C2 9F); NUL is refused by hsdag_jsonin_string */
+    const char *s = *out;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch < 0x20 || ch == 0x7f ||
+            (ch == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f))
+            return hsdag_err_set(c->e, HSDAG_EPARSE,
+                                 "%s: %s: '%s' contains a control character (byte %zu is 0x%02x)", c->what,
+                                 where, key, i, ch == 0xc2 ? (unsigned char)s[i + 1] : ch);
+    }
     return 0;
 }
 
@@ -476,7 +487,9 @@ static int parse_device(const jctx *c, hsdag_devices *d, int32_t i, json_object 
             if (cl < 0)
                 return hsdag_err_set(c->e, HSDAG_EPARSE, "%s: %s: output_element_s: unknown op class '%.40s'",
                                      c->what, where, key);
-            if ((rc = j_num(c, pe, key, where, 1, 0, 1.0, &d->dev[i].elem_s[cl])) < 0) return rc;
+            char ew[96];
+            snprintf(ew, sizeof ew, "%s: output_element_s", where);
+            if ((rc = j_num(c, pe, key, ew, 1, 0, 1.0, &d->dev[i].elem_s[cl])) < 0) return rc;
         }
     }
     return 0;

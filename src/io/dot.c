@@ -21,8 +21,10 @@
  *    one, else non-constant inputs first (the data), then constant ones (weights), each in file order;
  *    constant-valued nodes (computed from constants only) are folded: 0 FLOPs.
  * Security: cgraph is not built for hostile input: the input is capped at HSDAG_DOT_MAX_BYTES, must
- * not contain NUL bytes, and cgraph's messages are captured through agseterrf (process-global, so
- * this reader is not thread-safe; cgraph's parser is not re-entrant anyway).
+ * not contain NUL bytes, is pre-scanned (dot_prescan: identifier length, nesting, the edges and attribute
+ * slots it would create) and the address space cgraph needs is probed before cgraph sees it; cgraph's
+ * messages are captured through agseterrf (process-global, so this reader is not thread-safe; cgraph's
+ * parser is not re-entrant anyway).
  */
 #include "hsdag/io.h"
 
@@ -236,11 +238,17 @@ static int dot_seq_cmp(const void *a, const void *b)
 static int dot_collect(dot_ctx *c)
 {
     Agraph_t *g = c->g;
-    int nn = agnnodes(g), ne = agnedges(g);
+    /* counted by walking, not with agnnodes/agnedges: their dtsize recurses once per element of a
+     * degenerate tree (600,000 parallel a -> b edges overflowed the stack) */
+    long nn = 0, ne = 0;
+    for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v)) {
+        nn++;
+        for (Agedge_t *ed = agfstout(g, v); ed; ed = agnxtout(g, ed)) ne++;
+    }
     if (nn > HSDAG_MAX_NODES)
-        return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %d nodes (limit %d)", c->what, nn, HSDAG_MAX_NODES);
+        return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %ld nodes (limit %d)", c->what, nn, HSDAG_MAX_NODES);
     if (ne > HSDAG_MAX_EDGES)
-        return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %d edges (limit %d)", c->what, ne, HSDAG_MAX_EDGES);
+        return hsdag_err_set(c->e, HSDAG_ELIMIT, "%s: %ld edges (limit %d)", c->what, ne, HSDAG_MAX_EDGES);
     c->nodes = hsdag_calloc((size_t)nn + 1, sizeof *c->nodes);
     c->edges = hsdag_calloc((size_t)ne + 1, sizeof *c->edges);
     if (!c->nodes || !c->edges) return hsdag_err_set(c->e, HSDAG_ENOMEM, "%s: out of memory", c->what);
@@ -455,8 +463,8 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
 
     hsdag_graph_meta meta;
     hsdag_ioutil_meta_init(&meta, HSDAG_FMT_DOT);
-    meta.file_nodes = agnnodes(c->g);
-    meta.file_edges = agnedges(c->g);
+    meta.file_nodes = c->n;
+    meta.file_edges = c->m;
     meta.name = agnameof(c->g) ? agnameof(c->g) : "";
     if (meta.name[0] == '%') meta.name = ""; /* cgraph's internal name of an anonymous graph */
     hsdag_gb_set_meta(b, &meta);
@@ -564,6 +572,357 @@ static size_t dot_line_of(const char *s, size_t off)
     return line;
 }
 
+/* ---- the pre-scan: what cgraph would build, bounded before cgraph sees the text ----
+ * cgraph is not built for hostile input: a 4 MB identifier takes its lexer 28 s (quadratic), an edge
+ * statement between two node lists or subgraphs of 8,000 nodes each (94 KB) creates 64M edges, every
+ * attribute name gives every object a slot (5,000 names x 5,000 nodes = 200 MB from 73 KB), and deep
+ * nesting grows its parser's stack. The pre-scan tokenises the text as cgraph's scanner does and
+ * follows the statement grammar far enough to bound, from above, the edges an edge statement creates
+ * (the product of each pair of operands' node counts; a named subgraph keeps every node ever put in it),
+ * the node mentions, the distinct attribute names and the nesting depth. */
+#define DOT_MAX_ID 65536     /* bytes of one identifier, quoted string (with '+' joins) or HTML string */
+#define DOT_MAX_DEPTH 64     /* nested subgraph bodies */
+#define DOT_EDGES_BASE 65536 /* edges allowed beyond one per DOT_BYTES_PER_EDGE bytes of text */
+#define DOT_BYTES_PER_EDGE 4
+#define DOT_SLOTS_PER_BYTE 8 /* attribute slots (names x objects) per byte of text, beyond 2^20 */
+
+typedef enum {
+    DT_END,
+    DT_ATOM,
+    DT_EDGEOP,
+    DT_LBRACE,
+    DT_RBRACE,
+    DT_LBRACKET,
+    DT_RBRACKET,
+    DT_SEMI,
+    DT_COMMA,
+    DT_EQUALS,
+    DT_COLON,
+    DT_ATTRKW, /* node, edge, graph */
+    DT_SUBGRAPH,
+    DT_OTHER
+} dot_tok;
+
+typedef struct dot_lex {
+    const char *s;
+    size_t n, i; /* text, length, position */
+    size_t line;
+    size_t tok_start, tok_len; /* the last token (an atom: its text, quotes included) */
+} dot_lex;
+
+static int dot_letter(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+static int dot_kw(const char *p, size_t k, const char *kw)
+{
+    if (strlen(kw) != k) return 0;
+    for (size_t j = 0; j < k; j++)
+        if ((p[j] | 0x20) != kw[j]) return 0;
+    return 1;
+}
+
+/* Blanks and comments before the next token (cgraph: '#' lines only at a line start). */
+static void dot_lex_skip(dot_lex *x)
+{
+    for (;;) {
+        if (x->i >= x->n) return;
+        char c = x->s[x->i];
+        if (c == '\n') {
+            x->line++;
+            x->i++;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            x->i++;
+        } else if ((c == '/' && x->i + 1 < x->n && (x->s[x->i + 1] == '/' || x->s[x->i + 1] == '*')) ||
+                   (c == '#' && (x->i == 0 || x->s[x->i - 1] == '\n'))) {
+            size_t j = dot_skip_lexeme(x->s, x->n, x->i);
+            for (size_t k = x->i; k < j; k++) x->line += x->s[k] == '\n';
+            x->i = j;
+        } else {
+            return;
+        }
+    }
+}
+
+/* One quoted string from x->i (at '"'); returns its end. */
+static size_t dot_lex_quoted(dot_lex *x, size_t i)
+{
+    for (i++; i < x->n && x->s[i] != '"'; i++) {
+        if (x->s[i] == '\\' && i + 1 < x->n) i++;
+        if (x->s[i] == '\n') x->line++;
+    }
+    return i < x->n ? i + 1 : x->n;
+}
+
+static dot_tok dot_lex_next(dot_lex *x)
+{
+    dot_lex_skip(x);
+    x->tok_start = x->i;
+    x->tok_len = 0;
+    if (x->i >= x->n) return DT_END;
+    const char *s = x->s;
+    unsigned char c = (unsigned char)s[x->i];
+    size_t i = x->i;
+    if (c == '"') { /* quoted, with "a" + "b" joins */
+        i = dot_lex_quoted(x, i);
+        for (;;) {
+            dot_lex y = *x;
+            y.i = i;
+            dot_lex_skip(&y);
+            if (y.i >= y.n || s[y.i] != '+') break;
+            y.i++;
+            dot_lex_skip(&y);
+            if (y.i >= y.n || s[y.i] != '"') break;
+            x->line = y.line;
+            i = dot_lex_quoted(x, y.i);
+        }
+    } else if (c == '<') { /* HTML string: balanced <...> */
+        int depth = 0;
+        for (; i < x->n; i++) {
+            if (s[i] == '\n') x->line++;
+            if (s[i] == '<')
+                depth++;
+            else if (s[i] == '>' && --depth == 0)
+                break;
+        }
+        i = i < x->n ? i + 1 : x->n;
+    } else if (dot_letter(c)) {
+        while (i < x->n && (dot_letter((unsigned char)s[i]) || (s[i] >= '0' && s[i] <= '9'))) i++;
+        size_t k = i - x->i;
+        x->i = i;
+        x->tok_len = k;
+        if (dot_kw(s + x->tok_start, k, "node") || dot_kw(s + x->tok_start, k, "edge") ||
+            dot_kw(s + x->tok_start, k, "graph"))
+            return DT_ATTRKW;
+        if (dot_kw(s + x->tok_start, k, "subgraph")) return DT_SUBGRAPH;
+        if (dot_kw(s + x->tok_start, k, "digraph") || dot_kw(s + x->tok_start, k, "strict")) return DT_OTHER;
+        return DT_ATOM;
+    } else if ((c >= '0' && c <= '9') || c == '.' ||
+               (c == '-' && i + 1 < x->n && ((s[i + 1] >= '0' && s[i + 1] <= '9') || s[i + 1] == '.'))) {
+        /* a number: -?(digits(.digits*)? | .digits); what follows starts a new token, as in cgraph */
+        size_t j = i + (c == '-');
+        size_t d0 = j;
+        while (j < x->n && s[j] >= '0' && s[j] <= '9') j++;
+        int intpart = j > d0;
+        if (j < x->n && s[j] == '.') {
+            size_t f0 = ++j;
+            while (j < x->n && s[j] >= '0' && s[j] <= '9') j++;
+            if (!intpart && j == f0) { /* a lone '.' or "-." */
+                x->i = i + 1;
+                return DT_OTHER;
+            }
+        } else if (!intpart) {
+            x->i = i + 1;
+            return DT_OTHER;
+        }
+        i = j;
+    } else if ((c == '-' && i + 1 < x->n && (s[i + 1] == '>' || s[i + 1] == '-'))) {
+        x->i = i + 2;
+        return DT_EDGEOP;
+    } else {
+        x->i = i + 1;
+        switch (c) {
+        case '{':
+            return DT_LBRACE;
+        case '}':
+            return DT_RBRACE;
+        case '[':
+            return DT_LBRACKET;
+        case ']':
+            return DT_RBRACKET;
+        case ';':
+            return DT_SEMI;
+        case ',':
+            return DT_COMMA;
+        case '=':
+            return DT_EQUALS;
+        case ':':
+            return DT_COLON;
+        default:
+            return DT_OTHER;
+        }
+    }
+    x->tok_len = i - x->i;
+    x->i = i;
+    return DT_ATOM;
+}
+
+static dot_tok dot_lex_peek(const dot_lex *x)
+{
+    dot_lex y = *x;
+    return dot_lex_next(&y);
+}
+
+typedef struct dot_frame {
+    double nodes; /* node mentions inside this body, nested ones included */
+    double left;  /* the enclosing statement's operand before an edge operator into this body, or -1 */
+    int32_t name; /* named subgraph: its index in the name table, else -1 */
+} dot_frame;
+
+typedef struct dot_scan {
+    double edges, mentions, slots;
+    int32_t attr_names;
+} dot_scan;
+
+/* Bounds what cgraph would build from text (NUL-terminated, len bytes): ELIMIT with a one-line message
+ * naming the line, or 0 with *sc filled. */
+static int dot_prescan(dot_scan *sc, const char *text, size_t len, const char *what, hsdag_err *e)
+{
+    dot_lex x = {.s = text, .n = len, .line = 1};
+    dot_frame stack[DOT_MAX_DEPTH + 1];
+    int depth = 0, rc = 0, skip_atom = 0, in_brackets = 0;
+    double left = -1, operand = -1, *sub_total = NULL;
+    size_t n_sub = 0, cap_sub = 0;
+    dot_tok prev = DT_OTHER, t;
+    int32_t pending_name = -1;
+    hsdag_strmap *attrs = hsdag_strmap_create(), *subs = hsdag_strmap_create();
+    memset(sc, 0, sizeof *sc);
+    if (!attrs || !subs) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
+        goto done;
+    }
+#define DOT_FLUSH()                                                 \
+    do {                                                            \
+        if (left >= 0 && operand >= 0) sc->edges += left * operand; \
+        left = operand = -1;                                        \
+    } while (0)
+    while ((t = dot_lex_next(&x)) != DT_END) {
+        if (t == DT_ATOM && x.tok_len > DOT_MAX_ID) {
+            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %zu: an identifier of %zu bytes (limit %d)", what,
+                               x.line, x.tok_len, DOT_MAX_ID);
+            goto done;
+        }
+        if (depth == 0) { /* the header: strict, digraph, the graph's name */
+            if (t == DT_LBRACE) {
+                stack[++depth] = (dot_frame){0, -1, -1};
+                left = operand = -1;
+            }
+            prev = t;
+            continue;
+        }
+        if (in_brackets) { /* attribute list: names go into the name table, nothing else counts */
+            if (t == DT_RBRACKET) {
+                in_brackets = 0;
+                DOT_FLUSH();
+            } else if (t == DT_ATOM && !skip_atom && dot_lex_peek(&x) == DT_EQUALS) {
+                if (hsdag_strmap_put(attrs, text + x.tok_start, x.tok_len, 0) < 0) goto oom;
+            } else if (t == DT_EQUALS) {
+                skip_atom = 1;
+                prev = t;
+                continue;
+            }
+            skip_atom = 0;
+            prev = t;
+            continue;
+        }
+        switch (t) {
+        case DT_ATOM:
+            if (skip_atom) { /* a port, an attribute value or a subgraph's name */
+                skip_atom = 0;
+                break;
+            }
+            if (dot_lex_peek(&x) == DT_EQUALS) { /* a graph attribute "name = value" */
+                DOT_FLUSH();
+                if (hsdag_strmap_put(attrs, text + x.tok_start, x.tok_len, 0) < 0) goto oom;
+                break;
+            }
+            if (operand >= 0 && prev != DT_COMMA) DOT_FLUSH(); /* a new statement */
+            operand = operand < 0 ? 1 : operand + 1;
+            stack[depth].nodes += 1;
+            sc->mentions += 1;
+            break;
+        case DT_EQUALS:
+        case DT_COLON:
+            skip_atom = 1;
+            break;
+        case DT_EDGEOP:
+            if (left >= 0 && operand >= 0) sc->edges += left * operand;
+            left = operand >= 0 ? operand : 0;
+            operand = -1;
+            break;
+        case DT_SUBGRAPH:
+            if (operand >= 0 && prev != DT_EDGEOP) DOT_FLUSH();
+            pending_name = -1;
+            if (dot_lex_peek(&x) == DT_ATOM) {
+                dot_lex_next(&x);
+                int32_t id = hsdag_strmap_get(subs, text + x.tok_start, x.tok_len);
+                if (id < 0) {
+                    id = (int32_t)n_sub;
+                    if (hsdag_strmap_put(subs, text + x.tok_start, x.tok_len, id) < 0 ||
+                        hsdag_grow((void **)&sub_total, &cap_sub, n_sub + 1, sizeof *sub_total) < 0)
+                        goto oom;
+                    sub_total[n_sub++] = 0;
+                }
+                pending_name = id;
+            }
+            break;
+        case DT_LBRACE:
+            if (operand >= 0 && prev != DT_EDGEOP && prev != DT_SUBGRAPH) DOT_FLUSH();
+            if (depth >= DOT_MAX_DEPTH) {
+                rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %zu: subgraphs nested deeper than %d", what,
+                                   x.line, DOT_MAX_DEPTH);
+                goto done;
+            }
+            stack[++depth] = (dot_frame){0, left, prev == DT_SUBGRAPH ? pending_name : -1};
+            pending_name = -1;
+            left = operand = -1;
+            break;
+        case DT_RBRACE: {
+            DOT_FLUSH();
+            dot_frame f = stack[depth--];
+            if (depth == 0) goto bounds; /* the graph's closing brace */
+            double size = f.nodes;
+            if (f.name >= 0) size = sub_total[f.name] += f.nodes; /* every node ever put in it */
+            stack[depth].nodes += size;
+            left = f.left;
+            operand = size; /* the subgraph is the statement's current operand */
+            break;
+        }
+        case DT_LBRACKET:
+            in_brackets = 1;
+            break;
+        case DT_SEMI:
+        case DT_ATTRKW:
+            DOT_FLUSH();
+            break;
+        default:
+            break;
+        }
+        prev = t;
+    }
+bounds:
+    sc->attr_names = hsdag_strmap_count(attrs);
+    sc->slots = (double)sc->attr_names * (sc->mentions + sc->edges);
+    {
+        double max_edges = fmin((double)HSDAG_MAX_EDGES, DOT_EDGES_BASE + (double)len / DOT_BYTES_PER_EDGE);
+        double max_slots = 1048576.0 + (double)DOT_SLOTS_PER_BYTE * (double)len;
+        if (sc->edges > max_edges)
+            rc = hsdag_err_set(
+                e, HSDAG_ELIMIT,
+                "%s: the edge statements would create up to %.0f edges (limit %.0f for %zu bytes: "
+                "node lists or subgraphs as edge ends multiply)",
+                what, sc->edges, max_edges, len);
+        else if (sc->mentions > HSDAG_MAX_NODES)
+            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: more than %d nodes", what, HSDAG_MAX_NODES);
+        else if (sc->slots > max_slots)
+            rc = hsdag_err_set(
+                e, HSDAG_ELIMIT,
+                "%s: %d attribute names on up to %.0f nodes and edges need %.0f attribute slots "
+                "(limit %.0f for %zu bytes)",
+                what, sc->attr_names, sc->mentions + sc->edges, sc->slots, max_slots, len);
+    }
+    goto done;
+oom:
+    rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
+done:
+#undef DOT_FLUSH
+    hsdag_strmap_free(attrs);
+    hsdag_strmap_free(subs);
+    hsdag_free(sub_total);
+    return rc;
+}
+
 int hsdag_dot_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     int rc;
@@ -592,6 +951,21 @@ int hsdag_dot_read(hsdag_graph **out, const void *buf, size_t len, const char *w
                            dot_line_of(text, end));
         goto done;
     }
+    dot_scan sc;
+    if ((rc = dot_prescan(&sc, text, end > 0 ? end : len, c.what, e)) < 0) goto done;
+    {
+        /* cgraph does not survive an allocation failure (it prints and then dereferences NULL): make sure
+         * the address space its graph needs is there first. Measured on cgraph 2.42: ~270 bytes per node,
+         * ~240 per edge, 8 per attribute slot; the bound counts every node mention as a node. */
+        double need = 320.0 * sc.mentions + 320.0 * sc.edges + 8.0 * sc.slots + 4.0 * (double)len + 1048576.0;
+        void *probe = need < 0x1p62 ? hsdag_malloc((size_t)need) : NULL;
+        if (!probe) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory (the DOT graph needs about %.0f MB)",
+                               c.what, need / 1048576.0);
+            goto done;
+        }
+        hsdag_free(probe);
+    }
     memset(&dot_cap, 0, sizeof dot_cap);
     agusererrf prev = agseterrf(dot_err_collect);
     agreseterrors();
@@ -610,6 +984,8 @@ int hsdag_dot_read(hsdag_graph **out, const void *buf, size_t len, const char *w
         goto done;
     }
     if ((rc = dot_collect(&c)) < 0) goto done;
+    /* the pre-scan's counts are upper bounds of what cgraph built (the fuzz targets hold it to that) */
+    HSDAG_ASSERT((double)c.m <= sc.edges && (double)c.n <= sc.mentions);
     if ((rc = dot_tensors(&c)) < 0) goto done;
     rc = dot_build(&c, out);
 done:

@@ -235,8 +235,8 @@ static int hj_read_meta(json_object *root, const char *what, hsdag_graph_meta *m
         if ((rc = hsdag_jsonin_int(mo, "opset", 0, INT32_MIN, INT32_MAX, &ops, what, c, e)) < 0) return rc;
         if ((rc = hsdag_jsonin_int(mo, "max_accels", 0, -1, INT32_MAX, &ka, what, c, e)) < 0) return rc;
         if ((rc = hsdag_jsonin_int(mo, "max_cpus", 0, -1, INT32_MAX, &kc, what, c, e)) < 0) return rc;
-        if ((rc = hsdag_jsonin_number(mo, "max_size_per_accel", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &cap, what, c,
-                                      e)) < 0)
+        if ((rc = hsdag_jsonin_number(mo, "max_size_per_accel", HSDAG_JI_NULLABLE, 0, HSDAG_MAX_BYTES, &cap,
+                                      what, c, e)) < 0)
             return rc;
     }
     m->format = HSDAG_FMT_JSON;
@@ -356,9 +356,11 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     double flops = 0, param = 0, mem = NAN, cost[HSDAG_COST_KINDS_];
     int64_t color = -1, file_id = (int64_t)i;
     const unsigned nul = HSDAG_JI_NULLABLE;
-    if ((rc = hsdag_jsonin_number(nd, "flops", nul, 0, HUGE_VAL, &flops, what, ctx, e)) < 0) return rc;
-    if ((rc = hsdag_jsonin_number(nd, "param_bytes", nul, 0, HUGE_VAL, &param, what, ctx, e)) < 0) return rc;
-    if ((rc = hsdag_jsonin_number(nd, "mem_bytes", nul, 0, HUGE_VAL, &mem, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(nd, "flops", nul, 0, HSDAG_MAX_FLOPS, &flops, what, ctx, e)) < 0) return rc;
+    if ((rc = hsdag_jsonin_number(nd, "param_bytes", nul, 0, HSDAG_MAX_BYTES, &param, what, ctx, e)) < 0)
+        return rc;
+    if ((rc = hsdag_jsonin_number(nd, "mem_bytes", nul, 0, HSDAG_MAX_BYTES, &mem, what, ctx, e)) < 0)
+        return rc;
     if ((rc = hsdag_jsonin_int(nd, "color", 0, -1, INT32_MAX, &color, what, ctx, e)) < 0) return rc;
     if ((rc = hsdag_jsonin_int(nd, "file_id", 0, INT32_MIN, INT32_MAX, &file_id, what, ctx, e)) < 0)
         return rc;
@@ -366,8 +368,8 @@ static int hj_read_node(json_object *nd, size_t i, const char *what, hsdag_gb *b
     if ((rc = hsdag_jsonin_object(nd, "cost_ms", 0, &co, what, ctx, e)) < 0) return rc;
     for (int k = 0; k < HSDAG_COST_KINDS_; k++) {
         cost[k] = NAN;
-        if (co &&
-            (rc = hsdag_jsonin_number(co, hj_cost_keys[k], nul, 0, HUGE_VAL, &cost[k], what, ctx, e)) < 0)
+        if (co && (rc = hsdag_jsonin_number(co, hj_cost_keys[k], nul, 0, HSDAG_MAX_COST_MS, &cost[k], what,
+                                            ctx, e)) < 0)
             return rc;
     }
     int32_t v = hsdag_gb_add_node(b, name, op);
@@ -401,9 +403,11 @@ static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, h
     if (s < 0 || (size_t)s >= n || d < 0 || (size_t)d >= n)
         return hsdag_err_set(e, HSDAG_EDANGLING, "%s: %s: node index out of range (%zu nodes)", what, ctx, n);
     if (s == d) return hsdag_err_set(e, HSDAG_ECYCLE, "%s: %s: edge from a node to itself", what, ctx);
-    if ((rc = hsdag_jsonin_number(ed, "bytes", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &bytes, what, ctx, e)) < 0)
+    if ((rc = hsdag_jsonin_number(ed, "bytes", HSDAG_JI_NULLABLE, 0, HSDAG_MAX_BYTES, &bytes, what, ctx, e)) <
+        0)
         return rc;
-    if ((rc = hsdag_jsonin_number(ed, "cost_ms", HSDAG_JI_NULLABLE, 0, HUGE_VAL, &cost, what, ctx, e)) < 0)
+    if ((rc = hsdag_jsonin_number(ed, "cost_ms", HSDAG_JI_NULLABLE, 0, HSDAG_MAX_COST_MS, &cost, what, ctx,
+                                  e)) < 0)
         return rc;
     pairs[k].key = (s << 32) | d;
     pairs[k].idx = (int32_t)k;

@@ -35,6 +35,18 @@ static int ji_fail(hsdag_err *e, int status, const char *what, const char *ctx, 
     return hsdag_err_set(e, status, "%s: %s %s", ji_what(what), name, problem);
 }
 
+/* 1 when json_tokener_parse_ex returned no object and no error for s[0..end) other than the literal null:
+ * json-c's way of reporting a failed allocation. */
+static int ji_oom(const json_object *o, enum json_tokener_error jerr, const char *s, size_t end)
+{
+    if (o || jerr != json_tokener_success) return 0;
+    size_t a = 0;
+    while (a < end && (s[a] == ' ' || s[a] == '\t' || s[a] == '\n' || s[a] == '\r')) a++;
+    while (end > a && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\n' || s[end - 1] == '\r'))
+        end--;
+    return !(end - a == 4 && memcmp(s + a, "null", 4) == 0);
+}
+
 int hsdag_jsonin_parse(const void *buf, size_t len, int max_depth, const char *what, json_object **out,
                        hsdag_err *e)
 {
@@ -66,6 +78,12 @@ int hsdag_jsonin_parse(const void *buf, size_t len, int max_depth, const char *w
         json_object_put(o);
     }
     if (end > len) end = len;
+    if (ji_oom(o, jerr, s, end))
+        return hsdag_err_set(e, HSDAG_ENOMEM,
+                             "%s: out of memory while parsing the JSON text (at byte %zu of %zu)",
+                             ji_what(what), end, len);
+    if (!o && jerr == json_tokener_success)
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: the JSON text is null, not an object", ji_what(what));
     size_t line = 1, col = 1;
     for (size_t i = 0; i < end; i++) {
         if (s[i] == '\n')

@@ -25,7 +25,7 @@ typedef struct onnx_tensor {
     int32_t producer; /* node index, -1 for graph inputs and initializers */
     int32_t dim_off;
     int32_t val_off;
-    int32_t stamp; /* last consumer node that counted this tensor (dedupe per node) */
+    int32_t stamp; /* dedupe per node: v = edge to consumer v added, -2 - v = weight counted for v */
     int16_t nval;  /* -1 = value not tracked */
     int8_t rank;   /* -1 = unknown */
     uint8_t dtype; /* hsdag_dtype */

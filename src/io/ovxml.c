@@ -578,6 +578,78 @@ static int ovxml_net_read(ovxml_ctx *c, xmlNodePtr net, hsdag_graph **out)
     return ovxml_build(c, net, out);
 }
 
+/* ---- the pre-scan: what libxml2 would take quadratic time on, refused before it parses ----
+ * libxml2 checks an element's attributes for duplicates pairwise: one element with 100,000 attributes
+ * (1 MB) took 16 s. OpenVINO elements have a handful; more than OVXML_MAX_ATTRS is refused. The scan
+ * reads bytes, so the text must be in an ASCII-compatible encoding: a NUL byte (UTF-16, UCS-4) is
+ * refused too (OpenVINO writes UTF-8). */
+#define OVXML_MAX_ATTRS 256
+
+static size_t ovxml_skip_to(const char *s, size_t n, size_t i, const char *end)
+{
+    size_t k = strlen(end);
+    for (; i + k <= n; i++)
+        if (memcmp(s + i, end, k) == 0) return i + k;
+    return n;
+}
+
+static int ovxml_prescan(const char *s, size_t n, const char *what, hsdag_err *e)
+{
+    const char *nul = memchr(s, 0, n);
+    if (nul)
+        return hsdag_err_set(
+            e, HSDAG_EPARSE,
+            "%s: NUL byte at offset %zu (OpenVINO IR is UTF-8 text; UTF-16 and UCS-4 are not read)", what,
+            (size_t)(nul - s));
+    size_t line = 1, i = 0;
+    while (i < n) {
+        if (s[i] == '\n') line++;
+        if (s[i] != '<') {
+            i++;
+            continue;
+        }
+        size_t j;
+        if (i + 4 <= n && memcmp(s + i, "<!--", 4) == 0)
+            j = ovxml_skip_to(s, n, i + 4, "-->");
+        else if (i + 9 <= n && memcmp(s + i, "<![CDATA[", 9) == 0)
+            j = ovxml_skip_to(s, n, i + 9, "]]>");
+        else if (i + 2 <= n && s[i + 1] == '?')
+            j = ovxml_skip_to(s, n, i + 2, "?>");
+        else { /* a tag: attributes are the '=' outside quoted values */
+            long attrs = 0;
+            char q = 0;
+            for (j = i + 1; j < n; j++) {
+                if (q) {
+                    if (s[j] == q) q = 0;
+                } else if (s[j] == '"' || s[j] == '\'') {
+                    q = s[j];
+                } else if (s[j] == '=') {
+                    attrs++;
+                } else if (s[j] == '>') {
+                    j++;
+                    break;
+                }
+            }
+            if (attrs > OVXML_MAX_ATTRS)
+                return hsdag_err_set(e, HSDAG_ELIMIT,
+                                     "%s: line %zu: an element with %ld attributes (limit %d)", what, line,
+                                     attrs, OVXML_MAX_ATTRS);
+        }
+        for (size_t k = i; k < j && k < n; k++) line += s[k] == '\n';
+        i = j > i ? j : i + 1;
+    }
+    return 0;
+}
+
+/* libxml2 reports some failures (encoding conversion, I/O) through its process-wide handlers, not the
+ * context's: they are routed to the context's handler for the duration of a read (both are per thread
+ * in libxml2), so nothing is printed and the first error becomes the message. */
+static void ovxml_xml_generic_silent(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
 int hsdag_ovxml_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     int rc;
@@ -595,6 +667,7 @@ int hsdag_ovxml_read(hsdag_graph **out, const void *buf, size_t len, const char 
         return hsdag_err_set(e, HSDAG_ELIMIT, "%s: %zu bytes is above the OpenVINO IR limit of %zu", c.what,
                              len, HSDAG_OVXML_MAX_BYTES);
     if (len == 0) return hsdag_err_set(e, HSDAG_EPARSE, "%s: empty file", c.what);
+    if ((rc = ovxml_prescan(buf, len, c.what, e)) < 0) return rc;
 
     px = xmlNewParserCtxt();
     c.ids = hsdag_strmap_create();
@@ -609,8 +682,16 @@ int hsdag_ovxml_read(hsdag_graph **out, const void *buf, size_t len, const char 
     px->sax->internalSubset = ovxml_xml_on_doctype;
     px->vctxt.error = NULL;
     px->vctxt.warning = NULL;
+    xmlGenericErrorFunc old_generic = xmlGenericError;
+    void *old_generic_ctx = xmlGenericErrorContext;
+    xmlStructuredErrorFunc old_structured = xmlStructuredError;
+    void *old_structured_ctx = xmlStructuredErrorContext;
+    xmlSetGenericErrorFunc(NULL, ovxml_xml_generic_silent);
+    xmlSetStructuredErrorFunc(px, ovxml_xml_on_error);
     doc = xmlCtxtReadMemory(px, buf, (int)len, NULL, NULL,
                             XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS);
+    xmlSetStructuredErrorFunc(old_structured_ctx, old_structured);
+    xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
     if (st.has_dtd || (doc && (doc->intSubset || doc->extSubset))) {
         rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED,
                            "%s: line %d: document has a DOCTYPE; DTDs and entity declarations are refused "
@@ -619,7 +700,9 @@ int hsdag_ovxml_read(hsdag_graph **out, const void *buf, size_t len, const char 
         goto done;
     }
     if (!doc || st.have_error || !px->wellFormed) {
-        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: line %d: XML error: %s", c.what, st.have_error ? st.line : 0,
+        char at[32] = "";
+        if (st.have_error && st.line > 0) snprintf(at, sizeof at, "line %d: ", st.line);
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: %sXML error: %s", c.what, at,
                            st.have_error ? st.msg : "not well-formed");
         goto done;
     }

@@ -171,6 +171,24 @@ int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const voi
         }
         json_object_object_get_ex(root, "default", &def);
         if (info) info->format = HSDAG_PLF_HSDAG;
+        /* a newer or other format, or a placement for another device set, would map nodes to the wrong
+         * devices silently */
+        if (json_object_object_get_ex(root, "format", &tmp) &&
+            (!json_object_is_type(tmp, json_type_string) ||
+             strcmp(json_object_get_string(tmp), "hsdag-placement"))) {
+            rc = hsdag_err_set(e, HSDAG_EUNSUPPORTED, "%s: \"format\" is '%.80s', not 'hsdag-placement'",
+                               what, json_object_get_string(tmp));
+            goto done;
+        }
+        if (json_object_object_get_ex(root, "devices", &tmp) &&
+            (!json_object_is_type(tmp, json_type_string) ||
+             strcmp(json_object_get_string(tmp), devs->name))) {
+            rc = hsdag_err_set(
+                e, HSDAG_EINVAL,
+                "%s: the placement is for device set '%.80s', not '%.80s' (give that set with --devices)",
+                what, json_object_get_string(tmp), devs->name);
+            goto done;
+        }
         rc = pl_read_map(pl, def, what, g, devs, device, info, e);
     } else if (json_object_object_get_ex(root, "cpus", &tmp) ||
                json_object_object_get_ex(root, "fpgas", &tmp)) {

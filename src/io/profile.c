@@ -136,6 +136,11 @@ int hsdag_profile_parse(hsdag_profile **out, const void *buf, size_t len, const 
             goto badnum;
         }
         if (n0 == 0 || n1 == 0) goto bad;
+        if (ms > HSDAG_MAX_COST_MS) {
+            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %d: %.6g ms is above the limit of %.6g ms", what,
+                               (int)lineno, ms, HSDAG_MAX_COST_MS);
+            goto fail;
+        }
         header_done = 1;
         if (p->n == p->cap) {
             size_t cap = (size_t)p->cap;

@@ -11,8 +11,8 @@
 #include <string.h>
 
 /* ---- sanity caps (bad input gets a clear error, not a silly graph) ---- */
-#define TW_MAX_MS 1e12    /* a latency or transfer cost above ~31 years is a broken file */
-#define TW_MAX_BYTES 1e18 /* 1 EB */
+#define TW_MAX_MS HSDAG_MAX_COST_MS  /* a latency or transfer cost above ~31 years is a broken file */
+#define TW_MAX_BYTES HSDAG_MAX_BYTES /* 1 EB */
 #define TW_MAX_DEVICES 1000000
 #define TW_LINK_BYTES_PER_MS (2147483648.0 / 1000.0) /* their 2 GiB/s CPU<->accelerator link */
 #define TW_MAX_DEPTH 32

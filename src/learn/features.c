@@ -146,52 +146,104 @@ static double ls_slope(const double *x, const double *y, int32_t k)
 int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
                           const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src, hsdag_err *e)
 {
+    hsdag_struct_opts o = hsdag_struct_opts_default();
+    return hsdag_struct_measures_opts(nfd, closeness, n, out_off, out_dst, in_off, in_src, &o, e);
+}
+
+hsdag_struct_opts hsdag_struct_opts_default(void)
+{
+    return (hsdag_struct_opts){.exact_max = 4096, .nfd_radius = 8, .nfd_visits = 512, .pivots = 64};
+}
+
+/* Undirected BFS from s, stopping after radius rmax (0 = none) or once `visits` nodes are reached (0 = none;
+ * the radius in progress is then dropped, so every N(r) kept is exact); returns the NFD from N(r). */
+static double nfd_one(int32_t s, int32_t rmax, int32_t visits, const int32_t *out_off, const int32_t *out_dst,
+                      const int32_t *in_off, const int32_t *in_src, int32_t *dist, int32_t *queue,
+                      int32_t *cnt, double *lx, double *ly)
+{
+    int32_t qh = 0, qt = 0, maxd = 0, full = 0;
+    dist[s] = 0;
+    queue[qt++] = s;
+    cnt[0] = 1;
+    while (qh < qt && !full) {
+        int32_t x = queue[qh++];
+        if (rmax > 0 && dist[x] >= rmax) break;
+        for (int pass = 0; pass < 2 && !full; pass++) {
+            const int32_t *o = pass ? in_off : out_off, *a = pass ? in_src : out_dst;
+            for (int32_t k = o[x]; k < o[x + 1]; k++) {
+                int32_t y = a[k];
+                if (dist[y] >= 0) continue;
+                dist[y] = dist[x] + 1;
+                if (dist[y] > maxd) cnt[++maxd] = 0;
+                cnt[dist[y]]++;
+                queue[qt++] = y;
+                if (visits > 0 && qt >= visits) {
+                    full = 1;
+                    break;
+                }
+            }
+        }
+    }
+    if (full) maxd--; /* the last radius was cut short */
+    int32_t k = 0, within = cnt[0];
+    for (int32_t r = 1; r <= maxd; r++) {
+        within += cnt[r];
+        lx[k] = log((double)r);
+        ly[k] = log((double)within);
+        k++;
+    }
+    for (int32_t i = 0; i < qt; i++) dist[queue[i]] = -1;
+    return k >= 2 ? ls_slope(lx, ly, k) : 0.0;
+}
+
+/* Directed BFS along `off/adj` from s; adds each reached node's distance to tot[] and 1 to reach[]. */
+static void bfs_acc(int32_t s, const int32_t *off, const int32_t *adj, int32_t *dist, int32_t *queue,
+                    double *tot, double *reach)
+{
+    int32_t qh = 0, qt = 0;
+    dist[s] = 0;
+    queue[qt++] = s;
+    while (qh < qt) {
+        int32_t x = queue[qh++];
+        for (int32_t k = off[x]; k < off[x + 1]; k++) {
+            int32_t y = adj[k];
+            if (dist[y] >= 0) continue;
+            dist[y] = dist[x] + 1;
+            tot[y] += dist[y];
+            reach[y] += 1;
+            queue[qt++] = y;
+        }
+    }
+    for (int32_t i = 0; i < qt; i++) dist[queue[i]] = -1;
+}
+
+int hsdag_struct_measures_opts(double *nfd, double *closeness, int32_t n, const int32_t *out_off,
+                               const int32_t *out_dst, const int32_t *in_off, const int32_t *in_src,
+                               const hsdag_struct_opts *o, hsdag_err *e)
+{
     size_t sz = (size_t)(n > 0 ? n : 1);
+    int exact = n <= o->exact_max;
     int32_t *dist = hsdag_malloc(sizeof(int32_t) * sz), *queue = hsdag_malloc(sizeof(int32_t) * sz);
     int32_t *cnt = hsdag_malloc(sizeof(int32_t) * (sz + 1));
     double *lx = hsdag_malloc(sizeof(double) * (sz + 1)), *ly = hsdag_malloc(sizeof(double) * (sz + 1));
+    double *tot = exact ? NULL : hsdag_calloc(sz, sizeof(double)),
+           *reach = exact ? NULL : hsdag_calloc(sz, sizeof(double));
     int rc = 0;
-    if (!dist || !queue || !cnt || !lx || !ly) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "features: out of memory (%d groups)", (int)n);
+    if (!dist || !queue || !cnt || !lx || !ly || (!exact && (!tot || !reach))) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "features: out of memory (%d groups, %zu bytes each)", (int)n,
+                           sizeof(double) * sz);
         goto done;
     }
     for (int32_t i = 0; i < n; i++) dist[i] = -1;
-    for (int32_t s = 0; s < n; s++) {
-        if (nfd) {
-            /* undirected BFS: neighbours are successors and predecessors */
-            int32_t qh = 0, qt = 0, maxd = 0;
-            dist[s] = 0;
-            queue[qt++] = s;
-            cnt[0] = 1;
-            while (qh < qt) {
-                int32_t x = queue[qh++];
-                for (int pass = 0; pass < 2; pass++) {
-                    const int32_t *o = pass ? in_off : out_off, *a = pass ? in_src : out_dst;
-                    for (int32_t k = o[x]; k < o[x + 1]; k++) {
-                        int32_t y = a[k];
-                        if (dist[y] >= 0) continue;
-                        dist[y] = dist[x] + 1;
-                        if (dist[y] > maxd) cnt[++maxd] = 0;
-                        cnt[dist[y]]++;
-                        queue[qt++] = y;
-                    }
-                }
-            }
-            /* N(r) = nodes within distance r, r = 1 .. maxd */
-            int32_t k = 0, within = cnt[0];
-            for (int32_t r = 1; r <= maxd; r++) {
-                within += cnt[r];
-                lx[k] = log((double)r);
-                ly[k] = log((double)within);
-                k++;
-            }
-            nfd[s] = k >= 2 ? ls_slope(lx, ly, k) : 0.0;
-            for (int32_t i = 0; i < qt; i++) dist[queue[i]] = -1;
-        }
-        if (closeness) {
+    if (nfd)
+        for (int32_t s = 0; s < n; s++)
+            nfd[s] = nfd_one(s, exact ? 0 : o->nfd_radius, exact ? 0 : o->nfd_visits, out_off, out_dst,
+                             in_off, in_src, dist, queue, cnt, lx, ly);
+    if (closeness && exact) {
+        for (int32_t s = 0; s < n; s++) {
             /* distances *to* s: BFS over incoming edges (networkx uses G.reverse() for directed graphs) */
             int32_t qh = 0, qt = 0;
-            double tot = 0;
+            double t = 0;
             dist[s] = 0;
             queue[qt++] = s;
             while (qh < qt) {
@@ -200,14 +252,26 @@ int hsdag_struct_measures(double *nfd, double *closeness, int32_t n, const int32
                     int32_t y = in_src[k];
                     if (dist[y] >= 0) continue;
                     dist[y] = dist[x] + 1;
-                    tot += dist[y];
+                    t += dist[y];
                     queue[qt++] = y;
                 }
             }
             double c = 0;
-            if (tot > 0 && n > 1) c = ((double)(qt - 1) / tot) * ((double)(qt - 1) / (double)(n - 1));
+            if (t > 0 && n > 1) c = ((double)(qt - 1) / t) * ((double)(qt - 1) / (double)(n - 1));
             closeness[s] = c;
             for (int32_t i = 0; i < qt; i++) dist[queue[i]] = -1;
+        }
+    } else if (closeness) {
+        /* sampled (Eppstein-Wang): forward BFS from k pivots spread evenly over the topological order; the
+         * pivots reaching u stand for all nodes reaching u, so (r - 1) ~ n hits / k and the sum of distances
+         * ~ n sum / k, and C(u) = ((r-1) / sum) ((r-1) / (n-1)) is estimated from hits and sums */
+        int32_t k = o->pivots < n ? o->pivots : n;
+        for (int32_t i = 0; i < k; i++)
+            bfs_acc((int32_t)(((int64_t)i * n + n / 2) / k), out_off, out_dst, dist, queue, tot, reach);
+        double scale = (double)n / (double)k;
+        for (int32_t u = 0; u < n; u++) {
+            double r1 = reach[u] * scale, t = tot[u] * scale;
+            closeness[u] = t > 0 && n > 1 ? (r1 / t) * (r1 / (double)(n - 1)) : 0.0;
         }
     }
 done:
@@ -216,6 +280,8 @@ done:
     hsdag_free(cnt);
     hsdag_free(lx);
     hsdag_free(ly);
+    hsdag_free(tot);
+    hsdag_free(reach);
     return rc;
 }
 

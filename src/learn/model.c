@@ -10,13 +10,16 @@
 
 #define LN_EPS 1e-5f
 
-/* Step scratch kept across steps (a bump allocator over blocks that are reused, never returned until
- * lmodel_free), so a step costs no page faults. Invariant: blocks[i] has cap[i] bytes, used[i] <= cap[i]. */
-#define POOL_BLOCKS 64
+/* Step scratch kept across steps: a bump allocator over blocks that are reused, never returned until
+ * lmodel_free, so a step costs no page faults once the first step has sized it. Grows without a cap (a
+ * block is at least the total held so far, so there are O(log) blocks); a failed allocation records the
+ * bytes that were asked for (fail_bytes) for the error message.
+ * Invariant: blk[i] has cap[i] bytes, used[i] <= cap[i], i < nb <= nb_cap. */
 typedef struct pool {
-    unsigned char *blk[POOL_BLOCKS];
-    size_t cap[POOL_BLOCKS], used[POOL_BLOCKS];
-    int nb, cur;
+    unsigned char **blk;
+    size_t *cap, *used;
+    int nb, nb_cap, cur;
+    size_t total, fail_bytes;
 } pool;
 
 static void *pool_alloc(pool *p, size_t n, int zero)
@@ -24,12 +27,30 @@ static void *pool_alloc(pool *p, size_t n, int zero)
     n = (n + 63) & ~(size_t)63;
     while (p->cur < p->nb && p->cap[p->cur] - p->used[p->cur] < n) p->cur++;
     if (p->cur == p->nb) {
-        if (p->nb == POOL_BLOCKS) return NULL;
+        if (p->nb == p->nb_cap) {
+            int nc = p->nb_cap ? 2 * p->nb_cap : 8;
+            unsigned char **b = hsdag_realloc(p->blk, sizeof *b * (size_t)nc);
+            if (b) p->blk = b;
+            size_t *c = b ? hsdag_realloc(p->cap, sizeof *c * (size_t)nc) : NULL;
+            if (c) p->cap = c;
+            size_t *u = c ? hsdag_realloc(p->used, sizeof *u * (size_t)nc) : NULL;
+            if (u) p->used = u;
+            if (!u) {
+                p->fail_bytes = sizeof(void *) * (size_t)nc;
+                return NULL;
+            }
+            p->nb_cap = nc;
+        }
         size_t cap = n > ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+        if (cap < p->total) cap = p->total;
         p->blk[p->nb] = hsdag_malloc(cap);
-        if (!p->blk[p->nb]) return NULL;
+        if (!p->blk[p->nb]) {
+            p->fail_bytes = cap;
+            return NULL;
+        }
         p->cap[p->nb] = cap;
         p->used[p->nb] = 0;
+        p->total += cap;
         p->nb++;
     }
     void *r = p->blk[p->cur] + p->used[p->cur];
@@ -47,7 +68,18 @@ static void pool_reset(pool *p)
 static void pool_free(pool *p)
 {
     for (int i = 0; i < p->nb; i++) hsdag_free(p->blk[i]);
+    hsdag_free(p->blk);
+    hsdag_free(p->cap);
+    hsdag_free(p->used);
     memset(p, 0, sizeof *p);
+}
+
+/* The out-of-memory message of a step: what was asked for and what the pool holds. */
+static int pool_oom(const pool *p, hsdag_err *e)
+{
+    return hsdag_err_set(e, HSDAG_ENOMEM,
+                         "hsdag: out of memory (a step's scratch asked for %zu more bytes, holding %zu)",
+                         p->fail_bytes, p->total);
 }
 
 struct lmodel {
@@ -60,12 +92,19 @@ struct lmodel {
     float *kfeat[HSDAG_FEAT_KINDS_]; /* (N, kdim) contiguous copies of each kind's columns */
     hsdag_nn_linear emb[HSDAG_FEAT_KINDS_];
     hsdag_nn_linear in1, in2, sc1, sc2, pre, post, pl1, pl2;
+    hsdag_nn_linear inh; /* cfg->inherit: the inherit logit head on the placer's hidden layer */
+    int inherit;
     hsdag_nn_layernorm ln_in1, ln_in2, ln_g1, ln_g2, ln_sc, ln_pre, ln_post;
     hsdag_nn_gnn *g1, *g2, *gp;
     hsdag_nn_adj *adj0; /* symmetrised group graph with self loops */
     int32_t m0;         /* group edges */
     float dropout;
     int32_t levels, min_clusters;
+    /* fixed clusters (lmodel_fix_clusters): the parse of every applied level, kept and reused by every step */
+    int fixed;
+    int32_t fixed_nl;
+    hsdag_gpn_parse_result fixed_pr[16];
+    uint8_t *gmask; /* (N, K) devices each group may use (every member may), NULL = all */
     /* The encoder's dropout-free prefix (embeddings, in1, LN, ReLU) depends on the parameters only: while
      * frozen (lmodel_params_frozen) it is computed once, at the first step, into these buffers. */
     int frozen, enc_ready;
@@ -85,6 +124,7 @@ typedef struct lvl {
     float *lpre, *sum1, *q, *meanq, *rstdq;               /* pre: (n, H) */
     float *Q, *lpost, *sum2, *P, *meanP, *rstdP, *f, *hc; /* post: (nc, H); f (nc) */
     int has_f_grad;                                       /* clusters with intra edges exist */
+    const hsdag_gpn_parse_result *fixed_pr;               /* the kept parse of this level, or NULL */
 } lvl;
 
 typedef struct stepc {
@@ -100,7 +140,9 @@ typedef struct stepc {
     lvl lv[16];
     int32_t nl;
     int32_t *cluster;               /* (N) final */
+    uint8_t *cmask;                 /* (C, K) devices each cluster may use, NULL without masks */
     float *pa, *pr, *logits, *logp; /* placer */
+    float *q;                       /* (C) inherit logits, NULL without the head */
 } stepc;
 
 #define WV(id) hsdag_nn_params_value(M->P, (id))
@@ -122,9 +164,11 @@ static float *fa(stepc *c, size_t n)
 void lmodel_free(lmodel *M)
 {
     if (!M) return;
+    for (int l = 0; l < 16; l++) hsdag_gpn_parse_free(&M->fixed_pr[l]);
     pool_free(&M->pool);
     hsdag_nn_params_free(M->P);
     hsdag_coarsen_free(M->c);
+    hsdag_free(M->gmask);
     for (int k = 0; k < HSDAG_FEAT_KINDS_; k++) hsdag_free(M->kfeat[k]);
     hsdag_nn_gnn_free(M->g1);
     hsdag_nn_gnn_free(M->g2);
@@ -154,20 +198,21 @@ const hsdag_coarse *lmodel_coarse(const lmodel *M)
 }
 
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                  hsdag_rng *init_rng, hsdag_err *e)
+                  const hsdag_coarsen_opts *co, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e)
 {
     *out = NULL;
     int rc;
     hsdag_features f = {0};
     lmodel *M = hsdag_calloc(1, sizeof *M);
-    if (!M) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    if (!M) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", sizeof *M);
     M->H = cfg->hidden;
     M->K = n_devices;
     M->EMB = cfg->embed;
     M->dropout = cfg->dropout;
-    M->levels = cfg->levels < 1 ? 1 : (cfg->levels > 16 ? 16 : cfg->levels);
+    M->levels = cfg->levels < 0 ? 0 : (cfg->levels > 16 ? 16 : cfg->levels);
     M->min_clusters = cfg->min_clusters > 0 ? cfg->min_clusters : 2 * n_devices;
-    if ((rc = hsdag_coarsen_create(&M->c, g, cfg->no_coarsen, e)) < 0) goto fail;
+    hsdag_coarsen_opts cdef = {.disable = cfg->no_coarsen};
+    if ((rc = hsdag_coarsen_create_opts(&M->c, g, co ? co : &cdef, e)) < 0) goto fail;
     M->N = M->c->n_groups;
     hsdag_features_config fc = {.kinds = cfg->features};
     if ((rc = hsdag_features_compute(&f, g, M->c, &fc, e)) < 0) goto fail;
@@ -212,7 +257,10 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         (rc = hsdag_nn_linear_add(M->P, &M->pl1, "placer1", H, H, 1, e)) < 0 ||
         (rc = hsdag_nn_linear_add(M->P, &M->pl2, "placer2", H, M->K, 1, e)) < 0)
         goto fail;
+    M->inherit = cfg->inherit;
+    if (M->inherit && (rc = hsdag_nn_linear_add(M->P, &M->inh, "inherit", H, 1, 1, e)) < 0) goto fail;
     if ((rc = hsdag_nn_params_alloc(M->P, init_rng, e)) < 0) goto fail;
+    if (M->inherit) WV(M->inh.b)[0] = (float)cfg->inherit_init; /* the initial inherit logit */
     {
         size_t n1 = (size_t)(M->N ? M->N : 1);
         M->X0c = hsdag_malloc(sizeof(float) * n1 * (size_t)(M->d0 ? M->d0 : 1));
@@ -222,7 +270,18 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         M->rstd1c = hsdag_malloc(sizeof(float) * n1);
         if (!M->X0c || !M->a1c || !M->n1c || !M->mean1c || !M->rstd1c) goto oom;
     }
-    M->m0 = M->c->n_edges;
+    M->m0 = M->c->n_und;
+    if (allowed) {
+        /* a group may use a device only if every member may */
+        size_t gk = (size_t)M->N * (size_t)M->K;
+        M->gmask = hsdag_malloc(gk ? gk : 1);
+        if (!M->gmask) goto oom;
+        memset(M->gmask, 1, gk);
+        for (int32_t v = 0; v < g->n_nodes; v++)
+            for (int32_t d = 0; d < M->K; d++)
+                if (!allowed[(size_t)v * (size_t)M->K + (size_t)d])
+                    M->gmask[(size_t)M->c->group_of[v] * (size_t)M->K + (size_t)d] = 0;
+    }
     if (M->N > 0 && (rc = hsdag_nn_adj_create_csr(&M->adj0, M->N, M->c->out_off, M->c->out_dst,
                                                   HSDAG_NN_ADJ_SYMMETRIC, e)) < 0)
         goto fail;
@@ -313,8 +372,7 @@ static int gcn_res_fwd(lmodel *M, stepc *c, hsdag_nn_gnn *gn, const hsdag_nn_lay
     *cache = fa(c, hsdag_nn_gnn_cache_floats(gn, N, M->adj0->nnz));
     *t = fa(c, len), *mk = fa(c, len), *u = fa(c, len), *s = fa(c, len), *h = fa(c, len);
     *mg = fa(c, (size_t)N), *rg = fa(c, (size_t)N);
-    if (!*cache || !*t || !*mk || !*u || !*s || !*h || !*mg || !*rg)
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    if (!*cache || !*t || !*mk || !*u || !*s || !*h || !*mg || !*rg) return pool_oom(c->ar, e);
     int rc = hsdag_nn_gnn_forward(gn, M->P, *t, *cache, x, M->adj0, e);
     if (rc < 0) return rc;
     hsdag_nn_relu_forward(*t, *t, len);
@@ -354,7 +412,7 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
     L->rstdq = fa(c, (size_t)n);
     if (!L->gcache || !L->hp || !L->zu || !L->zv || !L->z || !L->a1 || !L->m1 || !L->r1 || !L->mean1 ||
         !L->rstd1 || !L->logit || !L->s || !L->lpre || !L->sum1 || !L->q || !L->meanq || !L->rstdq)
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+        return pool_oom(c->ar, e);
     int rc = hsdag_nn_gnn_forward(M->gp, M->P, L->hp, L->gcache, L->xpool, L->adj, e);
     if (rc < 0) return rc;
     hsdag_nn_relu_forward(L->hp, L->hp, nh);
@@ -370,7 +428,11 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
         hsdag_nn_linear_forward(L->logit, L->r1, WV(M->sc2.w), WV(M->sc2.b), m, H, 1);
         hsdag_nn_sigmoid_forward(L->s, L->logit, (size_t)m);
     }
-    if ((rc = hsdag_gpn_parse(&L->pr, n, m, L->u, L->v, L->s, e)) < 0) return rc;
+    if (L->fixed_pr) {
+        L->pr = *L->fixed_pr; /* borrowed: lmodel_step_end leaves it alone */
+    } else if ((rc = hsdag_gpn_parse(&L->pr, n, m, L->u, L->v, L->s, e)) < 0) {
+        return rc;
+    }
     int32_t nc = L->pr.n_clusters;
     L->nc = nc;
     /* pre: q = LN(x + relu(x W^T + b)) */
@@ -384,7 +446,7 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
     L->meanP = fa(c, (size_t)nc);
     L->rstdP = fa(c, (size_t)nc), L->f = fa(c, (size_t)nc), L->hc = fa(c, ch);
     if (!L->Q || !L->lpost || !L->sum2 || !L->P || !L->meanP || !L->rstdP || !L->f || !L->hc)
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+        return pool_oom(c->ar, e);
     hsdag_nn_segment_sum_forward(L->Q, L->q, L->pr.cluster, n, H, nc);
     hsdag_nn_linear_forward(L->lpost, L->Q, WV(M->post.w), WV(M->post.b), nc, H, H);
     hsdag_nn_relu_forward(L->lpost, L->lpost, ch);
@@ -411,8 +473,7 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
     float *t1 = fa(c, big), *t2 = fa(c, big), *t3 = fa(c, big), *df = fz(c, (size_t)nc),
           *ds = fz(c, (size_t)m);
     float *dhp = fz(c, nh), *dq = fz(c, nh), *dQ = fz(c, ch);
-    if (!t1 || !t2 || !t3 || !df || !ds || !dhp || !dq || !dQ)
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    if (!t1 || !t2 || !t3 || !df || !ds || !dhp || !dq || !dQ) return pool_oom(c->ar, e);
     memset(t1, 0, sizeof(float) * ch);
     memset(t2, 0, sizeof(float) * ch);
     /* hc = P * f */
@@ -436,7 +497,7 @@ static int level_bwd(lmodel *M, stepc *c, lvl *L, const float *dhc, float *dxpoo
     /* edge scores */
     if (m > 0) {
         float *dlogit = fz(c, (size_t)m);
-        if (!dlogit) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+        if (!dlogit) return pool_oom(c->ar, e);
         hsdag_nn_sigmoid_backward(dlogit, ds, L->s, (size_t)m);
         memset(t1, 0, sizeof(float) * mh);
         hsdag_nn_linear_backward(t1, GV(M->sc2.w), GV(M->sc2.b), dlogit, L->r1, WV(M->sc2.w), m, H, 1);
@@ -462,7 +523,7 @@ void lmodel_step_end(lstep *st)
     stepc *c = st->priv;
     if (!c) return;
     for (int32_t l = 0; l < 16; l++) {
-        hsdag_gpn_parse_free(&c->lv[l].pr);
+        if (!c->lv[l].fixed_pr) hsdag_gpn_parse_free(&c->lv[l].pr);
         if (c->lv[l].own_adj) hsdag_nn_adj_free(c->lv[l].adj);
     }
     pool_reset(c->ar);
@@ -476,7 +537,7 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     int32_t N = M->N, H = M->H, K = M->K;
     size_t nh = (size_t)N * H;
     stepc *c = hsdag_calloc(1, sizeof *c);
-    if (!c) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    if (!c) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", sizeof *c);
     st->priv = c;
     c->train = train;
     c->ar = &M->pool; /* one step at a time per model */
@@ -534,8 +595,8 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
         if (l == 0) {
             L->n = N;
             L->m = M->m0;
-            L->u = M->c->edge_src;
-            L->v = M->c->out_dst;
+            L->u = M->c->und_u;
+            L->v = M->c->und_v;
             L->adj = M->adj0;
             L->xpool = c->S;
             L->xpre = c->h2;
@@ -551,8 +612,12 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
             L->own_adj = 1;
             L->xpool = L->xpre = hin;
         }
+        if (M->fixed) {
+            if (l >= M->fixed_nl) break;
+            L->fixed_pr = &M->fixed_pr[l];
+        }
         if ((rc = level_fwd(M, c, L, e)) < 0) return rc;
-        if (L->nc < M->min_clusters) {
+        if (!M->fixed && L->nc < M->min_clusters) {
             /* stopping rule: this level would leave too few clusters; drop it (at level 1 the groups
              * themselves are placed, with the encoder output as their features) */
             hsdag_gpn_parse_free(&L->pr);
@@ -573,18 +638,39 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     hsdag_nn_linear_forward(c->pa, hfin, WV(M->pl1.w), WV(M->pl1.b), C, H, H);
     hsdag_nn_relu_forward(c->pa, c->pa, (size_t)C * H);
     hsdag_nn_linear_forward(c->logits, c->pa, WV(M->pl2.w), WV(M->pl2.b), C, H, K);
-    hsdag_nn_log_softmax_forward(c->logp, c->logits, NULL, C, K);
+    if (M->inherit) {
+        if (!(c->q = fa(c, (size_t)C))) goto oom;
+        hsdag_nn_linear_forward(c->q, c->pa, WV(M->inh.w), WV(M->inh.b), C, H, 1);
+    }
+    if (M->gmask) {
+        /* a cluster may use a device every group in it may; a cluster whose groups share none gets every
+         * device, and the learner moves the groups that may not run there (lmodel_group_mask) */
+        c->cmask = pool_alloc(c->ar, (size_t)C * (size_t)K, 0);
+        if (!c->cmask) goto oom;
+        memset(c->cmask, 1, (size_t)C * (size_t)K);
+        for (int32_t v = 0; v < N; v++)
+            for (int32_t d = 0; d < K; d++)
+                c->cmask[(size_t)c->cluster[v] * K + d] &= M->gmask[(size_t)v * K + d];
+        for (int32_t k = 0; k < C; k++) {
+            int any = 0;
+            for (int32_t d = 0; d < K; d++) any |= c->cmask[(size_t)k * K + d];
+            if (!any) memset(c->cmask + (size_t)k * K, 1, (size_t)K);
+        }
+    }
+    hsdag_nn_log_softmax_forward(c->logp, c->logits, c->cmask, C, K);
     st->n_clusters = C;
     st->levels = c->nl;
     st->cluster = c->cluster;
     st->logp = c->logp;
     st->hc = hfin;
+    st->mask = c->cmask;
+    st->q = c->q;
     return 0;
 oom:
-    return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    return pool_oom(c->ar, e);
 }
 
-int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
+int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, const float *dq, hsdag_err *e)
 {
     stepc *c = st->priv;
     int32_t N = M->N, H = M->H, K = M->K, C = st->n_clusters;
@@ -596,6 +682,8 @@ int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
     if (!dlog || !dpa || !dpr || !dhc) goto oom;
     hsdag_nn_log_softmax_backward(dlog, dlogp, c->logp, C, K);
     hsdag_nn_linear_backward(dpa, GV(M->pl2.w), GV(M->pl2.b), dlog, c->pa, WV(M->pl2.w), C, H, K);
+    if (M->inherit && dq)
+        hsdag_nn_linear_backward(dpa, GV(M->inh.w), GV(M->inh.b), dq, c->pa, WV(M->inh.w), C, H, 1);
     drop_relu_bwd(dpr, dpa, NULL, c->pa, (size_t)C * H);
     hsdag_nn_linear_backward(dhc, GV(M->pl1.w), GV(M->pl1.b), dpr, hfin, WV(M->pl1.w), C, H, H);
     /* levels, last to first */
@@ -637,5 +725,29 @@ int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e)
     }
     return 0;
 oom:
-    return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    return pool_oom(c->ar, e);
+}
+
+int lmodel_fix_clusters(lmodel *M, hsdag_err *e)
+{
+    if (M->fixed) return 0;
+    lstep st;
+    /* a dropout-free pass with the current parameters and a zero state decides the clusters */
+    int rc = lmodel_step_forward(M, &st, NULL, 0, NULL, e);
+    if (rc == 0) {
+        stepc *c = st.priv;
+        for (int32_t l = 0; l < c->nl; l++) {
+            M->fixed_pr[l] = c->lv[l].pr; /* ownership moves to the model */
+            memset(&c->lv[l].pr, 0, sizeof c->lv[l].pr);
+        }
+        M->fixed_nl = c->nl;
+        M->fixed = 1;
+    }
+    lmodel_step_end(&st);
+    return rc;
+}
+
+const uint8_t *lmodel_group_mask(const lmodel *M)
+{
+    return M->gmask;
 }

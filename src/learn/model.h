@@ -1,6 +1,7 @@
 /* model.h - private interface of the HSDAG policy network (src/learn/model.c), used by train.c.
  * Not here: the REINFORCE loop, checkpoints or rewards (train.c).
- * Entry points: lmodel_create/free, lmodel_params_frozen, lmodel_step_forward/backward, lmodel_step_end. */
+ * Entry points: lmodel_create/free, lmodel_params_frozen, lmodel_step_forward/backward, lmodel_step_end,
+ *               lmodel_fix_clusters. */
 #ifndef HSDAG_LEARN_MODEL_H
 #define HSDAG_LEARN_MODEL_H
 
@@ -16,11 +17,18 @@ typedef struct lstep {
     const int32_t *cluster; /* [n_groups] group -> final cluster */
     const float *logp;      /* [n_clusters * K] log-probabilities */
     const float *hc;        /* [n_clusters * H] final cluster features (the state update) */
+    const uint8_t *mask; /* [n_clusters * K] devices each cluster may use (logp is -inf elsewhere), or NULL */
+    const float *q;      /* [n_clusters] inherit logits (cfg->inherit), or NULL */
     void *priv;
 } lstep;
 
+/* co (optional, NULL = cfg->no_coarsen alone): how the graph is coarsened into groups (colour classes, group
+ * limits); allowed [n_nodes * n_devices] (optional): 0 where an op may not run on a device, masked out of the
+ * policy. */
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                  hsdag_rng *init_rng, hsdag_err *e);
+                  const hsdag_coarsen_opts *co, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e);
+/* (n_groups, K) devices each group may use, NULL when every device is allowed. */
+const uint8_t *lmodel_group_mask(const lmodel *M);
 void lmodel_free(lmodel *M);
 hsdag_nn_params *lmodel_params(lmodel *M);
 /* frozen = 1 promises the parameter values do not change until lmodel_params_frozen(M, 0): the encoder's
@@ -30,8 +38,12 @@ const hsdag_coarse *lmodel_coarse(const lmodel *M);
 
 /* Forward pass on state delta D (n_groups, H), dropout drawn from rng when train. */
 int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_rng *rng, hsdag_err *e);
-/* Backward from dlogp (n_clusters, K): parameter gradients ACCUMULATE into the param grad block. */
-int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, hsdag_err *e);
+/* Backward from dlogp (n_clusters, K) and dq (n_clusters, the inherit logits; NULL = 0): parameter
+ * gradients ACCUMULATE into the param grad block. */
+int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, const float *dq, hsdag_err *e);
 void lmodel_step_end(lstep *st);
+/* Decides the GPN clusters once (a dropout-free forward pass with the current parameters and a zero state)
+ * and makes every later step reuse them; edge scores still scale cluster features and get gradients. */
+int lmodel_fix_clusters(lmodel *M, hsdag_err *e);
 
 #endif

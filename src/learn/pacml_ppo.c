@@ -177,14 +177,15 @@ int hsdag_pacml_episode(const hsdag_pacml_env *env, hsdag_pacml_net *n, int gree
     return 0;
 }
 
-int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e)
+/* ---- one PPO iteration, step by step ---- */
+
+/* Collects whole episodes with the current (sampling) policy into t->s[0..*n), with GAE per episode; the
+ * training blocking rate and return go to st. */
+static int pp_collect(hsdag_pacml_trainer *t, int32_t *n, hsdag_pacml_iter_stats *st, hsdag_err *e)
 {
     const hsdag_pacml_train_config *c = &t->c;
-    hsdag_pacml_iter_stats z = {0};
-    *st = z;
+    double rscale = 1.0 - c->gamma;
     int32_t N = 0;
-    double vscale = 1.0 / (1.0 - c->gamma), rscale = 1.0 - c->gamma;
-    /* ---- collect whole episodes with the current (sampling) policy ---- */
     for (int32_t ep = 0; ep < c->episodes_per_iter; ep++) {
         const hsdag_pacml_env *env = &t->env;
         env->reset(env->ctx, pp_episode_seed(c->seed, t->episodes++));
@@ -225,15 +226,27 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
         st->train_blocking += blocking / c->episodes_per_iter;
         st->train_return += ret_sum / c->episodes_per_iter;
     }
-    t->steps += N;
-    /* standardise advantages over the batch (RLlib PPO does the same) */
+    *n = N;
+    return 0;
+}
+
+/* Standardises the advantages over the batch (RLlib PPO does the same). */
+static void pp_standardise(hsdag_pacml_trainer *t, int32_t N)
+{
     double mu = 0, sd = 0;
     for (int32_t i = 0; i < N; i++) mu += t->s[i].adv;
     mu /= N;
     for (int32_t i = 0; i < N; i++) sd += (t->s[i].adv - mu) * (t->s[i].adv - mu);
     sd = sqrt(sd / N) + 1e-8;
     for (int32_t i = 0; i < N; i++) t->s[i].adv = (float)((t->s[i].adv - mu) / sd);
-    /* ---- epochs of shuffled minibatches ---- */
+}
+
+/* Epochs of shuffled minibatches with Adam; the last epoch's means go to st, then RLlib's adaptive KL
+ * coefficient. */
+static int pp_epochs(hsdag_pacml_trainer *t, int32_t N, hsdag_pacml_iter_stats *st, hsdag_err *e)
+{
+    const hsdag_pacml_train_config *c = &t->c;
+    double vscale = 1.0 / (1.0 - c->gamma);
     hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
     ac.lr = c->lr;
     ac.clip_norm = c->grad_clip;
@@ -284,28 +297,47 @@ int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *
         else if (st->kl < 0.5 * c->kl_target)
             t->kl_coeff *= 0.5f;
     }
-    t->iter++;
-    /* ---- greedy evaluation ---- */
+    return 0;
+}
+
+/* Greedy evaluation on the evaluation seeds; a new best is kept as a policy image. */
+static int pp_evaluate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e)
+{
+    const hsdag_pacml_train_config *c = &t->c;
     st->eval_blocking = NAN;
-    if (c->eval_episodes > 0) {
-        double sum = 0;
-        for (int32_t k = 0; k < c->eval_episodes; k++) {
-            int rc = hsdag_pacml_episode(&t->env, t->net, 1, PP_EVAL_SEED + (uint64_t)k, e);
-            if (rc < 0) return rc;
-            double blocking = 0, ret_sum = 0;
-            t->env.episode_end(t->env.ctx, &blocking, &ret_sum);
-            sum += blocking;
-        }
-        st->eval_blocking = sum / c->eval_episodes;
-        if (st->eval_blocking < t->best_eval) {
-            t->best_eval = st->eval_blocking;
-            t->best_iter = t->iter;
-            t->best_img.len = 0;
-            int rc = hsdag_pacml_policy_save(t->net, t->env.beta, t->env.time_unit_fix, (float)vscale,
-                                             &t->best_img, e);
-            if (rc < 0) return rc;
-        }
+    if (c->eval_episodes <= 0) return 0;
+    double sum = 0;
+    for (int32_t k = 0; k < c->eval_episodes; k++) {
+        int rc = hsdag_pacml_episode(&t->env, t->net, 1, PP_EVAL_SEED + (uint64_t)k, e);
+        if (rc < 0) return rc;
+        double blocking = 0, ret_sum = 0;
+        t->env.episode_end(t->env.ctx, &blocking, &ret_sum);
+        sum += blocking;
     }
+    st->eval_blocking = sum / c->eval_episodes;
+    if (st->eval_blocking < t->best_eval) {
+        t->best_eval = st->eval_blocking;
+        t->best_iter = t->iter;
+        t->best_img.len = 0;
+        int rc = hsdag_pacml_policy_save(t->net, t->env.beta, t->env.time_unit_fix,
+                                         (float)(1.0 / (1.0 - c->gamma)), &t->best_img, e);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+int hsdag_pacml_trainer_iterate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e)
+{
+    hsdag_pacml_iter_stats z = {0};
+    *st = z;
+    int32_t N = 0;
+    int rc = pp_collect(t, &N, st, e);
+    if (rc < 0) return rc;
+    t->steps += N;
+    pp_standardise(t, N);
+    if ((rc = pp_epochs(t, N, st, e)) < 0) return rc;
+    t->iter++;
+    if ((rc = pp_evaluate(t, st, e)) < 0) return rc;
     st->iteration = t->iter;
     st->steps = t->steps;
     st->wall_s = t->wall_prev + (hsdag_now() - t->t0);

@@ -8,11 +8,12 @@
 #include <math.h>
 #include <string.h>
 
-hsdag_learn_config hsdag_learn_config_default(void)
+hsdag_learn_config hsdag_learn_config_paper(void)
 {
     return (hsdag_learn_config){
         .episodes = 25,
         .steps = 20,
+        .samples = 1,
         .seed = 42,
         .lr = 1e-3f,
         .gamma = 0.95,
@@ -24,11 +25,53 @@ hsdag_learn_config hsdag_learn_config_default(void)
         .no_coarsen = 0,
         .levels = 1,
         .min_clusters = 0,
-        .baseline = 0,
+        .fixed_clusters = 0,
+        .state_update = 1,
+        .inherit = 0,
+        .inherit_init = 0.0,
+        .memory_mask = 0,
+        .min_groups = 0,
+        .max_groups = 0,
+        .group_mem_frac = 0.0,
+        .update = HSDAG_LEARN_EPISODE,
+        .baseline = HSDAG_LEARN_BASE_NONE,
         .baseline_decay = 0.9,
+        .reward = HSDAG_LEARN_REWARD_INV,
+        .normalize = 0,
+        .epochs = 1,
+        .clip = 0.2,
         .entropy = 0.0,
+        .entropy_end = 0.0,
+        .entropy_decay = 500,
         .infeasible_penalty = 10.0,
+        .imitate_steps = 0,
+        .imitate_prob = 0.9,
     };
+}
+
+hsdag_learn_config hsdag_learn_config_default(void)
+{
+    hsdag_learn_config c = hsdag_learn_config_paper();
+    c.steps = 2;
+    c.samples = 10;
+    c.dropout = 0.0f;
+    c.fixed_clusters = 1;
+    c.state_update = 0;
+    c.inherit = 1;
+    c.memory_mask = 1;
+    c.min_groups = 64;
+    c.max_groups = 4096;
+    c.group_mem_frac = 0.125;
+    c.update = HSDAG_LEARN_STEP;
+    c.baseline = HSDAG_LEARN_BASE_LOO;
+    c.reward = HSDAG_LEARN_REWARD_LOG;
+    c.normalize = 2;
+    c.epochs = 2;
+    c.clip = 0.2;
+    c.entropy = 0.01;
+    c.entropy_end = 0.0;
+    c.imitate_steps = 50;
+    return c;
 }
 
 struct hsdag_learn {
@@ -41,7 +84,9 @@ struct hsdag_learn {
     int64_t evals;
     double baseline;
     int baseline_set;
-    int32_t *best; /* [n_nodes] */
+    double ref_lat; /* REWARD_LOG: the first measured latency (s), 0 until then */
+    double run_var; /* normalize 2: moving average of the steps' reward variances, 0 until the first */
+    int32_t *best;  /* [n_nodes] */
     double best_lat;
     int32_t best_episode;
     hsdag_learn_row *curve;
@@ -53,6 +98,16 @@ struct hsdag_learn {
     int32_t *gdev, *odev;  /* group devices, op devices */
     float *dlogp;          /* (n_groups, K) */
     float *ent;            /* (n_groups) */
+    int32_t *acts;         /* (samples, n_groups) actions per cluster of a step's samples */
+    float *old_lp;         /* (samples, n_groups) their log-probabilities when sampled */
+    double *rew, *adv;     /* (samples) */
+    /* per decision unit (n_groups at most): main predecessor unit (-1 none), decision order, root group */
+    int32_t *upred, *uorder, *uroot;
+    float *dq;         /* d loss / d inherit logit */
+    float *new_lp;     /* a replayed sample's log-probabilities */
+    double *ug, *umem; /* per-unit gradient weights; static bytes per unit */
+    double *gstatic;   /* (n_groups) static bytes per group (memory masks), NULL = none */
+    double *cap;       /* (K) memory capacities (INFINITY = none), NULL = no memory masks */
 };
 
 void hsdag_learn_free(hsdag_learn *L)
@@ -68,6 +123,19 @@ void hsdag_learn_free(hsdag_learn *L)
     hsdag_free(L->odev);
     hsdag_free(L->dlogp);
     hsdag_free(L->ent);
+    hsdag_free(L->acts);
+    hsdag_free(L->old_lp);
+    hsdag_free(L->rew);
+    hsdag_free(L->adv);
+    hsdag_free(L->upred);
+    hsdag_free(L->uorder);
+    hsdag_free(L->uroot);
+    hsdag_free(L->dq);
+    hsdag_free(L->new_lp);
+    hsdag_free(L->ug);
+    hsdag_free(L->umem);
+    hsdag_free(L->gstatic);
+    hsdag_free(L->cap);
     hsdag_free(L);
 }
 
@@ -77,53 +145,155 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: episodes %d out of range", (int)c->episodes);
     if (c->steps < 1 || c->steps > 100000)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: steps %d out of range", (int)c->steps);
+    if (c->samples < 1 || c->samples > 4096)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: samples %d out of range (1..4096)", (int)c->samples);
     if (c->hidden < 1 || c->hidden > 4096 || c->embed < 1 || c->embed > 4096)
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: hidden/embed width out of range");
     if (!(c->dropout >= 0 && c->dropout < 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: dropout must be in [0, 1)");
     if (!(c->gamma >= 0 && c->gamma <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: gamma must be in [0, 1]");
-    if (!(c->lr > 0) || !(c->infeasible_penalty >= 1) || !(c->entropy >= 0) ||
+    if (!(c->lr > 0) || !(c->infeasible_penalty >= 1) || !(c->entropy >= 0) || !(c->entropy_end >= 0) ||
         !(c->baseline_decay >= 0 && c->baseline_decay < 1))
         return hsdag_err_set(e, HSDAG_EINVAL,
                              "hsdag: lr, entropy, baseline decay or infeasible penalty out of range");
-    if (c->levels < 1 || c->levels > 16)
-        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: levels must be in 1..16");
+    if (c->levels < 0 || c->levels > 16)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: levels must be in 0..16");
     if (c->min_clusters < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min-clusters must be >= 0");
     if (K < 1 || K > 64) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: %d devices (need 1..64)", (int)K);
+    if ((unsigned)c->update > HSDAG_LEARN_STEP || (unsigned)c->baseline > HSDAG_LEARN_BASE_LOO ||
+        (unsigned)c->reward > HSDAG_LEARN_REWARD_LOG)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: unknown update, baseline or reward kind");
+    if (c->update == HSDAG_LEARN_EPISODE && (c->samples != 1 || c->baseline == HSDAG_LEARN_BASE_LOO))
+        return hsdag_err_set(
+            e, HSDAG_EINVAL,
+            "hsdag: the episode update (the paper's) samples one placement per step and has no "
+            "leave-one-out baseline");
+    if (c->baseline == HSDAG_LEARN_BASE_LOO && c->samples < 2)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the leave-one-out baseline needs samples >= 2");
+    if (c->epochs < 1 || c->epochs > 100 || !(c->clip > 0 && c->clip < 10))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: epochs must be in 1..100 and clip in (0, 10)");
+    if (c->normalize < 0 || c->normalize > 2)
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: normalize must be 0, 1 or 2");
+    if (c->min_groups < 0 || c->max_groups < 0 || !(c->group_mem_frac >= 0 && c->group_mem_frac <= 1))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min groups must be >= 0 and group memory in [0, 1]");
+    if (c->entropy_decay < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: entropy decay must be >= 0");
+    if (c->imitate_steps < 0 || c->imitate_steps > 100000 || !(c->imitate_prob > 0 && c->imitate_prob <= 1))
+        return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: imitation steps or probability out of range");
     return 0;
 }
+
+static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
+                        const hsdag_learn_config *cfg, const hsdag_place_problem *p, hsdag_err *e);
 
 int hsdag_learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
                        const hsdag_learn_config *cfg, hsdag_err *e)
 {
+    return learn_create(out, g, n_devices, cfg, NULL, e);
+}
+
+int hsdag_learn_create_problem(hsdag_learn **out, const hsdag_place_problem *p, const hsdag_learn_config *cfg,
+                               hsdag_err *e)
+{
+    return learn_create(out, p->g, p->k, cfg, p, e);
+}
+
+/* With cfg.memory_mask: each group's static bytes and each device's capacity, for the sampler's masks. */
+static int memory_tables(hsdag_learn *L, const hsdag_place_problem *p, hsdag_err *e)
+{
+    const hsdag_coarse *co = lmodel_coarse(L->M);
+    int any = 0;
+    for (int32_t d = 0; d < L->K; d++) any |= isfinite(p->cap[d]);
+    if (!any) return 0; /* nothing is capped */
+    L->gstatic = hsdag_calloc((size_t)L->n_groups, sizeof(double));
+    L->cap = hsdag_malloc(sizeof(double) * (size_t)L->K);
+    if (!L->gstatic || !L->cap)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
+                             sizeof(double) * (size_t)L->n_groups);
+    for (int32_t v = 0; v < L->n_nodes; v++) {
+        double b = p->c->static_bytes[v];
+        L->gstatic[co->group_of[v]] += b > 0 ? b : 0;
+    }
+    /* activations: under the sequential and concurrent models an op's inputs and output are live on its device
+     * while it runs, so each capped device keeps room for the largest such working set of the graph (tarnawski
+     * counts static bytes only) */
+    double ws = 0;
+    if (p->sem != HSDAG_SEM_TARNAWSKI)
+        for (int32_t v = 0; v < L->n_nodes; v++) {
+            double w = p->c->act_bytes[v];
+            for (int32_t k = L->g->in_off[v]; k < L->g->in_off[v + 1]; k++)
+                w += L->g->edge_bytes[L->g->in_eid[k]];
+            if (w > ws) ws = w;
+        }
+    for (int32_t d = 0; d < L->K; d++) L->cap[d] = p->cap[d] - ws;
+    return 0;
+}
+
+static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devices,
+                        const hsdag_learn_config *cfg, const hsdag_place_problem *p, hsdag_err *e)
+{
+    const uint8_t *allowed = p ? p->c->allowed : NULL;
     *out = NULL;
     int rc = cfg_check(cfg, n_devices, e);
     if (rc < 0) return rc;
     if (g->n_nodes < 1) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: the graph has no nodes");
     hsdag_learn *L = hsdag_calloc(1, sizeof *L);
-    if (!L) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    if (!L) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", sizeof *L);
     L->cfg = *cfg;
     L->g = g;
     L->K = n_devices;
     L->H = cfg->hidden;
     L->n_nodes = g->n_nodes;
     hsdag_rng_seed(&L->rng, cfg->seed);
-    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &L->rng, e)) < 0) goto fail;
-    L->n_groups = lmodel_coarse(L->M)->n_groups;
-    size_t np = hsdag_nn_params_count(lmodel_params(L->M));
-    L->best = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_nodes);
-    L->D = hsdag_malloc(sizeof(float) * (size_t)L->n_groups * (size_t)L->H);
-    L->g_logp = hsdag_malloc(sizeof(float) * np);
-    L->g_ent = hsdag_malloc(sizeof(float) * np);
-    L->gdev = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_groups);
-    L->odev = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_nodes);
-    L->dlogp = hsdag_malloc(sizeof(float) * (size_t)L->n_groups * (size_t)L->K);
-    L->ent = hsdag_malloc(sizeof(float) * (size_t)L->n_groups);
-    if (!L->best || !L->D || !L->g_logp || !L->g_ent || !L->gdev || !L->odev || !L->dlogp || !L->ent) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
-        goto fail;
+    /* coarsening: colour classes in one group; with min_groups, a group closes at n / min_groups ops; with
+     * group_mem_frac, at that fraction of the smallest capacity in static bytes (a chain like AlexNet's would
+     * otherwise be one group: one decision for the whole model) */
+    hsdag_coarsen_opts co = {.disable = cfg->no_coarsen, .colocate = p ? p->group : NULL};
+    if (cfg->min_groups > 0) co.max_ops = (g->n_nodes + cfg->min_groups - 1) / cfg->min_groups;
+    co.max_groups = cfg->max_groups;
+    if (p && cfg->group_mem_frac > 0) {
+        double mc = INFINITY;
+        for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
+        if (isfinite(mc)) {
+            co.bytes = p->c->static_bytes;
+            co.max_bytes = cfg->group_mem_frac * mc;
+        }
     }
+    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &co, allowed, &L->rng, e)) < 0) goto fail;
+    if (cfg->fixed_clusters && (rc = lmodel_fix_clusters(L->M, e)) < 0) goto fail;
+    L->n_groups = lmodel_coarse(L->M)->n_groups;
+    size_t np = hsdag_nn_params_count(lmodel_params(L->M)), ng = (size_t)L->n_groups,
+           sg = (size_t)cfg->samples * ng;
+    struct {
+        void **p;
+        size_t bytes;
+    } al[] = {{(void **)&L->best, sizeof(int32_t) * (size_t)L->n_nodes},
+              {(void **)&L->D, sizeof(float) * ng * (size_t)L->H},
+              {(void **)&L->g_logp, sizeof(float) * np},
+              {(void **)&L->g_ent, sizeof(float) * np},
+              {(void **)&L->gdev, sizeof(int32_t) * ng},
+              {(void **)&L->odev, sizeof(int32_t) * (size_t)L->n_nodes},
+              {(void **)&L->dlogp, sizeof(float) * ng * (size_t)L->K},
+              {(void **)&L->ent, sizeof(float) * ng},
+              {(void **)&L->acts, sizeof(int32_t) * sg},
+              {(void **)&L->old_lp, sizeof(float) * sg},
+              {(void **)&L->rew, sizeof(double) * (size_t)cfg->samples},
+              {(void **)&L->upred, sizeof(int32_t) * ng},
+              {(void **)&L->uorder, sizeof(int32_t) * ng},
+              {(void **)&L->uroot, sizeof(int32_t) * ng},
+              {(void **)&L->dq, sizeof(float) * ng},
+              {(void **)&L->new_lp, sizeof(float) * ng},
+              {(void **)&L->ug, sizeof(double) * ng},
+              {(void **)&L->umem, sizeof(double) * ng},
+              {(void **)&L->adv, sizeof(double) * (size_t)cfg->samples}};
+    for (size_t i = 0; i < sizeof al / sizeof al[0]; i++) {
+        *al[i].p = hsdag_malloc(al[i].bytes);
+        if (!*al[i].p) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", al[i].bytes);
+            goto fail;
+        }
+    }
+    if (p && cfg->memory_mask && (rc = memory_tables(L, p, e)) < 0) goto fail;
     L->best_lat = INFINITY;
     L->best_episode = -1;
     *out = L;
@@ -135,7 +305,7 @@ fail:
 
 void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, double *latency_s, int32_t *episode)
 {
-    if (device) *device = L->best_episode >= 0 || isfinite(L->best_lat) ? L->best : NULL;
+    if (device) *device = isfinite(L->best_lat) ? L->best : NULL;
     if (latency_s) *latency_s = L->best_lat;
     if (episode) *episode = L->best_episode;
 }
@@ -168,8 +338,12 @@ hsdag_nn_params *hsdag_learn_params(hsdag_learn *L)
 {
     return lmodel_params(L->M);
 }
+const hsdag_learn_config *hsdag_learn_get_config(const hsdag_learn *L)
+{
+    return &L->cfg;
+}
 
-/* ---- one episode ---- */
+/* ---- shared by both updates ---- */
 
 /* y += a x, four independent lanes per iteration (GCC -O2 leaves the plain loop scalar); elementwise, so the
  * result is the same as the plain loop's. */
@@ -185,6 +359,211 @@ static void axpy_(float *restrict y, float a, const float *restrict x, size_t n)
     for (; i < n; i++) y[i] += a * x[i];
 }
 
+/* Samples one device per cluster of st into a[C]. */
+static int sample_actions(hsdag_learn *L, const lstep *st, int32_t *a, hsdag_err *e)
+{
+    for (int32_t c = 0; c < st->n_clusters; c++)
+        if (hsdag_nn_categorical_sample_logits(&a[c], NULL, st->logp + (size_t)c * L->K, NULL, L->K,
+                                               &L->rng) < 0)
+            return hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
+    return 0;
+}
+
+/* Measures the placement of cluster actions a under st's clusters (into L->odev); keeps the best. */
+static int measure(hsdag_learn *L, const lstep *st, const int32_t *a, hsdag_learn_eval_fn eval, void *ctx,
+                   double *lat, int *feas, hsdag_err *e)
+{
+    const uint8_t *gm = lmodel_group_mask(L->M);
+    int32_t K = L->K;
+    for (int32_t v = 0; v < L->n_groups; v++) {
+        int32_t d = a[st->cluster[v]];
+        if (gm && !gm[(size_t)v * K + d]) /* a cluster of groups with no common device: this one moves */
+            for (int32_t x = 0; x < K; x++)
+                if (gm[(size_t)v * K + x]) {
+                    d = x;
+                    break;
+                }
+        L->gdev[v] = d;
+    }
+    hsdag_coarsen_expand(lmodel_coarse(L->M), L->odev, L->gdev);
+    *lat = 0;
+    *feas = 0;
+    int rc = eval(ctx, L->odev, lat, feas, e);
+    if (rc < 0) return rc;
+    L->evals++;
+    if (!(*lat > 0) || !isfinite(*lat))
+        return hsdag_err_set(e, HSDAG_EEXTERNAL, "hsdag: the latency oracle returned %g s", *lat);
+    if (*feas && *lat < L->best_lat) {
+        L->best_lat = *lat;
+        L->best_episode = L->episode;
+        memcpy(L->best, L->odev, sizeof(int32_t) * (size_t)L->n_nodes);
+    }
+    return 0;
+}
+
+/* ---- the decision units' policy (STEP update) ----
+ * A unit is a cluster of st (a group without pooling); units are decided in the order of their roots (first
+ * groups). Unit c may use the devices of its mask: those st->mask allows that still have room for the
+ * unit's static bytes given the units decided before it (cfg.memory_mask and a learner made for a problem;
+ * when none has room, every allowed device). Its own distribution is pi_c renormalised over the mask. With
+ * cfg.inherit, c keeps the device of its main predecessor unit pred(c) with probability s_c = sigmoid(q_c):
+ *   P(a_c = d) = s_c [d == a_pred] + (1 - s_c) pi_c(d | mask)   (when a_pred is in the mask; else pi_c(d | mask)).
+ * pred(c) is the unit, with a lower root, of c's heaviest incoming group edge, so it is always decided first.
+ * The masks depend on earlier decisions only, so a sample's log-probability is replayed exactly. */
+static void unit_preds(hsdag_learn *L, const lstep *st)
+{
+    const hsdag_coarse *co = lmodel_coarse(L->M);
+    int32_t C = st->n_clusters, N = L->n_groups;
+    for (int32_t c = 0; c < C; c++) L->uroot[c] = INT32_MAX, L->upred[c] = -1, L->umem[c] = 0;
+    for (int32_t v = 0; v < N; v++) {
+        int32_t c = st->cluster[v];
+        if (v < L->uroot[c]) L->uroot[c] = v;
+        if (L->gstatic) L->umem[c] += L->gstatic[v];
+    }
+    /* order by root: a pass over groups meets each unit first at its root */
+    int32_t k = 0;
+    for (int32_t v = 0; v < N; v++)
+        if (L->uroot[st->cluster[v]] == v) L->uorder[k++] = st->cluster[v];
+    if (!L->cfg.inherit) return;
+    /* the heaviest edge into each unit from a unit with a lower root (ties: the first such edge) */
+    float *best = L->dq; /* scratch: the weight of the chosen edge */
+    for (int32_t c = 0; c < C; c++) best[c] = -1.0f;
+    for (int32_t a = 0; a < N; a++)
+        for (int32_t j = co->out_off[a]; j < co->out_off[a + 1]; j++) {
+            int32_t b = co->out_dst[j], ca = st->cluster[a], cb = st->cluster[b];
+            if (ca == cb || L->uroot[ca] >= L->uroot[cb]) continue;
+            float w = (float)co->edge_bytes[j];
+            if (w > best[cb]) {
+                best[cb] = w;
+                L->upred[cb] = ca;
+            }
+        }
+}
+
+static double sigm(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
+
+/* The devices unit c may use given the bytes used so far (bit d). */
+static uint64_t unit_mask(const hsdag_learn *L, const lstep *st, int32_t c, const double *used)
+{
+    int32_t K = L->K;
+    uint64_t allowed = 0, room = 0;
+    for (int32_t d = 0; d < K; d++) {
+        if (st->mask && !st->mask[(size_t)c * K + d]) continue;
+        allowed |= (uint64_t)1 << d;
+        if (!L->cap || used[d] + L->umem[c] <= L->cap[d]) room |= (uint64_t)1 << d;
+    }
+    return room ? room : allowed;
+}
+
+/* One unit's decision a[c] under mask m: its log-probability, and with g != 0 the gradient g * d lp /
+ * d(logp_c, q_c) added to dlogp, dq. */
+static double unit_step(const hsdag_learn *L, const lstep *st, const int32_t *a, int32_t c, uint64_t m,
+                        double g, float *dlogp, float *dq)
+{
+    int32_t K = L->K;
+    const float *lp = st->logp + (size_t)c * K;
+    double mx = -INFINITY, z = 0;
+    for (int32_t d = 0; d < K; d++)
+        if ((m >> d) & 1u && lp[d] > mx) mx = lp[d];
+    for (int32_t d = 0; d < K; d++)
+        if ((m >> d) & 1u) z += exp((double)lp[d] - mx);
+    double pa = ((m >> a[c]) & 1u) ? exp((double)lp[a[c]] - mx) / z : 0.0; /* pi_c(a | mask) */
+    int32_t p = L->upred[c];
+    int inh = st->q && p >= 0 && ((m >> a[p]) & 1u);
+    double sg = inh ? sigm(st->q[c]) : 0.0, same = inh && a[p] == a[c];
+    double pr = sg * same + (1 - sg) * pa;
+    if (!(pr > 1e-300)) pr = 1e-300;
+    if (g != 0) {
+        /* d lp / d logp[d'] = (1 - s) pa ([d' = a] - pi(d' | mask)) / P over the mask */
+        double w = g * (1 - sg) * pa / pr;
+        if (w != 0)
+            for (int32_t d = 0; d < K; d++)
+                if ((m >> d) & 1u)
+                    dlogp[(size_t)c * K + d] += (float)(w * ((d == a[c]) - exp((double)lp[d] - mx) / z));
+        if (inh) dq[c] += (float)(g * sg * (1 - sg) * (same - pa) / pr);
+    }
+    return log(pr);
+}
+
+/* Replays sample a in unit order: lp_out[c] (optional) gets each decision's log-probability; with g
+ * (optional, per unit) the gradient sum_c g[c] d lp_c is added to dlogp, dq. */
+static void sample_replay(hsdag_learn *L, const lstep *st, const int32_t *a, float *lp_out, const double *g)
+{
+    double used[HSDAG_MAX_DEVICES] = {0};
+    for (int32_t i = 0; i < st->n_clusters; i++) {
+        int32_t c = L->uorder[i];
+        uint64_t m = unit_mask(L, st, c, used);
+        double lp = unit_step(L, st, a, c, m, g ? g[c] : 0.0, L->dlogp, L->dq);
+        if (lp_out) lp_out[c] = (float)lp;
+        used[a[c]] += L->umem[c];
+    }
+}
+
+/* Draws a sample into a[C] in unit order. */
+static int sample_units(hsdag_learn *L, const lstep *st, int32_t *a, hsdag_err *e)
+{
+    double used[HSDAG_MAX_DEVICES] = {0};
+    int32_t K = L->K;
+    float lg[HSDAG_MAX_DEVICES];
+    for (int32_t i = 0; i < st->n_clusters; i++) {
+        int32_t c = L->uorder[i], p = L->upred[c];
+        uint64_t m = unit_mask(L, st, c, used);
+        if (st->q && p >= 0 && ((m >> a[p]) & 1u) && hsdag_rng_uniform(&L->rng) < sigm(st->q[c])) {
+            a[c] = a[p];
+        } else {
+            for (int32_t d = 0; d < K; d++) lg[d] = ((m >> d) & 1u) ? st->logp[(size_t)c * K + d] : -INFINITY;
+            if (hsdag_nn_categorical_sample_logits(&a[c], NULL, lg, NULL, K, &L->rng) < 0)
+                return hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
+        }
+        used[a[c]] += L->umem[c];
+    }
+    return 0;
+}
+
+/* The reward of one measurement; infeasible placements count as penalty x slower. */
+static double reward_of(hsdag_learn *L, double lat, int feas)
+{
+    double l = lat * (feas ? 1.0 : L->cfg.infeasible_penalty);
+    if (L->cfg.reward == HSDAG_LEARN_REWARD_INV) return 1.0 / (l * 1e3);
+    if (!(L->ref_lat > 0)) L->ref_lat = lat;
+    return -log(l / L->ref_lat);
+}
+
+/* x_v += h_cluster(v) (constant for later steps) */
+static void state_update(hsdag_learn *L, const lstep *st)
+{
+    int32_t H = L->H;
+    for (int32_t v = 0; v < L->n_groups; v++) {
+        const float *h = st->hc + (size_t)st->cluster[v] * H;
+        float *d = L->D + (size_t)v * H;
+        for (int32_t j = 0; j < H; j++) d[j] += h[j];
+    }
+}
+
+static double entropy_mean(hsdag_learn *L, const lstep *st)
+{
+    int32_t C = st->n_clusters;
+    hsdag_nn_entropy_forward(L->ent, st->logp, C, L->K);
+    double hm = 0;
+    for (int32_t c = 0; c < C; c++) hm += L->ent[c];
+    return C ? hm / C : 0.0;
+}
+
+/* The entropy weight now: linear from cfg.entropy to cfg.entropy_end over the first entropy_decay
+ * placements, then entropy_end. */
+static double entropy_weight(const hsdag_learn *L)
+{
+    const hsdag_learn_config *c = &L->cfg;
+    double t = c->entropy_decay > 0 ? (double)L->evals / (double)c->entropy_decay : 1.0;
+    if (t > 1) t = 1;
+    return c->entropy + (c->entropy_end - c->entropy) * t;
+}
+
+/* ---- the paper's episode update (HSDAG_LEARN_EPISODE) ---- */
+
 /* Adds the step's log-prob gradient (and entropy gradient) into the accumulators. */
 /* direct: the episode's log-prob gradient accumulates straight into the param grad block (weight 1, no
  * entropy term: the kernels accumulate, so no per-step zeroing and copying of the whole block). */
@@ -198,12 +577,12 @@ static int step_grads(hsdag_learn *L, lstep *st, const int32_t *act, float w_log
     if (direct) {
         memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
         for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + act[c]] = 1.0f;
-        return lmodel_step_backward(L->M, st, L->dlogp, e);
+        return lmodel_step_backward(L->M, st, L->dlogp, NULL, e);
     }
     hsdag_nn_params_zero_grad(P);
     memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
     for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + act[c]] = 1.0f;
-    int rc = lmodel_step_backward(L->M, st, L->dlogp, e);
+    int rc = lmodel_step_backward(L->M, st, L->dlogp, NULL, e);
     if (rc < 0) return rc;
     axpy_(L->g_logp, w_logp, G, np);
     if (!want_ent) return 0;
@@ -211,7 +590,7 @@ static int step_grads(hsdag_learn *L, lstep *st, const int32_t *act, float w_log
     memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
     for (int32_t c = 0; c < C; c++) L->ent[c] = 1.0f / (float)C; /* d(mean entropy) / dH_c */
     hsdag_nn_entropy_backward(L->dlogp, L->ent, st->logp, C, K);
-    if ((rc = lmodel_step_backward(L->M, st, L->dlogp, e)) < 0) return rc;
+    if ((rc = lmodel_step_backward(L->M, st, L->dlogp, NULL, e)) < 0) return rc;
     axpy_(L->g_ent, 1.0f, G, np);
     return 0;
 }
@@ -224,77 +603,49 @@ static int curve_push(hsdag_learn *L, const hsdag_learn_row *row)
     return 0;
 }
 
-static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
-                       hsdag_err *e)
+static int run_episode_paper(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
+                             hsdag_err *e)
 {
     const hsdag_learn_config *cfg = &L->cfg;
     hsdag_nn_params *P = lmodel_params(L->M);
     size_t np = hsdag_nn_params_count(P);
-    int32_t T = cfg->steps, K = L->K, H = L->H;
-    const hsdag_coarse *co = lmodel_coarse(L->M);
-    memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * H);
+    int32_t T = cfg->steps;
+    double ew = entropy_weight(L);
+    memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * L->H);
     /* without a baseline and an entropy term every step has weight 1: gradients accumulate in place */
-    int direct = !cfg->baseline && !(cfg->entropy > 0);
+    int direct = cfg->baseline == HSDAG_LEARN_BASE_NONE && !(ew > 0);
     if (direct)
         hsdag_nn_params_zero_grad(P);
     else {
         memset(L->g_logp, 0, sizeof(float) * np);
         memset(L->g_ent, 0, sizeof(float) * np);
     }
-    double R = 0, lat_sum = 0, ent_sum = 0;
+    double R = 0, lat_sum = 0, ent_sum = 0, feas_sum = 0;
     int rc = 0;
-    int32_t *a = hsdag_malloc(sizeof(int32_t) * (size_t)L->n_groups);
-    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+    int32_t *a = L->acts;
     lmodel_params_frozen(L->M, 1); /* the parameters change only in the Adam step after the loop */
     for (int32_t t = 0; t < T; t++) {
         lstep st;
-        if ((rc = lmodel_step_forward(L->M, &st, L->D, 1, &L->rng, e)) < 0) {
+        if ((rc = lmodel_step_forward(L->M, &st, cfg->state_update ? L->D : NULL, 1, &L->rng, e)) < 0 ||
+            (rc = sample_actions(L, &st, a, e)) < 0) {
             lmodel_step_end(&st);
             break;
         }
-        int32_t C = st.n_clusters;
-        for (int32_t c = 0; c < C; c++) {
-            rc = hsdag_nn_categorical_sample_logits(&a[c], NULL, st.logp + (size_t)c * K, NULL, K, &L->rng);
-            if (rc < 0) {
-                rc = hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
-                break;
-            }
-        }
-        if (rc < 0) {
+        ent_sum += entropy_mean(L, &st);
+        double lat;
+        int feas;
+        if ((rc = measure(L, &st, a, eval, ctx, &lat, &feas, e)) < 0) {
             lmodel_step_end(&st);
             break;
         }
-        hsdag_nn_entropy_forward(L->ent, st.logp, C, K);
-        double hm = 0;
-        for (int32_t c = 0; c < C; c++) hm += L->ent[c];
-        ent_sum += hm / C;
-        for (int32_t v = 0; v < L->n_groups; v++) L->gdev[v] = a[st.cluster[v]];
-        hsdag_coarsen_expand(co, L->odev, L->gdev);
-        double lat = 0;
-        int feas = 0;
-        if ((rc = eval(ctx, L->odev, &lat, &feas, e)) < 0) {
-            lmodel_step_end(&st);
-            break;
-        }
-        L->evals++;
-        if (!(lat > 0) || !isfinite(lat)) {
-            rc = hsdag_err_set(e, HSDAG_EEXTERNAL, "hsdag: the latency oracle returned %g s", lat);
-            lmodel_step_end(&st);
-            break;
-        }
-        lat_sum += lat;
-        if (feas && lat < L->best_lat) {
-            L->best_lat = lat;
-            L->best_episode = L->episode;
-            memcpy(L->best, L->odev, sizeof(int32_t) * (size_t)L->n_nodes);
-        }
-        /* reward 1 / latency in ms; infeasible placements are penalised */
-        double r = 1.0 / (lat * 1e3 * (feas ? 1.0 : cfg->infeasible_penalty));
+        lat_sum += lat * (feas ? 1.0 : cfg->infeasible_penalty);
+        feas_sum += feas;
+        double r = reward_of(L, lat, feas);
         R = cfg->gamma * R + r; /* after T steps: sum_i gamma^i r_{T-1-i} */
         /* paper: every step's log-prob is weighted by the episode return R (applied at the end);
          * option: per-step advantage r_t - b with a moving-average baseline b of step rewards */
         float w = 1.0f;
-        if (cfg->baseline) {
+        if (cfg->baseline == HSDAG_LEARN_BASE_MOVING) {
             if (!L->baseline_set) {
                 L->baseline = r;
                 L->baseline_set = 1;
@@ -302,27 +653,20 @@ static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsda
             w = (float)(r - L->baseline);
             L->baseline = cfg->baseline_decay * L->baseline + (1 - cfg->baseline_decay) * r;
         }
-        rc = step_grads(L, &st, a, w, cfg->entropy > 0, direct, e);
-        if (rc < 0) {
+        if ((rc = step_grads(L, &st, a, w, ew > 0, direct, e)) < 0) {
             lmodel_step_end(&st);
             break;
         }
-        /* state update x_v += h_cluster(v) (constant for later steps) */
-        for (int32_t v = 0; v < L->n_groups; v++) {
-            const float *h = st.hc + (size_t)st.cluster[v] * H;
-            float *d = L->D + (size_t)v * H;
-            for (int32_t j = 0; j < H; j++) d[j] += h[j];
-        }
-        row->clusters = C;
+        if (cfg->state_update) state_update(L, &st);
+        row->clusters = st.n_clusters;
         lmodel_step_end(&st);
     }
     lmodel_params_frozen(L->M, 0);
-    hsdag_free(a);
     if (rc < 0) return rc;
     /* loss = -R sum_t log pi_t (or -sum_t (r_t - b) log pi_t) - entropy * sum_t mean H_t; one Adam step */
-    double adv = cfg->baseline ? 1.0 : R;
+    double adv = cfg->baseline == HSDAG_LEARN_BASE_MOVING ? 1.0 : R;
     float *G = hsdag_nn_params_grad(P, -1);
-    float ca = (float)-adv, ce = (float)-cfg->entropy;
+    float ca = (float)-adv, ce = (float)-ew;
     if (direct) /* = ca * g_logp + ce * 0 exactly */
         for (size_t i = 0; i < np; i++) G[i] = ca * G[i];
     else
@@ -330,11 +674,171 @@ static int run_episode(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsda
     hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
     ac.lr = cfg->lr;
     hsdag_nn_adam_step(P, &ac, NULL);
-    row->episode = L->episode;
     row->mean_latency_s = lat_sum / T;
-    row->best_latency_s = L->best_lat;
+    row->feasible_frac = feas_sum / T;
     row->entropy = ent_sum / T;
     row->reward = R;
+    return 0;
+}
+
+/* ---- the per-step update (HSDAG_LEARN_STEP): samples, advantages, clipped epochs ---- */
+
+/* Advantages of the step's S samples from L->rew into L->adv. */
+static void advantages(hsdag_learn *L, int32_t S)
+{
+    const hsdag_learn_config *cfg = &L->cfg;
+    double sum = 0, mean, var = 0;
+    for (int32_t i = 0; i < S; i++) sum += L->rew[i];
+    mean = sum / S;
+    for (int32_t i = 0; i < S; i++) {
+        double r = L->rew[i], a = r;
+        if (cfg->baseline == HSDAG_LEARN_BASE_LOO) {
+            a = r - (sum - r) / (S - 1);
+        } else if (cfg->baseline == HSDAG_LEARN_BASE_MOVING) {
+            if (!L->baseline_set) {
+                L->baseline = r;
+                L->baseline_set = 1;
+            }
+            a = r - L->baseline;
+            L->baseline = cfg->baseline_decay * L->baseline + (1 - cfg->baseline_decay) * r;
+        }
+        L->adv[i] = a;
+        var += (r - mean) * (r - mean);
+    }
+    if (cfg->normalize && S > 1) {
+        /* 1: this step's standard deviation; 2: a moving average (decay 0.9) of the steps' variances, so that
+         * once a policy has converged its samples' small (or noise-only) differences stay small */
+        double v = var / (S - 1);
+        if (cfg->normalize == 2) {
+            L->run_var = L->run_var > 0 ? 0.9 * L->run_var + 0.1 * v : v;
+            v = L->run_var;
+        }
+        double sd = sqrt(v);
+        for (int32_t i = 0; i < S; i++) L->adv[i] = sd > 1e-12 ? L->adv[i] / sd : 0.0;
+    }
+}
+
+/* d loss / d(logp, q) of the clipped surrogate loss = -(1/(S C)) sum_i sum_c min(rho A_i, clip(rho) A_i) over
+ * the decisions c of sample i, rho = P(a_ic) / P_old(a_ic), minus the entropy bonus ew (1/C) sum_c H(pi_c). */
+static void surrogate_grad(hsdag_learn *L, const lstep *st, int32_t S, int epoch, double ew)
+{
+    int32_t C = st->n_clusters, K = L->K;
+    double clip = L->cfg.clip;
+    memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+    memset(L->dq, 0, sizeof(float) * (size_t)C);
+    double scale = 1.0 / ((double)S * (double)C);
+    for (int32_t i = 0; i < S; i++) {
+        double A = L->adv[i];
+        if (A == 0) continue;
+        const int32_t *a = L->acts + (size_t)i * C;
+        const float *olp = L->old_lp + (size_t)i * C;
+        if (epoch) sample_replay(L, st, a, L->new_lp, NULL);
+        for (int32_t c = 0; c < C; c++) {
+            double rho = epoch ? exp((double)L->new_lp[c] - (double)olp[c]) : 1.0;
+            /* clipped: no gradient */
+            L->ug[c] = ((A > 0 && rho > 1 + clip) || (A < 0 && rho < 1 - clip)) ? 0.0 : -A * rho * scale;
+        }
+        sample_replay(L, st, a, NULL, L->ug);
+    }
+    if (ew > 0) {
+        for (int32_t c = 0; c < C; c++) L->ent[c] = (float)(-ew / C);
+        hsdag_nn_entropy_backward(L->dlogp, L->ent, st->logp, C, K);
+    }
+}
+
+static int update_step(hsdag_learn *L, lstep *st, int32_t S, double ew, hsdag_err *e)
+{
+    hsdag_nn_params *P = lmodel_params(L->M);
+    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+    ac.lr = L->cfg.lr;
+    hsdag_nn_params_zero_grad(P);
+    surrogate_grad(L, st, S, 0, ew);
+    int rc = lmodel_step_backward(L->M, st, L->dlogp, st->q ? L->dq : NULL, e);
+    if (rc < 0) return rc;
+    hsdag_nn_adam_step(P, &ac, NULL);
+    return 0;
+}
+
+static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
+                            hsdag_err *e)
+{
+    const hsdag_learn_config *cfg = &L->cfg;
+    hsdag_nn_params *P = lmodel_params(L->M);
+    int32_t T = cfg->steps, S = cfg->samples;
+    int train = cfg->dropout > 0;
+    double lat_sum = 0, ent_sum = 0, rew_sum = 0, feas_sum = 0;
+    int rc = 0;
+    memset(L->D, 0, sizeof(float) * (size_t)L->n_groups * L->H);
+    for (int32_t t = 0; t < T && rc == 0; t++) {
+        lstep st;
+        double ew = entropy_weight(L);
+        if ((rc = lmodel_step_forward(L->M, &st, cfg->state_update ? L->D : NULL, train, &L->rng, e)) < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        int32_t C = st.n_clusters;
+        ent_sum += entropy_mean(L, &st);
+        unit_preds(L, &st);
+        for (int32_t i = 0; i < S && rc == 0; i++) {
+            int32_t *a = L->acts + (size_t)i * C;
+            float *olp = L->old_lp + (size_t)i * C;
+            double lat;
+            int feas;
+            if ((rc = sample_units(L, &st, a, e)) < 0 ||
+                (rc = measure(L, &st, a, eval, ctx, &lat, &feas, e)) < 0)
+                break;
+            sample_replay(L, &st, a, olp, NULL);
+            lat_sum += lat * (feas ? 1.0 : cfg->infeasible_penalty);
+            feas_sum += feas;
+            L->rew[i] = reward_of(L, lat, 1);
+            L->adv[i] = feas; /* the flags, until advantages() overwrites them */
+        }
+        if (rc < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        /* an infeasible sample ranks below every sample of its step: the worst reward of the step minus
+         * ln(penalty) for the log reward (a fixed factor on its latency could still beat slow feasible ones) */
+        double rmin = INFINITY;
+        for (int32_t i = 0; i < S; i++) rmin = fmin(rmin, L->rew[i]);
+        for (int32_t i = 0; i < S; i++) {
+            if (L->adv[i] == 0)
+                L->rew[i] = cfg->reward == HSDAG_LEARN_REWARD_LOG ? rmin - log(cfg->infeasible_penalty)
+                                                                  : rmin / cfg->infeasible_penalty;
+            rew_sum += L->rew[i];
+        }
+        advantages(L, S);
+        /* epoch 0 differentiates the sampling pass itself (ratio 1); later epochs run a fresh pass with the
+         * updated parameters and clip each decision's ratio */
+        rc = update_step(L, &st, S, ew, e);
+        if (rc == 0 && cfg->state_update) state_update(L, &st);
+        row->clusters = C;
+        lmodel_step_end(&st);
+        for (int32_t ep = 1; ep < cfg->epochs && rc == 0; ep++) {
+            lstep s2;
+            if ((rc = lmodel_step_forward(L->M, &s2, cfg->state_update ? L->D : NULL, train, &L->rng, e)) ==
+                0) {
+                if (s2.n_clusters != C) { /* the parse changed under the update: stop this step's epochs */
+                    lmodel_step_end(&s2);
+                    break;
+                }
+                hsdag_nn_params_zero_grad(P);
+                surrogate_grad(L, &s2, S, ep, ew);
+                rc = lmodel_step_backward(L->M, &s2, L->dlogp, s2.q ? L->dq : NULL, e);
+                if (rc == 0) {
+                    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+                    ac.lr = cfg->lr;
+                    hsdag_nn_adam_step(P, &ac, NULL);
+                }
+            }
+            lmodel_step_end(&s2);
+        }
+    }
+    if (rc < 0) return rc;
+    row->mean_latency_s = lat_sum / ((double)T * S);
+    row->feasible_frac = feas_sum / ((double)T * S);
+    row->entropy = ent_sum / T;
+    row->reward = rew_sum / ((double)T * S);
     return 0;
 }
 
@@ -343,8 +847,11 @@ int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
 {
     while (L->episode < L->cfg.episodes) {
         hsdag_learn_row row = {0};
-        int rc = run_episode(L, eval, eval_ctx, &row, e);
+        int rc = L->cfg.update == HSDAG_LEARN_EPISODE ? run_episode_paper(L, eval, eval_ctx, &row, e)
+                                                      : run_episode_step(L, eval, eval_ctx, &row, e);
         if (rc < 0) return rc;
+        row.episode = L->episode;
+        row.best_latency_s = L->best_lat;
         if (curve_push(L, &row) < 0) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
         L->episode++;
         if (progress && progress(progress_ctx, &row, L->cfg.episodes)) return 1;
@@ -352,17 +859,154 @@ int hsdag_learn_train(hsdag_learn *L, hsdag_learn_eval_fn eval, void *eval_ctx,
     return 0;
 }
 
+/* ---- imitation warm start ---- */
+
+int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps_done, double *prob,
+                        hsdag_err *e)
+{
+    const hsdag_coarse *co = lmodel_coarse(L->M);
+    int32_t K = L->K, N = L->n_groups;
+    *steps_done = 0;
+    *prob = NAN;
+    /* the target of a group: the device most of its ops have (ties: lower index) */
+    int32_t cnt[HSDAG_MAX_DEVICES];
+    for (int32_t k = 0; k < N; k++) {
+        memset(cnt, 0, sizeof(int32_t) * (size_t)K);
+        for (int32_t j = co->off[k]; j < co->off[k + 1]; j++) {
+            int32_t d = op_device[co->ops[j]];
+            if (d < 0 || d >= K)
+                return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: imitation target device %d", (int)d);
+            cnt[d]++;
+        }
+        int32_t b = 0;
+        for (int32_t d = 1; d < K; d++)
+            if (cnt[d] > cnt[b]) b = d;
+        L->gdev[k] = b;
+    }
+    hsdag_nn_params *P = lmodel_params(L->M);
+    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+    ac.lr = L->cfg.lr;
+    int rc = 0;
+    int32_t *tgt = L->acts; /* per cluster: the device most of its ops' groups want */
+    for (int32_t t = 0; t <= L->cfg.imitate_steps && rc == 0; t++) {
+        lstep st;
+        if ((rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e)) < 0) {
+            lmodel_step_end(&st);
+            break;
+        }
+        int32_t C = st.n_clusters;
+        /* cluster targets by op count of their groups' targets (reuse dlogp as the tally) */
+        memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+        for (int32_t k = 0; k < N; k++)
+            L->dlogp[(size_t)st.cluster[k] * K + L->gdev[k]] += (float)(co->off[k + 1] - co->off[k]);
+        for (int32_t c = 0; c < C; c++) {
+            int32_t b = -1;
+            for (int32_t d = 0; d < K; d++)
+                if ((!st.mask || st.mask[(size_t)c * K + d]) &&
+                    (b < 0 || L->dlogp[(size_t)c * K + d] > L->dlogp[(size_t)c * K + b]))
+                    b = d;
+            tgt[c] = b < 0 ? 0 : b;
+        }
+        /* the probability of each unit's target given its predecessor's target (teacher forcing) */
+        unit_preds(L, &st);
+        sample_replay(L, &st, tgt, L->new_lp, NULL);
+        double pm = 0;
+        for (int32_t c = 0; c < C; c++) pm += exp((double)L->new_lp[c]);
+        pm /= C;
+        *prob = pm;
+        if (pm >= L->cfg.imitate_prob || t == L->cfg.imitate_steps) {
+            lmodel_step_end(&st);
+            break;
+        }
+        /* loss = -(1/C) sum_c log P(target_c) */
+        memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
+        memset(L->dq, 0, sizeof(float) * (size_t)C);
+        for (int32_t c = 0; c < C; c++) L->ug[c] = -1.0 / C;
+        sample_replay(L, &st, tgt, NULL, L->ug);
+        hsdag_nn_params_zero_grad(P);
+        rc = lmodel_step_backward(L->M, &st, L->dlogp, st.q ? L->dq : NULL, e);
+        if (rc == 0) hsdag_nn_adam_step(P, &ac, NULL);
+        lmodel_step_end(&st);
+        (*steps_done)++;
+    }
+    return rc;
+}
+
 /* ---- checkpoints ----
- * Version 2: a codec frame "HSDAGLRN" v2 (fingerprint, counters, RNG, baseline, best placement, curve),
+ * Version 3: a codec frame "HSDAGLRN" v3 (fingerprint, counters, RNG, baseline, reference latency, reward
+ * variance, best placement, curve with feasible fractions); version 2 the same without those fields and with
+ * the 12-word fingerprint of the paper learner,
  * then the parameter image (hsdag_nn_params_save, its own frame). Version 1 (before the codec): magic,
  * u64 1, the same fields as u64 / f64 words, u64 FNV-1a 64 with the one-digit-short basis
  * (HSDAG_FNV64_BASIS_V1) of everything before it, then a version-1 parameter image; still read. */
 
 #define CK_MAGIC "HSDAGLRN"
-#define CK_VERSION 2u
+#define CK_VERSION 3u
 
 /* What must match for a checkpoint to continue bit-identically. */
-static void fingerprint(const hsdag_learn *L, uint64_t fp[12])
+#define FP_N 18
+static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
+{
+    const hsdag_learn_config *c = &L->cfg;
+    double lr = c->lr, dr = c->dropout;
+    uint64_t u;
+    fp[0] = (uint64_t)L->n_nodes;
+    fp[1] = (uint64_t)L->n_groups;
+    fp[2] = (uint64_t)L->K;
+    fp[3] = c->seed;
+    fp[4] = (uint64_t)c->steps | ((uint64_t)c->samples << 32);
+    memcpy(&u, &lr, 8);
+    fp[5] = u ^ ((uint64_t)c->hidden << 1) ^ ((uint64_t)c->embed << 17);
+    memcpy(&u, &dr, 8);
+    fp[6] = u ^ ((uint64_t)c->gnn << 3) ^ ((uint64_t)c->features << 7) ^ ((uint64_t)c->no_coarsen << 20);
+    fp[7] = (uint64_t)c->levels | ((uint64_t)(uint32_t)c->min_clusters << 32);
+    fp[8] = (uint64_t)c->baseline | ((uint64_t)c->update << 8) | ((uint64_t)c->reward << 16) |
+            ((uint64_t)c->normalize << 24) | ((uint64_t)c->fixed_clusters << 32) |
+            ((uint64_t)c->state_update << 40) | ((uint64_t)(uint32_t)c->epochs << 48) |
+            ((uint64_t)c->inherit << 63) | ((uint64_t)c->memory_mask << 62);
+    memcpy(&fp[9], &c->entropy, 8);
+    memcpy(&fp[10], &c->gamma, 8);
+    memcpy(&fp[11], &c->infeasible_penalty, 8);
+    memcpy(&fp[12], &c->entropy_end, 8);
+    memcpy(&fp[13], &c->clip, 8);
+    memcpy(&fp[14], &c->baseline_decay, 8);
+    {
+        uint64_t ii;
+        memcpy(&ii, &c->inherit_init, 8);
+        fp[14] ^= ii * 0x9e3779b97f4a7c15ull;
+    }
+    fp[15] = (uint64_t)(uint32_t)c->imitate_steps | ((uint64_t)(uint32_t)c->min_groups << 32);
+    fp[15] ^= (uint64_t)(uint32_t)c->max_groups * 0x9e3779b97f4a7c15ull;
+    memcpy(&fp[16], &c->imitate_prob, 8);
+    {
+        uint64_t gm;
+        memcpy(&gm, &c->group_mem_frac, 8);
+        fp[16] ^= gm * 0x9e3779b97f4a7c15ull;
+    }
+    fp[17] = 0x48534441474c4e32ull ^ ((uint64_t)c->entropy_decay << 1); /* "HSDAGLN2" ^ the entropy decay */
+}
+
+static const char *fp_names[FP_N] = {"nodes",
+                                     "groups",
+                                     "devices",
+                                     "seed",
+                                     "steps/samples",
+                                     "lr/hidden/embed",
+                                     "dropout/gnn/features/coarsening",
+                                     "levels/min-clusters",
+                                     "baseline/update/reward/normalize/clusters/state/epochs/inherit",
+                                     "entropy",
+                                     "gamma",
+                                     "infeasible penalty",
+                                     "entropy end",
+                                     "clip",
+                                     "baseline decay/inherit init",
+                                     "imitation steps/min groups",
+                                     "imitation probability/group memory",
+                                     "learner version/entropy decay"};
+
+/* The fingerprint of versions 1 and 2 (the paper learner of earlier builds). */
+static void fingerprint_v2(const hsdag_learn *L, uint64_t fp[12])
 {
     const hsdag_learn_config *c = &L->cfg;
     double lr = c->lr, dr = c->dropout;
@@ -383,35 +1027,37 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[12])
     memcpy(&fp[11], &c->infeasible_penalty, 8);
 }
 
-static const char *fp_names[12] = {"nodes",
-                                   "groups",
-                                   "devices",
-                                   "seed",
-                                   "steps",
-                                   "lr/hidden/embed",
-                                   "dropout/gnn/features/coarsening",
-                                   "levels/min-clusters",
-                                   "baseline",
-                                   "entropy",
-                                   "gamma",
-                                   "infeasible penalty"};
+static const char *fp_names_v2[12] = {"nodes",
+                                      "groups",
+                                      "devices",
+                                      "seed",
+                                      "steps",
+                                      "lr/hidden/embed",
+                                      "dropout/gnn/features/coarsening",
+                                      "levels/min-clusters",
+                                      "baseline",
+                                      "entropy",
+                                      "gamma",
+                                      "infeasible penalty"};
 
 int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
 {
     /* reserve the whole checkpoint once (header, placement, curve, params with Adam state, tensor names)
      * instead of growing through a doubling series of reallocations and copies */
-    size_t need = out->len + 8192 + (size_t)L->n_nodes * 4 + (size_t)L->n_curve * 40 +
+    size_t need = out->len + 8192 + (size_t)L->n_nodes * 4 + (size_t)L->n_curve * 48 +
                   hsdag_nn_params_count(lmodel_params(L->M)) * 12;
     if (!out->oom && hsdag_grow((void **)&out->data, &out->cap, need, 1) < 0) out->oom = 1;
-    uint64_t fp[12];
+    uint64_t fp[FP_N];
     fingerprint(L, fp);
     size_t at = hsdag_frame_begin(out, CK_MAGIC, CK_VERSION);
-    for (int i = 0; i < 12; i++) hsdag_put_u64(out, fp[i]);
+    for (int i = 0; i < FP_N; i++) hsdag_put_u64(out, fp[i]);
     hsdag_put_i32(out, L->episode);
     hsdag_put_i64(out, L->evals);
     for (int i = 0; i < 4; i++) hsdag_put_u64(out, L->rng.s[i]);
     hsdag_put_f64(out, L->baseline);
     hsdag_put_u8(out, (uint8_t)(L->baseline_set != 0));
+    hsdag_put_f64(out, L->ref_lat);
+    hsdag_put_f64(out, L->run_var);
     hsdag_put_f64(out, L->best_lat);
     hsdag_put_i32(out, L->best_episode);
     for (int32_t v = 0; v < L->n_nodes; v++) hsdag_put_i32(out, L->best[v]);
@@ -424,6 +1070,7 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
         hsdag_put_f64(out, r->entropy);
         hsdag_put_f64(out, r->reward);
         hsdag_put_i32(out, r->clusters);
+        if (CK_VERSION >= 3) hsdag_put_f64(out, r->feasible_frac);
     }
     if (hsdag_frame_end(out, at) < 0)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
@@ -435,7 +1082,9 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
 
 /* A checkpoint's fields, read before anything is committed to the learner. */
 typedef struct ck_state {
-    uint64_t fp[12];
+    uint32_t version;
+    uint64_t fp[FP_N]; /* versions 1, 2: the first 12 of fingerprint_v2 */
+    double ref_lat, run_var;
     int32_t episode, best_ep, n_curve;
     int64_t evals;
     hsdag_rng rng;
@@ -499,14 +1148,21 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
     uint32_t ver = 0;
     int rc = hsdag_frame_open(&r, &ver, &c->params_pos, buf, len, CK_MAGIC, "checkpoint", e);
     if (rc < 0) return rc;
-    if (ver != CK_VERSION)
-        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: version %u, expected 1 or %u", ver, CK_VERSION);
-    for (int i = 0; i < 12; i++) c->fp[i] = hsdag_get_u64(&r);
+    if (ver != 2 && ver != CK_VERSION)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: version %u, expected 1, 2 or %u", ver, CK_VERSION);
+    c->version = ver;
+    int nfp = ver == 2 ? 12 : FP_N;
+    size_t row = ver == 2 ? 40 : 48;
+    for (int i = 0; i < nfp; i++) c->fp[i] = hsdag_get_u64(&r);
     c->episode = hsdag_get_i32(&r);
     c->evals = hsdag_get_i64(&r);
     for (int i = 0; i < 4; i++) c->rng.s[i] = hsdag_get_u64(&r);
     c->baseline = hsdag_get_f64(&r);
     c->bset = hsdag_get_u8(&r);
+    if (ver >= 3) {
+        c->ref_lat = hsdag_get_f64(&r);
+        c->run_var = hsdag_get_f64(&r);
+    }
     c->best_lat = hsdag_get_f64(&r);
     c->best_ep = hsdag_get_i32(&r);
     if (r.bad || hsdag_rd_left(&r) / 4 < (size_t)L->n_nodes)
@@ -516,7 +1172,7 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
         c->best[v] = d >= 0 && d < L->K ? d : -1;
     }
     int32_t nc = hsdag_get_i32(&r);
-    if (r.bad || nc < 0 || (size_t)nc != hsdag_rd_left(&r) / 40 || hsdag_rd_left(&r) % 40)
+    if (r.bad || nc < 0 || (size_t)nc != hsdag_rd_left(&r) / row || hsdag_rd_left(&r) % row)
         return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: truncated or inconsistent curve");
     if (nc && hsdag_grow((void **)&c->curve, &c->curve_cap, (size_t)nc, sizeof *c->curve) < 0)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
@@ -529,6 +1185,7 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
         w->entropy = hsdag_get_f64(&r);
         w->reward = hsdag_get_f64(&r);
         w->clusters = hsdag_get_i32(&r);
+        w->feasible_frac = ver >= 3 ? hsdag_get_f64(&r) : 1.0;
     }
     return 0;
 }
@@ -541,17 +1198,48 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     memset(&c, 0, sizeof c);
     c.best = hsdag_malloc(sizeof(int32_t) * (size_t)(L->n_nodes ? L->n_nodes : 1));
     if (!c.best) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
-    int rc = hsdag_frame_version(buf, len, CK_MAGIC) == 1 ? ck_read_v1(&c, L, buf, len, e)
-                                                          : ck_read_v2(&c, L, buf, len, e);
+    int v1 = hsdag_frame_version(buf, len, CK_MAGIC) == 1;
+    int rc = v1 ? ck_read_v1(&c, L, buf, len, e) : ck_read_v2(&c, L, buf, len, e);
     if (rc < 0) goto done;
-    uint64_t fp[12];
-    fingerprint(L, fp);
-    for (int i = 0; i < 12; i++)
-        if (c.fp[i] != fp[i]) {
-            rc = hsdag_err_set(e, HSDAG_EINVAL,
-                               "checkpoint: made with a different %s (graph or options differ)", fp_names[i]);
+    if (v1) c.version = 1;
+    uint64_t fp[FP_N];
+    if (c.version < 3) {
+        /* an earlier build's checkpoint: its learner is the paper's, so only a paper learner continues it */
+        hsdag_learn_config pc = hsdag_learn_config_paper(), mc = L->cfg;
+        pc.episodes = mc.episodes, pc.steps = mc.steps, pc.seed = mc.seed, pc.lr = mc.lr, pc.gamma = mc.gamma;
+        pc.hidden = mc.hidden, pc.embed = mc.embed, pc.dropout = mc.dropout, pc.gnn = mc.gnn;
+        pc.features = mc.features, pc.no_coarsen = mc.no_coarsen, pc.levels = mc.levels;
+        pc.min_clusters = mc.min_clusters, pc.baseline = mc.baseline, pc.entropy = mc.entropy;
+        pc.entropy_end = mc.entropy_end, pc.infeasible_penalty = mc.infeasible_penalty;
+        hsdag_learn P = *L;
+        P.cfg = pc;
+        uint64_t a[FP_N], b[FP_N];
+        fingerprint(&P, a);
+        fingerprint(L, b);
+        if (memcmp(a, b, sizeof a) != 0) {
+            rc = hsdag_err_set(
+                e, HSDAG_EINVAL,
+                "checkpoint: written by an earlier build's (paper) learner: continue it with --paper");
             goto done;
         }
+        fingerprint_v2(L, fp);
+        for (int i = 0; i < 12; i++)
+            if (c.fp[i] != fp[i]) {
+                rc = hsdag_err_set(e, HSDAG_EINVAL,
+                                   "checkpoint: made with a different %s (graph or options differ)",
+                                   fp_names_v2[i]);
+                goto done;
+            }
+    } else {
+        fingerprint(L, fp);
+        for (int i = 0; i < FP_N; i++)
+            if (c.fp[i] != fp[i]) {
+                rc = hsdag_err_set(e, HSDAG_EINVAL,
+                                   "checkpoint: made with a different %s (graph or options differ)",
+                                   fp_names[i]);
+                goto done;
+            }
+    }
     for (int32_t v = 0; v < L->n_nodes; v++)
         if (c.best[v] < 0) {
             rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
@@ -577,6 +1265,8 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     L->rng = c.rng;
     L->baseline = c.baseline;
     L->baseline_set = c.bset;
+    L->ref_lat = c.ref_lat;
+    L->run_var = c.run_var;
     L->best_lat = c.best_lat;
     L->best_episode = c.best_ep;
 done:
@@ -621,7 +1311,7 @@ int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int3
         for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + actions[c]] = -1.0f;
         for (int32_t c = 0; c < C; c++) L->ent[c] = (float)-entropy_w;
         hsdag_nn_entropy_backward(L->dlogp, L->ent, st.logp, C, K);
-        rc = lmodel_step_backward(L->M, &st, L->dlogp, e);
+        rc = lmodel_step_backward(L->M, &st, L->dlogp, NULL, e);
     }
     lmodel_step_end(&st);
     return rc;

@@ -176,15 +176,10 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
     }
     /* rows: one at a time (GLPK copies them), through small index buffers */
     /* the longest row is a memory row: every class plus (k - 1) copies per tensor */
-    int cap = ng + m->nzu * (k - 1) + 2 * k + 16, *ind = NULL;
-    double *val = NULL;
-    ind = hsdag_malloc((size_t)(cap + 1) * sizeof *ind);
-    val = hsdag_malloc((size_t)(cap + 1) * sizeof *val);
-    if (!ind || !val) {
-        hsdag_free(ind);
-        hsdag_free(val);
-        return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-    }
+    /* from GLPK's allocator, so that a GLPK failure while building frees them too (place_glpk_call) */
+    int cap = ng + m->nzu * (k - 1) + 2 * k + 16;
+    int *ind = glp_alloc(cap + 1, sizeof *ind);
+    double *val = glp_alloc(cap + 1, sizeof *val);
     for (int32_t gi = 0; gi < ng; gi++) {
         int row = glp_add_rows(lp, 1);
         for (int32_t d = 0; d < k; d++) ind[d + 1] = m->xcol[(size_t)gi * k + d], val[d + 1] = 1;
@@ -246,8 +241,8 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
         glp_set_row_bnds(lp, row, GLP_UP, 0, p->devs->max_accels_used);
         glp_set_mat_row(lp, row, cnt, ind, val);
     }
-    hsdag_free(ind);
-    hsdag_free(val);
+    glp_free(ind);
+    glp_free(val);
     return 0;
 }
 
@@ -292,48 +287,56 @@ done:
     return rc;
 }
 
-int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
-              hsdag_err *e)
+/* The sequential MILP's state; everything but GLPK's own objects is freed by place_ilp, so a GLPK failure
+ * inside ilp_solve (run through place_glpk_call) leaks nothing. */
+typedef struct ilp_run {
+    hsdag_place_problem *p;
+    const hsdag_place_opts *o;
+    int32_t *device;
+    hsdag_place_report *r;
+    ilp_model m;
+    int32_t *start, *tmp;
+    double *x;
+} ilp_run;
+
+static int ilp_solve(void *ctx, hsdag_err *e)
 {
-    if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
-    ilp_model m = {0};
+    ilp_run *c = ctx;
+    hsdag_place_problem *p = c->p;
+    const hsdag_place_opts *o = c->o;
+    int32_t *device = c->device, *start = c->start, *tmp = c->tmp;
+    hsdag_place_report *r = c->r;
+    ilp_model *m = &c->m;
     place_ilp_cb cb = {.bound = -INFINITY};
     double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
-    int32_t *start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *start);
-    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
-    double *x = NULL;
     int rc = 0, have_start = 0;
-    if (!start || !tmp) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    glp_term_out(GLP_OFF); /* the library never prints */
-    m.lp = glp_create_prob();
-    if ((rc = ilp_build(p, &m, e)) < 0) goto done;
-    int ncols = glp_get_num_cols(m.lp);
-    if (!(x = hsdag_malloc((size_t)(ncols + 1) * sizeof *x))) {
+    m->lp = glp_create_prob();
+    if ((rc = ilp_build(p, m, e)) < 0) goto done;
+    if ((rc = place_glpk_prepare(m->lp, "ilp", e)) < 0) goto done;
+    int ncols = glp_get_num_cols(m->lp);
+    if (!(c->x = hsdag_malloc((size_t)(ncols + 1) * sizeof *c->x))) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
         goto done;
     }
     have_start = ilp_start(p, start, tmp);
     if (have_start) {
-        ilp_fill(p, &m, start, x);
-        cb.heur = x;
+        ilp_fill(p, m, start, c->x);
+        cb.heur = c->x;
     }
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
     /* GLPK checks its clock coarsely: give each stage a margin so the whole call stays within the limit */
     sp.tm_lim = (int)fmax(1, fmin(0.8 * (tl - (hsdag_now() - t0)) * 1e3, 2e9));
-    glp_scale_prob(m.lp, GLP_SF_AUTO);
-    int sr = glp_simplex(m.lp, &sp);
-    int lp_ok = sr == 0 && glp_get_status(m.lp) == GLP_OPT;
-    if (sr == 0 && glp_get_status(m.lp) == GLP_NOFEAS) {
+    glp_scale_prob(m->lp, GLP_SF_AUTO);
+    int sr = glp_simplex(m->lp, &sp);
+    int lp_ok = sr == 0 && glp_get_status(m->lp) == GLP_OPT;
+    if (sr == 0 && glp_get_status(m->lp) == GLP_NOFEAS) {
         rc = hsdag_err_set(e, HSDAG_EINFEASIBLE,
                            "ilp: no placement meets the memory capacities and colour classes");
         goto done;
     }
-    if (lp_ok) cb.bound = glp_get_obj_val(m.lp);
+    if (lp_ok) cb.bound = glp_get_obj_val(m->lp);
     int ir = -1, st = GLP_UNDEF;
     double left = tl - (hsdag_now() - t0);
     if (lp_ok && left > 0) {
@@ -344,15 +347,22 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
         ip.cb_func = place_ilp_callback;
         ip.cb_info = &cb;
         ip.mir_cuts = GLP_ON;
-        ir = glp_intopt(m.lp, &ip);
-        st = glp_mip_status(m.lp);
+        ir = glp_intopt(m->lp, &ip);
+        st = glp_mip_status(m->lp);
     }
     if (st == GLP_OPT || st == GLP_FEAS) {
-        for (int32_t gi = 0; gi < p->n_groups; gi++)
-            for (int32_t d = 0; d < p->k; d++)
-                if (glp_mip_col_val(m.lp, m.xcol[(size_t)gi * p->k + d]) > 0.5)
-                    place_group_set(p, device, gi, d);
-        double obj = glp_mip_obj_val(m.lp) / 1e3;
+        /* the largest X of each class, not X > 0.5: on a badly scaled model GLPK's integer tolerance can
+         * leave a class with no X above one half */
+        for (int32_t gi = 0; gi < p->n_groups; gi++) {
+            int32_t bd = place_group_fallback(p, gi);
+            double bx = -INFINITY;
+            for (int32_t d = 0; d < p->k; d++) {
+                double xv = glp_mip_col_val(m->lp, m->xcol[(size_t)gi * p->k + d]);
+                if (place_group_ok(p, gi, d) && xv > bx) bx = xv, bd = d;
+            }
+            place_group_set(p, device, gi, bd);
+        }
+        double obj = glp_mip_obj_val(m->lp) / 1e3;
         double bound = st == GLP_OPT && ir == 0 ? obj : fmin(obj, cb.bound / 1e3);
         r->objective_s = hsdag_place_sequential_cost(p->c, device);
         r->bound_s = bound;
@@ -373,17 +383,29 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
         snprintf(r->note, sizeof r->note,
                  "no integer solution within %.3g s (%s; glpk %d/%d): returned the best start placement", tl,
                  lp_ok ? "branch and bound" : "LP relaxation", lp_ok ? ir : sr,
-                 lp_ok ? st : glp_get_status(m.lp));
+                 lp_ok ? st : glp_get_status(m->lp));
     } else {
         rc = hsdag_err_set(e, HSDAG_ESOLVER, "ilp: no solution within the time limit of %.3g s (glpk %d/%d)",
                            tl, ir, st);
     }
 done:
-    if (m.lp) glp_delete_prob(m.lp);
-    hsdag_free(m.xcol);
-    hsdag_free(m.zu);
-    hsdag_free(x);
-    hsdag_free(start);
-    hsdag_free(tmp);
+    glp_delete_prob(m->lp);
+    return rc;
+}
+
+int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+              hsdag_err *e)
+{
+    if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
+    ilp_run c = {.p = p, .o = o, .device = device, .r = r};
+    c.start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c.start);
+    c.tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c.tmp);
+    int rc = (c.start && c.tmp) ? place_glpk_call(ilp_solve, &c, "ilp", e)
+                                : hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+    hsdag_free(c.m.xcol);
+    hsdag_free(c.m.zu);
+    hsdag_free(c.x);
+    hsdag_free(c.start);
+    hsdag_free(c.tmp);
     return rc;
 }

@@ -59,70 +59,85 @@ static void ilpc_row(glp_prob *lp, int type, double rhs, int cnt, const int *ind
     glp_set_mat_row(lp, row, cnt, ind, val);
 }
 
-int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
-                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
+/* Scratch comes from glp_alloc (zeroed here): a GLPK failure inside (place_glpk_call) frees it with the model. */
+static void *ilpc_zalloc(size_t n, size_t size)
 {
-    const hsdag_graph *g = p->g;
-    int32_t n = p->n, k = p->k, ng = p->n_groups;
-    if (n > ILPC_MAX_NODES)
-        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: the concurrent model is for graphs up to %d ops",
-                             ILPC_MAX_NODES);
-    const double ms = 1e3;
-    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now(), bigm = 0;
-    for (int32_t v = 0; v < n; v++) {
+    void *q = glp_alloc((int)n, (int)size);
+    memset(q, 0, n * size);
+    return q;
+}
+
+/* The model under construction: problem, GLPK problem, column offsets, row scratch. */
+typedef struct ilpc {
+    hsdag_place_problem *p;
+    glp_prob *lp;
+    int xc, sc, cc;        /* first X column, first S column, the C column */
+    int32_t *tcol, *ycol;  /* T column per cross edge, Y column per incomparable costly pair (0 = none) */
+    uint8_t *reach;        /* [n * n] */
+    int *ind;              /* row scratch */
+    double *val, bigm, ms; /* times in ms */
+} ilpc;
+
+/* M = the sum over ops of their largest cost plus their largest transfer (ms): no schedule without idling
+ * is longer. */
+static double ilpc_bigm(const hsdag_place_problem *p, double ms)
+{
+    double bigm = 0;
+    for (int32_t v = 0; v < p->n; v++) {
         double mc = 0, mx = 0;
-        for (int32_t d = 0; d < k; d++) {
+        for (int32_t d = 0; d < p->k; d++) {
             mc = fmax(mc, place_cost(p, v, d));
-            for (int32_t b = 0; b < k; b++) mx = fmax(mx, hsdag_costs_xfer_s(p->c, v, d, b));
+            for (int32_t b = 0; b < p->k; b++) mx = fmax(mx, hsdag_costs_xfer_s(p->c, v, d, b));
         }
         bigm += (mc + mx) * ms;
     }
-    bigm = bigm * 1.01 + 1e-6;
-    int rc = 0, ncols, *ind = NULL;
-    double *val = NULL, *x = NULL;
-    uint8_t *reach = hsdag_calloc((size_t)n * (size_t)n + 1, 1);
-    int32_t *ycol = hsdag_calloc((size_t)n * (size_t)n + 1, sizeof *ycol), *tcol = NULL;
-    glp_prob *lp = glp_create_prob();
-    int cap = ng + 2 * k + 2 * n + 16;
-    ind = hsdag_malloc((size_t)(cap + 1) * sizeof *ind);
-    val = hsdag_malloc((size_t)(cap + 1) * sizeof *val);
-    tcol = hsdag_calloc((size_t)g->n_edges + 1, sizeof *tcol);
-    if (!reach || !ycol || !ind || !val || !tcol) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    ilpc_reach(g, reach);
-    glp_term_out(GLP_OFF);
-    glp_set_obj_dir(lp, GLP_MIN);
-    /* columns: X (ng * k), S (n), C (1), T (cross edges), Y (incomparable costly pairs) */
-    int xc = glp_add_cols(lp, ng * k);
+    return bigm * 1.01 + 1e-6;
+}
+
+/* Columns: X (ng * k), S (n), C (1), T (cross edges), Y (incomparable costly pairs). */
+static void ilpc_columns(ilpc *m)
+{
+    hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    int32_t n = p->n, k = p->k, ng = p->n_groups;
+    m->xc = glp_add_cols(m->lp, ng * k);
     for (int32_t gi = 0; gi < ng; gi++)
         for (int32_t d = 0; d < k; d++) {
-            glp_set_col_kind(lp, xc + gi * k + d, GLP_BV);
-            if (!place_group_ok(p, gi, d)) glp_set_col_bnds(lp, xc + gi * k + d, GLP_FX, 0, 0);
+            glp_set_col_kind(m->lp, m->xc + gi * k + d, GLP_BV);
+            if (!place_group_ok(p, gi, d)) glp_set_col_bnds(m->lp, m->xc + gi * k + d, GLP_FX, 0, 0);
         }
-    int sc = glp_add_cols(lp, n + 1), cc = sc + n;
-    for (int32_t v = 0; v <= n; v++) glp_set_col_bnds(lp, sc + v, GLP_LO, 0, 0);
-    glp_set_obj_coef(lp, cc, 1.0);
+    m->sc = glp_add_cols(m->lp, n + 1);
+    m->cc = m->sc + n;
+    for (int32_t v = 0; v <= n; v++) glp_set_col_bnds(m->lp, m->sc + v, GLP_LO, 0, 0);
+    glp_set_obj_coef(m->lp, m->cc, 1.0);
     for (int32_t q = 0; q < g->n_edges; q++)
         if (p->group[g->edge_src[q]] != p->group[g->out_dst[q]]) {
-            tcol[q] = glp_add_cols(lp, 1);
-            glp_set_col_bnds(lp, tcol[q], GLP_LO, 0, 0);
+            m->tcol[q] = glp_add_cols(m->lp, 1);
+            glp_set_col_bnds(m->lp, m->tcol[q], GLP_LO, 0, 0);
         }
     for (int32_t u = 0; u < n; u++)
         for (int32_t v = u + 1; v < n; v++) {
             int costly_u = 0, costly_v = 0;
             for (int32_t d = 0; d < k; d++)
                 costly_u |= place_cost(p, u, d) > 0, costly_v |= place_cost(p, v, d) > 0;
-            if (!reach[(size_t)u * n + v] && costly_u && costly_v) {
-                ycol[(size_t)u * n + v] = glp_add_cols(lp, 1);
-                glp_set_col_kind(lp, ycol[(size_t)u * n + v], GLP_BV);
+            if (!m->reach[(size_t)u * n + v] && costly_u && costly_v) {
+                m->ycol[(size_t)u * n + v] = glp_add_cols(m->lp, 1);
+                glp_set_col_kind(m->lp, m->ycol[(size_t)u * n + v], GLP_BV);
             }
         }
-    /* rows */
+}
+
+/* One device per class; precedence with the transfer of every cross edge; the makespan. */
+static void ilpc_flow_rows(ilpc *m)
+{
+    hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    int32_t n = p->n, k = p->k, ng = p->n_groups, xc = m->xc, sc = m->sc;
+    int *ind = m->ind;
+    double *val = m->val, ms = m->ms;
     for (int32_t gi = 0; gi < ng; gi++) {
         for (int32_t d = 0; d < k; d++) ind[d + 1] = xc + gi * k + d, val[d + 1] = 1;
-        ilpc_row(lp, GLP_FX, 1, k, ind, val);
+        ilpc_row(m->lp, GLP_FX, 1, k, ind, val);
     }
     for (int32_t q = 0; q < g->n_edges; q++) {
         int32_t u = g->edge_src[q], v = g->out_dst[q], cu = p->group[u], cv = p->group[v];
@@ -131,31 +146,40 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
         ind[++cnt] = sc + v, val[cnt] = 1;
         ind[++cnt] = sc + u, val[cnt] = -1;
         for (int32_t d = 0; d < k; d++) ind[++cnt] = xc + cu * k + d, val[cnt] = -place_cost(p, u, d) * ms;
-        if (tcol[q]) ind[++cnt] = tcol[q], val[cnt] = -1;
-        ilpc_row(lp, GLP_LO, 0, cnt, ind, val);
-        if (!tcol[q]) continue;
+        if (m->tcol[q]) ind[++cnt] = m->tcol[q], val[cnt] = -1;
+        ilpc_row(m->lp, GLP_LO, 0, cnt, ind, val);
+        if (!m->tcol[q]) continue;
         for (int32_t a = 0; a < k; a++)
             for (int32_t b = 0; b < k; b++) {
                 double t = a == b ? 0 : hsdag_costs_xfer_s(p->c, u, a, b) * ms;
                 if (t <= 0) continue;
                 /* T - t X[cu,a] - t X[cv,b] >= -t */
-                ind[1] = tcol[q], val[1] = 1;
+                ind[1] = m->tcol[q], val[1] = 1;
                 ind[2] = xc + cu * k + a, val[2] = -t;
                 ind[3] = xc + cv * k + b, val[3] = -t;
-                ilpc_row(lp, GLP_LO, -t, 3, ind, val);
+                ilpc_row(m->lp, GLP_LO, -t, 3, ind, val);
             }
     }
     for (int32_t v = 0; v < n; v++) {
         int cnt = 0; /* C - S_v - p_v >= 0 */
-        ind[++cnt] = cc, val[cnt] = 1;
+        ind[++cnt] = m->cc, val[cnt] = 1;
         ind[++cnt] = sc + v, val[cnt] = -1;
         for (int32_t d = 0; d < k; d++)
             ind[++cnt] = xc + p->group[v] * k + d, val[cnt] = -place_cost(p, v, d) * ms;
-        ilpc_row(lp, GLP_LO, 0, cnt, ind, val);
+        ilpc_row(m->lp, GLP_LO, 0, cnt, ind, val);
     }
+}
+
+/* One op at a time per device (the disjunctive pairs), and the memory rows. */
+static void ilpc_device_rows(ilpc *m)
+{
+    hsdag_place_problem *p = m->p;
+    int32_t n = p->n, k = p->k, ng = p->n_groups, xc = m->xc, sc = m->sc;
+    int *ind = m->ind;
+    double *val = m->val, ms = m->ms, bigm = m->bigm;
     for (int32_t u = 0; u < n; u++)
         for (int32_t v = u + 1; v < n; v++) {
-            int y = ycol[(size_t)u * n + v];
+            int y = m->ycol[(size_t)u * n + v];
             if (!y) continue;
             int32_t cu = p->group[u], cv = p->group[v];
             for (int32_t d = 0; d < k; d++) {
@@ -172,7 +196,7 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
                     ilpc_add(ind, val, &cnt, y, dir ? bigm : -bigm);
                     ilpc_add(ind, val, &cnt, xc + cu * k + d, -bigm);
                     ilpc_add(ind, val, &cnt, xc + cv * k + d, -bigm);
-                    ilpc_row(lp, GLP_LO, dir ? -2 * bigm : -3 * bigm, cnt, ind, val);
+                    ilpc_row(m->lp, GLP_LO, dir ? -2 * bigm : -3 * bigm, cnt, ind, val);
                 }
             }
         }
@@ -181,46 +205,72 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
         int cnt = 0;
         for (int32_t gi = 0; gi < ng; gi++)
             if (p->grp_mem[gi] > 0) ind[++cnt] = xc + gi * k + d, val[cnt] = p->grp_mem[gi] / p->cap[d];
-        if (cnt) ilpc_row(lp, GLP_UP, 1.0, cnt, ind, val);
+        if (cnt) ilpc_row(m->lp, GLP_UP, 1.0, cnt, ind, val);
     }
-    ncols = glp_get_num_cols(lp);
-    /* the start placement, with a schedule: a topological list schedule gives S, T and Y */
-    if (!(x = hsdag_calloc((size_t)ncols + 1, sizeof *x))) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    {
-        double avail[HSDAG_MAX_DEVICES] = {0}, mk = 0;
-        double *fin = hsdag_malloc((size_t)n * sizeof *fin), *stt = hsdag_malloc((size_t)n * sizeof *stt);
-        if (!fin || !stt) {
-            hsdag_free(fin);
-            hsdag_free(stt);
-            rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-            goto done;
+}
+
+/* The start placement with a schedule, as the MILP's first feasible point (x[ncols + 1]): a topological
+ * list schedule gives S, T and Y. */
+static void ilpc_start(const ilpc *m, const int32_t *start, double *x)
+{
+    const hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    int32_t n = p->n, k = p->k, ng = p->n_groups;
+    double avail[HSDAG_MAX_DEVICES] = {0}, mk = 0, ms = m->ms;
+    double *fin = ilpc_zalloc((size_t)n + 1, sizeof *fin), *stt = ilpc_zalloc((size_t)n + 1, sizeof *stt);
+    for (int32_t gi = 0; gi < ng; gi++) x[m->xc + gi * k + start[p->grp_node[p->grp_off[gi]]]] = 1;
+    for (int32_t v = 0; v < n; v++) {
+        int32_t d = start[p->grp_node[p->grp_off[p->group[v]]]];
+        double rdy = avail[d];
+        for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
+            int32_t u = g->in_src[j], du = start[p->grp_node[p->grp_off[p->group[u]]]];
+            double t = hsdag_costs_xfer_s(p->c, u, du, d) * ms;
+            if (m->tcol[g->in_eid[j]]) x[m->tcol[g->in_eid[j]]] = t;
+            rdy = fmax(rdy, fin[u] + t);
         }
-        for (int32_t gi = 0; gi < ng; gi++) x[xc + gi * k + start[p->grp_node[p->grp_off[gi]]]] = 1;
-        for (int32_t v = 0; v < n; v++) {
-            int32_t d = start[p->grp_node[p->grp_off[p->group[v]]]];
-            double rdy = avail[d];
-            for (int32_t j = g->in_off[v]; j < g->in_off[v + 1]; j++) {
-                int32_t u = g->in_src[j], du = start[p->grp_node[p->grp_off[p->group[u]]]];
-                double t = hsdag_costs_xfer_s(p->c, u, du, d) * ms;
-                if (tcol[g->in_eid[j]]) x[tcol[g->in_eid[j]]] = t;
-                rdy = fmax(rdy, fin[u] + t);
-            }
-            stt[v] = rdy;
-            fin[v] = rdy + place_cost(p, v, d) * ms;
-            if (place_cost(p, v, d) > 0) avail[d] = fin[v];
-            x[sc + v] = rdy;
-            mk = fmax(mk, fin[v]);
-        }
-        x[cc] = mk;
-        for (int32_t u = 0; u < n; u++)
-            for (int32_t v = u + 1; v < n; v++)
-                if (ycol[(size_t)u * n + v]) x[ycol[(size_t)u * n + v]] = stt[u] <= stt[v] ? 1 : 0;
-        hsdag_free(fin);
-        hsdag_free(stt);
+        stt[v] = rdy;
+        fin[v] = rdy + place_cost(p, v, d) * ms;
+        if (place_cost(p, v, d) > 0) avail[d] = fin[v];
+        x[m->sc + v] = rdy;
+        mk = fmax(mk, fin[v]);
     }
+    x[m->cc] = mk;
+    for (int32_t u = 0; u < n; u++)
+        for (int32_t v = u + 1; v < n; v++)
+            if (m->ycol[(size_t)u * n + v]) x[m->ycol[(size_t)u * n + v]] = stt[u] <= stt[v] ? 1 : 0;
+    glp_free(fin);
+    glp_free(stt);
+}
+
+static int ilpc_model(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                      int32_t *device, hsdag_place_report *r, hsdag_err *e)
+{
+    const hsdag_graph *g = p->g;
+    int32_t n = p->n, k = p->k, ng = p->n_groups;
+    if (n > ILPC_MAX_NODES)
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: the concurrent model is for graphs up to %d ops",
+                             ILPC_MAX_NODES);
+    const double ms = 1e3;
+    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
+    int rc = 0, cap = ng + 2 * k + 2 * n + 16;
+    double *x = NULL;
+    ilpc m = {.p = p, .lp = glp_create_prob(), .bigm = ilpc_bigm(p, ms), .ms = ms};
+    m.reach = ilpc_zalloc((size_t)n * (size_t)n + 1, 1);
+    m.ycol = ilpc_zalloc((size_t)n * (size_t)n + 1, sizeof *m.ycol);
+    m.ind = ilpc_zalloc((size_t)(cap + 1), sizeof *m.ind);
+    m.val = ilpc_zalloc((size_t)(cap + 1), sizeof *m.val);
+    m.tcol = ilpc_zalloc((size_t)g->n_edges + 1, sizeof *m.tcol);
+    ilpc_reach(g, m.reach);
+    glp_set_obj_dir(m.lp, GLP_MIN);
+    ilpc_columns(&m);
+    ilpc_flow_rows(&m);
+    ilpc_device_rows(&m);
+    if ((rc = place_glpk_prepare(m.lp, "ilp", e)) < 0) goto done;
+    int ncols = glp_get_num_cols(m.lp);
+    x = ilpc_zalloc((size_t)ncols + 1, sizeof *x);
+    ilpc_start(&m, start, x);
+    /* the LP relaxation first (its optimum is a bound), then branch and cut from the start placement */
+    glp_prob *lp = m.lp;
     glp_scale_prob(lp, GLP_SF_AUTO);
     glp_smcp sp;
     glp_init_smcp(&sp);
@@ -245,7 +295,7 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
     if (st == GLP_OPT || st == GLP_FEAS) {
         for (int32_t gi = 0; gi < ng; gi++)
             for (int32_t d = 0; d < k; d++)
-                if (glp_mip_col_val(lp, xc + gi * k + d) > 0.5) place_group_set(p, device, gi, d);
+                if (glp_mip_col_val(lp, m.xc + gi * k + d) > 0.5) place_group_set(p, device, gi, d);
         double obj = glp_mip_obj_val(lp);
         int opt = st == GLP_OPT && ir == 0;
         double bound = opt ? obj : fmin(obj, cb.bound);
@@ -265,12 +315,33 @@ int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, cons
                  tl, sr ? sr : ir, st);
     }
 done:
-    glp_delete_prob(lp);
-    hsdag_free(reach);
-    hsdag_free(ycol);
-    hsdag_free(tcol);
-    hsdag_free(ind);
-    hsdag_free(val);
-    hsdag_free(x);
+    glp_delete_prob(m.lp);
+    glp_free(m.reach);
+    glp_free(m.ycol);
+    glp_free(m.tcol);
+    glp_free(m.ind);
+    glp_free(m.val);
+    if (x) glp_free(x);
     return rc;
+}
+
+typedef struct ilpc_args {
+    hsdag_place_problem *p;
+    const hsdag_place_opts *o;
+    const int32_t *start;
+    int32_t *device;
+    hsdag_place_report *r;
+} ilpc_args;
+
+static int ilpc_solve(void *ctx, hsdag_err *e)
+{
+    ilpc_args *a = ctx;
+    return ilpc_model(a->p, a->o, a->start, a->device, a->r, e);
+}
+
+int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
+                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
+{
+    ilpc_args a = {p, o, start, device, r};
+    return place_glpk_call(ilpc_solve, &a, "ilp", e);
 }

@@ -6,6 +6,7 @@
  * Entry points: place_heft, place_metf, place_msct. */
 #include "place_int.h"
 
+#include <limits.h>
 #include <glpk.h>
 
 /* ---- the shared engine ----
@@ -425,20 +426,25 @@ int place_metf(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devic
  *   W >= s_v + w_v,  0 <= x <= 1,  s >= 0
  * with w = mean cost and c = mean transfer time; an edge with x < 1/2 makes v the favourite child of u.
  * Solved by GLPK's interior-point method (~80 ms on BERT-base), the simplex when that does not converge. */
-static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err *e)
+typedef struct sct_lp {
+    hsdag_place_problem *p;
+    int32_t *favparent;
+    int *ia, *ja; /* [nz_cap + 1] the constraint matrix, owned by sct_favourites */
+    double *ar;
+    int nz_cap;
+} sct_lp;
+
+/* The GLPK part, run through place_glpk_call: builds, checks and solves the LP, reads the favourites. */
+static int sct_solve(void *ctx, hsdag_err *e)
 {
+    sct_lp *c = ctx;
+    hsdag_place_problem *p = c->p;
     const hsdag_graph *g = p->g;
-    int32_t n = p->n, m = g->n_edges;
+    int32_t n = p->n, m = g->n_edges, *favparent = c->favparent;
+    int *ia = c->ia, *ja = c->ja, nz = 0;
+    double *ar = c->ar;
     glp_prob *lp = glp_create_prob();
     int rc = 0;
-    int nz_cap = 3 * m + 2 * m + n + 16, nz = 0;
-    int *ia = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ia),
-        *ja = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ja);
-    double *ar = hsdag_malloc((size_t)(nz_cap + 1) * sizeof *ar);
-    if (!ia || !ja || !ar) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "place: m-sct: out of memory");
-        goto done;
-    }
     /* columns: s_v = 1..n, x_e = n+1..n+m, W = n+m+1 */
     glp_set_obj_dir(lp, GLP_MIN);
     glp_add_cols(lp, n + m + 1);
@@ -479,8 +485,9 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
             ia[++nz] = row, ja[nz] = u + 1, ar[nz] = -1;
         }
     }
-    HSDAG_ASSERT(nz <= nz_cap);
+    HSDAG_ASSERT(nz <= c->nz_cap);
     glp_load_matrix(lp, nz, ia, ja, ar);
+    if ((rc = place_glpk_prepare(lp, "place: m-sct", e)) < 0) goto done;
     /* interior point: on BERT-base (1.5k ops) several times faster than the simplex; only x is rounded */
     glp_iptcp parm;
     glp_init_iptcp(&parm);
@@ -491,6 +498,9 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
         glp_init_smcp(&sp);
         sp.msg_lev = GLP_MSG_OFF;
         sp.presolve = GLP_ON;
+        /* a deterministic stop: on badly scaled inputs (1e18-byte tensors next to 1e-300 ms costs) GLPK's
+         * simplex ran for minutes on 7 ops; normally it needs far fewer than rows + columns iterations */
+        sp.it_lim = 20 * (glp_get_num_rows(lp) + glp_get_num_cols(lp)) + 10000;
         sr = glp_simplex(lp, &sp);
         if (sr != 0 || glp_get_status(lp) != GLP_OPT) {
             rc = hsdag_err_set(e, HSDAG_ESOLVER, "place: m-sct: LP not solved (glpk code %d, status %d)", sr,
@@ -529,9 +539,29 @@ static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err 
     }
 done:
     glp_delete_prob(lp);
-    hsdag_free(ia);
-    hsdag_free(ja);
-    hsdag_free(ar);
+    return rc;
+}
+
+static int sct_favourites(hsdag_place_problem *p, int32_t *favparent, hsdag_err *e)
+{
+    const hsdag_graph *g = p->g;
+    int32_t n = p->n, m = g->n_edges;
+    /* nonzeros, counted from the graph: 3 per edge (s_v, s_u, x_uv), one per edge in each degree row (an
+     * edge counts at most once as an out-edge and once as an in-edge), 2 per sink (W, s_v); 17 isolated
+     * nodes overran the old estimate 5m + n + 16 */
+    size_t nz_need = 5 * (size_t)m;
+    for (int32_t u = 0; u < n; u++) nz_need += g->out_off[u + 1] == g->out_off[u] ? 2 : 0;
+    if (nz_need >= (size_t)INT_MAX / 2 || (size_t)n + (size_t)m + 1 >= (size_t)INT_MAX / 2)
+        return hsdag_err_set(e, HSDAG_ELIMIT, "place: m-sct: an LP of %zu nonzeros is beyond GLPK", nz_need);
+    sct_lp c = {.p = p, .favparent = favparent, .nz_cap = (int)nz_need};
+    c.ia = hsdag_malloc((nz_need + 1) * sizeof *c.ia);
+    c.ja = hsdag_malloc((nz_need + 1) * sizeof *c.ja);
+    c.ar = hsdag_malloc((nz_need + 1) * sizeof *c.ar);
+    int rc = (c.ia && c.ja && c.ar) ? place_glpk_call(sct_solve, &c, "place: m-sct", e)
+                                    : hsdag_err_set(e, HSDAG_ENOMEM, "place: m-sct: out of memory");
+    hsdag_free(c.ia);
+    hsdag_free(c.ja);
+    hsdag_free(c.ar);
     return rc;
 }
 

@@ -19,7 +19,17 @@ typedef struct ls_state {
     int32_t n_comp;     /* light components of 2..LS_COMP_MAX nodes */
     int32_t *comp_off;  /* [n_comp + 1] CSR into comp_node */
     int32_t *comp_node; /* [n] at most */
+    double noise;       /* o->noise: every score is a noisy measurement (latency x exp(noise z)) */
+    hsdag_rng nrng;     /* its stream */
 } ls_state;
+
+/* One scoring of dev: the simulator's, with the measurement noise of o->noise when asked for. */
+static place_score ls_eval(ls_state *s, const int32_t *dev)
+{
+    place_score sc = place_evaluate(s->p, dev);
+    if (s->noise > 0) sc.latency_s *= exp(s->noise * hsdag_rng_normal(&s->nrng));
+    return sc;
+}
 
 #define LS_LIGHT_BYTES 4096.0 /* an op whose outputs total at most this is "light" */
 #define LS_COMP_MAX 512       /* larger light components are left to the other moves */
@@ -135,7 +145,7 @@ static void ls_undo(ls_state *s)
 static int ls_keep_if_better(ls_state *s, int32_t moved)
 {
     if (!moved) return 0;
-    place_score sc = place_evaluate(s->p, s->cur);
+    place_score sc = ls_eval(s, s->cur);
     s->evals++;
     if (place_score_better(sc, s->score)) {
         s->score = sc;
@@ -200,7 +210,7 @@ static int ls_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp, ls_stat
             if (rc < 0) continue;
         }
         if (rc < 0) return rc;
-        place_score sc = place_evaluate(p, tmp);
+        place_score sc = ls_eval(s, tmp);
         s->evals++;
         if (place_score_better(sc, bs) || bs.latency_s == INFINITY) {
             bs = sc;
@@ -214,7 +224,8 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
                        hsdag_place_report *r, hsdag_err *e)
 {
     size_t n1 = (size_t)(p->n ? p->n : 1);
-    ls_state s = {.p = p};
+    ls_state s = {.p = p, .noise = o->noise > 0 ? o->noise : 0};
+    hsdag_rng_seed(&s.nrng, o->seed ^ 0x6e6f697365ull); /* the oracle's noise stream (blackbox.c) */
     int32_t *best = hsdag_malloc(n1 * sizeof *best);
     s.cur = hsdag_malloc(n1 * sizeof *s.cur);
     s.save_node = hsdag_malloc(n1 * sizeof *s.save_node);
@@ -240,7 +251,7 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     hsdag_rng rng;
     hsdag_rng_seed(&rng, o->seed);
     memcpy(s.cur, best, (size_t)p->n * sizeof *best);
-    s.score = place_evaluate(p, s.cur);
+    s.score = ls_eval(&s, s.cur);
     s.evals++;
     ls_descend(&s, &rng);
     place_score bscore = s.score;
@@ -254,7 +265,7 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
             int32_t d = (int32_t)hsdag_rng_below(&rng, (uint32_t)p->k);
             if (place_group_ok(p, gi, d)) place_group_set(p, s.cur, gi, d);
         }
-        s.score = place_evaluate(p, s.cur);
+        s.score = ls_eval(&s, s.cur);
         s.evals++;
         ls_descend(&s, &rng);
         restarts++;

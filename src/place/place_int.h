@@ -71,6 +71,10 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
 /* ilp_conc.c: the concurrent-semantics MILP for graphs up to 30 ops, from a start placement start[n]. */
 int place_ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
                          int32_t *device, hsdag_place_report *r, hsdag_err *e);
+int place_bb_random(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                    hsdag_err *e);
+int place_bb_local(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
+                   hsdag_err *e);
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                        hsdag_place_report *r, hsdag_err *e);
 
@@ -82,5 +86,16 @@ typedef struct place_ilp_cb {
     int heur_given;
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
+
+/* ---- GLPK (glpk.c): every placer's GLPK work goes through these ---- */
+/* Runs fn(ctx, e), the GLPK part of a placer, with GLPK's error hook and a silent terminal: an internal GLPK
+ * error returns HSDAG_ESOLVER ("who: GLPK failed internally (...)") instead of aborting, after glp_free_env
+ * has freed every GLPK object of the call. fn's other memory must be reachable from ctx (the caller frees
+ * it), scratch inside fn may come from glp_alloc. Calls do not nest. Returns fn's status otherwise. */
+int place_glpk_call(int (*fn)(void *ctx, hsdag_err *e), void *ctx, const char *who, hsdag_err *e);
+/* Checks a built model before solving: every bound and coefficient finite and at most 1e17 in magnitude
+ * (else HSDAG_ELIMIT naming the row or column); values below 1e-12 are rounded to 0. */
+struct glp_prob;
+int place_glpk_prepare(struct glp_prob *lp, const char *who, hsdag_err *e);
 
 #endif

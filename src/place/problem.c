@@ -8,7 +8,8 @@
 
 hsdag_place_opts hsdag_place_opts_default(void)
 {
-    return (hsdag_place_opts){.seed = 1, .time_limit_s = 0, .max_evals = 0, .init = NULL, .device = -1};
+    return (hsdag_place_opts){
+        .seed = 1, .time_limit_s = 0, .max_evals = 0, .init = NULL, .device = -1, .budget = 0, .noise = 0};
 }
 
 /* ---- colour classes -> groups ---- */
@@ -48,6 +49,33 @@ static int problem_groups(hsdag_place_problem *p)
     p->n_groups = 0;
     for (int32_t v = 0; v < n; v++) p->group[v] = rep[v] == v ? p->n_groups++ : p->group[rep[v]];
     hsdag_free(rep);
+    return 0;
+}
+
+/* Every time a placer sees must be a finite number of seconds no solver has trouble scaling: graphs are
+ * range-checked at load (graph.h), but a device file can still turn them into 1e21 s (HSDAG_PLACE_MAX_S). */
+static int problem_ranges(const hsdag_place_problem *p, hsdag_err *e)
+{
+    const hsdag_costs *c = p->c;
+    for (int32_t v = 0; v < p->n; v++)
+        for (int32_t a = 0; a < p->k; a++) {
+            double t = place_cost(p, v, a);
+            if (!(t >= 0 && t <= HSDAG_PLACE_MAX_S))
+                return hsdag_err_set(
+                    e, HSDAG_ELIMIT,
+                    "place: node '%.100s' takes %.6g s on device '%.40s' (limit %.6g s): check "
+                    "the graph's costs and the device set",
+                    p->g->name[v], t, p->devs->dev[a].name, HSDAG_PLACE_MAX_S);
+            for (int32_t b = 0; b < p->k; b++) {
+                t = hsdag_costs_xfer_s(c, v, a, b);
+                if (!(t >= 0 && t <= HSDAG_PLACE_MAX_S))
+                    return hsdag_err_set(
+                        e, HSDAG_ELIMIT,
+                        "place: the output of node '%.100s' takes %.6g s from device '%.40s' to "
+                        "'%.40s' (limit %.6g s): check the graph's sizes and the device set's links",
+                        p->g->name[v], t, p->devs->dev[a].name, p->devs->dev[b].name, HSDAG_PLACE_MAX_S);
+            }
+        }
     return 0;
 }
 
@@ -126,6 +154,7 @@ int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_graph *g, 
     if (!p->mem || !p->cap || !p->group || !p->mean_cost || !p->mean_xfer) goto oom;
     rc = problem_tables(p);
     if (rc < 0) goto oom;
+    if ((rc = problem_ranges(p, e)) < 0) goto fail;
     *out = p;
     return 0;
 oom:
@@ -259,6 +288,7 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
     memset(r, 0, sizeof *r);
     r->method = method;
     r->rep.bound_s = r->rep.objective_s = NAN;
+    r->rep.best_episode = -1;
     const hsdag_place_method *m = hsdag_place_method_find(method);
     hsdag_place_fn fn = m ? m->fn : NULL;
     if (!fn) {

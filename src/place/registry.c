@@ -46,6 +46,14 @@ static const hsdag_place_method builtin[] = {
     {"local-search", place_local_search,
      "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R,
      1},
+    {"bb-random", place_bb_random,
+     "black-box random search: uniformly random placements, --budget measurements (default 500), the best "
+     "kept",
+     I, R, 1},
+    {"bb-local", place_bb_local,
+     "black-box first-improvement local search from a random placement, one class per move, --budget "
+     "measurements (default 500)",
+     I, R, 1},
 };
 #define N_BUILTIN ((int32_t)(sizeof builtin / sizeof builtin[0]))
 

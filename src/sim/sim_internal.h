@@ -1,6 +1,7 @@
-/* sim_internal.h - the simulator's private state, shared by sim.c (the three semantics) and trace.c.
+/* sim_internal.h - the simulator's private state and per-run setup, shared by sim.c (set-up, dispatch),
+ *   sim_sequential.c, sim_concurrent.c, sim_tarnawski.c (the three semantics) and trace.c.
  * Not here: anything public; include/hsdag/sim.h is the API.
- * Entry points: struct hsdag_sim and the trace record layout.
+ * Entry points: struct hsdag_sim, the trace record layout, sim_run_* and sim_trace_xfer.
  */
 #ifndef HSDAG_SIM_INTERNAL_H
 #define HSDAG_SIM_INTERNAL_H
@@ -103,5 +104,42 @@ struct hsdag_sim {
     int have_run;
     hsdag_semantics ran;
 };
+
+#if defined(__GNUC__)
+#define SIM_COLD __attribute__((noinline, cold))
+#define SIM_INLINE static inline __attribute__((always_inline))
+#define SIM_NOINLINE __attribute__((noinline))
+#else
+#define SIM_COLD
+#define SIM_INLINE static inline
+#define SIM_NOINLINE
+#endif
+
+/* ---- the per-run setup the semantics share (sim.c) ---- */
+/* Checks every device index and resets the per-device state, then sim_run_bind. 0 or HSDAG_EINVAL. */
+int sim_run_reset(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r);
+/* Clears the result and binds the placement to the run (the trace's copy). */
+void sim_run_bind(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r);
+/* Unsupported ops, split colour classes, accelerators used (used = bit set of the devices holding ops). */
+void sim_run_tally(hsdag_sim *s, const int32_t *dev, uint64_t used, hsdag_sim_result *r);
+/* Peaks, excess over capacity, feasibility. */
+void sim_run_finish(hsdag_sim *s, hsdag_sim_result *r, int with_acts);
+
+/* A transfer for the trace (record == 1; silently dropped past the capacity). */
+static inline void sim_trace_xfer(hsdag_sim *s, double t0, double t1, int32_t node, int32_t src, int32_t dst)
+{
+    if (!s->record || s->n_tx >= s->cap_tx) return;
+    int32_t i = s->n_tx++;
+    s->tx_start[i] = t0;
+    s->tx_end[i] = t1;
+    s->tx_node[i] = node;
+    s->tx_src[i] = src;
+    s->tx_dst[i] = dst;
+}
+
+/* ---- the semantics: each fills r (after its own prepass or sim_run_reset); hsdag_sim_run finishes ---- */
+void sim_run_sequential(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r);
+int sim_run_concurrent(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r);
+int sim_run_tarnawski(hsdag_sim *s, const int32_t *dev, hsdag_sim_result *r);
 
 #endif

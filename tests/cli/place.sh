@@ -16,7 +16,7 @@ for m in random round-robin m-topo m-etf m-sct heft metis greedy-tarnawski mincu
 done
 expect_grep "ignores" "$TMP/out"
 expect_rc 0 $HSDAG place --list
-n=$(wc -l < "$TMP/out"); [ "$n" -eq 12 ] && ok || bad "--list printed $n methods"
+n=$(wc -l < "$TMP/out"); [ "$n" -eq 16 ] && ok || bad "--list printed $n methods"
 expect_rc 0 $HSDAG compare --help
 
 # min cut is exact under sequential semantics on two devices: latency == bound, gap 0, feasible

@@ -67,7 +67,7 @@ expect_grep '"latency_ms": 3' "$TMP/out"
 if [ -e pwned-by-hsdag-test ]; then bad "shell code in --out was run"; rm -f pwned-by-hsdag-test; else ok; fi
 [ -s "$evil/measure_placement.json" ] && ok || bad "no placement file in the quoted directory"
 # ablation switches and GNN variants run
-expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline --entropy 0.01 --polish
+expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline moving --entropy 0.01 --polish
 # bad input
 expect_rc 2 $HSDAG train $M --gnn nope
 expect_rc 2 $HSDAG train $M --steps 0

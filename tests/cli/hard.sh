@@ -1,0 +1,71 @@
+# hard.sh - CLI tests of the hard-instance tools: --mem caps, the black-box baselines (budget, noise,
+# determinism), compare --suite, the learned methods' JSON keys and --paper. Small graphs, tiny budgets.
+# Not here: whether the learner learns (docs/results.md) or its gradients (tests/test_learn.c).
+# Entry points: run by tests/run.sh.
+. tests/cli_lib.sh
+A=tests/data/onnx/alexnet.onnx
+S=tests/data/onnx/squeezenet1_1.onnx
+# --mem: GPU-only fits the uncapped GPU and not half of it; sizes in bytes, with units or in percent
+expect_rc 0 $HSDAG place $A --method gpu-only --json
+expect_grep '"feasible": true' "$TMP/out"
+expect_rc 0 $HSDAG place $A --method gpu-only --mem GPU=50% --json
+expect_grep '"feasible": false' "$TMP/out"
+expect_rc 0 $HSDAG place $A --method gpu-only --mem GPU=16G --json
+expect_grep '"feasible": true' "$TMP/out"
+expect_rc 0 $HSDAG place $A --method heft --mem GPU=50% --json
+expect_grep '"feasible": true' "$TMP/out"
+for bad_mem in GPU nope=1G GPU=-1 GPU=5X GPU=0%; do
+    expect_rc 2 $HSDAG place $A --method heft --mem "$bad_mem"
+    one_line "$TMP/err"
+done
+# black-box baselines: exactly --budget measurements, deterministic per seed; noise changes what they see
+for m in bb-random bb-local; do
+    expect_rc 0 $HSDAG place $S --method $m --budget 60 --seed 3 --json --out "$TMP/$m.a.json"
+    expect_grep '"placements_evaluated": 60' "$TMP/out"
+    expect_rc 0 $HSDAG place $S --method $m --budget 60 --seed 3 --json --out "$TMP/$m.b.json"
+    cmp -s "$TMP/$m.a.json" "$TMP/$m.b.json" && ok || bad "$m: same seed gave another placement"
+    expect_rc 0 $HSDAG place $S --method $m --budget 60 --seed 3 --noise 0.3 --json
+    expect_grep '"note": "60 measurements.*noisy' "$TMP/out"
+done
+expect_rc 2 $HSDAG place $S --method bb-random --budget 0
+expect_rc 2 $HSDAG place $S --method bb-random --noise -1
+# the learned methods: the issue's JSON keys, their budget, and the note saying what each part did
+expect_rc 0 $HSDAG place $A --method hsdag-learned --budget 40 --json
+for k in latency_ms best_episode placements_evaluated wall_s; do expect_grep "\"$k\"" "$TMP/out"; done
+expect_grep '"placements_evaluated": 40' "$TMP/out"
+expect_rc 0 $HSDAG place $A --method hsdag --budget 40 --max-evals 200 --mem GPU=50% --json
+expect_grep '"feasible": true' "$TMP/out"
+expect_grep 'warm start .*learned 40 placements.*polish' "$TMP/out"
+expect_rc 0 $HSDAG place $A --method hsdag-paper --budget 40 --json
+expect_grep 'paper REINFORCE' "$TMP/out"
+# train: the paper's algorithm, noise, a warm start; same seed and noise, same curve
+expect_rc 0 $HSDAG train $S --paper --episodes 2 --steps 5 --out "$TMP/p" --json
+expect_grep '"mode": "paper"' "$TMP/out"
+expect_rc 0 $HSDAG train $S --budget 40 --noise 0.02 --out "$TMP/n1" --json
+expect_grep '"placements_evaluated": 40' "$TMP/out"
+expect_rc 0 $HSDAG train $S --budget 40 --noise 0.02 --out "$TMP/n2"
+cmp -s "$TMP/n1/curve.csv" "$TMP/n2/curve.csv" && ok || bad "noisy training is not reproducible"
+expect_rc 0 $HSDAG train $S --budget 40 --out "$TMP/n3"
+cmp -s "$TMP/n1/curve.csv" "$TMP/n3/curve.csv" && bad "noise changed nothing" || ok
+expect_rc 0 $HSDAG train $A --budget 40 --mem GPU=50% --warm-start auto --out "$TMP/w" --json
+expect_grep '"warm_start": "' "$TMP/out"
+expect_rc 2 $HSDAG train $S --budget 40 --episodes 3
+expect_rc 2 $HSDAG train $S --baseline nope
+# compare --suite: every instance, then the summary against the best known; bad suites exit 2
+expect_rc 0 $HSDAG compare --suite tests/data/suite/tiny.suite --methods gpu-only,heft,bb-local --budget 30
+expect_grep '== alex-mem50: .*best known 2.413 ms \(best:local-search\)' "$TMP/out"
+expect_grep '== summary: .*2 instances' "$TMP/out"
+expect_grep 'heft +[+-][0-9.]+%' "$TMP/out"
+expect_rc 0 $HSDAG compare --suite tests/data/suite/tiny.suite --methods heft --json
+expect_grep '"instances": \[' "$TMP/out"
+expect_grep '"best_known_ms": 2.413' "$TMP/out"
+printf 'a 1 x %s\na 2 y %s\n' $A $A > "$TMP/dup.suite"
+expect_rc 2 $HSDAG compare --suite "$TMP/dup.suite" --methods heft
+expect_grep 'duplicate name' "$TMP/err"
+one_line "$TMP/err"
+printf 'a zz x %s\n' $A > "$TMP/bad.suite"
+expect_rc 2 $HSDAG compare --suite "$TMP/bad.suite" --methods heft
+one_line "$TMP/err"
+expect_rc 2 $HSDAG compare --suite "$TMP/none.suite"
+expect_rc 2 $HSDAG compare --suite tests/data/suite/tiny.suite $A
+finish
