@@ -1,7 +1,7 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
 # Targets: all (default), test, asan, fuzz, fuzz-smoke, fuzz-long, bench, bench-scale, demo, demo-cluster,
-# results, install, format, format-check, check-layers, clean.
+# results, cli-reference, install, format, format-check, check-layers, clean.
 
 CC      ?= cc
 BUILD   ?= build
@@ -41,7 +41,7 @@ SOREAL   := libhsdag.so.$(VERSION)
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke fuzz-long bench bench-scale demo demo-cluster results install clean check-deps
+.PHONY: cli-reference format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke fuzz-long bench bench-scale demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -145,6 +145,10 @@ demo-cluster:
 	sh scripts/install-deps
 	$(MAKE) all
 	$(CLI) cluster compare --seeds 0,1,2 --policies para-max,fixed:4,acceptable-jct,lookahead,learned
+
+# The README's CLI reference is generated from the option table (tests/cli/reference.sh checks it).
+cli-reference: $(CLI)
+	python3 scripts/cli-reference.py $(CLI)
 
 results: $(CLI)
 	python3 scripts/results.py $(CLI) $(SECTIONS)

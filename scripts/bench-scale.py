@@ -19,7 +19,7 @@ import tempfile
 import time
 
 # the generated model: GPT-style, d = 1024, 16 heads, 4 KV heads (GQA), FFN 4096, 512 tokens, 32k vocabulary, f16
-GEN = ["gen", "transformer", "--hidden", "1024", "--heads", "16", "--kv-heads", "4", "--seq", "512",
+GEN = ["gen", "transformer", "--d-model", "1024", "--heads", "16", "--kv-heads", "4", "--seq", "512",
        "--vocab", "32000"]
 
 # name -> arguments after the model path

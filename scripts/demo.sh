@@ -18,14 +18,14 @@ if [ "${CALIBRATE:-}" = 1 ]; then
     T=$(mktemp -d)
     for m in tests/data/onnx/resnet50.onnx tests/data/onnx/mobilenet_v2.onnx tests/data/onnx/bert_base.onnx; do
         echo
-        echo "== hsdag profile $m --out $T/$(basename $m .onnx).csv"
-        "$HSDAG" profile "$m" --runs 5 --out "$T/$(basename $m .onnx).csv"
+        echo "== hsdag profile $m --csv $T/$(basename $m .onnx).csv"
+        "$HSDAG" profile "$m" --runs 5 --csv "$T/$(basename $m .onnx).csv"
     done
     echo
-    echo "== hsdag calibrate (this CPU + the cpu-gpu preset's GPU) --out $T/this-cpu-gpu.json"
+    echo "== hsdag calibrate (this CPU + the cpu-gpu preset's GPU) --device-set $T/this-cpu-gpu.json"
     "$HSDAG" calibrate "$T/resnet50.csv" "$T/mobilenet_v2.csv" "$T/bert_base.csv" --model tests/data/onnx/resnet50.onnx \
         --model tests/data/onnx/mobilenet_v2.onnx --model tests/data/onnx/bert_base.onnx --base cpu-gpu \
-        --out "$T/this-cpu-gpu.json"
+        --device-set "$T/this-cpu-gpu.json"
     echo
     echo "== hsdag compare $MODEL --devices $T/this-cpu-gpu.json"
     "$HSDAG" compare "$MODEL" --devices "$T/this-cpu-gpu.json"

@@ -566,14 +566,14 @@ static void test_registry(void)
     clash.fn = fake_place;
     CHECK_EQ_INT(hsdag_place_register(&clash, &e), HSDAG_EINVAL);
     CHECK(strstr(e.msg, "random") != NULL);
-    hsdag_place_method extra = {"test-fake",         fake_place,          "every op on device 0",
-                                HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 0};
+    hsdag_place_method extra = {
+        "test-fake", fake_place, "every op on device 0", HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 0, 0};
     CHECK_EQ_INT(hsdag_place_register(&extra, &e), 0);
     CHECK_EQ_INT(hsdag_place_register(&extra, &e), 0);
     m = hsdag_place_methods(&n2);
     CHECK_EQ_INT(n2, n0 + 1);
     CHECK(!strcmp(m[n2 - 1].name, "test-fake") && hsdag_place_method_find("test-fake") == &m[n2 - 1]);
-    hsdag_place_method bad = {NULL, fake_place, "x", HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 0};
+    hsdag_place_method bad = {NULL, fake_place, "x", HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 0, 0};
     CHECK_EQ_INT(hsdag_place_register(&bad, &e), HSDAG_EINVAL);
 }
 

@@ -1,6 +1,6 @@
 /* cli.c - shared CLI helpers: error reporting, strict number parsing, progress bar, output.
  * Not here: subcommands (tools/cmd_*.c) or the dispatcher (tools/hsdag.c).
- * Entry points: cli_usage_error, cli_fail, cli_parse_*, cli_progress_*, cli_write_out, cli_mem_add/apply. */
+ * Entry points: cli_usage_error, cli_fail, cli_parse_*, cli_progress_*, cli_write_out. */
 #include "cli.h"
 
 #include <errno.h>
@@ -103,7 +103,11 @@ int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b)
         return CLI_FAIL;
     }
     if (!path || strcmp(path, "-") == 0) {
-        if (b->len) fwrite(b->data, 1, b->len, stdout);
+        if ((b->len && fwrite(b->data, 1, b->len, stdout) != b->len) || fflush(stdout) != 0) {
+            fprintf(stderr, "hsdag %s: standard output: write failed: %s\n", cmd, strerror(errno));
+            clearerr(stdout);
+            return CLI_FAIL;
+        }
         return CLI_OK;
     }
     hsdag_err e = {0};
@@ -112,23 +116,6 @@ int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b)
         return CLI_FAIL;
     }
     return CLI_OK;
-}
-
-int cli_mem_add(const char *cmd, cli_mem *m, const char *spec)
-{
-    if (m->n >= CLI_MEM_MAX) return cli_usage_error(cmd, "--mem: more than %d overrides", CLI_MEM_MAX);
-    m->spec[m->n++] = spec;
-    return 0;
-}
-
-int cli_mem_apply(const cli_mem *m, hsdag_devices *d, const hsdag_graph *g, const hsdag_sim_config *sc,
-                  hsdag_err *e)
-{
-    for (int i = 0; i < m->n; i++) {
-        int rc = hsdag_devices_mem_override(d, g, sc, m->spec[i], e);
-        if (rc < 0) return rc;
-    }
-    return 0;
 }
 
 int cli_find_data(const char *name, const char *srcdir, char *out, size_t cap)

@@ -1,12 +1,11 @@
-/* cli.h - shared pieces of the hsdag command-line tool: subcommand table, option parsing,
- * progress bar and output helpers. Not here: any placement logic (that is the library's).
- * Entry points: cli_opt_* (getopt_long wrapper), cli_progress_*, cli_fail, cli_mem_*, one cmd_<name>() per
+/* cli.h - shared pieces of the hsdag command-line tool: exit codes, error reporting, strict number parsing,
+ * progress bar and output helpers. Not here: the option table (opt.h) or any placement logic (the library).
+ * Entry points: cli_usage_error, cli_fail, cli_parse_*, cli_progress_*, cli_write_out, one cmd_<name>() per
  * subcommand. */
 #ifndef HSDAG_TOOLS_CLI_H
 #define HSDAG_TOOLS_CLI_H
 
 #include "hsdag/common.h"
-#include "hsdag/sim.h"
 
 #include <stdio.h>
 
@@ -14,12 +13,6 @@
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_BADINPUT = 2 };
 
 /* Each subcommand: int cmd_<name>(int argc, char **argv) with argv[0] = "<name>". */
-typedef struct cli_command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} cli_command;
-
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
@@ -28,6 +21,7 @@ int cmd_bound(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_cluster_train(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
@@ -57,22 +51,6 @@ void cli_progress_start(cli_progress *p, const char *label, long total, int quie
 void cli_progress_update(cli_progress *p, long done, const char *extra);
 void cli_progress_end(cli_progress *p);
 
-/* --mem DEVICE=SIZE overrides (repeatable), applied to a loaded device set before the problem is built. */
-#define CLI_MEM_MAX 16
-typedef struct cli_mem {
-    const char *spec[CLI_MEM_MAX];
-    int n;
-} cli_mem;
-/* Records one spec; returns 0 or a usage error (too many). */
-int cli_mem_add(const char *cmd, cli_mem *m, const char *spec);
-/* Applies every spec in order (hsdag_devices_mem_override); returns 0 or the status with e set. */
-int cli_mem_apply(const cli_mem *m, hsdag_devices *d, const hsdag_graph *g, const hsdag_sim_config *sc,
-                  hsdag_err *e);
-/* (a printf format fragment) */
-#define CLI_MEM_HELP                                                                                   \
-    "  --mem DEV=SIZE    cap DEV's memory: bytes with K/M/G/T suffix, or P%% of what the whole model " \
-    "needs\n"                                                                                          \
-    "                    on DEV (--mem GPU=50%%: the GPU holds about half the model); repeatable\n"
 /* Finds a file the project ships: $HSDAG_DATA/name, then beside the executable's tree (<exe>/../srcdir/name
  * for a build tree, <exe>/../share/hsdag/name when installed), then /usr/local/share/hsdag/name. 0 or -1. */
 int cli_find_data(const char *name, const char *srcdir, char *out, size_t cap);

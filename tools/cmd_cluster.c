@@ -1,12 +1,13 @@
 /* cmd_cluster.c - 'hsdag cluster run|compare|info': PAC-ML episodes on the RAMP cluster simulator.
- * Not here: the simulator (src/cluster/) or any learning ('learned[:DIR]' is a hook: exit 2 until it exists).
+ * Not here: the simulator and policies (src/cluster/), the learned policy (src/learn/pacml_*.c) or training
+ * (cmd_cluster_train.c); options are the table's (opt.c).
  * Entry points: cmd_cluster. */
 #include "cli.h"
 #include "hsdag/cluster.h"
 #include "hsdag/io.h"
 #include "hsdag/pacml.h"
+#include "opt.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -15,64 +16,13 @@
 #define CL_MAX_SEEDS 64
 #define CL_MAX_POLICIES 16
 
-static const char *cl_help =
-    "usage: hsdag cluster run     --policy P [--beta A|B|C|D] [--seed S] [--json] [options]\n"
-    "       hsdag cluster compare [--seeds 0,1,2] [--policies P,P,...] [--betas ABCD] [--out FILE] "
-    "[options]\n"
-    "       hsdag cluster info    [--json] [options]\n"
-    "\n"
-    "PAC-ML (Parsonson et al. 2023): jobs (DNN training graphs) arrive at a RAMP optical cluster every\n"
-    "--interarrival time units; a policy picks each job's maximum partition degree (0 = do not place, "
-    "1..16);\n"
-    "the job is split, placed first-fit, and its lookahead JCT (one simulated step x 50) must be <= beta x "
-    "JCT_seq\n"
-    "or it is blocked. Jobs still running at the horizon are blocked too. See docs/pacml.md.\n"
-    "\n"
-    "run: one episode; prints blocking rate, acceptance rate, demand throughput, mean JCT, ...\n"
-    "  --policy P         para-max | para-min | random | fixed:K | acceptable-jct | sequential | lookahead\n"
-    "                     | learned[:DIR] (lookahead: our heuristic; learned: the PPO-trained GNN policy,\n"
-    "                     DIR/policy.bin or a policy file, default the shipped one for --beta)\n"
-    "  --beta X           JCT requirement distribution A (uniform), B (tight), C (medium), D (loose); "
-    "default A\n"
-    "  --seed S           episode seed (beta samples, job order, random policy); default 0\n"
-    "  --json             print one JSON object: blocking_rate, acceptance_rate, throughput, mean_jct,\n"
-    "                     jobs_arrived, jobs_blocked, wall_s and more\n"
-    "  --repeat N         run the episode N times (identical results) and report the median wall and CPU\n"
-    "                     time of one episode (wall_s, cpu_s); the env set-up is not included\n"
-    "compare: every policy x beta over the seeds; paper-style table, mean +- std over seeds\n"
-    "  --seeds LIST       comma-separated seeds; default 0,1,2\n"
-    "  --policies LIST    default para-max,para-min,random,acceptable-jct,sequential,fixed:4,lookahead\n"
-    "  --betas LETTERS    default ABCD\n"
-    "  --out FILE         also write the table as markdown to FILE (atomic)\n"
-    "info: the job models: ops, deps, JCT_seq, and lookahead JCT / servers per degree\n"
-    "\n"
-    "options (all subcommands):\n"
-    "  --graphs F,F,...   PipeDream graph.txt files for the job pool (default: the five built-in PAC-ML "
-    "graphs)\n"
-    "  --time-unit-fix    the reference uses profile ms as its time unit but computes communication in "
-    "seconds,\n"
-    "                     so communication weighs ~1000x too little; this converts communication to ms as "
-    "well\n"
-    "                     (then interarrival and horizon are in ms)\n"
-    "  --shape C,R,S      communication groups, racks per group, servers per rack; default 4,4,2\n"
-    "  --bandwidth B      total node bandwidth in B/s (a channel gets B / C); default 1.6e12\n"
-    "  --interarrival T   time between arrivals; default 1000\n"
-    "  --horizon T        simulated time; default 1e6 (1001 arrivals)\n"
-    "  --replication R    copies of each graph in the job pool; default 1000\n"
-    "  --quiet            no progress bar\n"
-    "  --help             this text\n";
-
 typedef struct cl_opts {
+    const cli_args *a;
     hsdag_cluster_config c;
-    const char *policy, *out, *betas;
-    char graphs_arg[4096];
-    uint64_t seed;
     uint64_t seeds[CL_MAX_SEEDS];
     int n_seeds;
     char policies[CL_MAX_POLICIES][64];
     int n_policies;
-    int json, quiet, help;
-    long repeat;
 } cl_opts;
 
 static int cl_split_list(const char *s, char out[][64], int cap, int *n)
@@ -92,137 +42,47 @@ static int cl_split_list(const char *s, char out[][64], int cap, int *n)
     return *n ? 0 : -1;
 }
 
-static int cl_parse(int argc, char **argv, cl_opts *o, const char *sub)
+/* The options' values into o (cluster config, seed and policy lists): what the table cannot check. */
+static int cl_setup(const cli_args *a, cl_opts *o)
 {
-    static const struct option lo[] = {{"policy", 1, 0, 'p'},
-                                       {"beta", 1, 0, 'b'},
-                                       {"seed", 1, 0, 's'},
-                                       {"json", 0, 0, 'j'},
-                                       {"seeds", 1, 0, 'S'},
-                                       {"policies", 1, 0, 'P'},
-                                       {"betas", 1, 0, 'B'},
-                                       {"out", 1, 0, 'o'},
-                                       {"graphs", 1, 0, 'g'},
-                                       {"time-unit-fix", 0, 0, 'f'},
-                                       {"shape", 1, 0, 'x'},
-                                       {"bandwidth", 1, 0, 'w'},
-                                       {"interarrival", 1, 0, 'i'},
-                                       {"horizon", 1, 0, 'H'},
-                                       {"replication", 1, 0, 'r'},
-                                       {"quiet", 0, 0, 'q'},
-                                       {"repeat", 1, 0, 'R'},
-                                       {"help", 0, 0, 'h'},
-                                       {0, 0, 0, 0}};
-    optind = 0;
-    opterr = 0;
-    int ch;
-    long v;
-    double d;
-    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'p':
-            o->policy = optarg;
-            break;
-        case 'b':
-            if (strlen(optarg) != 1 || optarg[0] < 'A' || optarg[0] > 'D')
-                return cli_usage_error("cluster", "--beta '%s': must be A, B, C or D", optarg);
-            o->c.beta = optarg[0];
-            break;
-        case 's':
-            if (cli_parse_int(optarg, 0, 2147483647L, &v) < 0)
-                return cli_usage_error("cluster", "--seed '%s': not a seed (0..2^31-1)", optarg);
-            o->seed = (uint64_t)v;
-            break;
-        case 'j':
-            o->json = 1;
-            break;
-        case 'S': {
-            char tmp[CL_MAX_SEEDS][64];
-            int n;
-            if (cl_split_list(optarg, tmp, CL_MAX_SEEDS, &n) < 0)
-                return cli_usage_error("cluster",
-                                       "--seeds '%s': expected a comma-separated list (at most %d)", optarg,
-                                       CL_MAX_SEEDS);
-            for (int i = 0; i < n; i++) {
-                if (cli_parse_int(tmp[i], 0, 2147483647L, &v) < 0)
-                    return cli_usage_error("cluster", "--seeds: '%s' is not a seed", tmp[i]);
-                o->seeds[i] = (uint64_t)v;
-            }
-            o->n_seeds = n;
-            break;
-        }
-        case 'P':
-            if (cl_split_list(optarg, o->policies, CL_MAX_POLICIES, &o->n_policies) < 0)
-                return cli_usage_error("cluster", "--policies '%s': expected a comma-separated list", optarg);
-            break;
-        case 'B':
-            for (const char *q = optarg; *q; q++)
-                if (*q < 'A' || *q > 'D')
-                    return cli_usage_error("cluster", "--betas '%s': letters A-D only", optarg);
-            if (!*optarg) return cli_usage_error("cluster", "--betas: empty");
-            o->betas = optarg;
-            break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'g':
-            if (strlen(optarg) >= sizeof o->graphs_arg)
-                return cli_usage_error("cluster", "--graphs: list too long");
-            strcpy(o->graphs_arg, optarg);
-            break;
-        case 'f':
-            o->c.time_unit_fix = 1;
-            break;
-        case 'x': {
-            long a, b, c;
-            char extra;
-            if (sscanf(optarg, "%ld,%ld,%ld%c", &a, &b, &c, &extra) != 3 || a < 1 || b < 1 || c < 1 ||
-                a * b * c > 512)
-                return cli_usage_error("cluster", "--shape '%s': expected C,R,S with 1..512 servers in all",
-                                       optarg);
-            o->c.n_cgs = (int32_t)a;
-            o->c.n_racks = (int32_t)b;
-            o->c.n_servers = (int32_t)c;
-            break;
-        }
-        case 'w':
-            if (cli_parse_double(optarg, 1e3, 1e18, &d) < 0)
-                return cli_usage_error("cluster", "--bandwidth '%s': not in 1e3..1e18 B/s", optarg);
-            o->c.node_bw = d;
-            break;
-        case 'i':
-            if (cli_parse_double(optarg, 1e-6, 1e12, &d) < 0)
-                return cli_usage_error("cluster", "--interarrival '%s': not a positive time", optarg);
-            o->c.interarrival = d;
-            break;
-        case 'H':
-            if (cli_parse_double(optarg, 0, 1e15, &d) < 0)
-                return cli_usage_error("cluster", "--horizon '%s': not a time >= 0", optarg);
-            o->c.horizon = d;
-            break;
-        case 'r':
-            if (cli_parse_int(optarg, 1, 100000, &v) < 0)
-                return cli_usage_error("cluster", "--replication '%s': not in 1..100000", optarg);
-            o->c.replication = (int32_t)v;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'R':
-            if (cli_parse_int(optarg, 1, 100000, &v) < 0)
-                return cli_usage_error("cluster", "--repeat '%s': not in 1..100000", optarg);
-            o->repeat = v;
-            break;
-        case 'h':
-            o->help = 1;
-            break;
-        default:
-            return cli_usage_error("cluster", "%s: unknown or incomplete option '%s'", sub, argv[optind - 1]);
-        }
-    }
-    if (optind < argc) return cli_usage_error("cluster", "%s: unexpected argument '%s'", sub, argv[optind]);
+    const char *cmd = a->name;
+    o->a = a;
+    o->c = hsdag_cluster_config_default();
+    o->c.beta = a->beta[0];
+    o->c.time_unit_fix = a->time_unit_fix;
+    o->c.node_bw = a->bandwidth;
+    o->c.interarrival = a->interarrival;
+    o->c.horizon = a->horizon;
+    o->c.replication = (int32_t)a->replication;
+    long x, y, z;
+    char extra;
+    if (sscanf(a->shape, "%ld,%ld,%ld%c", &x, &y, &z, &extra) != 3 || x < 1 || y < 1 || z < 1 ||
+        x * y * z > 512)
+        return cli_usage_error(cmd, "--shape '%s' is not C,R,S with 1 to 512 servers in all", a->shape);
+    o->c.n_cgs = (int32_t)x;
+    o->c.n_racks = (int32_t)y;
+    o->c.n_servers = (int32_t)z;
     if (o->c.horizon / o->c.interarrival > 1e8)
-        return cli_usage_error("cluster", "horizon / interarrival above 1e8 arrivals");
+        return cli_usage_error(cmd, "--horizon / --interarrival is %.3g arrivals, above 1e8",
+                               o->c.horizon / o->c.interarrival);
+    char tmp[CL_MAX_SEEDS][64];
+    int n;
+    if (cl_split_list(a->seeds, tmp, CL_MAX_SEEDS, &n) < 0)
+        return cli_usage_error(cmd, "--seeds '%s' is not a comma-separated list of at most %d seeds",
+                               a->seeds, CL_MAX_SEEDS);
+    for (int i = 0; i < n; i++) {
+        long v;
+        if (cli_parse_int(tmp[i], 0, 2147483647L, &v) < 0)
+            return cli_range_error(cmd, "--seeds element", tmp[i], 1, 0, 2147483647.0);
+        o->seeds[i] = (uint64_t)v;
+    }
+    o->n_seeds = n;
+    if (cl_split_list(a->policies, o->policies, CL_MAX_POLICIES, &o->n_policies) < 0)
+        return cli_usage_error(cmd, "--policies '%s' is not a comma-separated list of at most %d policies",
+                               a->policies, CL_MAX_POLICIES);
+    if (!*a->betas) return cli_usage_error(cmd, "--betas is empty");
+    for (const char *q = a->betas; *q; q++)
+        if (*q < 'A' || *q > 'D') return cli_usage_error(cmd, "--betas '%s': letters A to D only", a->betas);
     return 0;
 }
 
@@ -234,27 +94,29 @@ static int cl_make_env(const cl_opts *o, hsdag_cluster **env)
     const char *names[CL_MAX_GRAPHS];
     char list[CL_MAX_GRAPHS][64];
     int n = 0, rc = 0;
-    if (o->graphs_arg[0]) {
+    const char *cmd = o->a->name;
+    if (o->a->graphs) {
         /* split by comma into paths */
         char buf[4096];
-        strcpy(buf, o->graphs_arg);
+        if (strlen(o->a->graphs) >= sizeof buf) return cli_usage_error(cmd, "--graphs: list too long");
+        strcpy(buf, o->a->graphs);
         char *save = NULL;
         for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             if (n >= CL_MAX_GRAPHS) {
-                rc = cli_usage_error("cluster", "--graphs: at most %d files", CL_MAX_GRAPHS);
+                rc = cli_usage_error(cmd, "--graphs: at most %d files", CL_MAX_GRAPHS);
                 goto done;
             }
             char *data = NULL;
             size_t len = 0;
             int st = hsdag_read_file(&data, &len, t, 0, &e);
             if (st < 0) {
-                rc = cli_fail("cluster", st, &e);
+                rc = cli_fail(cmd, st, &e);
                 goto done;
             }
             st = hsdag_pipedream_read(&gs[n], data, len, t, &e);
             hsdag_free(data);
             if (st < 0) {
-                rc = cli_fail("cluster", st, &e);
+                rc = cli_fail(cmd, st, &e);
                 goto done;
             }
             const char *base = strrchr(t, '/');
@@ -267,42 +129,10 @@ static int cl_make_env(const cl_opts *o, hsdag_cluster **env)
         }
     }
     rc = hsdag_cluster_create(env, &o->c, n ? (const hsdag_graph *const *)gs : NULL, n ? names : NULL, n, &e);
-    if (rc < 0) rc = cli_fail("cluster", rc, &e);
+    if (rc < 0) rc = cli_fail(cmd, rc, &e);
 done:
     for (int i = 0; i < n; i++) hsdag_graph_free(gs[i]);
     return rc;
-}
-
-static void cl_json_metrics(hsdag_buf *b, const hsdag_cluster_metrics *m, double wall)
-{
-    hsdag_buf_printf(b, "\"blocking_rate\": ");
-    hsdag_buf_double(b, m->blocking_rate);
-    hsdag_buf_printf(b, ", \"acceptance_rate\": ");
-    hsdag_buf_double(b, m->acceptance_rate);
-    hsdag_buf_printf(b, ", \"throughput\": ");
-    hsdag_buf_double(b, m->throughput);
-    hsdag_buf_printf(b, ", \"mean_jct\": ");
-    if (isfinite(m->mean_jct))
-        hsdag_buf_double(b, m->mean_jct);
-    else
-        hsdag_buf_printf(b, "null");
-    hsdag_buf_printf(b, ", \"mean_speedup\": ");
-    if (isfinite(m->mean_speedup))
-        hsdag_buf_double(b, m->mean_speedup);
-    else
-        hsdag_buf_printf(b, "null");
-    hsdag_buf_printf(b, ", \"utilisation\": ");
-    hsdag_buf_double(b, m->utilisation);
-    hsdag_buf_printf(b,
-                     ", \"jobs_arrived\": %lld, \"jobs_blocked\": %lld, \"jobs_completed\": %lld, "
-                     "\"blocked_action0\": %lld, \"blocked_placement\": %lld, \"blocked_jct\": %lld, "
-                     "\"blocked_horizon\": %lld, \"return\": ",
-                     (long long)m->jobs_arrived, (long long)m->jobs_blocked, (long long)m->jobs_completed,
-                     (long long)m->blocked_action0, (long long)m->blocked_placement,
-                     (long long)m->blocked_jct, (long long)m->blocked_horizon);
-    hsdag_buf_double(b, m->return_);
-    hsdag_buf_printf(b, ", \"wall_s\": ");
-    hsdag_buf_double(b, wall);
 }
 
 static int cl_cmp_d(const void *a, const void *b)
@@ -313,24 +143,25 @@ static int cl_cmp_d(const void *a, const void *b)
 
 static int cl_run(cl_opts *o)
 {
-    if (!o->policy) return cli_usage_error("cluster", "run: --policy is required");
+    const char *cmd = o->a->name;
+    if (!o->a->policy) return cli_usage_error(cmd, "missing --policy");
     hsdag_cluster_policy p;
     hsdag_err e = {0};
-    int rc = hsdag_cluster_policy_parse(&p, o->policy, &e);
-    if (rc < 0) return cli_fail("cluster", rc, &e);
+    int rc = hsdag_cluster_policy_parse(&p, o->a->policy, &e);
+    if (rc < 0) return cli_fail(cmd, rc, &e);
     hsdag_cluster *env = NULL;
     if ((rc = cl_make_env(o, &env)) != 0) return rc;
     hsdag_cluster_metrics m;
-    long reps = o->repeat > 0 ? o->repeat : 1;
+    long reps = o->a->repeat;
     double *walls = hsdag_malloc((size_t)reps * 2 * sizeof(double));
     if (!walls) {
         hsdag_cluster_free(env);
-        return cli_fail("cluster", HSDAG_ENOMEM, NULL);
+        return cli_fail(cmd, HSDAG_ENOMEM, NULL);
     }
     double *cpus = walls + reps;
     for (long r = 0; r < reps && rc == 0; r++) {
         double t0 = hsdag_now(), c0 = (double)clock() / CLOCKS_PER_SEC;
-        rc = hsdag_cluster_run(env, &p, o->seed, &m, &e);
+        rc = hsdag_cluster_run(env, &p, (uint64_t)o->a->seed, &m, &e);
         walls[r] = hsdag_now() - t0;
         cpus[r] = (double)clock() / CLOCKS_PER_SEC - c0;
     }
@@ -339,18 +170,12 @@ static int cl_run(cl_opts *o)
     double wall = walls[reps / 2], cpu = cpus[reps / 2];
     hsdag_free(walls);
     hsdag_cluster_free(env);
-    if (rc < 0) return cli_fail("cluster", rc, &e);
+    if (rc < 0) return cli_fail(cmd, rc, &e);
     hsdag_buf b = {0};
     char pn[300];
-    if (o->json) {
-        hsdag_buf_printf(&b, "{\"policy\": ");
-        hsdag_buf_json_str(&b, hsdag_cluster_policy_name(&p, pn, sizeof pn));
-        hsdag_buf_printf(&b, ", \"beta\": \"%c\", \"seed\": %llu, \"time_unit_fix\": %s, ", o->c.beta,
-                         (unsigned long long)o->seed, o->c.time_unit_fix ? "true" : "false");
-        cl_json_metrics(&b, &m, wall);
-        hsdag_buf_printf(&b, ", \"cpu_s\": ");
-        hsdag_buf_double(&b, cpu);
-        hsdag_buf_printf(&b, ", \"repeat\": %ld}\n", reps);
+    if (o->a->json) {
+        hsdag_cluster_episode_write_json(&b, &o->c, hsdag_cluster_policy_name(&p, pn, sizeof pn),
+                                         (uint64_t)o->a->seed, &m, wall, cpu, (int32_t)reps);
     } else {
         hsdag_buf_printf(
             &b,
@@ -366,60 +191,44 @@ static int cl_run(cl_opts *o)
             "  mean speed-up    %.3f\n"
             "  utilisation      %.4f\n"
             "  wall time        %.2f ms per episode (CPU %.2f ms; median of %ld)\n",
-            hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta, (unsigned long long)o->seed,
+            hsdag_cluster_policy_name(&p, pn, sizeof pn), o->c.beta, (unsigned long long)o->a->seed,
             o->c.time_unit_fix ? ", --time-unit-fix" : "", (long long)m.jobs_arrived,
             (long long)m.jobs_blocked, (long long)m.blocked_action0, (long long)m.blocked_placement,
             (long long)m.blocked_jct, (long long)m.blocked_horizon, (long long)m.jobs_completed,
             m.blocking_rate, m.acceptance_rate, m.throughput, m.mean_jct, m.mean_speedup, m.utilisation,
             wall * 1e3, cpu * 1e3, reps);
     }
-    rc = cli_write_out("cluster", "-", &b);
+    rc = cli_write_out(cmd, "-", &b);
     hsdag_buf_free(&b);
     return rc;
 }
 
-static void cl_mean_std(const double *x, int n, double *mean, double *sd)
-{
-    double s = 0, q = 0;
-    for (int i = 0; i < n; i++) s += x[i];
-    *mean = s / n;
-    for (int i = 0; i < n; i++) q += (x[i] - *mean) * (x[i] - *mean);
-    *sd = n > 1 ? sqrt(q / (n - 1)) : 0.0;
-}
-
 static int cl_compare(cl_opts *o)
 {
-    static const char *defpol[] = {"para-max",   "para-min", "random",   "acceptable-jct",
-                                   "sequential", "fixed:4",  "lookahead"};
-    if (!o->n_policies) {
-        for (int i = 0; i < 7; i++) strcpy(o->policies[i], defpol[i]);
-        o->n_policies = 7;
-    }
-    if (!o->n_seeds) {
-        for (int i = 0; i < 3; i++) o->seeds[i] = (uint64_t)i;
-        o->n_seeds = 3;
-    }
-    const char *betas = o->betas ? o->betas : "ABCD";
+    const cli_args *a = o->a;
+    const char *cmd = a->name;
+    const char *betas = a->betas;
     int nb = (int)strlen(betas), np = o->n_policies, ns = o->n_seeds;
     hsdag_cluster_policy pol[CL_MAX_POLICIES];
+    const char *pnames[CL_MAX_POLICIES];
     hsdag_err e = {0};
     for (int i = 0; i < np; i++) {
         int rc = hsdag_cluster_policy_parse(&pol[i], o->policies[i], &e);
-        if (rc < 0) return cli_fail("cluster", rc, &e);
+        if (rc < 0) return cli_fail(cmd, rc, &e);
+        pnames[i] = o->policies[i];
     }
     size_t cells = (size_t)np * nb * ns;
     double *br = hsdag_calloc(cells, sizeof(double)), *tp = hsdag_calloc(cells, sizeof(double));
     double *wall = hsdag_calloc(cells, sizeof(double));
+    hsdag_buf b = {0}, md = {0};
+    int rc = 0;
     if (!br || !tp || !wall) {
-        hsdag_free(br);
-        hsdag_free(tp);
-        hsdag_free(wall);
-        return cli_fail("cluster", HSDAG_ENOMEM, NULL);
+        rc = cli_fail(cmd, HSDAG_ENOMEM, NULL);
+        goto done;
     }
     cli_progress pg;
-    cli_progress_start(&pg, "compare", (long)cells, o->quiet);
+    cli_progress_start(&pg, "compare", (long)cells, a->quiet || a->json);
     long done = 0;
-    int rc = 0;
     for (int bi = 0; bi < nb && !rc; bi++) {
         o->c.beta = betas[bi];
         hsdag_cluster *env = NULL;
@@ -430,7 +239,7 @@ static int cl_compare(cl_opts *o)
                 double t0 = hsdag_now();
                 int st = hsdag_cluster_run(env, &pol[pi], o->seeds[si], &m, &e);
                 if (st < 0) {
-                    rc = cli_fail("cluster", st, &e);
+                    rc = cli_fail(cmd, st, &e);
                     break;
                 }
                 size_t k = ((size_t)pi * nb + bi) * ns + si;
@@ -442,40 +251,32 @@ static int cl_compare(cl_opts *o)
         hsdag_cluster_free(env);
     }
     cli_progress_end(&pg);
-    if (rc) {
-        hsdag_free(br);
-        hsdag_free(tp);
-        hsdag_free(wall);
-        return rc;
+    if (rc) goto done;
+    double *sorted = hsdag_malloc(cells * sizeof *sorted);
+    if (!sorted) {
+        rc = cli_fail(cmd, HSDAG_ENOMEM, NULL);
+        goto done;
     }
-    hsdag_buf b = {0};
-    hsdag_buf_printf(
-        &b, "PAC-ML cluster: blocking rate and demand throughput (B per time unit), mean +- std over seeds");
-    for (int si = 0; si < ns; si++)
-        hsdag_buf_printf(&b, "%s%llu", si ? "," : " ", (unsigned long long)o->seeds[si]);
-    hsdag_buf_printf(&b, "%s\n\n| policy |", o->c.time_unit_fix ? "; --time-unit-fix" : "");
-    for (int bi = 0; bi < nb; bi++)
-        hsdag_buf_printf(&b, " blocking %c | throughput %c |", betas[bi], betas[bi]);
-    hsdag_buf_printf(&b, "\n|---|");
-    for (int bi = 0; bi < nb; bi++) hsdag_buf_printf(&b, "---|---|");
-    hsdag_buf_printf(&b, "\n");
-    for (int pi = 0; pi < np; pi++) {
-        hsdag_buf_printf(&b, "| %s |", o->policies[pi]);
-        for (int bi = 0; bi < nb; bi++) {
-            double mb, sb, mt, st;
-            size_t k = ((size_t)pi * nb + bi) * ns;
-            cl_mean_std(br + k, ns, &mb, &sb);
-            cl_mean_std(tp + k, ns, &mt, &st);
-            hsdag_buf_printf(&b, " %.3f ± %.3f | %.3g ± %.2g |", mb, sb, mt, st);
-        }
-        hsdag_buf_printf(&b, "\n");
-    }
-    qsort(wall, cells, sizeof(double), cl_cmp_d);
-    hsdag_buf_printf(&b, "\n%zu episodes of %lld arrivals; median wall time per episode %.2f ms\n", cells,
-                     (long long)(floor(o->c.horizon / o->c.interarrival * (1 + 1e-12)) + 1),
-                     wall[cells / 2] * 1e3);
-    rc = cli_write_out("cluster", "-", &b);
-    if (rc == 0 && o->out) rc = cli_write_out("cluster", o->out, &b);
+    memcpy(sorted, wall, cells * sizeof *sorted);
+    qsort(sorted, cells, sizeof(double), cl_cmp_d);
+    hsdag_cluster_comparison cmp = {.policies = pnames,
+                                    .n_policies = np,
+                                    .betas = betas,
+                                    .seeds = o->seeds,
+                                    .n_seeds = ns,
+                                    .blocking = br,
+                                    .throughput = tp,
+                                    .median_wall_s = sorted[cells / 2]};
+    hsdag_free(sorted);
+    hsdag_cluster_compare_write_markdown(&md, &o->c, &cmp);
+    if (a->json)
+        hsdag_cluster_compare_write_json(&b, &o->c, &cmp);
+    else
+        hsdag_buf_append(&b, md.data ? md.data : "", md.len);
+    rc = cli_write_out(cmd, "-", &b);
+    if (rc == 0 && a->markdown) rc = cli_write_out(cmd, a->markdown, &md);
+done:
+    hsdag_buf_free(&md);
     hsdag_buf_free(&b);
     hsdag_free(br);
     hsdag_free(tp);
@@ -485,33 +286,16 @@ static int cl_compare(cl_opts *o)
 
 static int cl_info(cl_opts *o)
 {
+    const char *cmd = o->a->name;
     hsdag_cluster *env = NULL;
     int rc = cl_make_env(o, &env);
     if (rc) return rc;
     hsdag_buf b = {0};
-    if (o->json) hsdag_buf_printf(&b, "{\"models\": [");
-    for (int32_t i = 0; i < hsdag_cluster_n_models(env); i++) {
-        const hsdag_cluster_model *m = hsdag_cluster_model_get(env, i);
-        if (o->json) {
-            hsdag_buf_printf(&b, "%s{\"name\": ", i ? ", " : "");
-            hsdag_buf_json_str(&b, m->name);
-            hsdag_buf_printf(&b, ", \"fwd_nodes\": %d, \"ops\": %d, \"deps\": %d, \"jct_seq\": ", m->n_fwd,
-                             m->job->n_nodes, m->job->n_edges);
-            hsdag_buf_double(&b, m->jct_seq);
-            hsdag_buf_printf(&b, ", \"total_op_mem\": ");
-            hsdag_buf_double(&b, m->total_op_mem);
-            hsdag_buf_printf(&b, ", \"total_dep_size\": ");
-            hsdag_buf_double(&b, m->total_dep_size);
-            hsdag_buf_printf(&b, ", \"depth\": %d, \"jct\": {", m->max_depth);
-            int first = 1;
-            for (int a = 1; a <= HSDAG_CLUSTER_MAX_DEGREE; a++) {
-                if (!isfinite(m->jct[a])) continue;
-                hsdag_buf_printf(&b, "%s\"%d\": ", first ? "" : ", ", a);
-                hsdag_buf_double(&b, m->jct[a]);
-                first = 0;
-            }
-            hsdag_buf_printf(&b, "}}");
-        } else {
+    if (o->a->json)
+        hsdag_cluster_models_write_json(&b, env);
+    else
+        for (int32_t i = 0; i < hsdag_cluster_n_models(env); i++) {
+            const hsdag_cluster_model *m = hsdag_cluster_model_get(env, i);
             hsdag_buf_printf(
                 &b, "%s: %d ops, %d deps, JCT_seq %.2f, op memory %.4g B, dep size %.4g B, depth %d\n",
                 m->name, m->job->n_nodes, m->job->n_edges, m->jct_seq, m->total_op_mem, m->total_dep_size,
@@ -524,36 +308,34 @@ static int cl_info(cl_opts *o)
                                      a, m->jct[a], m->jct_seq / a, m->n_servers_empty[a], m->n_split_ops[a],
                                      m->n_part_ops[a], m->n_part_deps[a]);
         }
-    }
-    if (o->json) hsdag_buf_printf(&b, "]}\n");
     hsdag_cluster_free(env);
-    rc = cli_write_out("cluster", "-", &b);
+    rc = cli_write_out(cmd, "-", &b);
     hsdag_buf_free(&b);
     return rc;
 }
 
-int cmd_cluster_train(int argc, char **argv); /* tools/cmd_cluster_train.c */
-
 int cmd_cluster(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        fputs(cl_help, stdout);
+        cli_group_usage(argc < 2 ? stderr : stdout, "cluster");
         return argc < 2 ? CLI_BADINPUT : CLI_OK;
     }
     const char *sub = argv[1];
     if (!strcmp(sub, "train")) return cmd_cluster_train(argc - 1, argv + 1);
-    if (strcmp(sub, "run") && strcmp(sub, "compare") && strcmp(sub, "info"))
-        return cli_usage_error("cluster", "unknown subcommand '%s' (run, compare, info)", sub);
+    cli_cmd id = !strcmp(sub, "run")       ? CMD_CLUSTER_RUN
+                 : !strcmp(sub, "compare") ? CMD_CLUSTER_COMPARE
+                 : !strcmp(sub, "info")    ? CMD_CLUSTER_INFO
+                                           : CMD_COUNT_;
+    if (id == CMD_COUNT_)
+        return cli_usage_error("cluster", "unknown subcommand '%s' (run, compare, info, train)", sub);
+    cli_args a;
+    cli_args_init(&a, id);
+    int rc = cli_parse(&a, argc - 1, argv + 1);
+    if (rc != CLI_CONTINUE) return rc;
     cl_opts o;
     memset(&o, 0, sizeof o);
-    o.c = hsdag_cluster_config_default();
-    int rc = cl_parse(argc - 1, argv + 1, &o, sub);
-    if (rc) return rc;
-    if (o.help) {
-        fputs(cl_help, stdout);
-        return CLI_OK;
-    }
-    if (!strcmp(sub, "run")) return cl_run(&o);
-    if (!strcmp(sub, "compare")) return cl_compare(&o);
+    if ((rc = cl_setup(&a, &o)) != 0) return rc;
+    if (id == CMD_CLUSTER_RUN) return cl_run(&o);
+    if (id == CMD_CLUSTER_COMPARE) return cl_compare(&o);
     return cl_info(&o);
 }

@@ -6,54 +6,14 @@
 #include "cli.h"
 #include "hsdag/io.h"
 #include "hsdag/ortprof.h"
+#include "opt.h"
 
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static void profile_usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: hsdag profile MODEL.onnx [options]\n\n"
-        "Runs MODEL under ONNX Runtime on this machine's CPU (random inputs of the declared shapes; weights "
-        "of\n"
-        "weight-free exports are inputs too): warm-up runs, then the median of N timed runs end to end and "
-        "per\n"
-        "op. Writes the per-op profile (node,device,ms keyed by hsdag's node names) that 'simulate "
-        "--profile'\n"
-        "and 'calibrate' read. Nodes ORT fused into another kernel, constant-folded or removed get 0 ms; a\n"
-        "fused kernel's time goes to its anchor node (comment lines in the CSV say which).\n"
-        "Needs Node.js and onnxruntime-node (scripts/install-deps installs both).\n\n"
-        "options:\n"
-        "  --out FILE        write the profile CSV here\n"
-        "  --runs N          timed runs (default 10)\n"
-        "  --warmup N        untimed warm-up runs (default 3)\n"
-        "  --threads T       ORT intra-op threads (default 1; 0 = ORT's default)\n"
-        "  --opt LEVEL       ORT graph optimisation: all (default), extended, basic, disabled\n"
-        "  --clock cpu|wall  time runs by the process's CPU time (default with --threads 1: the latency\n"
-        "                    without the time other processes held the core; per-kernel medians are scaled "
-        "by\n"
-        "                    one factor to the kernels' share of it) or by the wall clock (default "
-        "otherwise)\n"
-        "  --weights W       constants (default): the weights of a weight-free export (graph inputs without\n"
-        "                    values) become random initializers, as in a deployed model, so ORT prepacks "
-        "and\n"
-        "                    folds them; inputs: feed them as random inputs on every run\n"
-        "  --device NAME     device name written in the CSV (default CPU)\n"
-        "  --check-shapes    also run every node unfused and compare each output shape hsdag inferred with\n"
-        "                    ORT's; exit status 1 on any difference\n"
-        "  --seed S          seed of the random inputs (default 1)\n"
-        "  --json            print the summary as JSON\n"
-        "  -h, --help        this help\n\n"
-        "Environment: HSDAG_ORT_BRIDGE (the bridge script), HSDAG_ORT_MODULES (a node_modules folder "
-        "holding\n"
-        "onnxruntime-node), HSDAG_NODE (the node executable).\n");
-}
 
 /* ---- the bridge: find it, run it, collect its output ---- */
 static int find_bridge(char *out, size_t cap)
@@ -232,136 +192,27 @@ static void report_table(hsdag_buf *b, const char *path, const hsdag_graph *g, c
     hsdag_buf_printf(b, "wall time       %.2f s\n", wall);
 }
 
-static void report_json(hsdag_buf *b, const char *path, const hsdag_ortprof *p, const hsdag_graph *g,
-                        double wall)
-{
-    hsdag_buf_printf(b, "{\"file\": ");
-    hsdag_buf_json_str(b, path);
-    hsdag_buf_printf(b, ", \"nodes\": %d, \"ort_version\": ", (int)g->n_nodes);
-    hsdag_buf_json_str(b, p->ort_version);
-    hsdag_buf_printf(b, ", \"threads\": %d, \"runs\": %d, \"warmup\": %d, \"opt\": ", (int)p->threads,
-                     (int)p->runs, (int)p->warmup);
-    hsdag_buf_json_str(b, p->opt);
-    hsdag_buf_printf(b, ", \"clock\": ");
-    hsdag_buf_json_str(b, p->clock);
-    hsdag_buf_printf(b, ", \"latency_ms\": ");
-    hsdag_buf_double(b, p->median_ms);
-    hsdag_buf_printf(b, ", \"wall_latency_ms\": ");
-    hsdag_buf_double(b, p->median_wall_ms);
-    hsdag_buf_printf(b, ", \"cpu_latency_ms\": ");
-    hsdag_buf_double(b, p->median_cpu_ms);
-    hsdag_buf_printf(b, ", \"kernel_ms\": ");
-    hsdag_buf_double(b, p->kernel_ms);
-    hsdag_buf_printf(b, ", \"orphan_kernels\": %d, \"orphan_ms\": ", (int)p->n_orphans);
-    hsdag_buf_double(b, p->orphan_ms);
-    for (int s = 0; s < HSDAG_ORT_STATUS_COUNT_; s++)
-        hsdag_buf_printf(b, ", \"%s_nodes\": %d", hsdag_ort_status_name((hsdag_ort_status)s),
-                         (int)p->n_status[s]);
-    if (p->has_shapes) {
-        hsdag_buf_printf(b,
-                         ", \"shapes_checked\": %d, \"shape_diffs\": %d, \"shape_unknown\": %d, \"diffs\": [",
-                         (int)p->n_shapes_checked, (int)p->n_shape_diffs, (int)p->n_shape_unknown);
-        for (int32_t i = 0; i < p->n_diff_list; i++) {
-            const hsdag_ort_shape_diff *d = &p->diffs[i];
-            hsdag_buf_printf(b, "%s{\"node\": ", i ? ", " : "");
-            hsdag_buf_json_str(b, g->name[d->node]);
-            hsdag_buf_printf(b, ", \"op\": ");
-            hsdag_buf_json_str(b, g->op[d->node]);
-            hsdag_buf_printf(b, ", \"output\": %d, \"hsdag\": \"%s\", \"ort\": \"%s\"}", (int)d->output,
-                             d->hsdag, d->ort);
-        }
-        hsdag_buf_printf(b, "]");
-    }
-    hsdag_buf_printf(b, ", \"wall_s\": ");
-    hsdag_buf_double(b, wall);
-    hsdag_buf_printf(b, "}\n");
-}
-
 int cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {{"out", required_argument, 0, 'o'},
-                                         {"runs", required_argument, 0, 'r'},
-                                         {"warmup", required_argument, 0, 'w'},
-                                         {"threads", required_argument, 0, 't'},
-                                         {"opt", required_argument, 0, 'O'},
-                                         {"clock", required_argument, 0, 'C'},
-                                         {"weights", required_argument, 0, 'W'},
-                                         {"device", required_argument, 0, 'd'},
-                                         {"check-shapes", no_argument, 0, 'c'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"json", no_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *out = NULL, *opt = "all", *clk = NULL, *weights = "constants", *device = "CPU", *seed = "1";
-    long runs = 10, warmup = 3, threads = 1, sv;
-    int check = 0, json = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "ho:r:w:t:O:C:W:d:cs:j", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            out = optarg;
-            break;
-        case 'r':
-            if (cli_parse_int(optarg, 1, 100000, &runs) < 0)
-                return cli_usage_error("profile", "bad --runs '%s'", optarg);
-            break;
-        case 'w':
-            if (cli_parse_int(optarg, 0, 100000, &warmup) < 0)
-                return cli_usage_error("profile", "bad --warmup '%s'", optarg);
-            break;
-        case 't':
-            if (cli_parse_int(optarg, 0, 1024, &threads) < 0)
-                return cli_usage_error("profile", "bad --threads '%s'", optarg);
-            break;
-        case 'O':
-            if (strcmp(optarg, "all") && strcmp(optarg, "extended") && strcmp(optarg, "basic") &&
-                strcmp(optarg, "disabled"))
-                return cli_usage_error("profile", "bad --opt '%s' (all, extended, basic, disabled)", optarg);
-            opt = optarg;
-            break;
-        case 'C':
-            if (strcmp(optarg, "wall") && strcmp(optarg, "cpu"))
-                return cli_usage_error("profile", "bad --clock '%s' (wall or cpu)", optarg);
-            clk = optarg;
-            break;
-        case 'W':
-            if (strcmp(optarg, "constants") && strcmp(optarg, "inputs"))
-                return cli_usage_error("profile", "bad --weights '%s' (constants or inputs)", optarg);
-            weights = optarg;
-            break;
-        case 'd':
-            if (!*optarg || strchr(optarg, ',') || strchr(optarg, '\n'))
-                return cli_usage_error("profile", "bad --device '%s'", optarg);
-            device = optarg;
-            break;
-        case 'c':
-            check = 1;
-            break;
-        case 's':
-            if (cli_parse_int(optarg, 0, 4294967295L, &sv) < 0)
-                return cli_usage_error("profile", "bad --seed '%s'", optarg);
-            seed = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            profile_usage(stdout);
-            return CLI_OK;
-        default:
-            return cli_usage_error("profile", "unknown or incomplete option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1) return cli_usage_error("profile", "expected exactly one MODEL.onnx");
-    if (!clk) clk = threads == 1 ? "cpu" : "wall";
+    cli_args a;
+    cli_args_init(&a, CMD_PROFILE);
+    int rc = cli_parse(&a, argc, argv);
+    if (rc != CLI_CONTINUE) return rc;
+    long runs = a.runs, warmup = a.warmup, threads = a.threads;
+    const char *out = a.csv, *opt = a.opt_level, *weights = a.weights, *device = a.device;
+    const char *clk = a.clock ? a.clock : threads == 1 ? "cpu" : "wall";
+    int check = a.check_shapes, json = a.json;
+    if (!*device || strchr(device, ',') || strchr(device, '\n'))
+        return cli_usage_error(a.name, "--device '%s' is not a device name (no commas or newlines)", device);
     if (strcmp(clk, "cpu") == 0 && threads != 1)
-        return cli_usage_error("profile", "--clock cpu needs --threads 1 (CPU time sums the threads)");
-    const char *path = argv[optind];
+        return cli_usage_error(a.name, "--clock cpu needs --threads 1 (CPU time sums the threads)");
+    char seed[24];
+    snprintf(seed, sizeof seed, "%ld", a.seed);
+    const char *path = a.pos[0];
     double t0 = hsdag_now();
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    int rc = hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e);
+    rc = hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e);
     if (rc < 0) return cli_fail("profile", rc, &e);
     if (g->meta.format != HSDAG_FMT_ONNX) {
         hsdag_graph_free(g);
@@ -401,10 +252,10 @@ int cmd_profile(int argc, char **argv)
     args[na++] = "--clock";
     args[na++] = (char *)clk;
     args[na++] = "--seed";
-    args[na++] = (char *)seed;
+    args[na++] = seed;
     if (check) args[na++] = "--check-shapes";
     args[na] = NULL;
-    if (isatty(2))
+    if (isatty(2) && !a.quiet)
         fprintf(stderr, "profiling %s with ONNX Runtime (%ld + %ld runs)...\n", path, warmup, runs);
     char *js = NULL;
     size_t jlen = 0;
@@ -425,7 +276,7 @@ int cmd_profile(int argc, char **argv)
     }
     double wall = hsdag_now() - t0;
     if (json)
-        report_json(&b, path, p, g, wall);
+        hsdag_ortprof_write_json(&b, p, g, path, wall);
     else
         report_table(&b, path, g, p, wall);
     rc = cli_write_out("profile", "-", &b);

@@ -2,7 +2,8 @@
  * per op class (peak FLOP/s x efficiency), memory bandwidth and per-op launch overhead; and scores a device's
  * per-op predictions against profiles it was not fitted on.
  * Not here: measuring (hsdag profile / ortprof.h), simulating (sim.h; a fitted device is an ordinary device).
- * Entry points: hsdag_calib_config_default, hsdag_calibrate_fit, hsdag_calibrate_eval, hsdag_calibrate_devices.
+ * Entry points: hsdag_calib_config_default, hsdag_calibrate_fit, hsdag_calibrate_eval, hsdag_calibrate_devices,
+ *   hsdag_calibrate_write_json.
  *
  * Usage:
  *   hsdag_calib_config cc = hsdag_calib_config_default();
@@ -75,6 +76,12 @@ HSDAG_API int hsdag_calibrate_kernels(hsdag_buf *out, const hsdag_device *dev, c
  * file `base` with its first CPU replaced by dev (e.g. "cpu-gpu": this CPU + the preset's GPU and link). */
 HSDAG_API int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const char *name,
                                       const char *base, hsdag_err *e);
+/* The "hsdag-calibration/1" result document (docs/formats.md, "Result JSON"): the device (fitted, or the one
+ * scored when r is NULL), the fit's figures (null when scoring) and one row per model (labels[i] names the
+ * i-th of models[n]). 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_calibrate_write_json(hsdag_buf *out, const hsdag_device *dev, const hsdag_calib_result *r,
+                                         const hsdag_calib_model *models, const char *const *labels,
+                                         int32_t n);
 
 #ifdef __cplusplus
 }

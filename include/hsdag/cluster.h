@@ -157,6 +157,12 @@ typedef struct hsdag_cluster_policy {
  * known end times of running jobs, block availability and the beta distribution); ties to least
  * worker-time. */
 HSDAG_API int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err *e);
+/* The policy registry in display order: the name as accepted ("fixed:K" stands for fixed:0..16) and one
+ * line (for --help). */
+typedef struct hsdag_cluster_policy_info {
+    const char *name, *summary;
+} hsdag_cluster_policy_info;
+HSDAG_API const hsdag_cluster_policy_info *hsdag_cluster_policies(int32_t *n);
 HSDAG_API const char *hsdag_cluster_policy_name(const hsdag_cluster_policy *p, char *buf, size_t cap);
 /* Picks an action for the current job (rng used by "random"). Learned -> HSDAG_EUNSUPPORTED: its network is
  * loaded once per episode, so it acts inside hsdag_cluster_run. */
@@ -167,6 +173,32 @@ HSDAG_API int hsdag_cluster_policy_act(const hsdag_cluster_policy *p, const hsda
  * greedily (hsdag_cluster_run_net). */
 HSDAG_API int hsdag_cluster_run(hsdag_cluster *env, const hsdag_cluster_policy *p, uint64_t seed,
                                 hsdag_cluster_metrics *m, hsdag_err *e);
+
+/* ---- result documents (src/cluster/result_json.c; docs/formats.md, "Result JSON") ---- */
+/* "hsdag-cluster-episode/1": the policy (as hsdag_cluster_policy_name prints it), beta, seed, the metrics,
+ * and the wall and CPU time of one episode (median of repeat runs). */
+HSDAG_API int hsdag_cluster_episode_write_json(hsdag_buf *out, const hsdag_cluster_config *c,
+                                               const char *policy, uint64_t seed,
+                                               const hsdag_cluster_metrics *m, double wall_s, double cpu_s,
+                                               int32_t repeat);
+/* Every policy x beta distribution over the seeds: value [(policy * strlen(betas) + beta) * n_seeds + seed]. */
+typedef struct hsdag_cluster_comparison {
+    const char *const *policies; /* [n_policies] as given */
+    int32_t n_policies;
+    const char *betas; /* e.g. "ABCD" */
+    const uint64_t *seeds;
+    int32_t n_seeds;
+    const double *blocking, *throughput; /* blocking_rate and throughput of each episode */
+    double median_wall_s;                /* one episode */
+} hsdag_cluster_comparison;
+/* "hsdag-cluster-comparison/1": per policy and beta, mean, std and per-seed values. */
+HSDAG_API int hsdag_cluster_compare_write_json(hsdag_buf *out, const hsdag_cluster_config *c,
+                                               const hsdag_cluster_comparison *cmp);
+/* The same as a paper-style markdown table (mean +- std). */
+HSDAG_API int hsdag_cluster_compare_write_markdown(hsdag_buf *out, const hsdag_cluster_config *c,
+                                                   const hsdag_cluster_comparison *cmp);
+/* "hsdag-cluster-models/1": the job models (ops, deps, JCT_seq, memory, lookahead JCT per degree). */
+HSDAG_API int hsdag_cluster_models_write_json(hsdag_buf *out, const hsdag_cluster *env);
 
 /* ---- the learned PAC-ML policy on this env (src/cluster/pacml_env.c; the learner is pacml.h) ---- */
 /* Fills *out with callbacks over env and env's job models, for hsdag_pacml_trainer_create and

@@ -155,10 +155,32 @@ HSDAG_API void hsdag_heap_pop(hsdag_heap *h, void *out);
 HSDAG_API const void *hsdag_heap_top(const hsdag_heap *h);
 HSDAG_API void hsdag_heap_free(hsdag_heap *h); /* frees own storage; the heap is empty afterwards */
 
-/* ---- files ---- */
+/* ---- weighted pairs (src/core/pairs.c) ---- */
+typedef struct hsdag_pair {
+    int32_t a, b;
+    double w;
+} hsdag_pair;
+/* Sorts p[n] by (a, b) and merges equal pairs, summing w (in sorted order); count[i] (may be NULL, else
+ * n slots) gets how many pairs merged into the i-th. Returns the number of distinct pairs, now first in p. */
+HSDAG_API int32_t hsdag_pairs_merge(hsdag_pair *p, int32_t n, int32_t *count);
+
+/* ---- files (src/core/file.c; the rules: docs/formats.md, "Writing files") ---- */
 /* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */
 HSDAG_API int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e);
-/* Writes atomically: path.tmp, fsync, rename. */
+/* Checks, before any work, that hsdag_write_file_atomic(path) can succeed: path is not a directory, not a
+ * special file, not a read-only file, not a symlink out of its directory (nor a dangling one), and its
+ * directory exists and takes new files. Returns 0 or HSDAG_EINVAL / HSDAG_EIO with a one-line message that
+ * names path. */
+HSDAG_API int hsdag_out_check(const char *path, hsdag_err *e);
+/* The same for a run directory: dir exists and is a writable directory, or can be created in an existing
+ * writable parent. *n_entries (may be NULL) = entries in it (0 if it does not exist yet), after removing
+ * stale temporary files of ours. */
+HSDAG_API int hsdag_out_dir_check(int *n_entries, const char *dir, hsdag_err *e);
+/* Replaces path atomically: a temp file made by mkstemp (O_EXCL, mode 0600) in path's directory, written,
+ * given the old file's mode (and owner where permitted) or 0666 minus the umask, fsynced and renamed over
+ * path; the directory is then fsynced. A symlink within the directory is followed (its target is replaced);
+ * one leading elsewhere is refused, as are a read-only file and a directory (the hsdag_out_check rules).
+ * Temp files of writers that died are removed first. Messages name path, never the temp file. */
 HSDAG_API int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
 
 /* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */
@@ -177,6 +199,33 @@ HSDAG_API void hsdag_buf_append(hsdag_buf *b, const char *s, size_t n);
 HSDAG_API void hsdag_buf_json_str(hsdag_buf *b, const char *s); /* appends a quoted, escaped JSON string */
 HSDAG_API void hsdag_buf_double(hsdag_buf *b, double v); /* shortest text that round-trips (%.17g fallback) */
 HSDAG_API void hsdag_buf_free(hsdag_buf *b);
+
+/* ---- JSON writer for result documents (src/core/jsonw.c; the schemas: docs/formats.md, "Result JSON") ----
+ * One object per document with a "schema" key first; "key": value pairs joined by ", "; in an array whose
+ * elements are objects or arrays each element starts a line. Keys are escaped like strings (device and op
+ * names from files may be keys). Inside an array pass key = NULL. Usage:
+ *   hsdag_jw w; hsdag_jw_begin(&w, &buf, "hsdag-bound/1");
+ *   hsdag_jw_num(&w, "lower_bound_ms", ms); hsdag_jw_array(&w, "methods"); hsdag_jw_object(&w, NULL); ...
+ *   int rc = hsdag_jw_end(&w);                                   // closes what is open; 0 or HSDAG_ENOMEM */
+#define HSDAG_JW_DEPTH 8
+typedef struct hsdag_jw {
+    hsdag_buf *b;
+    int depth;                 /* containers open; 1 = inside the document's object */
+    int32_t n[HSDAG_JW_DEPTH]; /* members written at each depth */
+    unsigned char is_arr[HSDAG_JW_DEPTH];
+    unsigned char lines[HSDAG_JW_DEPTH]; /* an array whose elements went on their own lines */
+} hsdag_jw;
+HSDAG_API void hsdag_jw_begin(hsdag_jw *w, hsdag_buf *b, const char *schema);
+HSDAG_API void hsdag_jw_str(hsdag_jw *w, const char *key, const char *s); /* NULL -> null */
+HSDAG_API void hsdag_jw_num(hsdag_jw *w, const char *key,
+                            double v); /* shortest round trip; NaN, inf -> null */
+HSDAG_API void hsdag_jw_int(hsdag_jw *w, const char *key, long long v);
+HSDAG_API void hsdag_jw_bool(hsdag_jw *w, const char *key, int v);
+HSDAG_API void hsdag_jw_null(hsdag_jw *w, const char *key);
+HSDAG_API void hsdag_jw_object(hsdag_jw *w, const char *key); /* opens an object */
+HSDAG_API void hsdag_jw_array(hsdag_jw *w, const char *key);  /* opens an array */
+HSDAG_API void hsdag_jw_close(hsdag_jw *w);                   /* closes the innermost open container */
+HSDAG_API int hsdag_jw_end(hsdag_jw *w); /* closes all, appends "\n"; 0 or HSDAG_ENOMEM */
 
 /* Monotonic wall clock in seconds. */
 HSDAG_API double hsdag_now(void);

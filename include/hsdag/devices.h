@@ -106,6 +106,8 @@ typedef struct hsdag_devices {
 HSDAG_API int hsdag_devices_preset(hsdag_devices **out, const char *name, const hsdag_graph *g, hsdag_err *e);
 /* Preset names, NULL-terminated (for --help). */
 const char *const *hsdag_devices_preset_names(void);
+/* One line describing a preset (for --help), or NULL for a name that is not one. */
+HSDAG_API const char *hsdag_devices_preset_summary(const char *name);
 /* The default for a graph: "tarnawski" for Tarnawski JSON graphs, "cpu-gpu" otherwise. */
 HSDAG_API const char *hsdag_devices_default_name(const hsdag_graph *g);
 /* spec = a preset name, a JSON file path, or NULL/""/"auto" (= hsdag_devices_default_name(g)). */

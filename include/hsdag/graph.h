@@ -1,6 +1,7 @@
 /* graph.h - the computation-graph IR: an immutable DAG in CSR form, nodes in topological order.
  * Not here: file formats (io.h), devices and latency (devices.h, sim.h), learning.
- * Entry points: hsdag_gb_* (builder), hsdag_graph_free, hsdag_graph_stats, hsdag_opcost_estimate.
+ * Entry points: hsdag_gb_* (builder), hsdag_graph_free, hsdag_graph_stats, hsdag_graph_summary_write_json,
+ *   hsdag_opcost_estimate.
  *
  * Usage:
  *   hsdag_gb *b = hsdag_gb_create();
@@ -268,6 +269,11 @@ typedef struct hsdag_graph_stats {
 } hsdag_graph_stats;
 HSDAG_API int hsdag_graph_stats_compute(const hsdag_graph *g, hsdag_graph_stats *s, hsdag_err *e);
 HSDAG_API void hsdag_graph_stats_free(hsdag_graph_stats *s);
+/* The "hsdag-graph-summary/1" document (docs/formats.md, "Result JSON") of `hsdag info --json`: file (as
+ * the caller named it), format, node and edge counts as in the file and in the graph, the statistics and
+ * the op histogram. mirrored = 1 when g is a mirrored PipeDream job graph. 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_graph_summary_write_json(hsdag_buf *out, const hsdag_graph *g,
+                                             const hsdag_graph_stats *st, const char *file, int mirrored);
 
 /* Longest-path level of every node (sources are level 0); lvl has n_nodes slots. Returns depth. */
 HSDAG_API int32_t hsdag_graph_levels(const hsdag_graph *g, int32_t *lvl);

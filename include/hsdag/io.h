@@ -1,7 +1,7 @@
 /* io.h - importers and exporters of computation graphs, each on a (buffer, length) entry point.
  * Not here: placement files (place.h) and device files (devices.h).
  * Entry points: hsdag_load, hsdag_load_file, hsdag_detect, hsdag_<format>_read, hsdag_json_write,
- * hsdag_dot_write, hsdag_suite_parse/read_file/free.
+ * hsdag_dot_write, hsdag_dot_write_groups, hsdag_suite_parse/read_file/free.
  *
  * Usage:
  *   hsdag_graph *g; hsdag_err e = {0};
@@ -60,6 +60,13 @@ HSDAG_API int hsdag_json_write(hsdag_buf *out, const hsdag_graph *g);
  * device_names[n_devices] for the legend. */
 HSDAG_API int hsdag_dot_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
                               const char *const *device_names, int32_t n_devices);
+/* A placement's coarsened drawing for graphs too big to lay out op by op: one box per group of ops on one
+ * device ("GPU: 37 ops", first .. last op), filled by device, with the tensors between two groups summed on
+ * one edge. Groups are the connected same-device components when there are at most max_groups of them,
+ * else (device, band of longest-path levels) with at most max_groups groups. device is required. Returns 0,
+ * HSDAG_EINVAL (no device array, max_groups < 1) or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_dot_write_groups(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
+                                     const char *const *device_names, int32_t n_devices, int32_t max_groups);
 
 /* ---- benchmark suites (bench/NAME.suite): one instance per line ----
  * Line grammar (whitespace-separated tokens; '#' to the end of a line is a comment; blank lines ignored):

@@ -4,7 +4,7 @@
  * their registry through hsdag_learn_register_methods).
  * Entry points: hsdag_learn_config_default/paper, hsdag_learn_create/free, hsdag_learn_train,
  *               hsdag_learn_imitate, hsdag_learn_save/load, hsdag_learn_best, hsdag_learn_curve,
- *               hsdag_learn_place(_learned, _paper), hsdag_learn_sim_eval.
+ *               hsdag_learn_place(_learned, _paper), hsdag_learn_sim_eval, hsdag_learn_run_write_json.
  *
  * Usage:
  *   hsdag_learn_config cfg = hsdag_learn_config_default();     // the paper: 25 episodes x 20 steps, seed 42
@@ -168,14 +168,16 @@ HSDAG_API int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, u
                                        int64_t max_evals, double noise, double *polished_s, int64_t *evals,
                                        hsdag_err *e);
 /* The warm start of the default placer: the best by measurement through orc (each one counted) of every
- * single device (ops a device may not run on their first allowed device), HEFT, m-ETF and greedy-tarnawski.
+ * single device (ops a device may not run on their first allowed device), HEFT, m-ETF, greedy-tarnawski
+ * and, on two devices, the min cut (local-search's own start is a subset of these).
  * device[p->n] gets it, *lat / *feas its measurement, *from its name. */
 HSDAG_API int hsdag_learn_warm_start(hsdag_place_problem *p, hsdag_place_oracle *orc,
                                      const hsdag_place_opts *o, int32_t *device, double *lat, int *feas,
                                      const char **from, hsdag_err *e);
 /* The registry entries (hsdag_place_fn), each with o->budget placements (default 500), o->noise, o->seed:
  *   hsdag          the default learner warm-started from the best of the cheap heuristics (each single
- *                  device, HEFT, m-ETF, greedy-tarnawski; measured, counted), then local-search polish
+ *                  device, HEFT, m-ETF, greedy-tarnawski, the min cut on two devices; measured, counted),
+ *                  then local-search polish
  *                  (o->max_evals, default 20000) of the best placement; the note says what each part gave;
  *   hsdag-learned  the default learner alone: no warm start, no polish;
  *   hsdag-paper    the paper's algorithm exactly (hsdag_learn_config_paper, budget / 20 episodes).
@@ -193,6 +195,29 @@ HSDAG_API int hsdag_learn_place_paper(hsdag_place_problem *p, const hsdag_place_
 HSDAG_API int hsdag_learn_register_methods(hsdag_err *e);
 /* Episodes that give at least `budget` placements with cfg's steps x samples per episode. */
 HSDAG_API int32_t hsdag_learn_episodes_for(const hsdag_learn_config *cfg, int64_t budget);
+
+/* ---- result JSON (src/learn/run_json.c; docs/formats.md, "Result JSON") ---- */
+typedef struct hsdag_learn_json_info {
+    const char *model;             /* the input as the user named it */
+    const hsdag_learn_config *cfg; /* the run's configuration (hsdag_learn_get_config) */
+    int measured;                  /* 1: latencies came from an external measurement, not the simulator */
+    double latency_s;              /* the best placement's latency: noise-free simulated, or measured */
+    double learned_s;              /* best latency before any polish, as the oracle saw it */
+    double polished_s;             /* after the local-search polish, NAN without one */
+    double noise;                  /* the oracle's noise sigma (0: none) */
+    const char *warm_start;        /* the warm start's method, NULL without one */
+    double warm_start_s;           /* its measured latency (NAN without one) */
+    int64_t warm_evals;            /* measurements the warm start spent */
+    int64_t polish_evals;          /* simulator evaluations the polish spent */
+    double wall_s;                 /* seconds of training and polishing */
+    const char *out_dir;           /* the run directory */
+    const char *out;               /* the extra placement file written, or NULL */
+} hsdag_learn_json_info;
+/* The "hsdag-training-run/1" document: the costs head, the best placement's latency (info->latency_s), as
+ * the oracle saw it (measured_ms) and simulated (best = hsdag_place_score of it on p), the bound, the
+ * configuration, every evaluation spent and the outputs. 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_learn_run_write_json(hsdag_buf *out, const hsdag_learn *L, const hsdag_place_problem *p,
+                                         const hsdag_place_result *best, const hsdag_learn_json_info *info);
 
 /* ---- one forward pass, for tests (finite-difference check of the whole policy loss) ----
  * Runs one step with the current state and given RNG seed, dropout off, and returns the policy loss

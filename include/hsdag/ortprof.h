@@ -2,7 +2,7 @@
  * which `hsdag profile` runs), matched to the importer's graph: per-node times, what ORT fused or removed,
  * and the output shapes ORT computed, compared with the importer's.
  * Not here: running ORT (the CLI starts the bridge; the library never does), fitting devices (calibrate.h).
- * Entry points: hsdag_ortprof_parse, hsdag_ortprof_write_csv, hsdag_ortprof_free.
+ * Entry points: hsdag_ortprof_parse, hsdag_ortprof_write_csv, hsdag_ortprof_write_json, hsdag_ortprof_free.
  *
  * Usage:
  *   hsdag_ortprof *p; hsdag_err e = {0};
@@ -76,6 +76,11 @@ HSDAG_API int hsdag_ortprof_parse(hsdag_ortprof **out, const void *buf, size_t l
  * <anchor>" and "#folded,<node>" / "#removed,<node>" saying where each node's time went. */
 HSDAG_API int hsdag_ortprof_write_csv(hsdag_buf *out, const hsdag_ortprof *p, const hsdag_graph *g,
                                       const char *device);
+/* The "hsdag-profile/1" result document (docs/formats.md, "Result JSON"): the run's settings, end-to-end and
+ * kernel latencies, node counts by status and, after a shape check, the differences. model names the input;
+ * wall_s = seconds the profiling took. 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_ortprof_write_json(hsdag_buf *out, const hsdag_ortprof *p, const hsdag_graph *g,
+                                       const char *model, double wall_s);
 HSDAG_API void hsdag_ortprof_free(hsdag_ortprof *p); /* NULL is a no-op */
 
 #ifdef __cplusplus

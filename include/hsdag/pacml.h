@@ -229,6 +229,11 @@ HSDAG_API const hsdag_pacml_train_config *hsdag_pacml_trainer_config(const hsdag
  * names of `hsdag cluster train`), or NULL if they are equal. */
 HSDAG_API const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
                                                     const hsdag_pacml_train_config *b);
+/* The "hsdag-cluster-training-run/1" document (src/learn/run_json.c; docs/formats.md, "Result JSON"):
+ * beta, the trainer's seed, iterations done, decisions collected (last->steps), the best greedy evaluation and
+ * its iteration, wall time (last->wall_s) and the run directory. */
+HSDAG_API int hsdag_pacml_run_write_json(hsdag_buf *out, const hsdag_pacml_trainer *t, char beta,
+                                         const hsdag_pacml_iter_stats *last, const char *out_dir);
 
 /* ---- policy files (policies/pacml/beta_X.bin, DIR/policy.bin) ---- */
 /* Image (codec.h frame "HSPACML\0" version 2): beta char + time_unit_fix u8 + 2 pad, net config 6 x i32,

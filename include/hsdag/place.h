@@ -111,7 +111,16 @@ typedef struct hsdag_place_method {
     hsdag_place_respect memory; /* device memory capacities */
     hsdag_place_respect color;  /* colour classes (co-location) and ops a device may not run */
     int in_compare;             /* run by `hsdag compare` when no --methods is given */
+    unsigned uses;              /* the hsdag_place_opts it reads (HSDAG_PLACE_USES_*), besides the seed */
 } hsdag_place_method;
+/* hsdag_place_method.uses: which options change what a method does (the CLI refuses an option no method it
+ * runs reads). The seed is not listed: any method may use it. */
+enum {
+    HSDAG_PLACE_USES_TIME_LIMIT = 1u << 0, /* time_limit_s */
+    HSDAG_PLACE_USES_MAX_EVALS = 1u << 1,  /* max_evals */
+    HSDAG_PLACE_USES_BUDGET = 1u << 2,     /* budget and noise (a black-box oracle's measurements) */
+    HSDAG_PLACE_USES_INIT = 1u << 3        /* init */
+};
 
 /* The registry, in display order: the built-in methods, then the registered ones in registration order. */
 HSDAG_API const hsdag_place_method *hsdag_place_methods(int32_t *count);
@@ -131,7 +140,8 @@ typedef struct hsdag_place_result {
     const char *method; /* the name asked for */
     double latency_s;   /* simulated makespan of the placement */
     int feasible;       /* simulator's verdict (memory, unsupported ops, colour classes, accelerator count) */
-    double lower_bound_s;   /* hsdag_place_lower_bound */
+    double lower_bound_s;         /* hsdag_place_lower_bound */
+    const char *lower_bound_rule; /* its rule ("exact", "critical-path", ...; static storage) */
     double gap;             /* (latency - bound) / bound; 0 when both are 0; NAN when bound is 0 < latency */
     double place_s;         /* wall seconds spent in the placer (not counting the scoring run) */
     hsdag_place_report rep; /* what the placer said */
@@ -144,9 +154,50 @@ typedef struct hsdag_place_result {
  * own. */
 HSDAG_API int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o,
                               int32_t *device, hsdag_place_result *r, hsdag_err *e);
-/* Scores an existing placement the same way (place_s = 0). */
+/* Scores an existing placement the same way; r is cleared first (method NULL, place_s = 0, an empty report
+ * with bound_s = objective_s = NAN). */
 HSDAG_API int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r,
                                 hsdag_err *e);
+/* ---- result JSON (docs/formats.md, "Result JSON") ---- */
+typedef struct hsdag_place_json_info {
+    const char *model;            /* the input as the user named it */
+    const char *method;           /* the method asked for; NULL when the placement was given (simulate) */
+    const char *placement;        /* the placement spec or file that was given (simulate); NULL otherwise */
+    const char *placement_format; /* its format (hsdag_placement_format_name); NULL otherwise */
+    int64_t seed;                 /* the seed the method got; < 0 = none (a given placement) */
+    double evals_per_s; /* simulator evaluations per CPU second when measured (simulate --repeat), else NAN */
+} hsdag_place_json_info;
+/* The "hsdag-placement-result/1" document of one placement: the costs head (hsdag_costs_write_json_head),
+ * how it was placed, its simulated latency, feasibility, lower bound and gap, and per-device ops, busy time
+ * and memory. r is a result of hsdag_place_run or hsdag_place_score on p with device. 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p,
+                                            const int32_t *device, const hsdag_place_result *r,
+                                            const hsdag_place_json_info *info);
+/* One row of a comparison: the method, its status (0, or the error it failed with) and message, and its
+ * result when status == 0. */
+typedef struct hsdag_place_compare_row {
+    const char *method;
+    int status;
+    const char *error; /* one line when status < 0, else NULL */
+    hsdag_place_result r;
+} hsdag_place_compare_row;
+/* The "hsdag-comparison/1" document: the costs head, the seed, the lower bound b (hsdag_place_lower_bound
+ * of p) and one object per row. */
+HSDAG_API int hsdag_place_compare_write_json(hsdag_buf *out, const hsdag_place_problem *p,
+                                             const hsdag_bound *b, const hsdag_place_compare_row *rows,
+                                             int32_t n_rows, const hsdag_place_json_info *info);
+
+/* The "hsdag-suite-comparison/1" document of a benchmark suite (compare --suite), written one instance at a
+ * time: _begin opens it (suite name, seed, budget, noise) in out, each _instance adds one instance's
+ * comparison (its name, best known latency in ms or NAN and how it was obtained, then the head and the
+ * members of "hsdag-comparison/1"), hsdag_jw_end(w) closes it (0 or HSDAG_ENOMEM). */
+HSDAG_API void hsdag_place_suite_json_begin(hsdag_jw *w, hsdag_buf *out, const char *suite, int64_t seed,
+                                            int64_t budget, double noise);
+HSDAG_API void hsdag_place_suite_json_instance(hsdag_jw *w, const char *name, double best_known_ms,
+                                               const char *how, const hsdag_place_problem *p,
+                                               const hsdag_bound *b, const hsdag_place_compare_row *rows,
+                                               int32_t n_rows, const hsdag_place_json_info *info);
+
 /* Resolves a single-device spec to a device index, or -1 when name is not one. */
 HSDAG_API int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name);
 

@@ -38,6 +38,8 @@ typedef enum hsdag_placement_format {
     HSDAG_PLF_SPLIT,    /* Tarnawski split */
     HSDAG_PLF_SPEC      /* "cpu-only" / a device name, from hsdag_placement_from_spec */
 } hsdag_placement_format;
+/* "unknown", "hsdag", "affinity", "tarnawski-split", "shorthand" (JSON "placement_format"). */
+HSDAG_API const char *hsdag_placement_format_name(hsdag_placement_format f);
 
 typedef struct hsdag_placement_info {
     hsdag_placement_format format;

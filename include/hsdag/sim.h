@@ -37,7 +37,8 @@ typedef enum hsdag_costsrc {
         0, /* FILE if every non-bookkeeping node has the needed measured column, else ROOFLINE */
     HSDAG_COSTSRC_ROOFLINE, /* max(flops / (peak * eff), bytes / mem_bw) + launch_s */
     HSDAG_COSTSRC_FILE      /* graph->cost_ms: CPU column on cpu devices, ACCEL column on gpu/accel devices;
-                             * a node without the needed column falls back to the roofline */
+                             * a node without the needed column falls back to the roofline; a graph with
+                             * no measured cost at all is refused (HSDAG_EUNSUPPORTED) */
 } hsdag_costsrc;
 
 typedef struct hsdag_costs_config {
@@ -45,6 +46,10 @@ typedef struct hsdag_costs_config {
     const hsdag_profile *profile; /* optional (NULL): overrides single (node, device) entries, any source */
 } hsdag_costs_config;
 HSDAG_API hsdag_costs_config hsdag_costs_config_default(void);
+/* "auto" | "roofline" | "file" (the order of the enum, for --help and JSON "op_costs"); parse returns 0 or
+ * HSDAG_EINVAL. */
+HSDAG_API const char *hsdag_costsrc_name(hsdag_costsrc c);
+HSDAG_API int hsdag_costsrc_parse(hsdag_costsrc *out, const char *s, hsdag_err *e);
 
 /* The precomputed [node x device] cost table and everything a simulator or placer needs per node.
  * Read-only after hsdag_costs_create. Invariants: node_s >= 0 and finite; bookkeeping nodes cost 0 everywhere
@@ -114,6 +119,8 @@ typedef enum hsdag_priority {
     HSDAG_PRIO_UPWARD_RANK = 0, /* HEFT upward rank: mean cost over allowed devices + max successor rank */
     HSDAG_PRIO_TOPO             /* lower topological index first */
 } hsdag_priority;
+HSDAG_API const char *hsdag_priority_name(hsdag_priority p); /* "rank", "topo"; NULL past the last */
+HSDAG_API int hsdag_priority_parse(hsdag_priority *out, const char *s, hsdag_err *e);
 
 typedef struct hsdag_sim_config {
     hsdag_semantics semantics; /* HSDAG_SEM_AUTO = devs->semantics */
@@ -205,6 +212,16 @@ typedef struct hsdag_bound {
  * sem AUTO = the device set's default. exact may be NULL. */
 HSDAG_API int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
                                   hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e);
+
+/* ---- result JSON (docs/formats.md, "Result JSON") ----
+ * The keys every result about one model on one device set starts with: model (as named by the caller),
+ * nodes, edges, devices, semantics (what ran, never auto), op_costs (what auto resolved to), profiled
+ * (cost entries taken from a profile). For the result writers of this and higher layers. */
+HSDAG_API void hsdag_costs_write_json_head(hsdag_jw *w, const hsdag_costs *c, hsdag_semantics sem,
+                                           const char *model);
+/* The "hsdag-bound/1" document: the head, lower_bound_ms, lower_bound_rule and the terms of the bound. */
+HSDAG_API int hsdag_bound_write_json(hsdag_buf *out, const hsdag_costs *c, const hsdag_bound *b,
+                                     const char *model);
 
 #ifdef __cplusplus
 }

@@ -76,12 +76,12 @@ def generate(lines):
     for label, path in MODELS:
         b = os.path.basename(path)[:-5]
         csv = os.path.join(work, b + ".csv")
-        if REUSE:  # profiles taken before (hsdag profile --out DIR/NAME.csv --json > DIR/NAME.json)
+        if REUSE:  # profiles taken before (hsdag profile --csv DIR/NAME.csv --json > DIR/NAME.json)
             csv = os.path.join(REUSE, b + ".csv")
             with open(os.path.join(REUSE, b + ".json")) as f:
                 r = json.load(f)
         else:
-            r = run_json(["profile", path, "--runs", str(RUNS), "--warmup", "3", "--out", csv])
+            r = run_json(["profile", path, "--runs", str(RUNS), "--warmup", "3", "--csv", csv])
         meas[label] = {"path": path, "csv": csv, "latency": r["latency_ms"], "wall": r["wall_latency_ms"],
                        "kernels": r["kernel_ms"], "ort": r["ort_version"]}
     load1 = os.getloadavg()
@@ -93,12 +93,12 @@ def generate(lines):
         args = ["calibrate"] + [meas[l]["csv"] for l, _ in folds[k]]
         for l, _ in folds[k]:
             args += ["--model", meas[l]["path"]]
-        dev.append((out, run_json(args + ["--out", out])))
+        dev.append((out, run_json(args + ["--device-set", out])))
     full = os.path.join(work, "all.json")
     args = ["calibrate"] + [meas[l]["csv"] for l, _ in MODELS]
     for l, _ in MODELS:
         args += ["--model", meas[l]["path"]]
-    fitall = run_json(args + ["--out", full])
+    fitall = run_json(args + ["--device-set", full])
     rows = []
     for k in (0, 1):
         djson = dev[1 - k][0]  # predict fold k with the device fitted on the other fold

@@ -18,7 +18,7 @@ def generate(L):
         pols = "para-max,para-min,random,acceptable-jct,sequential,fixed:4,lookahead"
         if os.path.exists("policies/pacml/beta_A.bin"):
             pols += ",learned"
-        run(["cluster", "compare", "--seeds", ",".join(map(str, SEEDS)), "--policies", pols, "--out", out,
+        run(["cluster", "compare", "--seeds", ",".join(map(str, SEEDS)), "--policies", pols, "--markdown", out,
              "--quiet"] + fix)
         with open(out) as f:
             L.append(f.read().strip())

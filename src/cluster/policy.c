@@ -1,12 +1,31 @@
 /* policy.c - the built-in partitioning policies of `hsdag cluster` and the one-episode runner.
  * Not here: the learned GNN policy (src/learn/pacml_*.c; "learned[:DIR]" episodes run through
  *   pacml_env.c, since its network acts on whole episodes, not through hsdag_cluster_policy_act).
- * Entry points: hsdag_cluster_policy_parse, hsdag_cluster_policy_name, hsdag_cluster_policy_act,
- * hsdag_cluster_run. */
+ * Entry points: hsdag_cluster_policies, hsdag_cluster_policy_parse, hsdag_cluster_policy_name,
+ * hsdag_cluster_policy_act, hsdag_cluster_run. */
 #include "cluster_internal.h"
 
 #include <math.h>
 #include <string.h>
+
+/* The policies in display order, one line each (for --help); hsdag_cluster_policy_parse accepts these. */
+static const hsdag_cluster_policy_info policy_table[] = {
+    {"para-max", "the largest valid degree (the paper's Para_max)"},
+    {"para-min", "the smallest valid degree"},
+    {"random", "uniform over the valid non-zero degrees (the paper's Random)"},
+    {"fixed:K", "always degree K (0 if not valid)"},
+    {"acceptable-jct", "the smallest valid degree whose cached lookahead JCT meets the deadline"},
+    {"sequential", "always degree 1 (no partitioning)"},
+    {"lookahead[:H:F]", "our heuristic: looks H arrivals ahead, prefers degrees >= F (docs/pacml.md)"},
+    {"learned[:DIR]", "a learned GNN policy: DIR/policy.bin from 'hsdag cluster train', or the shipped one "
+                      "for the run's beta"},
+};
+
+const hsdag_cluster_policy_info *hsdag_cluster_policies(int32_t *n)
+{
+    *n = (int32_t)(sizeof policy_table / sizeof policy_table[0]);
+    return policy_table;
+}
 
 int hsdag_cluster_policy_parse(hsdag_cluster_policy *p, const char *s, hsdag_err *e)
 {

@@ -1,6 +1,6 @@
 /* common.c - status strings, error buffer, allocation wrapper with fault injection, arena, RNG,
- * string map, file helpers and the growable text buffer.
- * Not here: anything graph-specific. Entry points: see include/hsdag/common.h. */
+ * string map and the growable text buffer.
+ * Not here: anything graph-specific; reading and writing files (file.c). Entry points: see include/hsdag/common.h. */
 #include "hsdag/codec.h"
 #include "hsdag/common.h"
 
@@ -333,84 +333,6 @@ int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t va
 int32_t hsdag_strmap_count(const hsdag_strmap *m)
 {
     return m->count;
-}
-
-/* ---- files ---- */
-int hsdag_read_file(char **buf, size_t *len, const char *path, size_t max_bytes, hsdag_err *e)
-{
-    *buf = NULL;
-    *len = 0;
-    if (!max_bytes) max_bytes = (size_t)1 << 30;
-    FILE *f = fopen(path, "rb");
-    if (!f) return hsdag_err_set(e, HSDAG_EIO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return hsdag_err_set(e, HSDAG_EIO, "%s: is a directory", path);
-    }
-    size_t cap = 0, n = 0;
-    char *b = NULL;
-    int rc = 0;
-    for (;;) {
-        if (hsdag_grow((void **)&b, &cap, n + 65536 + 1, 1) < 0) {
-            rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory reading file", path);
-            break;
-        }
-        size_t got = fread(b + n, 1, cap - n - 1, f);
-        n += got;
-        if (n > max_bytes) {
-            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: file larger than %zu bytes", path, max_bytes);
-            break;
-        }
-        if (got == 0) {
-            if (ferror(f)) rc = hsdag_err_set(e, HSDAG_EIO, "%s: read error", path);
-            break;
-        }
-    }
-    fclose(f);
-    if (rc < 0) {
-        hsdag_free(b);
-        return rc;
-    }
-    b[n] = 0;
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
-int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e)
-{
-    size_t pl = strlen(path);
-    char *tmp = hsdag_malloc(pl + 16);
-    if (!tmp) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", path);
-    snprintf(tmp, pl + 16, "%s.tmp%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int rc = 0;
-    if (fd < 0) {
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: cannot create: %s", tmp, strerror(errno));
-        goto done;
-    }
-    const char *p = buf;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            rc = hsdag_err_set(e, HSDAG_EIO, "%s: write failed: %s", tmp, strerror(errno));
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (rc == 0 && fsync(fd) != 0)
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
-    close(fd);
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = hsdag_err_set(e, HSDAG_EIO, "%s: rename failed: %s", path, strerror(errno));
-    if (rc < 0) unlink(tmp);
-done:
-    hsdag_free(tmp);
-    return rc;
 }
 
 /* ---- text buffer ---- */

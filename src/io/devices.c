@@ -266,6 +266,21 @@ const char *const *hsdag_devices_preset_names(void)
     return preset_list;
 }
 
+/* one line each for --help, in preset_list order */
+static const char *const preset_summary[] = {
+    "Intel Core i9-12900K + Intel Arc A770 16 GB over PCIe 4.0, sequential (OpenVINO HETERO)",
+    "i9-12900K + its UHD Graphics 770 (shared DDR5), sequential",
+    "i9-12900K + four Arc A770 behind one PCIe switch, concurrent",
+    "a Tarnawski JSON model's own accelerators and CPUs (tarnawski:K[:L] sets the counts), tarnawski "
+    "semantics"};
+
+const char *hsdag_devices_preset_summary(const char *name)
+{
+    for (int i = 0; preset_list[i]; i++)
+        if (name && strcmp(name, preset_list[i]) == 0) return preset_summary[i];
+    return NULL;
+}
+
 const char *hsdag_devices_default_name(const hsdag_graph *g)
 {
     return (g && g->meta.format == HSDAG_FMT_TARNAWSKI) ? "tarnawski" : "cpu-gpu";

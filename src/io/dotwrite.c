@@ -1,7 +1,8 @@
-/* dotwrite.c - Graphviz DOT export of a graph: nodes labelled "name\nop", optionally filled by device with a
- * legend, edges labelled with the bytes they carry (human units). Output is valid input for `dot -Tsvg`.
+/* dotwrite.c - Graphviz DOT export of a graph: every op (nodes labelled "name\nop", optionally filled by
+ * device with a legend, edges labelled with the bytes they carry), or a placement's coarsened drawing (one
+ * box per group of ops on one device, edges summed) that Graphviz lays out in seconds at any size.
  * Not here: reading DOT (dot.c) or running Graphviz; layout is left entirely to Graphviz.
- * Entry points: hsdag_dot_write. */
+ * Entry points: hsdag_dot_write, hsdag_dot_write_groups. */
 #include "hsdag/io.h"
 
 #include <math.h>
@@ -141,5 +142,182 @@ int hsdag_dot_write(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
         hsdag_buf_printf(out, ";\n");
     }
     hsdag_buf_printf(out, "}\n");
+    return out->oom ? HSDAG_ENOMEM : 0;
+}
+
+/* ---- the coarsened drawing ---- */
+
+static int32_t dw_find(int32_t *parent, int32_t x)
+{
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* Group of every node: connected same-device components when there are at most max_groups of them, else
+ * (device, band of longest-path levels) with bands sized so at most max_groups groups exist. Group ids
+ * follow the first member in topological order. Returns the group count, -1 on ENOMEM; *banded = 1 for the
+ * second kind. */
+static int32_t dw_groups(const hsdag_graph *g, const int32_t *device, int32_t n_devices, int32_t max_groups,
+                         int32_t *group, int *banded)
+{
+    int32_t n = g->n_nodes, ng = 0;
+    int32_t *tmp = hsdag_malloc(((size_t)n + 1) * sizeof *tmp);
+    if (!tmp) return -1;
+    *banded = 0;
+    for (int32_t v = 0; v < n; v++) tmp[v] = v;
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        int32_t u = g->edge_src[k], v = g->out_dst[k];
+        if (device[u] != device[v]) continue;
+        int32_t a = dw_find(tmp, u), b = dw_find(tmp, v);
+        if (a != b) tmp[a > b ? a : b] = a < b ? a : b; /* the root is the smallest index */
+    }
+    for (int32_t v = 0; v < n; v++) ng += dw_find(tmp, v) == v;
+    if (ng <= max_groups) {
+        /* roots are the smallest members, so numbering roots in index order numbers groups by first member */
+        ng = 0;
+        for (int32_t v = 0; v < n; v++) group[v] = tmp[v] == v ? ng++ : group[dw_find(tmp, v)];
+        hsdag_free(tmp);
+        return ng;
+    }
+    *banded = 1;
+    int32_t depth = hsdag_graph_levels(g, tmp), used = 0;
+    uint64_t seen = 0;
+    int unplaced = 0;
+    for (int32_t v = 0; v < n; v++) {
+        if (device[v] >= 0 && device[v] < n_devices && device[v] < 64) {
+            if (!((seen >> device[v]) & 1u)) used++;
+            seen |= (uint64_t)1 << device[v];
+        } else if (!unplaced) {
+            unplaced = 1;
+            used++;
+        }
+    }
+    int32_t bands = max_groups / (used ? used : 1);
+    if (bands < 1) bands = 1;
+    if (bands > depth) bands = depth;
+    /* key = band * (n_devices + 1) + device slot; ids by first member */
+    size_t nkeys = (size_t)bands * ((size_t)n_devices + 1);
+    int32_t *id = hsdag_malloc((nkeys + 1) * sizeof *id);
+    if (!id) {
+        hsdag_free(tmp);
+        return -1;
+    }
+    for (size_t i = 0; i < nkeys; i++) id[i] = -1;
+    ng = 0;
+    for (int32_t v = 0; v < n; v++) {
+        int32_t band = (int32_t)((int64_t)tmp[v] * bands / depth);
+        int32_t slot = device[v] >= 0 && device[v] < n_devices ? device[v] : n_devices;
+        size_t key = (size_t)band * ((size_t)n_devices + 1) + (size_t)slot;
+        if (id[key] < 0) id[key] = ng++;
+        group[v] = id[key];
+    }
+    hsdag_free(id);
+    hsdag_free(tmp);
+    return ng;
+}
+
+/* The name of v shortened to fit a box label. */
+static void dw_short(hsdag_buf *b, const char *s)
+{
+    char cut[40];
+    size_t n = strlen(s);
+    if (n < sizeof cut) {
+        dw_text(b, s);
+        return;
+    }
+    size_t k = sizeof cut - 4;
+    while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80) k--; /* do not split a UTF-8 sequence */
+    memcpy(cut, s, k);
+    memcpy(cut + k, "...", 4);
+    dw_text(b, cut);
+}
+
+int hsdag_dot_write_groups(hsdag_buf *out, const hsdag_graph *g, const int32_t *device,
+                           const char *const *device_names, int32_t n_devices, int32_t max_groups)
+{
+    if (!device || n_devices < 0 || max_groups < 1) return HSDAG_EINVAL;
+    int32_t n = g->n_nodes;
+    int32_t *group = hsdag_malloc(((size_t)n + 1) * sizeof *group);
+    if (!group) return HSDAG_ENOMEM;
+    int banded = 0;
+    int32_t ng = dw_groups(g, device, n_devices, max_groups, group, &banded);
+    /* per group: first member, last member, count */
+    int32_t *first = ng > 0 ? hsdag_malloc((size_t)ng * 3 * sizeof *first) : NULL;
+    hsdag_pair *links = hsdag_malloc(((size_t)g->n_edges + 1) * sizeof *links);
+    int32_t *tensors = hsdag_malloc(((size_t)g->n_edges + 1) * sizeof *tensors);
+    if (ng < 0 || (ng > 0 && !first) || !links || !tensors) {
+        hsdag_free(group);
+        hsdag_free(first);
+        hsdag_free(links);
+        hsdag_free(tensors);
+        return HSDAG_ENOMEM;
+    }
+    int32_t *last = first + ng, *count = first + 2 * ng;
+    for (int32_t i = 0; i < ng; i++) first[i] = -1, count[i] = 0;
+    for (int32_t v = 0; v < n; v++) {
+        int32_t gi = group[v];
+        if (first[gi] < 0) first[gi] = v;
+        last[gi] = v;
+        count[gi]++;
+    }
+    hsdag_buf_printf(out, "digraph hsdag {\n  graph [fontname=\"Helvetica\", label=\"");
+    if (g->meta.name && *g->meta.name) {
+        dw_text(out, g->meta.name);
+        hsdag_buf_append(out, ": ", 2);
+    }
+    /* bounded layout effort (network simplex and crossing minimisation passes, straight edges): a dense
+     * group graph, as a random placement gives, otherwise takes Graphviz minutes */
+    hsdag_buf_printf(
+        out,
+        "%d ops in %d groups (%s)\", labelloc=t, rankdir=TB, nslimit=2, nslimit1=2, mclimit=0.2, "
+        "remincross=false, splines=line];\n",
+        n, ng, banded ? "ops on one device within a band of depth levels" : "connected ops on one device");
+    hsdag_buf_printf(out,
+                     "  node [shape=box, style=\"rounded,filled\", fillcolor=\"%s\", fontname=\"Helvetica\", "
+                     "fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=8];\n",
+                     DW_UNPLACED);
+    dw_legend(device, device_names, n_devices, g, out);
+    for (int32_t gi = 0; gi < ng; gi++) {
+        int32_t d = device[first[gi]];
+        int placed = d >= 0 && d < n_devices;
+        hsdag_buf_printf(out, "  g%d [label=\"", gi);
+        if (!placed)
+            hsdag_buf_printf(out, "unplaced");
+        else if (device_names && device_names[d])
+            dw_text(out, device_names[d]);
+        else
+            hsdag_buf_printf(out, "device %d", d);
+        hsdag_buf_printf(out, ": %d op%s\\n", count[gi], count[gi] == 1 ? "" : "s");
+        dw_short(out, g->name[first[gi]]);
+        if (count[gi] > 1) {
+            hsdag_buf_append(out, " .. ", 4);
+            dw_short(out, g->name[last[gi]]);
+        }
+        hsdag_buf_append(out, "\"", 1);
+        if (placed) hsdag_buf_printf(out, ", fillcolor=\"%s\"", dw_palette[d % DW_NPAL]);
+        hsdag_buf_printf(out, "];\n");
+    }
+    int32_t nl = 0;
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        int32_t a = group[g->edge_src[k]], b = group[g->out_dst[k]];
+        if (a == b) continue;
+        double x = g->edge_bytes[k];
+        links[nl++] = (hsdag_pair){a, b, isfinite(x) && x > 0 ? x : 0};
+    }
+    nl = hsdag_pairs_merge(links, nl, tensors);
+    for (int32_t i = 0; i < nl; i++) {
+        hsdag_buf_printf(out, "  g%d -> g%d", links[i].a, links[i].b);
+        if (links[i].w > 0) {
+            char lab[32];
+            dw_bytes(lab, sizeof lab, links[i].w);
+            hsdag_buf_printf(out, " [label=\"%s%s\"]", lab, tensors[i] > 1 ? " total" : "");
+        }
+        hsdag_buf_printf(out, ";\n");
+    }
+    hsdag_buf_printf(out, "}\n");
+    hsdag_free(group);
+    hsdag_free(first);
+    hsdag_free(links);
+    hsdag_free(tensors);
     return out->oom ? HSDAG_ENOMEM : 0;
 }

@@ -3,7 +3,8 @@
  * the per-op profile CSV.
  * Not here: starting ORT (tools/cmd_profile.c), the attribution rules (the bridge applies them; docs/devices.md
  * "Profiling" lists them), fitting a device (sim/calibrate.c).
- * Entry points: hsdag_ortprof_parse, hsdag_ortprof_write_csv, hsdag_ortprof_free, hsdag_ort_status_name. */
+ * Entry points: hsdag_ortprof_parse, hsdag_ortprof_write_csv, hsdag_ortprof_write_json, hsdag_ortprof_free,
+ *   hsdag_ort_status_name. */
 #include "hsdag/ortprof.h"
 
 #include <math.h>
@@ -303,4 +304,54 @@ int hsdag_ortprof_write_csv(hsdag_buf *b, const hsdag_ortprof *p, const hsdag_gr
                              g->name[v]);
     }
     return b->oom ? HSDAG_ENOMEM : 0;
+}
+
+int hsdag_ortprof_write_json(hsdag_buf *out, const hsdag_ortprof *p, const hsdag_graph *g, const char *model,
+                             double wall_s)
+{
+    hsdag_jw w;
+    hsdag_jw_begin(&w, out, "hsdag-profile/1");
+    hsdag_jw_str(&w, "model", model);
+    hsdag_jw_int(&w, "nodes", g->n_nodes);
+    hsdag_jw_str(&w, "ort_version", p->ort_version);
+    hsdag_jw_int(&w, "threads", p->threads);
+    hsdag_jw_int(&w, "runs", p->runs);
+    hsdag_jw_int(&w, "warmup", p->warmup);
+    hsdag_jw_str(&w, "opt", p->opt);
+    hsdag_jw_str(&w, "clock", p->clock);
+    hsdag_jw_num(&w, "latency_ms", p->median_ms);
+    hsdag_jw_num(&w, "wall_latency_ms", p->median_wall_ms);
+    hsdag_jw_num(&w, "cpu_latency_ms", p->median_cpu_ms);
+    hsdag_jw_num(&w, "kernel_ms", p->kernel_ms);
+    hsdag_jw_int(&w, "orphan_kernels", p->n_orphans);
+    hsdag_jw_num(&w, "orphan_ms", p->orphan_ms);
+    for (int s = 0; s < HSDAG_ORT_STATUS_COUNT_; s++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_nodes", hsdag_ort_status_name((hsdag_ort_status)s));
+        hsdag_jw_int(&w, key, p->n_status[s]);
+    }
+    if (p->has_shapes) {
+        hsdag_jw_int(&w, "shapes_checked", p->n_shapes_checked);
+        hsdag_jw_int(&w, "shape_diffs", p->n_shape_diffs);
+        hsdag_jw_int(&w, "shape_unknown", p->n_shape_unknown);
+        hsdag_jw_array(&w, "diffs");
+        for (int32_t i = 0; i < p->n_diff_list; i++) {
+            const hsdag_ort_shape_diff *d = &p->diffs[i];
+            hsdag_jw_object(&w, NULL);
+            hsdag_jw_str(&w, "node", g->name[d->node]);
+            hsdag_jw_str(&w, "op", g->op[d->node]);
+            hsdag_jw_int(&w, "output", d->output);
+            hsdag_jw_str(&w, "hsdag", d->hsdag);
+            hsdag_jw_str(&w, "ort", d->ort);
+            hsdag_jw_close(&w);
+        }
+        hsdag_jw_close(&w);
+    } else {
+        hsdag_jw_null(&w, "shapes_checked");
+        hsdag_jw_null(&w, "shape_diffs");
+        hsdag_jw_null(&w, "shape_unknown");
+        hsdag_jw_null(&w, "diffs");
+    }
+    hsdag_jw_num(&w, "wall_s", wall_s);
+    return hsdag_jw_end(&w);
 }

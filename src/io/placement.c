@@ -3,12 +3,19 @@
  * the same three out. Formats are described in include/hsdag/placement.h and docs/simulator.md.
  * Not here: computing or scoring placements; the split lists themselves (split.c's reader and writer, which
  *   this file maps onto a device set); JSON parsing (jsonin.h).
- * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split.
+ * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split,
+ *   hsdag_placement_format_name.
  */
 #include "hsdag/placement.h"
 #include "split_int.h"
 
 #include <string.h>
+
+const char *hsdag_placement_format_name(hsdag_placement_format f)
+{
+    static const char *const names[] = {"unknown", "hsdag", "affinity", "tarnawski-split", "shorthand"};
+    return f >= HSDAG_PLF_UNKNOWN && f <= HSDAG_PLF_SPEC ? names[f] : "unknown";
+}
 #include <strings.h>
 
 #define PL_MAX_BYTES ((size_t)1 << 30)

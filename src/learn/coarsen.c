@@ -27,19 +27,6 @@ void hsdag_coarsen_expand(const hsdag_coarse *c, int32_t *op_dev, const int32_t 
     for (int32_t v = 0; v < c->n_nodes; v++) op_dev[v] = group_dev[c->group_of[v]];
 }
 
-typedef struct {
-    int32_t a, b;
-    double bytes;
-} gedge;
-
-static int gedge_cmp(const void *x, const void *y)
-{
-    const gedge *p = x, *q = y;
-    if (p->a != q->a) return p->a < q->a ? -1 : 1;
-    if (p->b != q->b) return p->b < q->b ? -1 : 1;
-    return 0;
-}
-
 static int32_t uf_find(int32_t *par, int32_t x)
 {
     while (par[x] != x) x = par[x] = par[par[x]];
@@ -92,7 +79,7 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
     *out = NULL;
     int32_t n = g->n_nodes;
     const int32_t *colocate = o->colocate;
-    gedge *ge = NULL;
+    hsdag_pair *ge = NULL;
     int32_t *gops = NULL;
     double *gbytes = NULL;
     hsdag_coarse *c = hsdag_calloc(1, sizeof *c);
@@ -146,7 +133,7 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
 
     /* group edges: every op edge between different groups, merged */
     int32_t m = 0;
-    ge = hsdag_malloc(sizeof(gedge) * (size_t)(g->n_edges ? g->n_edges : 1));
+    ge = hsdag_malloc(sizeof(hsdag_pair) * (size_t)(g->n_edges ? g->n_edges : 1));
     if (!ge) goto oom;
     for (int32_t k = 0; k < g->n_edges; k++) {
         int32_t a = c->group_of[g->edge_src[k]], b = c->group_of[g->out_dst[k]];
@@ -154,17 +141,10 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
         HSDAG_ASSERT(a < b || colocate);
         ge[m].a = a;
         ge[m].b = b;
-        ge[m].bytes = g->edge_bytes ? g->edge_bytes[k] : 0.0;
+        ge[m].w = g->edge_bytes ? g->edge_bytes[k] : 0.0;
         m++;
     }
-    qsort(ge, (size_t)m, sizeof *ge, gedge_cmp);
-    int32_t mu = 0;
-    for (int32_t k = 0; k < m; k++) {
-        if (mu > 0 && ge[mu - 1].a == ge[k].a && ge[mu - 1].b == ge[k].b)
-            ge[mu - 1].bytes += ge[k].bytes;
-        else
-            ge[mu++] = ge[k];
-    }
+    int32_t mu = hsdag_pairs_merge(ge, m, NULL);
     c->n_edges = mu;
     size_t me = (size_t)(mu ? mu : 1);
     c->out_off = hsdag_calloc((size_t)ng + 1, sizeof(int32_t));
@@ -179,7 +159,7 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
         c->in_off[ge[k].b + 1]++;
         c->out_dst[k] = ge[k].b;
         c->edge_src[k] = ge[k].a;
-        c->edge_bytes[k] = ge[k].bytes;
+        c->edge_bytes[k] = ge[k].w;
     }
     for (int32_t k = 0; k < ng; k++) {
         c->out_off[k + 1] += c->out_off[k];
@@ -200,15 +180,13 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
             ge[k].a = ge[k].b;
             ge[k].b = t;
         }
-    qsort(ge, (size_t)mu, sizeof *ge, gedge_cmp);
+    c->n_und = hsdag_pairs_merge(ge, mu, NULL);
     c->und_u = hsdag_malloc(sizeof(int32_t) * me);
     c->und_v = hsdag_malloc(sizeof(int32_t) * me);
     if (!c->und_u || !c->und_v) goto oom;
-    c->n_und = 0;
-    for (int32_t k = 0; k < mu; k++) {
-        if (c->n_und && c->und_u[c->n_und - 1] == ge[k].a && c->und_v[c->n_und - 1] == ge[k].b) continue;
-        c->und_u[c->n_und] = ge[k].a;
-        c->und_v[c->n_und++] = ge[k].b;
+    for (int32_t k = 0; k < c->n_und; k++) {
+        c->und_u[k] = ge[k].a;
+        c->und_v[k] = ge[k].b;
     }
     hsdag_free(ge);
     *out = c;

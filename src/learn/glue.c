@@ -64,9 +64,13 @@ int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, uint64_t se
     return rc;
 }
 
-/* ---- warm start: the best of the cheap heuristics, by measurement ---- */
+/* ---- warm start: the best of the cheap placers, by measurement ----
+ * The candidates are local-search's own start (single devices, HEFT, greedy-tarnawski and, on two devices, the
+ * min cut: the optimum on cpu-gpu) and m-ETF, so hsdag starts from at least as good a placement as
+ * local-search. METIS is not one: as a start it helped on some hard instances and hurt on others
+ * (docs/hsdag.md). A placer that does not apply (the min cut on k != 2) is skipped. */
 
-static const char *const warm_methods[] = {"heft", "m-etf", "greedy-tarnawski"};
+static const char *const warm_methods[] = {"heft", "m-etf", "greedy-tarnawski", "mincut"};
 
 int hsdag_learn_warm_start(hsdag_place_problem *p, hsdag_place_oracle *orc, const hsdag_place_opts *o,
                            int32_t *device, double *lat, int *feas, const char **from, hsdag_err *e)
@@ -229,14 +233,14 @@ int hsdag_learn_register_methods(hsdag_err *e)
          "HSDAG, the project's learner (src/learn): warm start from the best cheap heuristic, --budget "
          "learned "
          "placements (default 500), local-search polish; the note says what each part gave",
-         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1},
+         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1, HSDAG_PLACE_USES_BUDGET | HSDAG_PLACE_USES_MAX_EVALS},
         {"hsdag-learned", hsdag_learn_place_learned,
          "HSDAG learner alone: no warm start, no polish; --budget placements (default 500)",
-         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1},
+         HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1, HSDAG_PLACE_USES_BUDGET},
         {"hsdag-paper", hsdag_learn_place_paper,
          "HSDAG as published (NeurIPS 2024): GCN + graph-parsing pooling + REINFORCE, --budget placements in "
          "episodes of 20",
-         HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 1},
+         HSDAG_PLACE_IGNORES, HSDAG_PLACE_IGNORES, 1, HSDAG_PLACE_USES_BUDGET},
     };
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
         int rc = hsdag_place_register(&methods[i], e);

@@ -629,7 +629,7 @@ const char *hsdag_pacml_train_config_diff(const hsdag_pacml_train_config *a,
     if (memcmp(&a->f, &b->f, sizeof a->f)) return name
     PP_DIFF(seed, "seed");
     PP_DIFF(iterations, "iterations");
-    PP_DIFF(episodes_per_iter, "episodes");
+    PP_DIFF(episodes_per_iter, "batch-episodes");
     PP_DIFF(epochs, "epochs");
     PP_DIFF(minibatch, "minibatch");
     PP_DIFF(gamma, "gamma");

@@ -7,18 +7,6 @@
 
 #include <metis.h>
 
-typedef struct mt_edge {
-    int32_t a, b;
-    double w;
-} mt_edge;
-
-static int mt_edge_cmp(const void *x, const void *y)
-{
-    const mt_edge *p = x, *q = y;
-    if (p->a != q->a) return p->a < q->a ? -1 : 1;
-    return (p->b > q->b) - (p->b < q->b);
-}
-
 /* Fastest device of class gi among those it may use. */
 static int32_t mt_fastest(const hsdag_place_problem *p, int32_t gi)
 {
@@ -46,7 +34,7 @@ int place_metis(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
         return 0;
     }
     int rc = 0;
-    mt_edge *ed = hsdag_malloc((size_t)(2 * g->n_edges + 1) * sizeof *ed);
+    hsdag_pair *ed = hsdag_malloc((size_t)(2 * g->n_edges + 1) * sizeof *ed);
     idx_t *xadj = hsdag_malloc((size_t)(ng + 1) * sizeof *xadj);
     idx_t *adj = hsdag_malloc((size_t)(2 * g->n_edges + 1) * sizeof *adj);
     idx_t *adjw = hsdag_malloc((size_t)(2 * g->n_edges + 1) * sizeof *adjw);
@@ -60,20 +48,12 @@ int place_metis(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *devi
     for (int32_t kk = 0; kk < g->n_edges; kk++) {
         int32_t u = g->edge_src[kk], a = p->group[u], b = p->group[g->out_dst[kk]];
         if (a == b) continue;
-        ed[ne++] = (mt_edge){a, b, p->mean_xfer[u]};
-        ed[ne++] = (mt_edge){b, a, p->mean_xfer[u]};
+        ed[ne++] = (hsdag_pair){a, b, p->mean_xfer[u]};
+        ed[ne++] = (hsdag_pair){b, a, p->mean_xfer[u]};
         wsum += 2 * p->mean_xfer[u];
     }
-    qsort(ed, (size_t)ne, sizeof *ed, mt_edge_cmp);
     for (int32_t v = 0; v < p->n; v++) csum += p->mean_cost[v];
-    int32_t na = 0;
-    for (int32_t i = 0; i < ne; i++) {
-        if (i && ed[i].a == ed[i - 1].a && ed[i].b == ed[i - 1].b) {
-            ed[na - 1].w += ed[i].w;
-            continue;
-        }
-        ed[na++] = ed[i];
-    }
+    int32_t na = hsdag_pairs_merge(ed, ne, NULL);
     for (int32_t gi = 0; gi <= ng; gi++) xadj[gi] = 0;
     for (int32_t i = 0; i < na; i++) xadj[ed[i].a + 1]++;
     for (int32_t gi = 0; gi < ng; gi++) xadj[gi + 1] += xadj[gi];

@@ -260,7 +260,9 @@ int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err 
     return 0;
 }
 
-int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e)
+/* Simulates device and fills r's scoring fields (latency, feasibility, bound, gap, sim); leaves the rest. */
+static int place_score_fields(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r,
+                              hsdag_err *e)
 {
     for (int32_t v = 0; v < p->n; v++)
         if (device[v] < 0 || device[v] >= p->k)
@@ -274,11 +276,19 @@ int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place
     r->latency_s = r->sim.makespan_s;
     r->feasible = r->sim.feasible;
     r->lower_bound_s = b.lower_s;
+    r->lower_bound_rule = b.rule;
     if (b.lower_s > 0)
         r->gap = (r->latency_s - b.lower_s) / b.lower_s;
     else
         r->gap = r->latency_s > 0 ? NAN : 0.0;
     return 0;
+}
+
+int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->rep.bound_s = r->rep.objective_s = NAN;
+    return place_score_fields(p, device, r, e);
 }
 
 int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_place_opts *o, int32_t *device,
@@ -316,7 +326,7 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
         if (device[v] < 0 || device[v] >= p->k)
             return hsdag_err_set(e, HSDAG_ESOLVER, "place: %s: node '%s' left without a valid device", method,
                                  p->g->name[v]);
-    return hsdag_place_score(p, device, r, e);
+    return place_score_fields(p, device, r, e);
 }
 
 /* ---- the sequential formula ---- */

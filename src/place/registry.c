@@ -12,48 +12,48 @@
 
 static const hsdag_place_method builtin[] = {
     {"random", place_random, "each colour class on a uniformly random allowed device with room (seeded)", R,
-     R, 1},
+     R, 1, 0},
     {"round-robin", place_round_robin,
-     "colour classes in topological order, cycling over allowed devices with room", R, R, 1},
+     "colour classes in topological order, cycling over allowed devices with room", R, R, 1, 0},
     {"m-topo", place_mtopo,
      "Baechi m-TOPO: topological order, fill each device up to an equal share of memory (capped by capacity)",
-     R, R, 1},
+     R, R, 1, 0},
     {"m-etf", place_metf,
      "Baechi m-ETF: earliest (op, device) start time first among ready ops, devices without room skipped", R,
-     R, 1},
+     R, 1, 0},
     {"m-sct", place_msct,
      "Baechi m-SCT: LP relaxation (GLPK) picks a favourite child per op, then m-ETF keeping favourites "
      "together",
-     R, R, 1},
+     R, R, 1, 0},
     {"heft", place_heft,
-     "HEFT: upward rank on mean costs, earliest finish time with insertion; skips full devices", R, R, 1},
+     "HEFT: upward rank on mean costs, earliest finish time with insertion; skips full devices", R, R, 1, 0},
     {"metis", place_metis,
      "METIS k-way partition (libmetis) weighted by op cost and transfer time; ignores precedence and memory "
      "caps",
-     I, R, 1},
+     I, R, 1, 0},
     {"greedy-tarnawski", place_greedy_tarnawski,
      "Tarnawski et al.'s greedy: fill accelerators with colour classes in topological order under the memory "
      "cap",
-     R, R, 1},
+     R, R, 1, 0},
     {"mincut", place_mincut,
      "exact optimum on two devices under sequential semantics (s-t min cut); memory caps not expressible", I,
-     R, 1},
+     R, 1, 0},
     {"ilp", place_ilp,
      "exact MILP (GLPK), time-limited, proven gap: sequential latency (memory caps, colour classes); "
      "concurrent "
      "without link contention up to 30 ops",
-     R, R, 1},
+     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT},
     {"local-search", place_local_search,
      "moves single classes and topological segments while simulated latency improves, seeded restarts", R, R,
-     1},
+     1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_MAX_EVALS | HSDAG_PLACE_USES_INIT},
     {"bb-random", place_bb_random,
      "black-box random search: uniformly random placements, --budget measurements (default 500), the best "
      "kept",
-     I, R, 1},
+     I, R, 1, HSDAG_PLACE_USES_BUDGET},
     {"bb-local", place_bb_local,
      "black-box first-improvement local search from a random placement, one class per move, --budget "
      "measurements (default 500)",
-     I, R, 1},
+     I, R, 1, HSDAG_PLACE_USES_BUDGET},
 };
 #define N_BUILTIN ((int32_t)(sizeof builtin / sizeof builtin[0]))
 

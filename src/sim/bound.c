@@ -1,7 +1,7 @@
 /* bound.c - lower bounds on the latency of any placement, per semantics (the proofs are in
  * docs/simulator.md).
  * Not here: exact solvers (the placers provide them through hsdag_bound_exact_fn) or memory-aware bounds.
- * Entry points: hsdag_bound_compute.
+ * Entry points: hsdag_bound_compute, hsdag_bound_write_json, hsdag_costs_write_json_head.
  */
 #include "hsdag/sim.h"
 
@@ -69,4 +69,32 @@ int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics 
         }
     }
     return 0;
+}
+
+/* ---- result JSON ---- */
+
+void hsdag_costs_write_json_head(hsdag_jw *w, const hsdag_costs *c, hsdag_semantics sem, const char *model)
+{
+    if (sem == HSDAG_SEM_AUTO) sem = c->devs->semantics;
+    hsdag_jw_str(w, "model", model);
+    hsdag_jw_int(w, "nodes", c->g->n_nodes);
+    hsdag_jw_int(w, "edges", c->g->n_edges);
+    hsdag_jw_str(w, "devices", c->devs->name ? c->devs->name : "");
+    hsdag_jw_str(w, "semantics", hsdag_semantics_name(sem));
+    hsdag_jw_str(w, "op_costs", hsdag_costsrc_name(c->source));
+    hsdag_jw_int(w, "profiled", c->n_profiled);
+}
+
+int hsdag_bound_write_json(hsdag_buf *out, const hsdag_costs *c, const hsdag_bound *b, const char *model)
+{
+    hsdag_jw w;
+    hsdag_jw_begin(&w, out, "hsdag-bound/1");
+    hsdag_costs_write_json_head(&w, c, b->semantics, model);
+    hsdag_jw_num(&w, "lower_bound_ms", b->lower_s * 1e3);
+    hsdag_jw_str(&w, "lower_bound_rule", b->rule);
+    hsdag_jw_num(&w, "critical_path_ms", b->critical_path_s * 1e3);
+    hsdag_jw_num(&w, "work_ms", b->work_s * 1e3);
+    hsdag_jw_num(&w, "work_per_device_ms", b->work_per_device_s * 1e3);
+    hsdag_jw_num(&w, "exact_ms", b->exact_s * 1e3);
+    return hsdag_jw_end(&w);
 }

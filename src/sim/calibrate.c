@@ -3,7 +3,8 @@
  * per-kernel predictions (rank correlation, relative errors).
  * Not here: measuring (tools/cmd_profile.c + scripts/ort-profile.js), the roofline itself (costs.c:
  * hsdag_roofline_s and hsdag_costs_node_work are the one home of the formula and the work of a node).
- * Entry points: hsdag_calib_config_default, hsdag_calibrate_fit, hsdag_calibrate_eval, hsdag_calibrate_devices.
+ * Entry points: hsdag_calib_config_default, hsdag_calibrate_fit, hsdag_calibrate_eval, hsdag_calibrate_devices,
+ *   hsdag_calibrate_write_json.
  *
  * Method (docs/devices.md, "Calibration"): nodes are grouped into kernels (a measured node, the nodes the
  * profile says were fused into it, and the 0-ms nodes nearest it downstream); a kernel's prediction is the sum
@@ -537,4 +538,52 @@ int hsdag_calibrate_devices(hsdag_devices **out, const hsdag_device *dev, const 
     d->name = nm;
     *out = d;
     return 0;
+}
+
+/* ---- result JSON ---- */
+
+int hsdag_calibrate_write_json(hsdag_buf *out, const hsdag_device *dev, const hsdag_calib_result *r,
+                               const hsdag_calib_model *models, const char *const *labels, int32_t n)
+{
+    hsdag_jw w;
+    hsdag_jw_begin(&w, out, "hsdag-calibration/1");
+    hsdag_jw_str(&w, "mode", r ? "fit" : "score");
+    hsdag_jw_num(&w, "peak_flops", dev->peak_flops);
+    hsdag_jw_num(&w, "mem_bandwidth", dev->mem_bw);
+    hsdag_jw_num(&w, "launch_overhead_s", dev->launch_s);
+    hsdag_jw_num(&w, "cache_bytes", dev->cache_bytes);
+    hsdag_jw_num(&w, "cache_bandwidth", dev->cache_bw);
+    hsdag_jw_object(&w, "output_element_s");
+    for (int k = 0; k < HSDAG_OP_CLASS_COUNT_; k++)
+        hsdag_jw_num(&w, hsdag_opclass_name((hsdag_opclass)k), dev->elem_s[k]);
+    hsdag_jw_close(&w);
+    hsdag_jw_object(&w, "efficiency");
+    for (int k = 0; k < HSDAG_OP_CLASS_COUNT_; k++)
+        hsdag_jw_num(&w, hsdag_opclass_name((hsdag_opclass)k), dev->eff[k]);
+    hsdag_jw_close(&w);
+    if (r) {
+        hsdag_jw_int(&w, "kernels", r->n_kernels);
+        hsdag_jw_int(&w, "sweeps", r->sweeps);
+        hsdag_jw_num(&w, "loss", r->loss);
+    } else {
+        hsdag_jw_null(&w, "kernels");
+        hsdag_jw_null(&w, "sweeps");
+        hsdag_jw_null(&w, "loss");
+    }
+    hsdag_jw_array(&w, "models");
+    for (int32_t i = 0; i < n; i++) {
+        const hsdag_calib_model *m = &models[i];
+        hsdag_jw_object(&w, NULL);
+        hsdag_jw_str(&w, "model", labels[i]);
+        hsdag_jw_int(&w, "kernels", m->kernels);
+        hsdag_jw_num(&w, "measured_ms", m->measured_ms);
+        hsdag_jw_num(&w, "predicted_ms", m->predicted_ms);
+        hsdag_jw_num(&w, "relative_error", m->measured_ms > 0 ? m->predicted_ms / m->measured_ms - 1 : 0);
+        hsdag_jw_num(&w, "spearman", m->spearman);
+        hsdag_jw_num(&w, "median_abs_rel", m->median_abs_rel);
+        hsdag_jw_num(&w, "weighted_abs_rel", m->weighted_abs_rel);
+        hsdag_jw_close(&w);
+    }
+    hsdag_jw_close(&w);
+    return hsdag_jw_end(&w);
 }

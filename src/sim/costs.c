@@ -2,8 +2,8 @@
  * transfer and memory figures.
  * Not here: scheduling (sim.c), bounds (bound.c), the profile CSV reader (src/io/profile.c); the table is
  * computed once and read many times.
- * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_costs_node_work,
- *   hsdag_roofline_s, hsdag_roofline_elems_s, hsdag_costs_means, hsdag_costs_upward_rank.
+ * Entry points: hsdag_costs_create/free, hsdag_costs_config_default, hsdag_costsrc_name/parse,
+ *   hsdag_costs_node_work, hsdag_roofline_s, hsdag_roofline_elems_s, hsdag_costs_means, hsdag_costs_upward_rank.
  */
 #include "hsdag/sim.h"
 
@@ -35,6 +35,23 @@ double hsdag_roofline_s(const hsdag_device *dev, hsdag_opclass cls, double flops
 hsdag_costs_config hsdag_costs_config_default(void)
 {
     return (hsdag_costs_config){.source = HSDAG_COSTSRC_AUTO, .profile = NULL};
+}
+
+static const char *const costsrc_names[] = {"auto", "roofline", "file"};
+
+const char *hsdag_costsrc_name(hsdag_costsrc c)
+{
+    return c >= 0 && c <= HSDAG_COSTSRC_FILE ? costsrc_names[c] : NULL;
+}
+
+int hsdag_costsrc_parse(hsdag_costsrc *out, const char *s, hsdag_err *e)
+{
+    for (int i = 0; s && i <= HSDAG_COSTSRC_FILE; i++)
+        if (strcmp(s, costsrc_names[i]) == 0) {
+            *out = (hsdag_costsrc)i;
+            return 0;
+        }
+    return hsdag_err_set(e, HSDAG_EINVAL, "op costs '%.40s': not one of the accepted names", s ? s : "");
 }
 
 void hsdag_costs_free(hsdag_costs *c)
@@ -72,6 +89,15 @@ static double file_ms(const hsdag_graph *g, int32_t v, int col)
 {
     double x = g->cost_ms[(size_t)v * HSDAG_COST_KINDS_ + col];
     return (isfinite(x) && x >= 0) ? x : NAN;
+}
+
+/* 1 if some non-bookkeeping node has a measured cost for some device kind of the set. */
+static int any_measured(const hsdag_graph *g, const hsdag_devices *d)
+{
+    for (int32_t v = 0; v < g->n_nodes; v++)
+        for (int32_t i = 0; i < d->n && !is_bookkeeping(g, v); i++)
+            if (!isnan(file_ms(g, v, col_of(&d->dev[i])))) return 1;
+    return 0;
 }
 
 /* AUTO resolves to FILE when every non-bookkeeping node has the column every device kind in the set needs. */
@@ -153,6 +179,11 @@ int hsdag_costs_create(hsdag_costs **out, const hsdag_graph *g, const hsdag_devi
     c->n_nodes = V;
     c->n_devices = D;
     c->source = cfg->source == HSDAG_COSTSRC_AUTO ? resolve_source(g, d) : cfg->source;
+    if (c->source == HSDAG_COSTSRC_FILE && !any_measured(g, d)) {
+        hsdag_arena_free(a);
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED,
+                             "the graph has no measured op costs (cost_ms) for these devices");
+    }
     ALLOC_N(c->node_s, (size_t)V * D);
     ALLOC_N(c->allowed, (size_t)V * D);
     ALLOC_N(c->xfer_bytes, V);

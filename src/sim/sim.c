@@ -3,7 +3,7 @@
  * Not here: the semantics themselves (sim_sequential.c, sim_concurrent.c, sim_tarnawski.c), the cost model
  *   (costs.c), bounds (bound.c), trace output (trace.c). A run allocates nothing.
  * Entry points: hsdag_sim_config_default, hsdag_sim_create/run/free/costs/semantics/set_semantics,
- *   sim_run_reset/bind/tally/finish (sim_internal.h).
+ *   hsdag_priority_name/parse, sim_run_reset/bind/tally/finish (sim_internal.h).
  */
 #include "sim_internal.h"
 
@@ -16,6 +16,23 @@ hsdag_sim_config hsdag_sim_config_default(void)
                               .priority = HSDAG_PRIO_UPWARD_RANK,
                               .costs = hsdag_costs_config_default(),
                               .record_trace = 0};
+}
+
+static const char *const priority_names[] = {"rank", "topo"};
+
+const char *hsdag_priority_name(hsdag_priority p)
+{
+    return p >= 0 && p <= HSDAG_PRIO_TOPO ? priority_names[p] : NULL;
+}
+
+int hsdag_priority_parse(hsdag_priority *out, const char *s, hsdag_err *e)
+{
+    for (int i = 0; s && i <= HSDAG_PRIO_TOPO; i++)
+        if (strcmp(s, priority_names[i]) == 0) {
+            *out = (hsdag_priority)i;
+            return 0;
+        }
+    return hsdag_err_set(e, HSDAG_EINVAL, "priority '%.40s': not one of the accepted names", s ? s : "");
 }
 
 void hsdag_sim_free(hsdag_sim *s)

@@ -5,9 +5,10 @@
 . tests/cli_lib.sh
 
 expect_rc 0 "$HSDAG" cluster --help
-expect_grep "time-unit-fix" "$TMP/out"
+expect_grep "cluster train" "$TMP/out"
 expect_rc 0 "$HSDAG" cluster run --help
 expect_grep "para-max" "$TMP/out"
+expect_grep "time-unit-fix" "$TMP/out"
 expect_rc 2 "$HSDAG" cluster
 
 # run --json: the required keys, 1001 arrivals
@@ -53,7 +54,7 @@ printf 'node1 -- x -- forward_compute_time=1.0\n' > "$TMP/bad.txt"
 expect_rc 2 "$HSDAG" cluster run --policy para-max --graphs "$TMP/bad.txt"
 expect_grep "line 1" "$TMP/err"
 # compare: table and markdown file
-expect_rc 0 "$HSDAG" cluster compare --seeds 0,1 --policies para-max,lookahead --betas AD --out "$TMP/t.md" --quiet
+expect_rc 0 "$HSDAG" cluster compare --seeds 0,1 --policies para-max,lookahead --betas AD --markdown "$TMP/t.md" --quiet
 expect_grep "\| para-max \|" "$TMP/out"
 expect_grep "blocking A" "$TMP/t.md"
 expect_grep "±" "$TMP/t.md"
@@ -61,5 +62,5 @@ expect_rc 2 "$HSDAG" cluster compare --seeds 0,x
 expect_rc 2 "$HSDAG" cluster compare --betas AZ
 # info
 expect_rc 0 "$HSDAG" cluster info --json
-expect_grep '"name": "gnmt", "fwd_nodes": 48, "ops": 96, "deps": 117' "$TMP/out"
+expect_grep '"name": "gnmt", "fwd_nodes": 48, "nodes": 96, "edges": 117' "$TMP/out"
 finish

@@ -39,15 +39,15 @@ expect_grep 'warm start .*learned 40 placements.*polish' "$TMP/out"
 expect_rc 0 $HSDAG place $A --method hsdag-paper --budget 40 --json
 expect_grep 'paper REINFORCE' "$TMP/out"
 # train: the paper's algorithm, noise, a warm start; same seed and noise, same curve
-expect_rc 0 $HSDAG train $S --paper --episodes 2 --steps 5 --out "$TMP/p" --json
+expect_rc 0 $HSDAG train $S --paper --episodes 2 --steps 5 --out-dir "$TMP/p" --json
 expect_grep '"mode": "paper"' "$TMP/out"
-expect_rc 0 $HSDAG train $S --budget 40 --noise 0.02 --out "$TMP/n1" --json
+expect_rc 0 $HSDAG train $S --budget 40 --noise 0.02 --out-dir "$TMP/n1" --json
 expect_grep '"placements_evaluated": 40' "$TMP/out"
-expect_rc 0 $HSDAG train $S --budget 40 --noise 0.02 --out "$TMP/n2"
+expect_rc 0 $HSDAG train $S --budget 40 --noise 0.02 --out-dir "$TMP/n2"
 cmp -s "$TMP/n1/curve.csv" "$TMP/n2/curve.csv" && ok || bad "noisy training is not reproducible"
-expect_rc 0 $HSDAG train $S --budget 40 --out "$TMP/n3"
+expect_rc 0 $HSDAG train $S --budget 40 --out-dir "$TMP/n3"
 cmp -s "$TMP/n1/curve.csv" "$TMP/n3/curve.csv" && bad "noise changed nothing" || ok
-expect_rc 0 $HSDAG train $A --budget 40 --mem GPU=50% --warm-start auto --out "$TMP/w" --json
+expect_rc 0 $HSDAG train $A --budget 40 --mem GPU=50% --warm-start auto --out-dir "$TMP/w" --json
 expect_grep '"warm_start": "' "$TMP/out"
 expect_rc 2 $HSDAG train $S --budget 40 --episodes 3
 expect_rc 2 $HSDAG train $S --baseline nope
@@ -68,4 +68,32 @@ expect_rc 2 $HSDAG compare --suite "$TMP/bad.suite" --methods heft
 one_line "$TMP/err"
 expect_rc 2 $HSDAG compare --suite "$TMP/none.suite"
 expect_rc 2 $HSDAG compare --suite tests/data/suite/tiny.suite $A
+# the option table's rules for the learner's options: a companion without its option, contradicting pairs,
+# --noise on a real measurement, an unknown warm start; --suite with a MODEL or --mem; --save-dir per instance
+expect_rc 2 $HSDAG train $S --polish-evals 10 --out-dir "$TMP/c1"
+expect_grep 'polish-evals applies with --polish only' "$TMP/err"
+expect_rc 2 $HSDAG train $S --imitate-steps 3 --out-dir "$TMP/c1"
+expect_rc 2 $HSDAG train $S --fixed-clusters --dynamic-clusters --out-dir "$TMP/c1"
+expect_grep 'contradict each other' "$TMP/err"
+expect_rc 2 $HSDAG train $S --noise 0.1 --measure-cmd true --out-dir "$TMP/c1"
+expect_rc 2 $HSDAG train $S --warm-start nope --out-dir "$TMP/c1"
+one_line "$TMP/err"
+[ -e "$TMP/c1" ] && bad "a refused train created its run directory" || ok
+expect_rc 2 $HSDAG compare --suite tests/data/suite/tiny.suite --mem GPU=50%
+printf 'a 1 x %s --semantics nope\n' $A > "$TMP/sem.suite"
+expect_rc 2 $HSDAG compare --suite "$TMP/sem.suite" --methods heft
+one_line "$TMP/err"; expect_grep "sem.suite:1: a: --semantics 'nope' is not auto, " "$TMP/err"
+printf 'a 1 x %s --costs nope\n' $A > "$TMP/costs.suite"
+expect_rc 2 $HSDAG compare --suite "$TMP/costs.suite" --methods heft
+one_line "$TMP/err"
+expect_rc 0 $HSDAG train --help
+expect_grep '^ +bb-local ' "$TMP/out"
+expect_rc 2 $HSDAG compare
+expect_rc 0 $HSDAG compare --suite tests/data/suite/tiny.suite --methods heft --save-dir "$TMP/sv"
+[ -s "$TMP/sv/alex-mem50/heft.json" ] && ok || bad "compare --suite --save-dir: no DIR/INSTANCE/METHOD.json"
+# --budget and --noise reach the learned methods of place and compare; --paper's defaults are the paper's
+expect_rc 0 $HSDAG compare $S --methods bb-random --budget 25 --json
+expect_grep '"placements_evaluated": 25' "$TMP/out"
+expect_rc 0 $HSDAG train $S --paper --episodes 1 --out-dir "$TMP/pp" --json
+expect_grep '"steps": 20, "samples": 1' "$TMP/out"
 finish

@@ -16,12 +16,12 @@ expect_rc 0 "$HSDAG" cluster train --help
 expect_grep "curve.csv" "$TMP/out"
 expect_rc 2 "$HSDAG" cluster train --beta A --seed 0
 one_line "$TMP/err"
-expect_rc 2 "$HSDAG" cluster train --beta Z --out "$TMP/x"
-expect_rc 2 "$HSDAG" cluster train --out "$TMP/x" --iterations -1
+expect_rc 2 "$HSDAG" cluster train --beta Z --out-dir "$TMP/x"
+expect_rc 2 "$HSDAG" cluster train --out-dir "$TMP/x" --iterations -1
 
-tiny="--beta D --episodes 1 --epochs 1 --hidden 16 --horizon 50000 --eval-episodes 1 --quiet"
+tiny="--beta D --batch-episodes 1 --epochs 1 --hidden 16 --horizon 50000 --eval-episodes 1 --quiet"
 # a 3-iteration run straight through ...
-expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out "$TMP/full" --iterations 3 --json
+expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out-dir "$TMP/full" --iterations 3 --json
 expect_grep '"iterations": 3' "$TMP/out"
 for f in curve.csv checkpoint.bin policy.bin; do
     if [ -s "$TMP/full/$f" ]; then ok; else bad "missing $TMP/full/$f"; fi
@@ -29,8 +29,8 @@ done
 expect_grep '^iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss' "$TMP/full/curve.csv"
 if [ "$(wc -l < "$TMP/full/curve.csv")" -eq 4 ]; then ok; else bad "curve.csv: want header + 3 rows"; fi
 # ... equals 2 iterations + --resume to 3 (all columns but wall time)
-expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out "$TMP/part" --iterations 2
-expect_rc 2 "$HSDAG" cluster train $tiny --seed 3 --out "$TMP/part" --iterations 2
+expect_rc 0 "$HSDAG" cluster train $tiny --seed 3 --out-dir "$TMP/part" --iterations 2
+expect_rc 2 "$HSDAG" cluster train $tiny --seed 3 --out-dir "$TMP/part" --iterations 2
 expect_grep "resume" "$TMP/err"
 expect_rc 0 "$HSDAG" cluster train --resume "$TMP/part" --iterations 3 --quiet
 if [ "$(cut -d, -f1-12 "$TMP/part/curve.csv")" = "$(cut -d, -f1-12 "$TMP/full/curve.csv")" ]; then ok

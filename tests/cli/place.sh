@@ -12,7 +12,7 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a <= b * (1
 # help and method list
 expect_rc 0 $HSDAG place --help
 for m in random round-robin m-topo m-etf m-sct heft metis greedy-tarnawski mincut ilp local-search; do
-    expect_grep "^  $m " "$TMP/out"
+    expect_grep "^ +$m +\[mem" "$TMP/out"
 done
 expect_grep "ignores" "$TMP/out"
 expect_rc 0 $HSDAG place --list
@@ -46,7 +46,8 @@ same "$(num latency_ms "$TMP/out")" "$lat" && ok || bad "affinity map simulates 
 expect_rc 0 $HSDAG place $INC --method ilp --time-limit 20 --json
 same "$(num latency_ms "$TMP/out")" "$lat" && ok || bad "ilp $(num latency_ms "$TMP/out") != mincut $lat"
 for m in heft m-etf greedy-tarnawski local-search cpu-only gpu-only; do
-    expect_rc 0 $HSDAG place $INC --method $m --json --max-evals 2000
+    ev=; [ $m = local-search ] && ev="--max-evals 2000"
+    expect_rc 0 $HSDAG place $INC --method $m --json $ev
     le "$lat" "$(num latency_ms "$TMP/out")" && ok || bad "$m beats the optimum: $(num latency_ms "$TMP/out") < $lat"
 done
 
@@ -101,6 +102,14 @@ expect_rc 2 $HSDAG place $INC --method random --seed -3
 one_line "$TMP/err"
 expect_rc 2 $HSDAG place $INC --method ilp --time-limit abc
 one_line "$TMP/err"
+# a method option no method to run reads is refused before any work, naming the methods that read it
+expect_rc 2 $HSDAG place $INC --method heft --max-evals 100
+one_line "$TMP/err"; expect_grep "max-evals does not apply to --method 'heft': it is read by local-search, hsdag only" "$TMP/err"
+expect_rc 2 $HSDAG place $INC --method heft --budget 10
+expect_rc 2 $HSDAG place $INC --method mincut --time-limit 5
+expect_rc 2 $HSDAG compare $INC --methods heft,cpu-only --noise 0.1
+expect_grep "it is read by bb-random, bb-local, hsdag, hsdag-learned, hsdag-paper only" "$TMP/err"
+expect_rc 0 $HSDAG compare $SQZ --methods heft,bb-random --budget 5
 expect_rc 2 $HSDAG place $INC --method mincut --devices cpu-4gpu
 one_line "$TMP/err"; expect_grep "two devices" "$TMP/err"
 expect_rc 2 $HSDAG place "$TMP/missing.onnx" --method heft

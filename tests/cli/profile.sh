@@ -9,9 +9,9 @@ SKIPPED=0
 
 # help lists every option
 expect_rc 0 $HSDAG profile --help
-for o in --out --runs --warmup --threads --opt --clock --weights --device --check-shapes --seed --json; do expect_grep "$o" "$TMP/out"; done
+for o in --csv --runs --warmup --threads --opt --clock --weights --device --check-shapes --seed --json; do expect_grep "$o" "$TMP/out"; done
 expect_rc 0 $HSDAG calibrate --help
-for o in --model --out --name --base --devices --device --json; do expect_grep "$o" "$TMP/out"; done
+for o in --model --device-set --name --base --devices --device --json; do expect_grep "$o" "$TMP/out"; done
 
 # bad input: exit 2 and one line on stderr, whether or not the runtime is there
 expect_rc 2 $HSDAG profile
@@ -55,7 +55,7 @@ else
     # two small models: profile with the shape check (every inferred shape equals ORT's)
     for m in $SQ $MB; do
         b=$(basename $m .onnx)
-        expect_rc 0 $HSDAG profile $m --runs 3 --warmup 1 --check-shapes --out "$TMP/$b.csv" --json
+        expect_rc 0 $HSDAG profile $m --runs 3 --warmup 1 --check-shapes --csv "$TMP/$b.csv" --json
         expect_grep '"shape_diffs": 0,' "$TMP/out"
         expect_grep '"latency_ms": [0-9]' "$TMP/out"
         # one CSV row per node, plus the header line
@@ -70,7 +70,7 @@ else
     expect_grep '^#fused,.*Relu' "$TMP/squeezenet1_1.csv"
     # calibrate on both, then score the fitted device and simulate with it
     expect_rc 0 $HSDAG calibrate "$TMP/squeezenet1_1.csv" "$TMP/mobilenet_v3_small.csv" --model $SQ --model $MB \
-        --out "$TMP/cpu.json" --json
+        --device-set "$TMP/cpu.json" --json
     expect_grep '"spearman": 0\.[5-9]' "$TMP/out"
     expect_rc 0 $HSDAG calibrate "$TMP/squeezenet1_1.csv" --model $SQ --devices "$TMP/cpu.json"
     expect_grep 'squeezenet1_1' "$TMP/out"

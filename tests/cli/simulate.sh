@@ -10,7 +10,7 @@ S24=tests/data/tarnawski/human-experts/bert24_inference_expert.json
 
 # help lists every option
 expect_rc 0 $HSDAG simulate --help
-for o in --placement --devices --semantics --costs --profile --priority --trace --repeat --json --export-affinity; do
+for o in --placement --devices --semantics --costs --profile --priority --trace --repeat --json --out --affinity --split --dot --dot-full; do
     expect_grep "$o" "$TMP/out"
 done
 expect_rc 0 $HSDAG bound --help
@@ -37,13 +37,19 @@ expect_rc 0 $HSDAG simulate $M --placement gpu-only --repeat 200 --json
 expect_grep '"evals_per_s": [1-9][0-9]*' "$TMP/out"
 
 # a placement file round trip: export hsdag JSON, affinity and split, read each back, same latency
-expect_rc 0 $HSDAG simulate $M --placement cpu-only --export-json "$TMP/p.json" --export-affinity "$TMP/a.json" --json
+expect_rc 0 $HSDAG simulate $M --placement cpu-only --out "$TMP/p.json" --affinity "$TMP/a.json" --json
 expect_grep '"format": "hsdag-placement"' "$TMP/p.json"
 expect_grep '"CPU"' "$TMP/a.json"
 for f in p.json a.json; do
     expect_rc 0 $HSDAG simulate $M --placement "$TMP/$f" --json
     expect_grep "\"latency_ms\": $lat," "$TMP/out"
 done
+
+# the old export names point at the new ones (exit 2, one line)
+expect_rc 2 $HSDAG simulate $M --placement cpu-only --export-json "$TMP/old.json"
+expect_grep "export-json does not apply here: the placement JSON is --out FILE" "$TMP/err"
+one_line "$TMP/err"
+[ ! -e "$TMP/old.json" ] && ok || bad "--export-json still wrote a file"
 
 # a mixed placement: the first half of the nodes on the GPU via "default"
 first=$(sed -n 's/^    "\([^"]*\)": "CPU",*$/\1/p' "$TMP/p.json" | head -n 1)
@@ -74,7 +80,7 @@ expect_rc 0 $HSDAG simulate $T --placement cpu-only --semantics sequential --jso
 expect_grep '"semantics": "sequential"' "$TMP/out"
 expect_rc 0 $HSDAG bound $T --json
 expect_grep '"lower_bound_ms": 187.45(5|49)' "$TMP/out"
-expect_grep '"rule": "critical-path"' "$TMP/out"
+expect_grep '"lower_bound_rule": "critical-path"' "$TMP/out"
 expect_rc 0 $HSDAG bound $M --devices cpu-4gpu --json
 expect_grep '"semantics": "concurrent"' "$TMP/out"
 expect_grep '"work_per_device_ms": [0-9]' "$TMP/out"
