@@ -1,6 +1,6 @@
 /* test_hostile.c - library-level regressions for the inputs of issue 16 that broke the library: m-SCT's LP
  * buffer with isolated nodes, GLPK aborts on unscalable or tiny numbers, the graph builder's value ranges,
- * the placement problem's time ranges.
+ * the placement problem's time ranges, the atomic writer's temporary file.
  * Not here: the generated hostile files through the CLI (tests/hostile/), per-format readers (test_<fmt>.c).
  * Entry points: main. */
 #include "check.h"
@@ -9,7 +9,10 @@
 #include "hsdag/io.h"
 #include "hsdag/place.h"
 
+#include <dirent.h>
 #include <glpk.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* n nodes with measured costs, edges i -> i+1 for i < chain (the rest isolated). */
 static hsdag_graph *measured(int32_t n, int32_t chain, double cpu_ms, double accel_ms, double edge_ms)
@@ -224,6 +227,43 @@ static void test_glpk_guard(void)
     CHECK(strstr(e.msg, "huge: objective coefficient") != NULL);
 }
 
+/* A symlink planted at the temporary name the writer used to take (path.tmp<pid>) is neither followed nor
+ * replaced; the result has the umask's mode and no temporary file is left. */
+static void test_atomic_symlink(void)
+{
+    char dir[] = "/tmp/hsdag-hostile-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char out[300], victim[300], planted[340];
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(planted, sizeof planted, "%s.tmp%ld", out, (long)getpid());
+    FILE *f = fopen(victim, "w");
+    fputs("keep", f);
+    fclose(f);
+    CHECK(symlink(victim, planted) == 0);
+    mode_t old = umask(027);
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_write_file_atomic(out, "new", 3, &e), 0);
+    umask(old);
+    char got[16] = {0};
+    f = fopen(victim, "r");
+    CHECK(f && fread(got, 1, sizeof got - 1, f) == 4 && strcmp(got, "keep") == 0);
+    if (f) fclose(f);
+    struct stat st;
+    CHECK(lstat(out, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0640 && st.st_size == 3);
+    CHECK(lstat(planted, &st) == 0 && S_ISLNK(st.st_mode));
+    int entries = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));)
+        if (de->d_name[0] != '.') entries++;
+    if (d) closedir(d);
+    CHECK_EQ_INT(entries, 3); /* out.json, victim, the planted link: no temporary file */
+    unlink(planted);
+    unlink(victim);
+    unlink(out);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_msct_isolated();
@@ -231,5 +271,6 @@ int main(void)
     test_json_ranges();
     test_solver_ranges();
     test_glpk_guard();
+    test_atomic_symlink();
     return check_summary("test_hostile");
 }

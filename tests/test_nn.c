@@ -8,6 +8,7 @@
 #include "check.h"
 #include "flip_sweep.h"
 #include "gradcheck.h"
+#include "hsdag/codec.h"
 #include "hsdag/nn.h"
 
 #define FWD_TOL 1e-5
@@ -781,6 +782,37 @@ static void test_checkpoint(void)
     bad[0] = 'X';
     CHECK_EQ_INT(hsdag_nn_params_load(t0, bad, b.len - 6, NULL, &e), HSDAG_EPARSE);
     CHECK(hsdag_nn_params_value(t0, 0)[0] == keep && hsdag_nn_params_step(t0) == 0);
+    /* numbers out of range behind a re-made checksum (fuzz_learnckpt: a weight of -1.7e38 loaded, and the
+     * next forward pass was NaN): the first weight, the last second moment, the Adam step; t0 unchanged */
+    {
+        size_t n = b.len - 6, data = n - 12 * hsdag_nn_params_count(p);
+        const struct {
+            size_t at;
+            float x;
+            const char *what;
+        } cases[] = {{data, -1.7e38f, "weight 0"},
+                     {data, NAN, "weight 0"},
+                     {data, 2e8f, "weight 0"},
+                     {n - 4, -1.0f, "second moment"},
+                     {n - 4, INFINITY, "second moment"}};
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            hsdag_buf fb = {0};
+            hsdag_buf_append(&fb, (const char *)img, n);
+            memcpy(fb.data + cases[i].at, &cases[i].x, 4);
+            CHECK_EQ_INT(hsdag_frame_end(&fb, 0), 0);
+            CHECK_EQ_INT(hsdag_nn_params_load(t0, fb.data, n, NULL, &e), HSDAG_EPARSE);
+            CHECK(strstr(e.msg, cases[i].what) != NULL);
+            CHECK(hsdag_nn_params_value(t0, 0)[0] == keep && hsdag_nn_params_step(t0) == 0);
+            hsdag_buf_free(&fb);
+        }
+        hsdag_buf fb = {0};
+        hsdag_buf_append(&fb, (const char *)img, n);
+        memset(fb.data + 44, 0xff, 8); /* the step: -1 */
+        CHECK_EQ_INT(hsdag_frame_end(&fb, 0), 0);
+        CHECK_EQ_INT(hsdag_nn_params_load(t0, fb.data, n, NULL, &e), HSDAG_EPARSE);
+        CHECK(strstr(e.msg, "negative optimiser step") != NULL);
+        hsdag_buf_free(&fb);
+    }
     free(bad);
     hsdag_buf_free(&b);
     hsdag_nn_params_free(p);

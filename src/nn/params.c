@@ -317,6 +317,9 @@ static int ckpt_table(const hsdag_nn_params *p, hsdag_rd *r, int64_t *step, hsda
     uint64_t count = hsdag_get_u64(r);
     *step = hsdag_get_i64(r);
     if (r->bad) return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: truncated header");
+    if (*step < 0) /* Adam's bias correction divides by 1 - beta^step: 0 after the next step's increment */
+        return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: negative optimiser step %lld",
+                             (long long)*step);
     if (nt != p->n_t)
         return hsdag_err_set(e, HSDAG_EINVAL, "nn checkpoint: %u tensors, model has %zu", nt, p->n_t);
     if (count != p->count)
@@ -376,6 +379,20 @@ int hsdag_nn_params_load(hsdag_nn_params *p, const void *buf, size_t len, size_t
         if (hsdag_rd_left(&r) != 3 * p->count * 4)
             return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: %zu bytes after the data",
                                  hsdag_rd_left(&r) - 3 * p->count * 4);
+    }
+    /* Every number in range, checked before any is stored: weights within +-1e8 (Adam moves a weight by
+     * about lr per step, so training never comes near), first moments within +-1e15, second moments in
+     * [0, 1e30]. A corrupt file with a re-made checksum does (fuzz_learnckpt: one weight of -1.7e38 made
+     * the next forward pass NaN). */
+    hsdag_rd c = r;
+    for (size_t i = 0; i < 3 * p->count; i++) {
+        float x = hsdag_get_f32(&c);
+        if (!(i < p->count ? fabsf(x) <= 1e8f : i < 2 * p->count ? fabsf(x) <= 1e15f : x >= 0 && x <= 1e30f))
+            return hsdag_err_set(e, HSDAG_EPARSE, "nn checkpoint: %s %zu is %g",
+                                 i < p->count       ? "weight"
+                                 : i < 2 * p->count ? "first moment"
+                                                    : "second moment",
+                                 i % p->count, (double)x);
     }
     hsdag_get_f32s(&r, p->value, p->count);
     hsdag_get_f32s(&r, p->m, p->count);
