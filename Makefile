@@ -1,7 +1,7 @@
 # Makefile - builds libhsdag (static + shared), the hsdag CLI, tests, fuzzers and benchmarks.
 # Not here: dependency installation (scripts/install-deps) and CI policy (.ci/run).
-# Targets: all (default), test, asan, fuzz, fuzz-smoke, fuzz-long, bench, demo, demo-cluster, results,
-# cli-reference, install, format, format-check, check-layers, clean.
+# Targets: all (default), test, asan, fuzz, fuzz-smoke, fuzz-long, bench, bench-scale, demo, demo-cluster,
+# results, cli-reference, install, format, format-check, check-layers, clean.
 
 CC      ?= cc
 BUILD   ?= build
@@ -41,7 +41,7 @@ SOREAL   := libhsdag.so.$(VERSION)
 SOLIB    := $(BUILD)/libhsdag.so
 CLI      := $(BUILD)/hsdag
 
-.PHONY: cli-reference format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke fuzz-long bench demo demo-cluster results install clean check-deps
+.PHONY: cli-reference format format-check check-layers fuzzlib all test test-run asan fuzz fuzz-smoke fuzz-long bench bench-scale demo demo-cluster results install clean check-deps
 all: $(LIB) $(SOLIB) $(CLI)
 
 $(GEN_C): $(ONNX_PROTO)
@@ -122,8 +122,13 @@ $(BUILD)/bench/transformer_100k.json: tests/gen_transformer.py
 	@mkdir -p $(dir $@)
 	python3 tests/gen_transformer.py --layers 1076 > $@
 
-bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BENCH_GRAPHS)
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BENCH_GRAPHS) bench-scale
 	$(BUILD)/bench_hsdag
+
+# issue 15: every command on generated 1k..1M-op decoders, CPU time, peak RSS, growth exponent (graphs kept in /tmp)
+SCALE_SIZES ?= 1000,10000,100000,1000000
+bench-scale: $(CLI)
+	nice -n 10 python3 scripts/bench-scale.py $(CLI) --sizes $(SCALE_SIZES) $(SCALE_ARGS)
 
 $(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(BENCH_SRCS) $(LIB) $(LDFLAGS) $(LIBS)

@@ -37,6 +37,8 @@ base_cmd() {
     "train --graphs") echo "train --graphs $A --method placeto --units 4 --rounds 1 --out-dir $(mktemp -d -u "$TMP/prun.XXXXXX")" ;;
     profile) echo "profile $A --runs 1 --warmup 0" ;;
     calibrate) echo "calibrate $TMP/a.csv --model $A" ;;
+    "gen transformer") echo "gen transformer --layers 1 --d-model 64 --heads 4 --seq 8 --vocab 100" ;;
+    "gen random-dag") echo "gen random-dag --nodes 50" ;;
     "cluster run") echo "cluster run --policy para-max --horizon 20000" ;;
     "cluster compare") echo "cluster compare --seeds 0 --policies para-max --betas A --horizon 20000" ;;
     "cluster info") echo "cluster info --horizon 20000" ;;

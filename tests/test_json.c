@@ -5,8 +5,11 @@
 #include "check.h"
 #include "oom_sweep.h"
 #include "graph_eq.h"
+#include "hsdag/gen.h"
 #include "hsdag/io.h"
 #include "hsdag/split.h"
+#include "../src/io/json_int.h"
+#include "../src/io/jsonstream.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -16,6 +19,33 @@
 
 #define DATA "tests/data/tarnawski/"
 
+/* The streaming reader against the tree reader on one text: when it takes the text the tree reader takes it
+ * too and builds an equal graph (must_take: it has to take it, e.g. any text hsdag itself wrote). Returns
+ * 1 if the streaming reader took it. */
+static int stream_vs_tree(const void *buf, size_t len, const char *label, int must_take)
+{
+    hsdag_graph *gs = NULL, *gt = NULL;
+    hsdag_err e = {0};
+    int rs = hsdag_json_read_stream(&gs, buf, len), rt = hsdag_json_read_tree(&gt, buf, len, label, &e);
+    if (must_take && rs != 0)
+        fprintf(stderr, "%s: the streaming reader did not take hsdag's own text\n", label);
+    if (must_take) CHECK_EQ_INT(rs, 0);
+    CHECK(rs == 0 || rs == HSDAG_JSTREAM_STOP);
+    CHECK(rs == 0 || gs == NULL);
+    if (rs == 0) {
+        if (rt != 0) fprintf(stderr, "%s: taken by the streaming reader only (tree: %s)\n", label, e.msg);
+        CHECK_EQ_INT(rt, 0);
+        if (gt) {
+            int eq = graph_eq(gs, gt);
+            if (!eq) fprintf(stderr, "%s: the two readers built different graphs\n", label);
+            CHECK(eq);
+        }
+    }
+    hsdag_graph_free(gs);
+    hsdag_graph_free(gt);
+    return rs == 0;
+}
+
 /* write -> read -> write; returns the re-read graph (caller frees) or NULL. */
 static hsdag_graph *roundtrip(const hsdag_graph *g, const char *label)
 {
@@ -23,6 +53,7 @@ static hsdag_graph *roundtrip(const hsdag_graph *g, const char *label)
     hsdag_graph *g2 = NULL;
     hsdag_err e = {0};
     CHECK(hsdag_json_write(&w1, g) == 0);
+    stream_vs_tree(w1.data, w1.len, label, 1);
     int rc = hsdag_json_read(&g2, w1.data, w1.len, label, &e);
     CHECK_EQ_INT(rc, 0);
     if (rc < 0) fprintf(stderr, "%s: %s\n", label, e.msg);
@@ -427,6 +458,7 @@ static void test_bad_inputs(void)
         hsdag_err e = {0};
         int rc = hsdag_json_read(&g, bad[i].text, strlen(bad[i].text), "h.json", &e);
         CHECK_EQ_INT(rc, bad[i].rc);
+        CHECK_EQ_INT(hsdag_json_read_stream(&g, bad[i].text, strlen(bad[i].text)), HSDAG_JSTREAM_STOP);
         CHECK(g == NULL);
         int ok = strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) == 0 && !strchr(e.msg, '\n');
         if (!ok) fprintf(stderr, "bad[%zu]: got '%s'\n", i, e.msg);
@@ -640,6 +672,141 @@ static void test_load_empty(void)
     CHECK_EQ_INT(hsdag_detect(NULL, 0, "a.dot"), HSDAG_FMT_DOT);
 }
 
+/* ---- the streaming reader against the tree reader ---- */
+
+/* Every file in the directories that hold hsdag JSON (tests/data/legacy, the fuzz corpora of the JSON and
+ * load targets), graph or not: the two readers agree. */
+static void test_stream_bundled(void)
+{
+    static const char *const dirs[] = {"tests/data/legacy", "fuzz/corpus/json", "fuzz/corpus/load"};
+    int taken = 0, files = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        DIR *d = opendir(dirs[i]);
+        CHECK(d != NULL);
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL) {
+            if (de->d_name[0] == '.') continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dirs[i], de->d_name);
+            char *buf;
+            size_t len;
+            hsdag_err e = {0};
+            if (hsdag_read_file(&buf, &len, path, 0, &e) != 0) continue;
+            files++;
+            taken += stream_vs_tree(buf, len, path, 0);
+            hsdag_free(buf);
+        }
+        if (d) closedir(d);
+    }
+    CHECK(files >= 6);
+    CHECK(taken >= 4); /* shapes_with_split.json carries a second document: not a graph file */
+    /* generated graphs of both kinds */
+    hsdag_gen_transformer_config tc = hsdag_gen_transformer_config_default();
+    tc.layers = 3, tc.kv_heads = 4, tc.decode = 1, tc.tied = 1;
+    hsdag_gen_random_config rc = hsdag_gen_random_config_default();
+    hsdag_graph *g[2] = {NULL, NULL};
+    hsdag_err e = {0};
+    CHECK(hsdag_gen_transformer(&g[0], &tc, &e) == 0);
+    CHECK(hsdag_gen_random(&g[1], &rc, &e) == 0);
+    for (int i = 0; i < 2; i++) {
+        if (g[i]) hsdag_graph_free(roundtrip(g[i], i ? "random" : "transformer"));
+        hsdag_graph_free(g[i]);
+    }
+}
+
+/* Legal layouts hsdag never writes: keys in any order, blanks everywhere, escapes, numbers as doubles,
+ * unknown keys with nested values, unsorted edges; and texts the streaming reader leaves to json-c. */
+static void test_stream_layouts(void)
+{
+    static const char *const take[] = {
+        " {\"nodes\" :[] , \"version\":1.0,\n\"edges\":[],\"format\":\"hsdag-graph\"}\r\n",
+        "{\"x\":{\"a\":[1,{\"b\":null}],\"c\":true},\"format\":\"hsdag-graph\",\"version\":1,\"nodes\":[{"
+        "\"op\":"
+        "\"R\\u00e9lu\",\"name\":\"a\\\"\\/"
+        "\\n\",\"color\":2.0,\"flops\":1.5e3,\"cost_ms\":{\"cpu\":null,\"gpu\":7},"
+        "\"outputs\":[{\"shape\":null,\"dtype\":\"float16\"},{\"dtype\":\"unknown\",\"shape\":[]}]},"
+        "{\"name\":\"b\",\"op\":\"x\",\"flags\":[\"input\",4096]},{\"name\":\"c\",\"op\":\"y\"}],"
+        "\"edges\":[{\"src\":1,\"dst\":2,\"bytes\":null},{\"dst\":1,\"src\":0,\"cost_ms\":-0.0}],"
+        "\"meta\":{\"name\":\"m\",\"opset\":-5,\"max_size_per_accel\":null}}",
+    };
+    static const char *const leave[] = {
+        "{\"format\":\"hsdag-graph\",\"format\":\"hsdag-graph\",\"version\":1,\"nodes\":[],\"edges\":[]}",
+        "{\"format\":\"hsdag-graph\",\"version\":1,\"edges\":[],\"nodes\":[]}",
+        "{\"format\":\"hsdag-graph\",\"version\":1,\"nodes\":[{\"name\":\"\\ud83d\\ude00\",\"op\":\"x\"}],"
+        "\"edges\":[]}",
+        "{\"format\":\"hsdag-graph\",\"version\":1,\"nodes\":[{\"name\":\"a\tb\",\"op\":\"x\"}],\"edges\":[]"
+        "}",
+        "{\"format\":\"hsdag-graph\",\"version\":1,\"nodes\":[{\"name\":\"a\",\"op\":\"x\",\"flops\":1.}],"
+        "\"edges\":[]}",
+        "{\"format\":\"hsdag-graph\",\"version\":1,\"nodes\":[],\"edges\":[],\"x\":[[[[[[[[[[[[[]]]]]]]]]]]]]"
+        "}",
+    };
+    for (size_t i = 0; i < sizeof take / sizeof take[0]; i++)
+        CHECK(stream_vs_tree(take[i], strlen(take[i]), "take", 1));
+    for (size_t i = 0; i < sizeof leave / sizeof leave[0]; i++) {
+        hsdag_graph *g = NULL;
+        CHECK_EQ_INT(hsdag_json_read_stream(&g, leave[i], strlen(leave[i])), HSDAG_JSTREAM_STOP);
+        stream_vs_tree(leave[i], strlen(leave[i]), "leave", 0);
+        hsdag_err e = {0};
+        CHECK_EQ_INT(hsdag_json_read(&g, leave[i], strlen(leave[i]), "leave", &e), 0); /* json-c takes them */
+        hsdag_graph_free(g);
+    }
+}
+
+/* Seeded mutations of small texts (byte changes, insertions of JSON punctuation, deletions, swapped spans):
+ * whatever the streaming reader takes, the tree reader takes as the same graph. */
+static void test_stream_mutations(void)
+{
+    static const char alphabet[] = "{}[]\",:0123456789-.eE+ \n\\utfnrlsa\x00\x7f\xc3\xa9";
+    hsdag_graph *g = build_odd();
+    hsdag_buf base = {0};
+    CHECK(g && hsdag_json_write(&base, g) == 0);
+    hsdag_graph_free(g);
+    if (!base.data) return;
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, 15);
+    char *t = hsdag_malloc(base.len + 64);
+    int taken = 0, n = getenv("MUT_N") ? atoi(getenv("MUT_N")) : 3000;
+    for (int it = 0; it < n && t; it++) {
+        size_t len = base.len;
+        memcpy(t, base.data, len);
+        int edits = 1 + (int)hsdag_rng_below(&rng, 3);
+        for (int k = 0; k < edits && len > 2; k++) {
+            size_t at = hsdag_rng_below(&rng, (uint32_t)len);
+            char c = alphabet[hsdag_rng_below(&rng, sizeof alphabet - 1)];
+            switch (hsdag_rng_below(&rng, 4)) {
+            case 0:
+                t[at] = c;
+                break;
+            case 1: /* insert */
+                memmove(t + at + 1, t + at, len - at);
+                t[at] = c;
+                len++;
+                break;
+            case 2: /* delete */
+                memmove(t + at, t + at + 1, len - at - 1);
+                len--;
+                break;
+            default: { /* copy a short span elsewhere (duplicated keys, values, elements) */
+                size_t from = hsdag_rng_below(&rng, (uint32_t)len), w = 1 + hsdag_rng_below(&rng, 16);
+                if (from + w > len) w = len - from;
+                if (len + w > base.len + 60) break;
+                char span[16];
+                memcpy(span, t + from, w); /* before the shift: the span may straddle at */
+                memmove(t + at + w, t + at, len - at);
+                memcpy(t + at, span, w);
+                len += w;
+                break;
+            }
+            }
+        }
+        taken += stream_vs_tree(t, len, "mutation", 0);
+    }
+    CHECK(taken > 10); /* some mutations keep the text valid (digits in numbers, letters in names) */
+    hsdag_free(t);
+    hsdag_buf_free(&base);
+}
+
 int main(void)
 {
     test_tarnawski_roundtrips();
@@ -651,5 +818,8 @@ int main(void)
     test_dot();
     test_alloc_failures();
     test_load_empty();
+    test_stream_bundled();
+    test_stream_layouts();
+    test_stream_mutations();
     return check_summary("test_json");
 }

@@ -25,6 +25,7 @@ int cmd_cluster(int argc, char **argv);
 int cmd_cluster_train(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 /* Prints "hsdag <cmd>: <msg>" on stderr and returns CLI_BADINPUT (use for bad options). */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -328,13 +328,10 @@ static int cl_info(cl_opts *o)
     return rc;
 }
 
+/* the subcommands (from the option table), then what the metrics mean */
 static void cl_usage(FILE *f)
 {
-    int n;
-    const cli_command_info *c = cli_commands(&n);
-    fprintf(f, "usage: hsdag cluster <run|compare|info|train> [options]\n\n");
-    for (int i = 0; i < n; i++)
-        if (strncmp(c[i].name, "cluster ", 8) == 0) fprintf(f, "  %-16s %s\n", c[i].name, c[i].summary);
+    cli_group_usage(f, "cluster");
     fprintf(
         f, "\nMetrics (the same names in the text, the tables and --json):\n"
            "  blocking_rate      jobs_blocked / jobs_arrived; lower is better (the paper's headline metric)\n"
@@ -344,8 +341,7 @@ static void cl_usage(FILE *f)
            "                     the accepted jobs, spread over their JCT, per time unit of the horizon\n"
            "  mean_jct, mean_speedup (JCT_seq / JCT), utilisation (mean fraction of workers mounted), "
            "return\n"
-           "                     (+1 per job accepted at its decision, -1 per refused one)\n"
-           "\nRun 'hsdag cluster <subcommand> --help' for its options.\n");
+           "                     (+1 per job accepted at its decision, -1 per refused one)\n");
 }
 
 int cmd_cluster(int argc, char **argv)

@@ -15,12 +15,13 @@ typedef struct cli_entry {
     int (*run)(int argc, char **argv);
 } cli_entry;
 
-/* "cluster" covers the four cluster subcommands (tools/cmd_cluster.c dispatches them). */
+/* "cluster" covers the four cluster subcommands (tools/cmd_cluster.c dispatches them), "gen" its two forms
+ * (tools/cmd_gen.c). */
 static const cli_entry entries[] = {
-    {"info", cmd_info},       {"convert", cmd_convert}, {"simulate", cmd_simulate},
-    {"place", cmd_place},     {"bound", cmd_bound},     {"compare", cmd_compare},
-    {"train", cmd_train},     {"profile", cmd_profile}, {"calibrate", cmd_calibrate},
-    {"cluster", cmd_cluster},
+    {"info", cmd_info},   {"convert", cmd_convert}, {"simulate", cmd_simulate},
+    {"place", cmd_place}, {"bound", cmd_bound},     {"compare", cmd_compare},
+    {"train", cmd_train}, {"profile", cmd_profile}, {"calibrate", cmd_calibrate},
+    {"gen", cmd_gen},     {"cluster", cmd_cluster},
 };
 
 static void usage(FILE *f)

@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include "hsdag/cluster.h"
+#include "hsdag/gen.h"
 #include "hsdag/learn.h"
 #include "hsdag/pacml.h"
 #include "hsdag/place.h"
@@ -100,6 +101,17 @@ static const cli_command_info commands[CMD_COUNT_] = {
          "log(predicted / measured) per kernel. The i-th --model is the graph of the i-th "
          "profile. Prints the fit quality per model. With --devices D it fits nothing: it scores "
          "D's first CPU on the profiles (e.g. models it was not fitted on)."},
+    [CMD_GEN_TRANSFORMER] =
+        {"gen transformer", "", 0, -1, "generate a GPT-style decoder of any size as hsdag JSON",
+         "Writes a GPT-style decoder as hsdag JSON (docs/formats.md, \"Generated graphs\"), op by op as "
+         "torch.onnx.export writes it, with FLOPs, weight bytes, tensor bytes and the KV cache as resident "
+         "memory: prefill of --seq tokens or one --decode step, GQA (--kv-heads), tied embeddings, "
+         "bias-free projections."},
+    [CMD_GEN_RANDOM] =
+        {"gen random-dag", "", 0, -1, "generate a seeded random DAG as hsdag JSON",
+         "Writes a seeded random DAG as hsdag JSON: node v takes its inputs from distinct nodes "
+         "among the --window before it, about --degree of them on average; the same --seed "
+         "gives the same bytes."},
     [CMD_CLUSTER_RUN] = {"cluster run", "", 0, -1, "PAC-ML: one episode of a partitioning policy",
                          "PAC-ML (Parsonson et al. 2023): jobs (DNN training graphs) arrive at a RAMP "
                          "optical cluster every --interarrival time units; a policy picks each job's "
@@ -166,6 +178,7 @@ typedef struct cli_opt {
 #define C(x) (1u << CMD_##x)
 #define ALL_MODEL (C(SIMULATE) | C(PLACE) | C(BOUND) | C(COMPARE) | C(TRAIN))
 #define PLACEMENT_OUT (C(SIMULATE) | C(PLACE) | C(TRAIN))
+#define GEN_ALL (C(GEN_TRANSFORMER) | C(GEN_RANDOM))
 #define CL_ENV (C(CLUSTER_RUN) | C(CLUSTER_COMPARE) | C(CLUSTER_INFO))
 #define CL_ALL (CL_ENV | C(CLUSTER_TRAIN))
 #define OFF(f) offsetof(cli_args, f)
@@ -238,6 +251,11 @@ static const char *choice_normalize(int i)
 {
     static const char *const v[] = {"none", "step", "run", NULL}; /* hsdag_learn_config.normalize 0, 1, 2 */
     return i < 3 ? v[i] : NULL;
+}
+
+static const char *choice_dtype(int i)
+{
+    return i >= 0 && i + 1 < HSDAG_DT_COUNT_ ? hsdag_dtype_name((hsdag_dtype)(i + 1)) : NULL;
 }
 
 static int cli_choice_index(const char *(*choice)(int), const char *v)
@@ -503,8 +521,8 @@ static const cli_opt table[] = {
      "the graph of the next profile (once per profile, in the same order)", NULL, NULL},
     {"device-set", "FILE", K_OUT, OFF(device_set), 0, 0, NULL, C(CALIBRATE),
      "write the fitted device set as device JSON (the file --devices reads)", NULL, NULL},
-    {"name", "NAME", K_STR, OFF(set_name), 0, 0, NULL, C(CALIBRATE), "the name of the written device set",
-     NULL, NULL},
+    {"name", "NAME", K_STR, OFF(set_name), 0, 0, NULL, C(CALIBRATE) | GEN_ALL,
+     "the name written into the output (calibrate: of the device set; gen: of the graph)", NULL, NULL},
     {"base", "SET", K_STR, OFF(base), 0, 0, NULL, C(CALIBRATE),
      "write SET (a preset or file) with its CPU replaced by the fitted one (cpu-gpu: this CPU + the "
      "preset's GPU)",
@@ -513,6 +531,35 @@ static const cli_opt table[] = {
      "write the first profile's per-kernel measured and predicted times as CSV", NULL, NULL},
     {"cache-bytes", "B", K_NUM, OFF(cache_bytes), 0, 1e12, NULL, C(CALIBRATE),
      "the size of the fitted cache level in bytes", "this machine's last-level cache", NULL},
+    /* ---- gen ---- */
+    {"layers", "L", K_INT, OFF(layers), 1, HSDAG_MAX_NODES, NULL, C(GEN_TRANSFORMER), "decoder blocks", NULL,
+     NULL},
+    {"d-model", "D", K_INT, OFF(d_model), 1, 1L << 40, NULL, C(GEN_TRANSFORMER),
+     "model width (a multiple of --heads)", NULL, NULL},
+    {"heads", "H", K_INT, OFF(heads), 1, HSDAG_MAX_NODES, NULL, C(GEN_TRANSFORMER), "attention heads", NULL,
+     NULL},
+    {"kv-heads", "K", K_INT, OFF(kv_heads), 1, HSDAG_MAX_NODES, NULL, C(GEN_TRANSFORMER),
+     "key/value heads (GQA; 1 = MQA; must divide --heads)", "--heads", NULL},
+    {"ffn", "F", K_INT, OFF(ffn), 1, 1L << 40, NULL, C(GEN_TRANSFORMER), "MLP width", "4 x --d-model", NULL},
+    {"seq", "S", K_INT, OFF(seq), 1, 1L << 40, NULL, C(GEN_TRANSFORMER),
+     "prompt tokens (prefill) or tokens already in the KV cache (--decode)", NULL, NULL},
+    {"vocab", "V", K_INT, OFF(vocab), 1, 1L << 40, NULL, C(GEN_TRANSFORMER), "vocabulary size", NULL, NULL},
+    {"sequences", "B", K_INT, OFF(sequences), 1, 1L << 40, NULL, C(GEN_TRANSFORMER), "sequences in the batch",
+     NULL, NULL},
+    {"decode", NULL, K_FLAG, OFF(decode), 0, 0, NULL, C(GEN_TRANSFORMER),
+     "one decode step (one new token per sequence) instead of the prefill", NULL, NULL},
+    {"tied", NULL, K_FLAG, OFF(tied), 0, 0, NULL, C(GEN_TRANSFORMER),
+     "the LM head reads the token-embedding table", NULL, NULL},
+    {"no-bias", NULL, K_FLAG, OFF(no_bias), 0, 0, NULL, C(GEN_TRANSFORMER),
+     "projections without bias (Llama style)", NULL, NULL},
+    {"target-ops", "N", K_INT, OFF(target_ops), 1, HSDAG_MAX_NODES, NULL, C(GEN_TRANSFORMER),
+     "set --layers to the most blocks that keep the graph at or under N ops", "off", NULL},
+    {"nodes", "N", K_INT, OFF(nodes), 1, HSDAG_MAX_NODES, NULL, C(GEN_RANDOM), "nodes (required)", "", NULL},
+    {"degree", "DEG", K_NUM, OFF(degree), 1, 16, NULL, C(GEN_RANDOM), "mean in-degree", NULL, NULL},
+    {"window", "W", K_INT, OFF(window), 1, HSDAG_MAX_NODES, NULL, C(GEN_RANDOM),
+     "how far back a node's inputs reach", NULL, NULL},
+    {"dtype", "T", K_CHOICE, OFF(dtype), 0, 0, choice_dtype, GEN_ALL,
+     "element type of weights, activations and the KV cache", NULL, NULL},
     /* ---- cluster ---- */
     {"beta", "X", K_CHOICE, OFF(beta), 0, 0, choice_beta, C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
      "the JCT requirement distribution (A uniform, B tight, C medium, D loose)", NULL, NULL},
@@ -603,7 +650,7 @@ static const cli_opt table[] = {
      "DQN: widths of the Q head's two hidden layers (1 to 4096 each)", NULL, NULL},
     /* ---- the model commands ---- */
     {"seed", "S", K_INT, OFF(seed), 0, 2147483647, NULL,
-     C(PLACE) | C(COMPARE) | TRAINS | C(PROFILE) | C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
+     C(PLACE) | C(COMPARE) | TRAINS | C(PROFILE) | C(GEN_RANDOM) | C(CLUSTER_RUN) | C(CLUSTER_TRAIN),
      "seed of every random choice (randomised methods, weights, sampling, episodes); the same input and "
      "seed give bit-identical output",
      NULL, NULL},
@@ -630,8 +677,10 @@ static const cli_opt table[] = {
      "the GPU holds about half the model)",
      NULL, NULL},
     /* ---- outputs ---- */
-    {"out", "FILE", K_OUT, OFF(out), 0, 0, NULL, PLACEMENT_OUT,
-     "write the placement (train: the best one) as hsdag placement JSON ('-' = standard output)", NULL, NULL},
+    {"out", "FILE", K_OUT, OFF(out), 0, 0, NULL, PLACEMENT_OUT | GEN_ALL,
+     "write the placement (train: the best one) as hsdag placement JSON; gen: the graph as hsdag JSON ('-' = "
+     "standard output)",
+     NULL, NULL},
     {"affinity", "FILE", K_OUT, OFF(affinity), 0, 0, NULL, PLACEMENT_OUT,
      "write the placement as an OpenVINO affinity map (layer -> device) for HETERO", NULL, NULL},
     {"split", "FILE", K_OUT, OFF(split), 0, 0, NULL, PLACEMENT_OUT,
@@ -711,6 +760,8 @@ static const cli_hint own_defaults[] = {
     {"devices", C(PRETRAIN), "cpu-gpu"},
     {"time-limit", C(BOUND), "ilp 10, dp 60"},
     {"budget", C(TRAIN), "--episodes x --steps x --samples"},
+    {"out", GEN_ALL, "-: standard output"},
+    {"name", GEN_ALL, "derived from the options"},
 };
 
 /* ---- defaults ---- */
@@ -782,6 +833,28 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
         a->device = "CPU";
         a->set_name = "this-cpu";
         a->cache_bytes = -1; /* this machine's */
+    }
+    if (cmd == CMD_GEN_TRANSFORMER) {
+        hsdag_gen_transformer_config t = hsdag_gen_transformer_config_default();
+        a->layers = t.layers;
+        a->d_model = t.hidden;
+        a->heads = t.heads;
+        a->kv_heads = t.kv_heads; /* 0 = --heads */
+        a->ffn = t.ffn;           /* 0 = 4 x --d-model */
+        a->seq = t.seq;
+        a->vocab = t.vocab;
+        a->sequences = t.batch;
+        a->decode = t.decode;
+        a->tied = t.tied;
+        a->no_bias = !t.bias;
+        a->dtype = hsdag_dtype_name(t.dtype);
+    }
+    if (cmd == CMD_GEN_RANDOM) {
+        hsdag_gen_random_config r = hsdag_gen_random_config_default();
+        a->degree = r.degree;
+        a->window = r.window;
+        a->seed = (long)r.seed;
+        a->dtype = hsdag_dtype_name(r.dtype);
     }
     if (cmd >= CMD_CLUSTER_RUN) {
         hsdag_cluster_config c = hsdag_cluster_config_default();
@@ -1239,6 +1312,23 @@ void cli_help(FILE *f, const cli_args *a)
     fprintf(f, "  -h, --help          this help\n\n"
                "Exit status: 0 ok, 1 the computation failed, 2 bad input or usage (one line on standard "
                "error).\n");
+}
+
+void cli_group_usage(FILE *f, const char *group)
+{
+    size_t len = strlen(group);
+    int first = 1;
+    fprintf(f, "usage: hsdag %s <", group);
+    for (int i = 0; i < CMD_COUNT_; i++)
+        if (strncmp(commands[i].name, group, len) == 0 && commands[i].name[len] == ' ') {
+            fprintf(f, "%s%s", first ? "" : "|", commands[i].name + len + 1);
+            first = 0;
+        }
+    fprintf(f, "> [options]\n\n");
+    for (int i = 0; i < CMD_COUNT_; i++)
+        if (strncmp(commands[i].name, group, len) == 0 && commands[i].name[len] == ' ')
+            fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nRun 'hsdag %s <subcommand> --help' for its options.\n", group);
 }
 
 /* ---- the machine-readable table (tests walk every command with it) ---- */

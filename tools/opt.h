@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Every command, the cluster subcommands each on their own. */
+/* Every command, the gen and cluster subcommands each on their own. */
 typedef enum cli_cmd {
     CMD_INFO = 0,
     CMD_CONVERT,
@@ -23,6 +23,8 @@ typedef enum cli_cmd {
     CMD_PRETRAIN, /* train --graphs LIST: one policy for many graphs */
     CMD_PROFILE,
     CMD_CALIBRATE,
+    CMD_GEN_TRANSFORMER,
+    CMD_GEN_RANDOM,
     CMD_CLUSTER_RUN,
     CMD_CLUSTER_COMPARE,
     CMD_CLUSTER_INFO,
@@ -96,6 +98,11 @@ typedef struct cli_args {
     int check_shapes;
     double cache_bytes;
     cli_list models;
+    /* gen transformer, gen random-dag (--seed and --name are the common ones) */
+    long layers, d_model, heads, kv_heads, ffn, seq, vocab, sequences, target_ops, nodes, window;
+    double degree;
+    int decode, tied, no_bias;
+    const char *dtype;
     /* cluster */
     const char *policy, *beta, *seeds, *policies, *betas, *graphs, *shape, *mask;
     int time_unit_fix;
@@ -135,6 +142,8 @@ int cli_given_off(const cli_args *a, size_t off);
 /* Prints the command's help: usage, about, every option it takes with its default, the registries' lists
  * (presets, methods, ...) under the options that take their names. */
 void cli_help(FILE *f, const cli_args *defaults);
+/* The usage of a command made of subcommands ("cluster", "gen"): its subcommands with their summaries. */
+void cli_group_usage(FILE *f, const char *group);
 /* Prints one line per option: name, metavar ("-" for a flag), kind (flag, int, number, string, choice, in,
  * out, dir), low and high bound, choices ("-" if none) and the commands that take it, tab-separated. */
 void cli_table_tsv(FILE *f);

@@ -1,6 +1,6 @@
 /* hsdag.h - the umbrella header: includes every public header of libhsdag, lowest layer first.
  * Not here: any declaration of its own; include one module's header instead to depend on less.
- * Entry points: see each header (common.h, codec.h, graph.h, nn.h, io.h, devices.h, placement.h, split.h, sim.h,
+ * Entry points: see each header (common.h, codec.h, graph.h, gen.h, nn.h, io.h, devices.h, placement.h, split.h, sim.h,
  *   place.h, features.h, learn.h, measure.h, placeto.h, rnnplace.h, pretrain.h, pacml.h, cluster.h); the folder
  *   map is in README.md ("Layout").
  *
@@ -15,6 +15,7 @@
 #include "hsdag/common.h"
 #include "hsdag/codec.h"
 #include "hsdag/graph.h"
+#include "hsdag/gen.h"
 #include "hsdag/nn.h"
 #include "hsdag/devices.h"
 #include "hsdag/io.h"

@@ -1,12 +1,19 @@
 /* json.c - hsdag's own JSON graph format ("format": "hsdag-graph", docs/formats.md): an exact, lossless
- * image of the IR, written one node / one edge per line and read back through the builder.
+ * image of the IR, written one node / one edge per line and read back through the builder, by a streaming
+ * reader (no document tree; linear, about the file plus the builder in memory) and, for every text the
+ * streaming reader does not take (errors above all), by the json-c tree reader that words the message.
  * Not here: other JSON formats (tarnawski.c, split.c) or placements; the writer never rounds a number.
- * Entry points: hsdag_json_read, hsdag_json_write. */
+ * Entry points: hsdag_json_read, hsdag_json_write; hsdag_json_read_tree, hsdag_json_read_stream (json_int.h). */
 #include "hsdag/io.h"
+#include "ioutil.h"
+#include "json_int.h"
 #include "jsonin.h"
+#include "jsonstream.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HJ_FORMAT "hsdag-graph"
@@ -409,7 +416,7 @@ static int hj_read_edge(json_object *ed, size_t k, size_t n, const char *what, h
     return 0;
 }
 
-int hsdag_json_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
+int hsdag_json_read_tree(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
 {
     *out = NULL;
     if (!what) what = "<buffer>";
@@ -465,4 +472,471 @@ done:
     hsdag_gb_free(b);
     json_object_put(root);
     return rc < 0 ? rc : 0;
+}
+
+/* ---- the streaming reader ----
+ * Takes a text only when the tree reader would take it and build the same graph: the same builder calls with
+ * the same values in the same order. It gives up (HSDAG_JSTREAM_STOP) on every error and on what it leaves to
+ * json-c (see jsonstream.h), and on a few legal but unusual layouts: a key twice in one object (json-c keeps
+ * the last), edges before nodes. Field rules: those of hsdag_jsonin_value_number / _value_int. */
+#define JS_STOP HSDAG_JSTREAM_STOP
+
+/* hsdag_jsonin_value_number's rule on a parsed number */
+static int js_num(const hsdag_jnum *n, double lo, double hi, double *out)
+{
+    double d = n->d;
+    if (d < lo || d > hi) return JS_STOP;
+    *out = d;
+    return 0;
+}
+
+/* hsdag_jsonin_value_int's rule: an integer, or a double with an integral value */
+static int js_int(const hsdag_jnum *n, int64_t lo, int64_t hi, int64_t *out)
+{
+    int64_t i;
+    if (n->is_int) {
+        i = n->i;
+    } else {
+        if (n->d != floor(n->d) || fabs(n->d) > 9.0e18) return JS_STOP;
+        i = (int64_t)n->d;
+    }
+    if (i < lo || i > hi) return JS_STOP;
+    *out = i;
+    return 0;
+}
+
+static int js_get_num(hsdag_jstream *s, double lo, double hi, int nullable, double *out)
+{
+    hsdag_jnum n;
+    if (hsdag_jstream_peek(s) == 'n') {
+        if (!nullable || hsdag_jstream_null(s)) return JS_STOP;
+        *out = NAN;
+        return 0;
+    }
+    return hsdag_jstream_number(s, &n) || js_num(&n, lo, hi, out);
+}
+
+static int js_get_int(hsdag_jstream *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    hsdag_jnum n;
+    return hsdag_jstream_number(s, &n) || js_int(&n, lo, hi, out);
+}
+
+/* Marks key bit k as seen; a key given twice stops (json-c would keep the last one). */
+static int js_seen(uint32_t *seen, int k)
+{
+    if (*seen & (1u << k)) return JS_STOP;
+    *seen |= 1u << k;
+    return 0;
+}
+
+/* Index of the decoded key among keys[0..n), or -1. */
+static int js_which(const hsdag_jstream *s, const char *const *keys, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s->str, keys[i]) == 0) return i;
+    return -1;
+}
+
+/* An object member's key: *k its index among keys[0..n) (the value left to read), or -1 with an unknown member's
+ * value skipped. A key given twice stops. */
+static int js_member(hsdag_jstream *s, const char *const *keys, int n, uint32_t *seen, int *k)
+{
+    if (hsdag_jstream_key(s)) return JS_STOP;
+    *k = js_which(s, keys, n);
+    if (*k < 0) return hsdag_jstream_skip(s);
+    return js_seen(seen, *k);
+}
+
+/* Per-node scratch, reused for every node: the tree reader's locals plus the outputs, kept until add_node. */
+typedef struct js_node {
+    char *name, *op; /* copies: the tokenizer's buffer holds only the last string */
+    size_t name_cap, op_cap;
+    int opclass;
+    uint32_t flags;
+    double flops, param, mem, cost[HSDAG_COST_KINDS_];
+    int64_t color, file_id;
+    int n_out;
+    uint8_t *out_dt;
+    int8_t *out_rank;
+    int32_t *out_dim; /* first dim of each output in dims */
+    size_t out_cap;
+    int64_t *dims;
+    size_t n_dims, dims_cap;
+} js_node;
+
+static void js_node_free(js_node *nd)
+{
+    hsdag_free(nd->name);
+    hsdag_free(nd->op);
+    hsdag_free(nd->out_dt);
+    hsdag_free(nd->out_rank);
+    hsdag_free(nd->out_dim);
+    hsdag_free(nd->dims);
+}
+
+/* a string value copied into *dst (grown as needed) */
+static int js_copy_string(hsdag_jstream *s, char **dst, size_t *cap)
+{
+    if (hsdag_jstream_string(s)) return JS_STOP;
+    if (hsdag_grow((void **)dst, cap, s->str_len + 1, 1) < 0) return s->oom = 1, JS_STOP;
+    memcpy(*dst, s->str, s->str_len + 1);
+    return 0;
+}
+
+static int js_read_flags(hsdag_jstream *s, uint32_t *flags)
+{
+    int first = 1, r;
+    *flags = 0;
+    if (hsdag_jstream_open(s, '[')) return JS_STOP;
+    while ((r = hsdag_jstream_more(s, ']', &first)) == 1) {
+        if (hsdag_jstream_peek(s) == '"') {
+            if (hsdag_jstream_string(s)) return JS_STOP;
+            size_t k = 0;
+            while (k < HJ_NFLAGS && strcmp(s->str, hj_flags[k].name) != 0) k++;
+            if (k == HJ_NFLAGS) return JS_STOP;
+            *flags |= hj_flags[k].bit;
+            continue;
+        }
+        hsdag_jnum n;
+        if (hsdag_jstream_number(s, &n) || !n.is_int || n.i <= 0 || n.i > (int64_t)UINT32_MAX) return JS_STOP;
+        *flags |= (uint32_t)n.i;
+    }
+    return r;
+}
+
+static int js_out_room(hsdag_jstream *s, js_node *nd)
+{
+    size_t need = (size_t)nd->n_out + 1, cap = nd->out_cap, c2 = cap, c3 = cap;
+    if (need <= cap) return 0;
+    if (hsdag_grow((void **)&nd->out_dt, &cap, need, 1) < 0 ||
+        hsdag_grow((void **)&nd->out_rank, &c2, need, 1) < 0 ||
+        hsdag_grow((void **)&nd->out_dim, &c3, need, sizeof *nd->out_dim) < 0)
+        return s->oom = 1, HSDAG_ENOMEM;
+    nd->out_cap = cap < c2 ? (cap < c3 ? cap : c3) : (c2 < c3 ? c2 : c3);
+    return 0;
+}
+
+/* one {"dtype": ..., "shape": ...} */
+static int js_read_output(hsdag_jstream *s, js_node *nd)
+{
+    static const char *const keys[] = {"dtype", "shape"};
+    int first = 1, r, dt = -1, rank = -2;
+    uint32_t seen = 0;
+    if (js_out_room(s, nd) < 0 || hsdag_jstream_open(s, '{')) return JS_STOP;
+    int32_t dim0 = (int32_t)nd->n_dims;
+    while ((r = hsdag_jstream_more(s, '}', &first)) == 1) {
+        int k;
+        if (js_member(s, keys, 2, &seen, &k)) return JS_STOP;
+        if (k < 0) continue;
+        if (k == 0) {
+            if (hsdag_jstream_string(s)) return JS_STOP;
+            dt = hj_lookup(hj_dtype_names, sizeof hj_dtype_names / sizeof *hj_dtype_names, s->str);
+            if (dt < 0) dt = (int)hsdag_dtype_parse(s->str);
+            if (dt == HSDAG_DT_UNKNOWN && strcmp(s->str, "unknown") != 0) return JS_STOP;
+            continue;
+        }
+        if (hsdag_jstream_peek(s) == 'n') {
+            if (hsdag_jstream_null(s)) return JS_STOP;
+            rank = -1;
+            continue;
+        }
+        int f2 = 1, r2;
+        rank = 0;
+        if (hsdag_jstream_open(s, '[')) return JS_STOP;
+        while ((r2 = hsdag_jstream_more(s, ']', &f2)) == 1) {
+            int64_t x;
+            if (rank == HSDAG_MAX_RANK || js_get_int(s, -1, INT64_MAX - 1, &x)) return JS_STOP;
+            if (hsdag_grow((void **)&nd->dims, &nd->dims_cap, nd->n_dims + 1, sizeof *nd->dims) < 0)
+                return s->oom = 1, JS_STOP;
+            nd->dims[nd->n_dims++] = x;
+            rank++;
+        }
+        if (r2) return JS_STOP;
+    }
+    if (r || dt < 0 || rank < -1) return JS_STOP;
+    nd->out_dt[nd->n_out] = (uint8_t)dt;
+    nd->out_rank[nd->n_out] = (int8_t)rank;
+    nd->out_dim[nd->n_out] = dim0;
+    nd->n_out++;
+    return 0;
+}
+
+static int js_read_costs(hsdag_jstream *s, double *cost)
+{
+    int first = 1, r;
+    uint32_t seen = 0;
+    if (hsdag_jstream_open(s, '{')) return JS_STOP;
+    while ((r = hsdag_jstream_more(s, '}', &first)) == 1) {
+        int k;
+        if (js_member(s, hj_cost_keys, HSDAG_COST_KINDS_, &seen, &k)) return JS_STOP;
+        if (k < 0) continue;
+        if (js_get_num(s, 0, HUGE_VAL, 1, &cost[k])) return JS_STOP;
+    }
+    return r;
+}
+
+enum {
+    JN_NAME,
+    JN_OP,
+    JN_OPCLASS,
+    JN_FLAGS,
+    JN_FLOPS,
+    JN_PARAM,
+    JN_MEM,
+    JN_COLOR,
+    JN_FILE_ID,
+    JN_COST,
+    JN_OUTPUTS
+};
+static const char *const js_node_keys[] = {"name",    "op",          "opclass",   "flags",
+                                           "flops",   "param_bytes", "mem_bytes", "color",
+                                           "file_id", "cost_ms",     "outputs"};
+
+static int js_node_field(hsdag_jstream *s, js_node *nd, int k)
+{
+    int first = 1, r;
+    switch (k) {
+    case JN_NAME:
+        return js_copy_string(s, &nd->name, &nd->name_cap);
+    case JN_OP:
+        return js_copy_string(s, &nd->op, &nd->op_cap);
+    case JN_OPCLASS:
+        if (hsdag_jstream_string(s)) return JS_STOP;
+        nd->opclass = hj_lookup(hj_opclass_names, sizeof hj_opclass_names / sizeof *hj_opclass_names, s->str);
+        return nd->opclass < 0 ? JS_STOP : 0;
+    case JN_FLAGS:
+        return js_read_flags(s, &nd->flags);
+    case JN_FLOPS:
+        return js_get_num(s, 0, HUGE_VAL, 1, &nd->flops);
+    case JN_PARAM:
+        return js_get_num(s, 0, HUGE_VAL, 1, &nd->param);
+    case JN_MEM:
+        return js_get_num(s, 0, HUGE_VAL, 1, &nd->mem);
+    case JN_COLOR:
+        return js_get_int(s, -1, INT32_MAX, &nd->color);
+    case JN_FILE_ID:
+        return js_get_int(s, INT32_MIN, INT32_MAX, &nd->file_id);
+    case JN_COST:
+        return js_read_costs(s, nd->cost);
+    default: /* JN_OUTPUTS */
+        if (hsdag_jstream_open(s, '[')) return JS_STOP;
+        while ((r = hsdag_jstream_more(s, ']', &first)) == 1)
+            if (js_read_output(s, nd)) return JS_STOP;
+        return r;
+    }
+}
+
+static int js_read_node(hsdag_jstream *s, js_node *nd, size_t i, hsdag_gb *b)
+{
+    int first = 1, r;
+    uint32_t seen = 0;
+    nd->opclass = -1;
+    nd->flags = 0;
+    nd->flops = nd->param = 0;
+    nd->mem = NAN;
+    nd->color = -1;
+    nd->file_id = (int64_t)i;
+    for (int k = 0; k < HSDAG_COST_KINDS_; k++) nd->cost[k] = NAN;
+    nd->n_out = 0;
+    nd->n_dims = 0;
+    if (hsdag_jstream_open(s, '{')) return JS_STOP;
+    while ((r = hsdag_jstream_more(s, '}', &first)) == 1) {
+        int k;
+        if (js_member(s, js_node_keys, (int)(sizeof js_node_keys / sizeof *js_node_keys), &seen, &k))
+            return JS_STOP;
+        if (k < 0) continue;
+        if (js_node_field(s, nd, k)) return JS_STOP;
+    }
+    const uint32_t need = (1u << JN_NAME) | (1u << JN_OP);
+    if (r || (seen & need) != need) return JS_STOP;
+    int32_t v = hsdag_gb_add_node(b, nd->name, nd->op);
+    if (v < 0) return s->oom |= v == HSDAG_ENOMEM, JS_STOP;
+    if (nd->opclass >= 0) hsdag_gb_set_opclass(b, v, (hsdag_opclass)nd->opclass);
+    hsdag_gb_set_flags(b, v, nd->flags);
+    hsdag_gb_set_flops(b, v, nd->flops);
+    hsdag_gb_set_param_bytes(b, v, nd->param);
+    hsdag_gb_set_mem_bytes(b, v, nd->mem);
+    hsdag_gb_set_color(b, v, (int32_t)nd->color);
+    hsdag_gb_set_file_id(b, v, (int32_t)nd->file_id);
+    for (int k = 0; k < HSDAG_COST_KINDS_; k++) hsdag_gb_set_cost(b, v, (hsdag_costkind)k, nd->cost[k]);
+    for (int o = 0; o < nd->n_out; o++) {
+        const int64_t *dims = nd->out_rank[o] > 0 ? nd->dims + nd->out_dim[o] : NULL; /* dims: NULL if none */
+        int rc = hsdag_gb_add_output(b, v, (hsdag_dtype)nd->out_dt[o], nd->out_rank[o], dims);
+        if (rc < 0) return s->oom |= rc == HSDAG_ENOMEM, JS_STOP;
+    }
+    return 0;
+}
+
+/* Duplicate (src, dst) pairs: keys are checked while they ascend (as hsdag writes them), sorted otherwise. */
+static int js_key_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int js_read_edge(hsdag_jstream *s, size_t n, hsdag_gb *b, int64_t *key)
+{
+    static const char *const keys[] = {"src", "dst", "bytes", "cost_ms"};
+    int first = 1, r;
+    uint32_t seen = 0;
+    int64_t ends[2] = {0, 0};
+    double bytes = 0, cost = NAN;
+    if (hsdag_jstream_open(s, '{')) return JS_STOP;
+    while ((r = hsdag_jstream_more(s, '}', &first)) == 1) {
+        int k;
+        if (js_member(s, keys, 4, &seen, &k)) return JS_STOP;
+        if (k < 0) continue;
+        if (k < 2 ? js_get_int(s, INT32_MIN, INT32_MAX, &ends[k])
+                  : js_get_num(s, 0, HUGE_VAL, 1, k == 2 ? &bytes : &cost))
+            return JS_STOP;
+    }
+    if (r || (seen & 3u) != 3u) return JS_STOP;
+    if (ends[0] < 0 || (size_t)ends[0] >= n || ends[1] < 0 || (size_t)ends[1] >= n || ends[0] == ends[1])
+        return JS_STOP;
+    *key = (ends[0] << 32) | ends[1];
+    int rc = hsdag_gb_add_edge_ex(b, (int32_t)ends[0], (int32_t)ends[1], bytes, cost);
+    if (rc < 0) return s->oom |= rc == HSDAG_ENOMEM, JS_STOP;
+    return 0;
+}
+
+static int js_read_meta(hsdag_jstream *s, hsdag_graph_meta *m, char **name)
+{
+    static const char *const keys[] = {"source_format", "name",       "file_nodes",
+                                       "file_edges",    "ir_version", "opset",
+                                       "max_accels",    "max_cpus",   "max_size_per_accel"};
+    static const int64_t lo[] = {0, 0, -1, -1, INT32_MIN, INT32_MIN, -1, -1};
+    static const int64_t hi[] = {0,         0,         INT64_MAX - 1, INT64_MAX - 1,
+                                 INT32_MAX, INT32_MAX, INT32_MAX,     INT32_MAX};
+    int first = 1, r;
+    uint32_t seen = 0;
+    int64_t v[8] = {0, 0, -1, -1, -1, -1, -1, -1};
+    if (hsdag_jstream_open(s, '{')) return JS_STOP;
+    while ((r = hsdag_jstream_more(s, '}', &first)) == 1) {
+        int k;
+        if (js_member(s, keys, 9, &seen, &k)) return JS_STOP;
+        if (k < 0) continue;
+        if (k == 0) {
+            if (hsdag_jstream_string(s)) return JS_STOP;
+            int f = hj_lookup(hj_format_names, sizeof hj_format_names / sizeof *hj_format_names, s->str);
+            if (f < 0) return JS_STOP;
+            m->format = (hsdag_format)f;
+        } else if (k == 1) {
+            if (hsdag_jstream_string(s)) return JS_STOP;
+            hsdag_free(*name);
+            if (!(*name = hsdag_malloc(s->str_len + 1))) return s->oom = 1, JS_STOP;
+            memcpy(*name, s->str, s->str_len + 1);
+        } else if (k == 8) {
+            if (js_get_num(s, 0, HUGE_VAL, 1, &m->max_size_per_accel)) return JS_STOP;
+        } else if (js_get_int(s, lo[k], hi[k], &v[k])) {
+            return JS_STOP;
+        }
+    }
+    m->file_nodes = v[2];
+    m->file_edges = v[3];
+    m->ir_version = (int32_t)v[4];
+    m->opset = (int32_t)v[5];
+    m->max_accels = (int32_t)v[6];
+    m->max_cpus = (int32_t)v[7];
+    return r;
+}
+
+enum { JT_FORMAT, JT_VERSION, JT_META, JT_NODES, JT_EDGES };
+
+/* the top-level object's members, nodes and edges straight into the builder */
+static int js_read_top(hsdag_jstream *s, hsdag_gb *b, hsdag_graph_meta *meta, char **name, int64_t **keys)
+{
+    static const char *const top[] = {"format", "version", "meta", "nodes", "edges"};
+    int first = 1, r;
+    uint32_t seen = 0;
+    size_t n = 0, m = 0, kcap = 0;
+    int sorted = 1;
+    js_node nd = {0};
+    if (hsdag_jstream_open(s, '{')) return JS_STOP;
+    while ((r = hsdag_jstream_more(s, '}', &first)) == 1) {
+        int64_t ver;
+        int fi = 1, r2 = 0;
+        int k;
+        if (js_member(s, top, 5, &seen, &k)) goto stop;
+        if (k < 0) continue;
+        switch (k) {
+        case JT_FORMAT:
+            if (hsdag_jstream_string(s) || strcmp(s->str, HJ_FORMAT) != 0) goto stop;
+            break;
+        case JT_VERSION:
+            if (js_get_int(s, INT32_MIN, INT32_MAX, &ver) || ver != HJ_VERSION) goto stop;
+            break;
+        case JT_META:
+            if (js_read_meta(s, meta, name)) goto stop;
+            break;
+        case JT_NODES:
+            if ((seen & (1u << JT_EDGES)) || hsdag_jstream_open(s, '[')) goto stop;
+            while ((r2 = hsdag_jstream_more(s, ']', &fi)) == 1)
+                if (n >= HSDAG_MAX_NODES || js_read_node(s, &nd, n++, b)) goto stop;
+            break;
+        default: /* JT_EDGES */
+            if (!(seen & (1u << JT_NODES)) || hsdag_jstream_open(s, '[')) goto stop;
+            while ((r2 = hsdag_jstream_more(s, ']', &fi)) == 1) {
+                if (m >= HSDAG_MAX_EDGES) goto stop;
+                if (hsdag_grow((void **)keys, &kcap, m + 1, sizeof **keys) < 0) {
+                    s->oom = 1;
+                    goto stop;
+                }
+                if (js_read_edge(s, n, b, &(*keys)[m])) goto stop;
+                if (m > 0 && (*keys)[m] <= (*keys)[m - 1]) sorted = 0;
+                m++;
+            }
+            break;
+        }
+        if (r2) goto stop;
+    }
+    const uint32_t need = (1u << JT_FORMAT) | (1u << JT_VERSION) | (1u << JT_NODES) | (1u << JT_EDGES);
+    if (r || (seen & need) != need) goto stop; /* meta is optional */
+    if (!sorted) {
+        qsort(*keys, m, sizeof **keys, js_key_cmp);
+        for (size_t i = 1; i < m; i++)
+            if ((*keys)[i] == (*keys)[i - 1]) goto stop;
+    }
+    js_node_free(&nd);
+    return 0;
+stop:
+    js_node_free(&nd);
+    return JS_STOP;
+}
+
+int hsdag_json_read_stream(hsdag_graph **out, const void *buf, size_t len)
+{
+    *out = NULL;
+    if (!buf || len == 0 || len > HSDAG_MAX_FILE_BYTES || len > (size_t)INT_MAX) return JS_STOP;
+    hsdag_jstream s;
+    hsdag_jstream_init(&s, buf, len);
+    hsdag_graph_meta meta;
+    hsdag_ioutil_meta_init(&meta, HSDAG_FMT_JSON);
+    char *name = NULL;
+    int64_t *keys = NULL;
+    hsdag_gb *b = hsdag_gb_create();
+    int rc = JS_STOP;
+    if (!b) s.oom = 1;
+    if (b && js_read_top(&s, b, &meta, &name, &keys) == 0 && hsdag_jstream_end(&s) == 0) {
+        hsdag_err fe = {0};
+        meta.name = name ? name : "";
+        hsdag_gb_set_meta(b, &meta);
+        rc = hsdag_gb_finish(b, out, &fe); /* a failure other than memory: the tree reader words it */
+        if (rc < 0) s.oom |= rc == HSDAG_ENOMEM, rc = JS_STOP;
+    }
+    if (s.oom) rc = HSDAG_ENOMEM;
+    hsdag_jstream_free(&s);
+    hsdag_free(name);
+    hsdag_free(keys);
+    hsdag_gb_free(b);
+    return rc;
+}
+
+int hsdag_json_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)
+{
+    int rc = hsdag_json_read_stream(out, buf, len);
+    if (rc == 0) return 0;
+    /* out of memory: the tree reader needs more still */
+    if (rc == HSDAG_ENOMEM) return hsdag_err_set(e, rc, "%s: out of memory", what ? what : "<buffer>");
+    return hsdag_json_read_tree(out, buf, len, what, e);
 }

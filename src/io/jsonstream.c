@@ -1,0 +1,291 @@
+/* jsonstream.c - the pull tokenizer behind the streaming JSON readers: one pass over the text, nothing kept but
+ * the last string, STOP on anything a json-c strict parse might see differently.
+ * Not here: schemas and messages (json.c, jsonin.c).
+ * Entry points: hsdag_jstream_* (src/io/jsonstream.h). */
+#include "jsonstream.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STOP HSDAG_JSTREAM_STOP
+
+void hsdag_jstream_init(hsdag_jstream *s, const void *buf, size_t len)
+{
+    memset(s, 0, sizeof *s);
+    s->p = buf ? (const char *)buf : "";
+    s->end = s->p + (buf ? len : 0);
+}
+
+void hsdag_jstream_free(hsdag_jstream *s)
+{
+    hsdag_free(s->str);
+    s->str = NULL;
+    s->str_cap = s->str_len = 0;
+}
+
+static void js_ws(hsdag_jstream *s)
+{
+    const char *p = s->p, *end = s->end;
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
+    s->p = p;
+}
+
+int hsdag_jstream_peek(hsdag_jstream *s)
+{
+    js_ws(s);
+    return s->p < s->end ? (unsigned char)*s->p : -1;
+}
+
+int hsdag_jstream_open(hsdag_jstream *s, char c)
+{
+    if (hsdag_jstream_peek(s) != (unsigned char)c || s->depth >= HSDAG_JSTREAM_MAX_DEPTH) return STOP;
+    s->p++;
+    s->depth++;
+    return 0;
+}
+
+int hsdag_jstream_more(hsdag_jstream *s, char close, int *first)
+{
+    int c = hsdag_jstream_peek(s);
+    if (c == (unsigned char)close) {
+        s->p++;
+        s->depth--;
+        return 0;
+    }
+    if (!*first) {
+        if (c != ',') return STOP;
+        s->p++;
+    }
+    *first = 0;
+    return 1;
+}
+
+static int js_reserve(hsdag_jstream *s, size_t n)
+{
+    if (n + 1 <= s->str_cap) return 0;
+    if (hsdag_grow((void **)&s->str, &s->str_cap, n + 1, 1) < 0) {
+        s->oom = 1;
+        return STOP;
+    }
+    return 0;
+}
+
+static int js_hex4(const char *p, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* The slow path: a string with escapes, from its opening quote's successor p. */
+static int js_string_escaped(hsdag_jstream *s, const char *p)
+{
+    const char *end = s->end;
+    size_t n = 0;
+    for (;;) {
+        if (p >= end) return STOP;
+        unsigned char c = (unsigned char)*p;
+        if (js_reserve(s, n + 4)) return STOP;
+        if (c == '"') break;
+        if (c < 0x20) return STOP; /* json-c passes raw control characters; left to it */
+        if (c != '\\') {
+            s->str[n++] = (char)c;
+            p++;
+            continue;
+        }
+        if (end - p < 2) return STOP;
+        char x = p[1];
+        p += 2;
+        switch (x) {
+        case '"':
+        case '\\':
+        case '/':
+            s->str[n++] = x;
+            break;
+        case 'b':
+            s->str[n++] = '\b';
+            break;
+        case 'f':
+            s->str[n++] = '\f';
+            break;
+        case 'n':
+            s->str[n++] = '\n';
+            break;
+        case 'r':
+            s->str[n++] = '\r';
+            break;
+        case 't':
+            s->str[n++] = '\t';
+            break;
+        case 'u': {
+            unsigned u;
+            if (end - p < 4 || js_hex4(p, &u) < 0) return STOP;
+            p += 4;
+            if (u == 0 || (u >= 0xD800 && u <= 0xDFFF)) return STOP; /* NUL; surrogates: json-c's own rules */
+            if (u < 0x80) {
+                s->str[n++] = (char)u;
+            } else if (u < 0x800) {
+                s->str[n++] = (char)(0xC0 | (u >> 6));
+                s->str[n++] = (char)(0x80 | (u & 0x3F));
+            } else {
+                s->str[n++] = (char)(0xE0 | (u >> 12));
+                s->str[n++] = (char)(0x80 | ((u >> 6) & 0x3F));
+                s->str[n++] = (char)(0x80 | (u & 0x3F));
+            }
+            break;
+        }
+        default:
+            return STOP;
+        }
+    }
+    s->str[n] = 0;
+    s->str_len = n;
+    s->p = p + 1;
+    return 0;
+}
+
+int hsdag_jstream_string(hsdag_jstream *s)
+{
+    if (hsdag_jstream_peek(s) != '"') return STOP;
+    const char *p = s->p + 1, *q = p, *end = s->end;
+    while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+    if (q >= end) return STOP;
+    if (*q != '"') return js_string_escaped(s, p);
+    size_t n = (size_t)(q - p);
+    if (js_reserve(s, n)) return STOP;
+    memcpy(s->str, p, n);
+    s->str[n] = 0;
+    s->str_len = n;
+    s->p = q + 1;
+    return 0;
+}
+
+int hsdag_jstream_key(hsdag_jstream *s)
+{
+    if (hsdag_jstream_string(s)) return STOP;
+    if (hsdag_jstream_peek(s) != ':') return STOP;
+    s->p++;
+    return 0;
+}
+
+static int js_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+int hsdag_jstream_number(hsdag_jstream *s, hsdag_jnum *n)
+{
+    js_ws(s);
+    const char *p = s->p, *q = p, *end = s->end;
+    int neg = 0;
+    if (q < end && *q == '-') neg = 1, q++;
+    if (q >= end || !js_digit(*q)) return STOP;
+    uint64_t mag = 0;
+    int big = 0;
+    if (*q == '0') {
+        q++;
+    } else {
+        for (; q < end && js_digit(*q); q++) {
+            unsigned dg = (unsigned)(*q - '0');
+            if (mag > (UINT64_MAX - dg) / 10)
+                big = 1;
+            else
+                mag = mag * 10 + dg;
+        }
+    }
+    int frac = 0;
+    if (q < end && *q == '.') {
+        q++;
+        if (q >= end || !js_digit(*q)) return STOP;
+        while (q < end && js_digit(*q)) q++;
+        frac = 1;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < end && (*q == '+' || *q == '-')) q++;
+        if (q >= end || !js_digit(*q)) return STOP;
+        while (q < end && js_digit(*q)) q++;
+        frac = 1;
+    }
+    if (!frac) {
+        /* json-c clamps out-of-range integers to the int64 limits, which the readers refuse: STOP there */
+        if (big || mag >= (uint64_t)INT64_MAX) return STOP;
+        n->is_int = 1;
+        n->i = neg ? -(int64_t)mag : (int64_t)mag;
+        n->d = (double)n->i;
+        s->p = q;
+        return 0;
+    }
+    char tmp[64];
+    size_t len = (size_t)(q - p);
+    if (len >= sizeof tmp) return STOP;
+    memcpy(tmp, p, len);
+    tmp[len] = 0;
+    char *stop = NULL;
+    double d = strtod(tmp, &stop); /* as json-c: correctly rounded, subnormals and underflow to 0 kept */
+    if (stop != tmp + len || !isfinite(d)) return STOP;
+    n->is_int = 0;
+    n->i = 0;
+    n->d = d;
+    s->p = q;
+    return 0;
+}
+
+static int js_word(hsdag_jstream *s, const char *w, size_t n)
+{
+    js_ws(s);
+    if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n) != 0) return STOP;
+    s->p += n;
+    return 0;
+}
+
+int hsdag_jstream_null(hsdag_jstream *s)
+{
+    return js_word(s, "null", 4);
+}
+
+int hsdag_jstream_skip(hsdag_jstream *s)
+{
+    hsdag_jnum num;
+    int c = hsdag_jstream_peek(s), first = 1, r;
+    switch (c) {
+    case '"':
+        return hsdag_jstream_string(s);
+    case 'n':
+        return js_word(s, "null", 4);
+    case 't':
+        return js_word(s, "true", 4);
+    case 'f':
+        return js_word(s, "false", 5);
+    case '{':
+        if (hsdag_jstream_open(s, '{')) return STOP;
+        while ((r = hsdag_jstream_more(s, '}', &first)) == 1)
+            if (hsdag_jstream_key(s) || hsdag_jstream_skip(s)) return STOP;
+        return r;
+    case '[':
+        if (hsdag_jstream_open(s, '[')) return STOP;
+        while ((r = hsdag_jstream_more(s, ']', &first)) == 1)
+            if (hsdag_jstream_skip(s)) return STOP;
+        return r;
+    default:
+        return hsdag_jstream_number(s, &num);
+    }
+}
+
+int hsdag_jstream_end(hsdag_jstream *s)
+{
+    return hsdag_jstream_peek(s) == -1 ? 0 : STOP;
+}
