@@ -202,7 +202,7 @@ def table(res, nodes, sizes, title):
 
 def fmt_n(n):
     for div, suf in ((10**6, "M"), (10**3, "k")):
-        if n >= div:
+        if n >= div * 0.9995:  # 999,9xx ops is "1M", not "1e+03k"
             return "%.3g%s" % (n / div, suf)
     return str(n)
 
