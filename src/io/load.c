@@ -1,13 +1,9 @@
 /* load.c - format detection by content and the dispatcher over the per-format readers.
  * Not here: parsing itself (one file per format in src/io/).
- * Entry points: hsdag_detect, hsdag_load, hsdag_load_file (which maps a large file rather than reading it). */
+ * Entry points: hsdag_detect, hsdag_load, hsdag_load_file. */
 #include "hsdag/io.h"
 
-#include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char *skip_ws(const char *p, const char *end)
 {
@@ -137,43 +133,11 @@ int hsdag_load(hsdag_graph **out, const void *buf, size_t len, hsdag_format fmt,
     }
 }
 
-/* A large regular file mapped read-only instead of read (issue 15: copying a 345 MB graph into fresh pages was
- * about a tenth of loading it, with its page faults). Only when the size is not a multiple of the page size:
- * the rest of the last page reads as zero, so the text ends in a NUL as hsdag_read_file's does. NULL (and
- * the caller reads the file) when it does not apply or fails; the caller munmaps *len bytes. */
-#define LOAD_MAP_MIN ((size_t)16 << 20)
-static const char *load_map(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return NULL;
-    struct stat st;
-    long page = sysconf(_SC_PAGESIZE);
-    void *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && page > 0 && (uint64_t)st.st_size >= LOAD_MAP_MIN &&
-        (uint64_t)st.st_size <= HSDAG_MAX_FILE_BYTES && (uint64_t)st.st_size % (uint64_t)page != 0) {
-        int flags = MAP_PRIVATE;
-#ifdef MAP_POPULATE
-        flags |= MAP_POPULATE;
-#endif
-        p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
-    }
-    close(fd);
-    if (p == MAP_FAILED) return NULL;
-    *len = (size_t)st.st_size;
-    return p;
-}
-
 int hsdag_load_file(hsdag_graph **out, const char *path, hsdag_format fmt, hsdag_err *e)
 {
     char *buf = NULL;
     size_t len = 0;
     *out = NULL;
-    const char *map = load_map(path, &len);
-    if (map) {
-        int rc = hsdag_load(out, map, len, fmt, path, e);
-        munmap((void *)(uintptr_t)map, len);
-        return rc;
-    }
     int rc = hsdag_read_file(&buf, &len, path, HSDAG_MAX_FILE_BYTES, e);
     if (rc < 0) return rc;
     rc = hsdag_load(out, buf, len, fmt, path, e);
