@@ -91,6 +91,76 @@ void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double st
                  run->sr, run->lp_status, start_s * 1e3);
 }
 
+/* place_milp_run's state: the buffers outlive a GLPK failure inside milp_body (place_glpk_call). */
+typedef struct milp_state {
+    const place_milp *mr;
+    double *x, *sol; /* [ncols + 1] the start's and the solver's column values */
+} milp_state;
+
+static int milp_body(void *ctx, hsdag_err *e)
+{
+    milp_state *s = ctx;
+    const place_milp *mr = s->mr;
+    hsdag_place_report *r = mr->r;
+    glp_prob *lp = glp_create_prob();
+    int rc = 0;
+    if ((rc = mr->build(mr->ctx, lp, e)) < 0 || (rc = place_glpk_prepare(lp, "ilp", e)) < 0) goto done;
+    if (hsdag_now() - mr->t0 > 0.5 * mr->tl) { /* building alone took half the time: no point in solving */
+        snprintf(r->note, sizeof r->note,
+                 "model of %d rows x %d columns too large for the time limit: the start",
+                 glp_get_num_rows(lp), glp_get_num_cols(lp));
+        r->objective_s = mr->ub;
+        goto done;
+    }
+    int ncols = glp_get_num_cols(lp);
+    s->x = hsdag_malloc((size_t)(ncols + 1) * sizeof *s->x);
+    s->sol = hsdag_malloc((size_t)(ncols + 1) * sizeof *s->sol);
+    if (!s->x || !s->sol) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    place_ilp_cb cb = {.bound = -INFINITY, .heur = mr->fill(mr->ctx, s->x) == 0 ? s->x : NULL};
+    place_ilp_run run;
+    if (mr->cbc && place_cbc_available()) {
+        if ((rc = place_cbc_solve(lp, mr->t0 + mr->tl, cb.heur, s->sol, &run)) < 0) {
+            rc = hsdag_err_set(e, rc, "ilp: out of memory");
+            goto done;
+        }
+    } else {
+        place_ilp_solve(lp, mr->t0 + mr->tl, mr->cuts, &cb, &run);
+        if (isfinite(run.obj))
+            for (int j = 1; j <= ncols; j++) s->sol[j] = glp_mip_col_val(lp, j);
+    }
+    double obj = mr->ub;      /* seconds */
+    if (run.obj < 1 - 1e-9) { /* the solver found a better solution than the start */
+        mr->decode(mr->ctx, s->sol);
+        obj = run.obj * mr->ub;
+    }
+    /* the bound holds below the start's value (M), for every solution better than the start */
+    place_ilp_report(r, &run, mr->ub, obj);
+done:
+    glp_delete_prob(lp);
+    return rc;
+}
+
+int place_milp_run(const place_milp *mr, hsdag_err *e)
+{
+    milp_state s = {.mr = mr};
+    int rc = place_glpk_call(milp_body, &s, "ilp", e);
+    if (rc == HSDAG_ESOLVER) { /* GLPK gave up on the model: the start stands, without a bound */
+        hsdag_place_report *r = mr->r;
+        r->objective_s = mr->ub;
+        r->bound_s = NAN;
+        r->optimal = 0;
+        snprintf(r->note, sizeof r->note, "%.200s: returned the start, %.6g ms", e ? e->msg : "GLPK failed",
+                 mr->ub * 1e3);
+        rc = 0;
+    }
+    hsdag_free(s.x);
+    hsdag_free(s.sol);
+    return rc;
+}
+
 typedef struct ilp_model {
     glp_prob *lp;
     int32_t *xcol; /* [n_groups * k] column of X[c,d] */
