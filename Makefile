@@ -14,17 +14,11 @@ SAN     ?=
 VERSION := $(shell sed -n 's/^\#define HSDAG_VERSION "\(.*\)"/\1/p' include/hsdag/common.h)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 
-# CBC (coinor-libcbc-dev) is optional: found, it solves the tarnawski latency MILP; else GLPK does
-CBC  := $(shell pkg-config --exists cbc 2>/dev/null && echo cbc)
-PKGS := libprotobuf-c libxml-2.0 json-c openblas libcgraph $(CBC)
+PKGS := libprotobuf-c libxml-2.0 json-c openblas libcgraph
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # METIS and GLPK ship no pkg-config file on Debian 12.
 LIBS := $(PKG_LIBS) -lmetis -lglpk -lm
-ifneq ($(CBC),)
-CPPFLAGS += -DHSDAG_HAVE_CBC
-LIBS += -lstdc++
-endif
 
 ONNX_PROTO ?= $(firstword $(wildcard /usr/include/onnx/onnx.proto /usr/lib/python3/dist-packages/onnx/onnx.proto))
 

@@ -580,13 +580,8 @@ int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const
                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
 {
     tw_ilp m = {.p = p, .device = device};
-    place_milp mr = {.build = tw_build_cb,
-                     .fill = tw_fill_cb,
-                     .decode = tw_decode_cb,
-                     .ctx = &m,
-                     .cuts = 1,
-                     .cbc = 1,
-                     .r = r};
+    place_milp mr = {
+        .build = tw_build_cb, .fill = tw_fill_cb, .decode = tw_decode_cb, .ctx = &m, .cuts = 1, .r = r};
     mr.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
     mr.t0 = hsdag_now();
     int32_t *st = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *st);

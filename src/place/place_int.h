@@ -140,8 +140,8 @@ void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double st
 
 /* One warm-started MILP whose objective is in units of its start's value (ilp_tw.c, ilp_tput.c), run
  * through place_glpk_call: build the model into lp, check it (place_glpk_prepare), give up when building took
- * half the time limit, take the start's column values from fill, solve (CBC when asked for and built in, else
- * GLPK), hand a better solution's column values to decode, and fill the report (place_ilp_report; when GLPK
+ * half the time limit, take the start's column values from fill, solve (place_ilp_solve), hand a better
+ * solution's column values to decode, and fill the report (place_ilp_report; when GLPK
  * fails internally: the start, without a bound). Returns 0 or build's / the memory's error. */
 typedef struct place_milp {
     int (*build)(void *ctx, struct glp_prob *lp, hsdag_err *e);
@@ -149,18 +149,11 @@ typedef struct place_milp {
     void (*decode)(void *ctx,
                    const double *x); /* a better solution x[1..ncols] into the caller's placement */
     void *ctx;
-    int cuts, cbc;     /* GLPK's MIR and Gomory cuts; CBC instead of GLPK when the build has it */
+    int cuts;          /* GLPK's MIR and Gomory cuts */
     double t0, tl, ub; /* seconds: start time, time limit, the start's objective value (the model unit) */
     hsdag_place_report *r;
 } place_milp;
 int place_milp_run(const place_milp *mr, hsdag_err *e);
-
-/* ---- CBC (cbc.c): the same run on COIN-OR CBC, when the build found it (else HSDAG_EUNSUPPORTED) ---- */
-int place_cbc_available(void);
-/* Solves the built (and prepared) GLPK model lp with CBC until deadline (hsdag_now() seconds, wall time),
- * warm-started from heur[1..ncols] (or none); fills out as place_ilp_solve does and, when CBC has an integer
- * solution, its column values into x[1..ncols]. Returns 0 or HSDAG_ENOMEM. */
-int place_cbc_solve(struct glp_prob *lp, double deadline, const double *heur, double *x, place_ilp_run *out);
 
 /* ---- GLPK (glpk.c): every placer's GLPK work goes through these ---- */
 /* Runs fn(ctx, e), the GLPK part of a placer, with GLPK's error hook and a silent terminal: an internal GLPK
