@@ -423,6 +423,37 @@ static void tw_relabel(const tw_ilp *m, int32_t *dev)
     for (int32_t v = 0; v < p->n; v++) dev[v] = map[dev[v]];
 }
 
+/* tw_fill's D columns and path potentials for the split bdev (group -> accelerator slot, -1 = CPU; nodes are
+ * in topological order). */
+static void tw_fill_paths(const tw_ilp *m, const int32_t *bdev, double *x)
+{
+    const hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    int32_t na = m->na, n = p->n;
+    const double ms = m->ts;
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        int32_t ei = m->ecross[k];
+        if (ei < 0) continue;
+        int32_t au = bdev[tw_blk(p, g->edge_src[k])], av = bdev[tw_blk(p, g->out_dst[k])];
+        for (int32_t a = 0; a < na; a++) x[m->dc + ei * na + a] = (au == a) != (av == a);
+    }
+    for (int32_t v = 0; v < n; v++) {
+        int32_t a = bdev[tw_blk(p, v)];
+        double own =
+            a >= 0 ? place_cost(p, v, m->acc[a]) * ms : (p->cpu >= 0 ? place_cost(p, v, p->cpu) * ms : 0);
+        double h = own;
+        for (int32_t q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
+            int32_t u = g->in_src[q], ei = m->ecross[g->in_eid[q]];
+            double t = x[m->hc + u] + own;
+            if (ei >= 0)
+                for (int32_t b = 0; b < na; b++)
+                    t += x[m->dc + ei * na + b] * hsdag_costs_host_xfer_s(p->c, u, m->acc[b]) * ms;
+            if (t > h) h = t;
+        }
+        x[m->hc + v] = h;
+    }
+}
+
 /* x[1..ncols] for placement dev (contiguous, classes whole): the model's own timing, solved by passes. */
 static void tw_fill(const tw_ilp *m, const int32_t *dev, double *x)
 {
@@ -506,28 +537,7 @@ static void tw_fill(const tw_ilp *m, const int32_t *dev, double *x)
     for (int32_t v = 0; v < n; v++)
         if (F[v] > L) L = F[v];
     x[m->lc] = L;
-    /* D and the path potentials (nodes are in topological order) */
-    for (int32_t k = 0; k < g->n_edges; k++) {
-        int32_t ei = m->ecross[k];
-        if (ei < 0) continue;
-        int32_t au = bdev[tw_blk(p, g->edge_src[k])], av = bdev[tw_blk(p, g->out_dst[k])];
-        for (int32_t a = 0; a < na; a++) x[m->dc + ei * na + a] = (au == a) != (av == a);
-    }
-    for (int32_t v = 0; v < n; v++) {
-        int32_t a = bdev[tw_blk(p, v)];
-        double own =
-            a >= 0 ? place_cost(p, v, m->acc[a]) * ms : (p->cpu >= 0 ? place_cost(p, v, p->cpu) * ms : 0);
-        double h = own;
-        for (int32_t q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
-            int32_t u = g->in_src[q], ei = m->ecross[g->in_eid[q]];
-            double t = x[m->hc + u] + own;
-            if (ei >= 0)
-                for (int32_t b = 0; b < na; b++)
-                    t += x[m->dc + ei * na + b] * hsdag_costs_host_xfer_s(p->c, u, m->acc[b]) * ms;
-            if (t > h) h = t;
-        }
-        x[m->hc + v] = h;
-    }
+    tw_fill_paths(m, bdev, x);
     hsdag_free(bdev);
 }
 
