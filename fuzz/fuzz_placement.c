@@ -1,9 +1,14 @@
 /* fuzz_placement.c - libFuzzer target for placement files (hsdag placement JSON, affinity maps, Tarnawski
  * splits)
  * read against a fixed four-node graph on the cpu-gpu preset; whatever parses is written back and re-read.
+ * The streaming reader is compared with the json-c one: it may leave a text to it, never take one it refuses or
+ * read it differently.
  * Not here: checks of the mapping (tests/test_sim.c); this looks for crashes, leaks and UB.
  * Entry points: LLVMFuzzerTestOneInput. */
+#include "../src/io/placement_int.h"
 #include "hsdag/placement.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -36,7 +41,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!d) hsdag_devices_preset(&d, "cpu-gpu", NULL, &e);
     if (!g || !d) return 0;
     int32_t dev[4], dev2[4];
-    hsdag_placement_info pi;
+    hsdag_placement_info pi, pi2;
+    if (hsdag_placement_parse_stream(dev, &pi, data, size, g, d) == 0) {
+        if (hsdag_placement_parse_tree(dev2, &pi2, data, size, "fuzz", g, d, &e) != 0) abort();
+        if (memcmp(dev, dev2, sizeof dev) != 0 || pi.format != pi2.format || pi.n_listed != pi2.n_listed)
+            abort();
+    }
     if (hsdag_placement_parse(dev, &pi, data, size, "fuzz", g, d, &e) < 0) {
         HSDAG_ASSERT(e.msg[0] && !strchr(e.msg, '\n'));
         return 0;

@@ -40,10 +40,12 @@ COMMANDS = [
     ("mincut", ["place", "{g}", "--method", "mincut", "--devices", "cpu-gpu", "--json"]),
     ("heft-4gpu", ["place", "{g}", "--method", "heft", "--devices", "cpu-4gpu", "--json"]),
     ("local-search", ["place", "{g}", "--method", "local-search", "--devices", "cpu-gpu", "--json"]),
+    # on cpu-gpu the start (the min cut among others) meets the exact bound; four GPUs leave room to improve
+    ("local-search-4gpu", ["place", "{g}", "--method", "local-search", "--devices", "cpu-4gpu", "--json"]),
 ]
 
 TARGETS = """Targets (issue 15, one core): at 1M ops info/bound/simulate/place (heft, m-etf, metis, mincut) each under
-3 s CPU and 1.5 GB peak RSS; heft on cpu-4gpu under 1 s of placement time (place_s); the concurrent simulation at
+3 s CPU and 1.5 GB peak RSS; heft on cpu-4gpu under 1 s of placement time (its wall_s); the concurrent simulation at
 most 2.5x the sequential one (sim_ratio); local search improves
 on its start at 100k and 1M within 10 s; k <= 1.15 for every command from 10k to 1M."""
 
@@ -111,7 +113,7 @@ def measure(binaries, sizes, names, runs, d, timeout):
             if name not in names:
                 continue
             samples = {b: [] for b in binaries}
-            r = runs if size < 1000000 or name != "local-search" else 1
+            r = runs if size < 1000000 or not name.startswith("local-search") else 1
             for _ in range(r):
                 for b in binaries:  # interleaved: both see the same load
                     cmd = [b] + [a.format(g=path, p=pl, r=reps) for a in args]
@@ -120,7 +122,7 @@ def measure(binaries, sizes, names, runs, d, timeout):
                     if "--json" in args and code == 0:
                         try:
                             j = json.loads(out)
-                            info.update(place_s=j.get("place_s"), latency=j.get("latency_ms"), note=j.get("note"),
+                            info.update(place_s=j.get("wall_s"), latency=j.get("latency_ms"), note=j.get("note"),
                                         rate=j.get("evals_per_s"))
                         except ValueError:
                             pass
@@ -135,9 +137,9 @@ def measure(binaries, sizes, names, runs, d, timeout):
                 rs = [x["rate"] for x in s if x.get("rate") is not None]
                 if rs:
                     agg["rate"] = median(rs)
-                if s[-1].get("note") is not None:
-                    agg["note"] = s[-1]["note"]
-                    agg["latency"] = s[-1].get("latency")
+                if s[-1].get("latency") is not None:
+                    agg["note"] = s[-1].get("note")
+                    agg["latency"] = s[-1]["latency"]
                 res[b].setdefault(name, {})[size] = agg
             print("  %-8s %-13s %s" % (size, name, "  ".join(
                 "%.3f s %.0f MB%s" % (res[b][name][size]["cpu"], res[b][name][size]["rss"] / 2**20,
@@ -188,17 +190,19 @@ def table(res, nodes, sizes, title):
                 ratio.append("%s: %.0f / %.0f per s = %.2fx" % (fmt_n(nodes[s]), a, b, a / b))
         lines += ["", "sim_ratio (simulator evaluations per CPU second, sequential / concurrent, heft's placement): " +
                   "; ".join(ratio)]
-    if "local-search" in res:
+    for name, ref in (("local-search", "heft"), ("local-search-4gpu", "heft-4gpu")):
         for s in sizes:
-            c = res["local-search"].get(s)
+            c, h = res.get(name, {}).get(s), res.get(ref, {}).get(s)
             if c and c.get("note"):
-                lines.append("local-search %s: %s" % (fmt_n(nodes[s]), c["note"]))
+                lines.append("%s %s: latency %.6g ms (%s: %s ms); %s" % (
+                    name, fmt_n(nodes[s]), c["latency"], ref, "%.6g" % h["latency"] if h and h.get("latency")
+                    else "?", c["note"]))
     return lines
 
 
 def fmt_n(n):
     for div, suf in ((10**6, "M"), (10**3, "k")):
-        if n >= div:
+        if n >= div * 0.9995:  # 999,9xx ops is "1M", not "1e+03k"
             return "%.3g%s" % (n / div, suf)
     return str(n)
 
@@ -218,7 +222,7 @@ def main():
     names = set(a.commands.split(","))
     bins = [os.path.abspath(a.hsdag)] + ([os.path.abspath(a.baseline)] if a.baseline else [])
     print("# hsdag scale benchmark: generated GPT-style decoders (%s)" % " ".join(GEN[2:]))
-    print("medians of %d runs (1 at 1M for local-search), CPU = user + system time of the process" % a.runs)
+    print("medians of %d runs (1 at 1M for local search), CPU = user + system time of the process" % a.runs)
     res, nodes = measure(bins, sizes, names, a.runs, a.dir, a.timeout)
     out = table(res[bins[0]], nodes, sizes, "this build" if a.baseline else "results")
     if a.baseline:

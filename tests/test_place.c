@@ -577,6 +577,48 @@ static void test_registry(void)
     CHECK_EQ_INT(hsdag_place_register(&bad, &e), HSDAG_EINVAL);
 }
 
+/* ---- the sequential MILP beyond its op-level size: solved on coarsened groups, said so, no bound claimed ---- */
+static void test_ilp_coarse(void)
+{
+    enum { N = 20000 }; /* a chain on cpu-4gpu: 20000 x 5 + 19999 x 20 columns > 400k; on pairs 250k */
+    hsdag_gb *b = hsdag_gb_create();
+    int32_t prev = -1;
+    for (int32_t i = 0; i < N; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "n%d", (int)i);
+        int32_t v = hsdag_gb_add_node(b, name, "MatMul");
+        hsdag_gb_set_flops(b, v, 1e6 * (1 + i % 7));
+        if (prev >= 0) hsdag_gb_add_edge(b, prev, v, 1e4);
+        prev = v;
+    }
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_gb_finish(b, &g, &e), 0);
+    hsdag_gb_free(b);
+    hsdag_devices *d = preset("cpu-4gpu", g);
+    hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
+    int32_t *dev = hsdag_malloc(N * sizeof *dev), *h = hsdag_malloc(N * sizeof *h);
+    hsdag_place_result r, rh;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.time_limit_s = 2;
+    CHECK_EQ_INT(hsdag_place_run(p, "ilp", &o, dev, &r, &e), 0);
+    CHECK(strncmp(r.rep.note, "solved on 10000 groups (coarsened from 20000: ", 46) == 0);
+    CHECK(strstr(r.rep.note, "bound for the coarsened model only") != NULL);
+    CHECK(isnan(r.rep.bound_s) && !r.rep.optimal);
+    int pairs = 1; /* the coarse groups are the pairs (2i, 2i + 1): each on one device */
+    for (int32_t i = 0; i + 1 < N; i += 2) pairs &= dev[i] == dev[i + 1];
+    CHECK(pairs);
+    /* the result is no worse (sequentially) than HEFT's, one of its starts */
+    CHECK_EQ_INT(hsdag_place_run(p, "heft", &o, h, &rh, &e), 0);
+    CHECK(hsdag_place_sequential_cost(p->c, dev) <= hsdag_place_sequential_cost(p->c, h) * (1 + 1e-9) ||
+          hsdag_place_sequential_cost(p->c, dev) <= r.rep.objective_s * (1 + 1e-9));
+    hsdag_free(dev);
+    hsdag_free(h);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1); /* the learned placer runs too: as the CLI does */
@@ -584,6 +626,7 @@ int main(void)
     CHECK_EQ_INT(hsdag_learn_register_methods(&re), 0);
     test_exact_vs_brute();
     test_ilp_concurrent();
+    test_ilp_coarse();
     test_all_methods();
     test_memory();
     test_hand_made();

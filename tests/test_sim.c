@@ -5,6 +5,8 @@
  * Not here: device-file parsing and the cost table (test_devices.c); the CLI (tests/cli/simulate.sh).
  * Entry points: main.
  */
+#include "../src/io/jsonstream.h"
+#include "../src/io/placement_int.h"
 #include "check.h"
 #include "hsdag/codec.h"
 #include "hsdag/io.h"
@@ -433,6 +435,89 @@ static void test_placement_io(void)
     CHECK(hsdag_placement_from_spec(dev, &pi, "accel-only", g, d, &e) == HSDAG_EINVAL);
     CHECK(strstr(e.msg, "neither a device") != NULL);
     CHECK(hsdag_placement_from_spec(dev, &pi, "no/such.json", g, d, &e) == HSDAG_EIO);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
+/* 1 if the streaming placement reader takes the text; whatever it takes, the json-c reader takes the same way */
+static int pl_stream_vs_tree(const char *t, size_t len, const hsdag_graph *g, const hsdag_devices *d)
+{
+    int32_t ds[3], dt[3];
+    hsdag_placement_info is, it;
+    hsdag_err e = {0};
+    int rs = hsdag_placement_parse_stream(ds, &is, t, len, g, d);
+    CHECK(rs == 0 || rs == HSDAG_JSTREAM_STOP);
+    if (rs != 0) return 0;
+    int rt = hsdag_placement_parse_tree(dt, &it, t, len, "t", g, d, &e);
+    if (rt != 0) fprintf(stderr, "stream took what json-c refuses (%s): %.*s\n", e.msg, (int)len, t);
+    CHECK(rt == 0);
+    CHECK(memcmp(ds, dt, sizeof ds) == 0);
+    CHECK(is.format == it.format && is.n_listed == it.n_listed);
+    return 1;
+}
+
+/* The streaming placement reader against the json-c one: legal layouts it takes or leaves, texts it must leave
+ * (errors, other formats, keys given twice), and seeded mutations of one file. */
+static void test_placement_stream(void)
+{
+    tnode n[] = {{"a", 1, 4, 0, 0}, {"b", 2, 1, 0, 0}, {"c", 3, 1, 0, 0}};
+    tedge ed[] = {{0, 1, 1000}, {1, 2, 1000}};
+    hsdag_graph *g = build(n, 3, ed, 2);
+    hsdag_devices *d = dev2();
+    static const char *const take[] = {
+        "{\"format\": \"hsdag-placement\", \"devices\": \"t2\", \"placement\": {\"a\": \"C\", \"b\": \"G\", "
+        "\"c\": \"G\"}}",
+        "{\"placement\": {\"c\": 1, \"a\": 0}, \"default\": \"G\"}", /* out of order, indices */
+        "{\"default\": \"C\", \"x\": [1, {\"y\": null}], \"placement\": {\"b\": \"g\"}}", /* ov_name */
+        " {\"placement\":{\"\\u0061\":\"C\",\"b\":\"C\",\"c\":\"C\"}} \n",                /* escaped key */
+        "{\"placement\": {}, \"default\": \"G\"}",
+    };
+    static const char *const leave[] = {
+        "{\"placement\": {\"a\": \"C\", \"a\": \"G\"}, \"default\": \"C\"}", /* json-c keeps the last */
+        "{\"placement\": {\"a\": \"C\"}, \"placement\": {}, \"default\": \"C\"}",
+        "{\"placement\": {\"a\": \"C\"}}",                   /* b and c have no device */
+        "{\"placement\": {\"a\": 1.0}, \"default\": \"C\"}", /* json-c: a double, no index */
+        "{\"placement\": {\"a\": \"C\"}, \"default\": 0}",
+        "{\"format\": \"other\", \"placement\": {}, \"default\": \"C\"}",
+        "{\"devices\": \"t3\", \"placement\": {}, \"default\": \"C\"}",
+        "{\"a\": \"C\", \"b\": \"G\", \"c\": \"G\"}", /* an affinity map: json-c's */
+        "{\"cpus\": [{\"nodes\": [0, 1, 2]}]}",
+        "{\"placement\": {\"zz\": \"C\"}, \"default\": \"C\"}",
+        "{\"placement\": {}, \"default\": \"C\"} x",
+        "",
+    };
+    for (size_t i = 0; i < sizeof take / sizeof *take; i++)
+        CHECK_EQ_INT(pl_stream_vs_tree(take[i], strlen(take[i]), g, d), 1);
+    for (size_t i = 0; i < sizeof leave / sizeof *leave; i++)
+        CHECK_EQ_INT(pl_stream_vs_tree(leave[i], strlen(leave[i]), g, d), 0);
+    static const char alphabet[] = "{}[]\",:0123456789-.eE+ \n\\uabcCG\x00\x7f\xc3\xa9";
+    const char *base = take[1];
+    size_t blen = strlen(base);
+    char t[128];
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, 15);
+    int taken = 0;
+    for (int it = 0; it < 3000; it++) {
+        size_t len = blen;
+        memcpy(t, base, len);
+        for (int k = 0, edits = 1 + (int)hsdag_rng_below(&rng, 3); k < edits && len > 2; k++) {
+            size_t at = hsdag_rng_below(&rng, (uint32_t)len);
+            char c = alphabet[hsdag_rng_below(&rng, sizeof alphabet - 1)];
+            int op = (int)hsdag_rng_below(&rng, 3);
+            if (op == 0) {
+                t[at] = c;
+            } else if (op == 1 && len + 1 < sizeof t) { /* insert */
+                memmove(t + at + 1, t + at, len - at);
+                t[at] = c;
+                len++;
+            } else { /* delete */
+                memmove(t + at, t + at + 1, len - at - 1);
+                len--;
+            }
+        }
+        taken += pl_stream_vs_tree(t, len, g, d);
+    }
+    CHECK(taken > 10);
     hsdag_devices_free(d);
     hsdag_graph_free(g);
 }
@@ -1077,6 +1162,7 @@ int main(void)
     test_memory();
     test_create_oom();
     test_placement_io();
+    test_placement_stream();
     test_priority();
     test_sequential_naive();
     const char *dir = "tests/data/tarnawski/latency-inputs/";

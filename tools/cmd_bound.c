@@ -1,7 +1,8 @@
 /* cmd_bound.c - 'hsdag bound MODEL': a valid lower bound on the latency of any placement on a device set,
  * with the terms it is made of (critical path, work per device, sum of cheapest costs, the exact optimum
  * where known); the same bound place, compare, simulate and train report.
- * Not here: the bounds themselves (src/sim/bound.c) and the exact two-device solver (src/place/mincut.c).
+ * Not here: the bounds themselves (src/sim/bound.c, hsdag_place_bound_contiguous in src/place/ilp.c) and the
+ *           exact two-device solver (src/place/mincut.c).
  * Entry points: cmd_bound.
  */
 #include "simcli.h"
@@ -43,20 +44,11 @@ int cmd_bound(int argc, char **argv)
     const char *cb_method = NULL;
     char cb_note[256] = "";
     if (a.contiguous) {
-        /* the exact solver of the objective over contiguous splits: its bound holds for every such split */
-        hsdag_place_opts po = hsdag_place_opts_default();
-        po.time_limit_s = a.time_limit;
-        int32_t *dev = hsdag_malloc(((size_t)s.g->n_nodes + 1) * sizeof *dev);
-        hsdag_place_result pr;
         hsdag_place_problem *pp = NULL;
-        cb_method = s.sc.objective == HSDAG_OBJ_THROUGHPUT ? "dp" : "ilp";
-        lrc = dev ? hsdag_place_problem_create(&pp, s.g, s.devs, &s.sc, &e) : HSDAG_ENOMEM;
-        if (lrc == 0) lrc = hsdag_place_run(pp, cb_method, &po, dev, &pr, &e);
-        hsdag_free(dev);
-        if (lrc == 0) {
-            if (pr.rep.bound_contiguous) cb = pr.rep.bound_s;
-            snprintf(cb_note, sizeof cb_note, "%s", pr.rep.note);
-        }
+        lrc = hsdag_place_problem_create(&pp, s.g, s.devs, &s.sc, &e);
+        if (lrc == 0)
+            lrc =
+                hsdag_place_bound_contiguous(&cb, &cb_method, cb_note, sizeof cb_note, pp, a.time_limit, &e);
         hsdag_place_problem_free(pp);
         if (lrc < 0) {
             rc = cli_fail(a.name, lrc, &e);

@@ -366,7 +366,8 @@ static const cli_opt table[] = {
      "--contiguous solver)",
      "10 (dp: 60)", NULL},
     {"max-evals", "N", K_INT, OFF(max_evals), 1, 1e9, NULL, C(PLACE) | C(COMPARE),
-     "local-search simulator evaluations (the reproducible stop)", "20000", NULL},
+     "local-search simulator evaluations (the reproducible stop); hsdag: the whole run's evaluations",
+     "20000 (hsdag: about 60500)", NULL},
     {"budget", "N", K_INT, OFF(budget), 1, 1e9, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
      "measurements of the black-box methods (bb-random, bb-local) and placements sampled by the learned ones "
      "(hsdag*; train: sets --episodes to N / (steps x samples), rounded up)",

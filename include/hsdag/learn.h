@@ -140,6 +140,9 @@ HSDAG_API void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, do
  * pre-trained policy): one forward pass (dropout off, a zero state), then in the sampling order the device of
  * largest probability per decision (memory masks and inheritance as in sampling). device[n_nodes]. */
 HSDAG_API int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e);
+/* A placement drawn from the current policy as training samples it, from rng (the learner's own stream and
+ * state are untouched): the same forward pass as hsdag_learn_greedy, then one sample per decision. */
+HSDAG_API int hsdag_learn_sample(hsdag_learn *L, hsdag_rng *rng, int32_t *device, hsdag_err *e);
 /* Imitation warm start: cfg.imitate_steps Adam steps of cross-entropy that make every cluster's policy put
  * its ops where op_device[n_nodes] has most of them (a heuristic's placement), stopping early once the mean
  * probability of those devices reaches cfg.imitate_prob. No measurement is made. *steps_done gets the steps
@@ -176,17 +179,21 @@ HSDAG_API int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, u
                                        int64_t max_evals, double noise, double *polished_s, int64_t *evals,
                                        hsdag_err *e);
 /* The warm start of the default placer: the best by measurement through orc (each one counted) of every
- * single device (ops a device may not run on their first allowed device), HEFT, m-ETF, greedy-tarnawski
- * and, on two devices, the min cut (local-search's own start is a subset of these).
+ * single device (ops a device may not run on their first allowed device), HEFT, m-ETF, m-SCT, METIS (o's
+ * seed), greedy-tarnawski and, on two devices, the min cut: every heuristic row of `hsdag compare`'s table.
  * device[p->n] gets it, *lat / *feas its measurement, *from its name. */
 HSDAG_API int hsdag_learn_warm_start(hsdag_place_problem *p, hsdag_place_oracle *orc,
                                      const hsdag_place_opts *o, int32_t *device, double *lat, int *feas,
                                      const char **from, hsdag_err *e);
 /* The registry entries (hsdag_place_fn), each with o->budget placements (default 500), o->noise, o->seed:
- *   hsdag          the default learner warm-started from the best of the cheap heuristics (each single
- *                  device, HEFT, m-ETF, greedy-tarnawski, the min cut on two devices; measured, counted),
- *                  then local-search polish
- *                  (o->max_evals, default 20000) of the best placement; the note says what each part gave;
+ *   hsdag          the default: the warm start (hsdag_learn_warm_start), imitated; o->budget learned
+ *                  placements; local search from its own start with o's seed (the `local-search` row exactly)
+ *                  and from the best so far; then the policy-guided iterated local search (perturb the best
+ *                  with a fraction of blocks from a placement drawn from the policy, polish 2,000
+ *                  evaluations, keep if better). Each local-search phase has HSDAG_LEARN_POLISH_EVALS
+ *                  evaluations; o->max_evals > 0 caps the whole run instead (what learning leaves is split
+ *                  in three). Returns the best placement measured; every measurement is counted in evals;
+ *                  the note says what each part gave;
  *   hsdag-learned  the default learner alone: no warm start, no polish;
  *   hsdag-paper    the paper's algorithm exactly (hsdag_learn_config_paper, budget / 20 episodes).
  * hsdag_learn_register_methods adds them to the placer registry. */
@@ -201,6 +208,8 @@ HSDAG_API int hsdag_learn_place_paper(hsdag_place_problem *p, const hsdag_place_
  * thread-safe. Called by the CLI's main() and by any program that wants the learned methods in
  * hsdag_place_methods / hsdag_place_run. Returns 0 or the registry's error. */
 HSDAG_API int hsdag_learn_register_methods(hsdag_err *e);
+/* Evaluations of each of the default placer's three local-search phases (local-search's own default). */
+#define HSDAG_LEARN_POLISH_EVALS 20000
 /* Episodes that give at least `budget` placements with cfg's steps x samples per episode. */
 HSDAG_API int32_t hsdag_learn_episodes_for(const hsdag_learn_config *cfg, int64_t budget);
 

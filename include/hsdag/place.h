@@ -4,7 +4,8 @@
  * Not here: scoring (sim.h), placement files (placement.h), the learned HSDAG placer (learn module; it adds
  *           itself to the registry with hsdag_place_register, through hsdag_learn_register_methods).
  * Entry points: hsdag_place_problem_create/free, hsdag_place_methods/method_find/register, hsdag_place_run,
- *               hsdag_place_lower_bound, hsdag_place_bound_exact, hsdag_place_mincut_solve.
+ *               hsdag_place_lower_bound, hsdag_place_bound_exact, hsdag_place_bound_contiguous,
+ *               hsdag_place_mincut_solve.
  *
  * Usage:
  *   hsdag_place_problem *p; hsdag_err e = {0};
@@ -265,6 +266,13 @@ HSDAG_API int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, 
  * -> HSDAG_EUNSUPPORTED. */
 HSDAG_API int hsdag_place_bound_exact(void *ctx, double *opt_s, const hsdag_costs *c, hsdag_semantics sem,
                                       hsdag_err *e);
+/* The bound over contiguous splits (each accelerator one contiguous subgraph; tarnawski semantics only): the
+ * exact solver of p->obj over that class ("dp" for throughput, "ilp" for latency) run with a time limit of
+ * time_limit_s (<= 0 = the method's default). *bound_s = its proven bound, NAN if it proved none; *method = the
+ * solver's name; note[note_len] = its report line. Returns 0, HSDAG_EUNSUPPORTED under another semantics, or
+ * the solver's error. */
+HSDAG_API int hsdag_place_bound_contiguous(double *bound_s, const char **method, char *note, size_t note_len,
+                                           hsdag_place_problem *p, double time_limit_s, hsdag_err *e);
 
 /* ---- the exact two-device sequential optimum (exposed for tests and the bound) ----
  * Minimises sum_v node_s[v, dev v] + sum over (tensor u, other device b holding a consumer) xfer(u, dev u, b)

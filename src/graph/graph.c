@@ -463,18 +463,44 @@ static int gb_check_merged(const hsdag_gb *b, const gb_edge *edges, size_t m, co
     return 0;
 }
 
+/* Sorts one source's edges (all of one u) by edge_cmp: insertion sort for the usual few, qsort for a wide fan-out. */
+static void gb_sort_run(gb_edge *r, size_t len)
+{
+    if (len > 32) {
+        qsort(r, len, sizeof *r, edge_cmp);
+        return;
+    }
+    for (size_t i = 1; i < len; i++) {
+        gb_edge x = r[i];
+        size_t j = i;
+        for (; j > 0 && edge_cmp(&r[j - 1], &x) > 0; j--) r[j] = r[j - 1];
+        r[j] = x;
+    }
+}
+
 /* Relabels the edges into edges[] by rank (the new node index), sorts them and merges parallel ones (bytes
- * summed, cost max). Returns the count left. */
-static size_t gb_merge_edges(const hsdag_gb *b, const int32_t *rank, gb_edge *edges)
+ * summed, cost max). Returns the count left. The sort is by counting on the source (n, stable, so by seq within
+ * one source), then each source's run by (dst, seq): the order of qsort by edge_cmp, in O(E) for the usual
+ * degrees. pos has n + 1 slots of scratch. */
+static size_t gb_merge_edges(const hsdag_gb *b, const int32_t *rank, gb_edge *edges, int32_t *pos)
 {
     size_t ne = b->n_edges, m = 0;
+    int32_t n = (int32_t)b->n_nodes;
+    for (int32_t i = 0; i <= n; i++) pos[i] = 0;
+    for (size_t k = 0; k < ne; k++) pos[rank[b->edges[k].u] + 1]++;
+    for (int32_t i = 0; i < n; i++) pos[i + 1] += pos[i];
     for (size_t k = 0; k < ne; k++) {
-        edges[k] = b->edges[k];
-        edges[k].u = rank[b->edges[k].u];
-        edges[k].v = rank[b->edges[k].v];
-        edges[k].seq = (int32_t)k;
+        gb_edge x = b->edges[k];
+        x.u = rank[x.u];
+        x.v = rank[x.v];
+        x.seq = (int32_t)k;
+        edges[pos[x.u]++] = x;
     }
-    qsort(edges, ne, sizeof *edges, edge_cmp);
+    for (size_t k = 0; k < ne;) { /* pos[u] is now the end of u's run */
+        size_t end = (size_t)pos[edges[k].u];
+        gb_sort_run(edges + k, end - k);
+        k = end;
+    }
     for (size_t k = 0; k < ne; k++) {
         if (m > 0 && edges[m - 1].u == edges[k].u && edges[m - 1].v == edges[k].v) {
             edges[m - 1].bytes += edges[k].bytes;
@@ -719,7 +745,7 @@ int hsdag_gb_finish(hsdag_gb *b, hsdag_graph **out, hsdag_err *e)
     if ((rc = gb_toposort(b, off, adj, order, tmp, rank, e, what)) < 0) goto fail;
     for (int32_t i = 0; i < n; i++) rank[order[i]] = i;
 
-    size_t m = gb_merge_edges(b, rank, edges);
+    size_t m = gb_merge_edges(b, rank, edges, tmp);
     if ((rc = gb_check_merged(b, edges, m, order, what, e)) < 0) goto fail;
     if (!(g = gb_alloc_ir(b, n, m))) goto oom;
     if (gb_intern_ops(b, g, order) < 0 || gb_names(b, g, rank, names) < 0) goto oom;

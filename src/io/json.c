@@ -530,20 +530,19 @@ static int js_seen(uint32_t *seen, int k)
     return 0;
 }
 
-/* Index of the decoded key among keys[0..n), or -1. */
-static int js_which(const hsdag_jstream *s, const char *const *keys, int n)
+/* the key after the highest one seen: where the next key usually is (hsdag writes keys in table order) */
+static int js_hint(uint32_t seen, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (strcmp(s->str, keys[i]) == 0) return i;
-    return -1;
+    int h = 0;
+    while (h < n && (seen >> h)) h++;
+    return h < n ? h : 0;
 }
 
 /* An object member's key: *k its index among keys[0..n) (the value left to read), or -1 with an unknown member's
  * value skipped. A key given twice stops. */
 static int js_member(hsdag_jstream *s, const char *const *keys, int n, uint32_t *seen, int *k)
 {
-    if (hsdag_jstream_key(s)) return JS_STOP;
-    *k = js_which(s, keys, n);
+    if (hsdag_jstream_key_index(s, keys, n, js_hint(*seen, n), k)) return JS_STOP;
     if (*k < 0) return hsdag_jstream_skip(s);
     return js_seen(seen, *k);
 }

@@ -157,11 +157,31 @@ static int js_string_escaped(hsdag_jstream *s, const char *p)
     return 0;
 }
 
+/* The first byte in [p, end) that ends a plain run of string bytes ('"', '\\' or a control character), or end.
+ * Eight bytes at a time where the byte order allows: a byte is flagged by the has-zero-byte trick on w ^ '"',
+ * w ^ '\\' and w - 0x20; a false flag needs a borrow from a lower flagged byte, so the lowest flag is exact. */
+static const char *js_plain_end(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (end - p >= 8) {
+        uint64_t w, q, b;
+        memcpy(&w, p, 8);
+        q = w ^ (ones * '"');
+        b = w ^ (ones * '\\');
+        uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+        if (hit) return p + (__builtin_ctzll(hit) >> 3);
+        p += 8;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20) p++;
+    return p;
+}
+
 int hsdag_jstream_string(hsdag_jstream *s)
 {
     if (hsdag_jstream_peek(s) != '"') return STOP;
-    const char *p = s->p + 1, *q = p, *end = s->end;
-    while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+    const char *p = s->p + 1, *end = s->end, *q = js_plain_end(p, end);
     if (q >= end) return STOP;
     if (*q != '"') return js_string_escaped(s, p);
     size_t n = (size_t)(q - p);
@@ -176,6 +196,38 @@ int hsdag_jstream_string(hsdag_jstream *s)
 int hsdag_jstream_key(hsdag_jstream *s)
 {
     if (hsdag_jstream_string(s)) return STOP;
+    if (hsdag_jstream_peek(s) != ':') return STOP;
+    s->p++;
+    return 0;
+}
+
+/* The bytes from p on spell key and its closing quote (key holds no '"', '\\' or control character, as every key
+ * of the readers): their count, else 0. */
+static size_t js_key_at(const char *key, const char *p, const char *end)
+{
+    size_t j = 0;
+    for (; key[j]; j++)
+        if (p + j >= end || p[j] != key[j]) return 0;
+    return p + j < end && p[j] == '"' ? j + 1 : 0;
+}
+
+int hsdag_jstream_key_index(hsdag_jstream *s, const char *const *keys, int n, int hint, int *k)
+{
+    if (hsdag_jstream_peek(s) != '"') return STOP;
+    const char *p = s->p + 1, *end = s->end;
+    size_t used = 0;
+    *k = -1;
+    for (int j = 0; j < n && !used; j++) { /* the key as written, no escapes: matched in place */
+        int i = hint + j < n ? hint + j : hint + j - n;
+        if ((used = js_key_at(keys[i], p, end)) != 0) *k = i;
+    }
+    if (used) {
+        s->p = p + used;
+    } else { /* unknown, or written with escapes */
+        if (hsdag_jstream_string(s)) return STOP;
+        for (int i = 0; i < n && *k < 0; i++)
+            if (strcmp(s->str, keys[i]) == 0) *k = i;
+    }
     if (hsdag_jstream_peek(s) != ':') return STOP;
     s->p++;
     return 0;
@@ -198,13 +250,9 @@ int hsdag_jstream_number(hsdag_jstream *s, hsdag_jnum *n)
     if (*q == '0') {
         q++;
     } else {
-        for (; q < end && js_digit(*q); q++) {
-            unsigned dg = (unsigned)(*q - '0');
-            if (mag > (UINT64_MAX - dg) / 10)
-                big = 1;
-            else
-                mag = mag * 10 + dg;
-        }
+        const char *d0 = q;
+        for (; q < end && js_digit(*q); q++) mag = mag * 10 + (unsigned)(*q - '0');
+        big = q - d0 > 19; /* 19 digits always fit in 64 bits; 20 or more are at least 10^19 > INT64_MAX */
     }
     int frac = 0;
     if (q < end && *q == '.') {

@@ -3,7 +3,7 @@
  * double), values skipped by depth.
  * Not here: any schema (json.c reads hsdag JSON with it); error messages: it only says STOP, and a reader that
  * stops hands the text to its json-c tree reader, which finds the first problem and words it (jsonin.h).
- * Entry points: hsdag_jstream_init/free, _peek, _open, _more, _key, _string, _number, _null, _skip, _end. */
+ * Entry points: hsdag_jstream_init/free, _peek, _open, _more, _key, _key_index, _string, _number, _null, _skip, _end. */
 #ifndef HSDAG_IO_JSONSTREAM_H
 #define HSDAG_IO_JSONSTREAM_H
 
@@ -43,6 +43,10 @@ int hsdag_jstream_open(hsdag_jstream *s, char c);
 int hsdag_jstream_more(hsdag_jstream *s, char close, int *first);
 /* An object key and its ':'; the key is s->str. */
 int hsdag_jstream_key(hsdag_jstream *s);
+/* An object key and its ':', looked up among keys[0..n) (trying keys[hint] first, then the ones after it):
+ * *k its index, or -1 for a key not among them. s->str is not set. The keys may not hold '"', '\\' or control
+ * characters. */
+int hsdag_jstream_key_index(hsdag_jstream *s, const char *const *keys, int n, int hint, int *k);
 /* A string value into s->str (escapes decoded to UTF-8 as json-c does; \u0000 is STOP). */
 int hsdag_jstream_string(hsdag_jstream *s);
 int hsdag_jstream_number(hsdag_jstream *s, hsdag_jnum *n);

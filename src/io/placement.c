@@ -2,11 +2,14 @@
  * in;
  * the same three out. Formats are described in include/hsdag/placement.h and docs/simulator.md.
  * Not here: computing or scoring placements; the split lists themselves (split.c's reader and writer, which
- *   this file maps onto a device set); JSON parsing (jsonin.h).
+ *   this file maps onto a device set); JSON parsing (jsonin.h, and jsonstream.h for the fast path: hsdag
+ *   placement JSON without a document tree, anything unusual or wrong handed to the json-c reader).
  * Entry points: hsdag_placement_parse/read_file/from_spec, hsdag_placement_write_json/affinity/split,
- *   hsdag_placement_format_name.
+ *   hsdag_placement_format_name; hsdag_placement_parse_stream/_tree (placement_int.h).
  */
 #include "hsdag/placement.h"
+#include "jsonstream.h"
+#include "placement_int.h"
 #include "split_int.h"
 
 #include <string.h>
@@ -156,10 +159,130 @@ static int pl_read_split(json_object *root, const char *what, const hsdag_graph 
     return rc;
 }
 
+/* ---- the streaming reader: {"placement": {...}} without a document tree ----
+ * Takes a text only where the json-c reader below takes it and gives the same devices; STOP
+ * (HSDAG_JSTREAM_STOP) on every error, on a key given twice (json-c keeps the last), on the other formats, and
+ * on whatever the tokenizer leaves to json-c. Writes no message: the json-c reader words it. */
+#define PS_STOP HSDAG_JSTREAM_STOP
+
+typedef struct pl_stream {
+    hsdag_jstream s;
+    const hsdag_graph *g;
+    const hsdag_devices *devs;
+    hsdag_strmap *names; /* built when a node comes out of index order */
+    int32_t next;        /* the node expected next: files hsdag writes list nodes in index order */
+    int oom;
+} pl_stream;
+
+/* the node named by the decoded key, or -1 */
+static int32_t ps_node(pl_stream *ps)
+{
+    const hsdag_graph *g = ps->g;
+    int32_t v = ps->next;
+    if (v < g->n_nodes && strcmp(g->name[v], ps->s.str) == 0) { /* the key holds no NUL (jsonstream.h) */
+        ps->next = v + 1;
+        return v;
+    }
+    if (!ps->names && pl_names(g, &ps->names) < 0) {
+        ps->oom = 1;
+        return -1;
+    }
+    v = hsdag_strmap_get(ps->names, ps->s.str, ps->s.str_len);
+    if (v >= 0) ps->next = v + 1;
+    return v;
+}
+
+/* a device: its name (or OpenVINO name) as a string, or its index as an integer; -1 if neither */
+static int32_t ps_device(pl_stream *ps)
+{
+    if (hsdag_jstream_peek(&ps->s) == '"')
+        return hsdag_jstream_string(&ps->s) ? -1 : pl_device(ps->devs, ps->s.str);
+    hsdag_jnum n;
+    if (hsdag_jstream_number(&ps->s, &n) || !n.is_int) return -1;
+    return n.i >= 0 && n.i < ps->devs->n ? (int32_t)n.i : -1;
+}
+
+static int ps_map(pl_stream *ps, int32_t *device, int32_t *listed)
+{
+    int first = 1, r;
+    if (hsdag_jstream_open(&ps->s, '{')) return PS_STOP;
+    while ((r = hsdag_jstream_more(&ps->s, '}', &first)) == 1) {
+        int32_t v, d;
+        if (hsdag_jstream_key(&ps->s) || (v = ps_node(ps)) < 0 || device[v] >= 0) return PS_STOP;
+        if ((d = ps_device(ps)) < 0) return PS_STOP;
+        device[v] = d;
+        (*listed)++;
+    }
+    return r;
+}
+
+/* a string member's value equal to want */
+static int ps_string_is(pl_stream *ps, const char *want)
+{
+    return hsdag_jstream_string(&ps->s) || strcmp(ps->s.str, want) != 0 ? PS_STOP : 0;
+}
+
+static int ps_top(pl_stream *ps, int32_t *device, hsdag_placement_info *info)
+{
+    static const char *const keys[] = {"format", "devices", "default", "placement"};
+    int first = 1, r, k;
+    uint32_t seen = 0;
+    int32_t dflt = -1, listed = 0;
+    for (int32_t v = 0; v < ps->g->n_nodes; v++) device[v] = -1;
+    if (hsdag_jstream_open(&ps->s, '{')) return PS_STOP;
+    while ((r = hsdag_jstream_more(&ps->s, '}', &first)) == 1) {
+        if (hsdag_jstream_key_index(&ps->s, keys, 4, 0, &k)) return PS_STOP;
+        if (k < 0) {
+            if (hsdag_jstream_skip(&ps->s)) return PS_STOP;
+            continue;
+        }
+        if (seen & (1u << k)) return PS_STOP;
+        seen |= 1u << k;
+        int bad;
+        switch (k) {
+        case 0:
+            bad = ps_string_is(ps, "hsdag-placement");
+            break;
+        case 1: /* a placement for another device set maps nodes to the wrong devices */
+            bad = ps_string_is(ps, ps->devs->name);
+            break;
+        case 2:
+            bad = hsdag_jstream_peek(&ps->s) != '"' || (dflt = ps_device(ps)) < 0;
+            break;
+        default:
+            bad = ps_map(ps, device, &listed);
+        }
+        if (bad) return PS_STOP;
+    }
+    if (r || !(seen & (1u << 3)) || hsdag_jstream_end(&ps->s)) return PS_STOP;
+    for (int32_t v = 0; v < ps->g->n_nodes; v++)
+        if (device[v] < 0) {
+            if (dflt < 0) return PS_STOP;
+            device[v] = dflt;
+        }
+    if (info) info->format = HSDAG_PLF_HSDAG, info->n_listed = listed;
+    return 0;
+}
+
+int hsdag_placement_parse_stream(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
+                                 const hsdag_graph *g, const hsdag_devices *devs)
+{
+    if (info) memset(info, 0, sizeof *info);
+    if (!buf || len == 0 || len > PL_MAX_BYTES) return PS_STOP;
+    pl_stream ps = {.g = g, .devs = devs};
+    hsdag_jstream_init(&ps.s, buf, len);
+    int rc = ps_top(&ps, device, info);
+    if (ps.oom || ps.s.oom) rc = HSDAG_ENOMEM;
+    hsdag_jstream_free(&ps.s);
+    hsdag_strmap_free(ps.names);
+    return rc;
+}
+
 /* ---- entry points ---- */
 
-int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
-                          const char *what, const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
+int hsdag_placement_parse_tree(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
+                               const char *what, const hsdag_graph *g, const hsdag_devices *devs,
+                               hsdag_err *e)
 {
     what = what ? what : "<buffer>";
     if (info) memset(info, 0, sizeof *info);
@@ -210,6 +333,16 @@ int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const voi
 done:
     json_object_put(root);
     return rc;
+}
+
+int hsdag_placement_parse(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
+                          const char *what, const hsdag_graph *g, const hsdag_devices *devs, hsdag_err *e)
+{
+    int rc = hsdag_placement_parse_stream(device, info, buf, len, g, devs);
+    if (rc == 0) return 0;
+    /* out of memory: the tree reader needs more still */
+    if (rc == HSDAG_ENOMEM) return hsdag_err_set(e, rc, "%s: out of memory", what ? what : "<buffer>");
+    return hsdag_placement_parse_tree(device, info, buf, len, what, g, devs, e);
 }
 
 int hsdag_placement_read_file(int32_t *device, hsdag_placement_info *info, const char *path,

@@ -531,17 +531,11 @@ void lmodel_step_end(lstep *st)
     st->priv = NULL;
 }
 
-int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_rng *rng, hsdag_err *e)
+/* The encoder of one step: embeddings, the input MLP, the state, the two residual GCN layers (c->h2). */
+static int step_encode(lmodel *M, stepc *c, const float *D, int train, hsdag_rng *rng, hsdag_err *e)
 {
-    memset(st, 0, sizeof *st);
-    int32_t N = M->N, H = M->H, K = M->K;
+    int32_t N = M->N, H = M->H;
     size_t nh = (size_t)N * H;
-    stepc *c = hsdag_calloc(1, sizeof *c);
-    if (!c) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", sizeof *c);
-    st->priv = c;
-    c->train = train;
-    c->ar = &M->pool; /* one step at a time per model */
-    pool_reset(c->ar);
     int rc;
     /* embeddings, concatenated, and the input MLP's first block up to its dropout: from the frozen-parameter
      * buffers when already computed */
@@ -585,7 +579,16 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     if ((rc = gcn_res_fwd(M, c, M->g2, &M->ln_g2, &c->c2, &c->t2, &c->mk2, &c->u2, &c->s2, &c->mg2, &c->rg2,
                           &c->h2, c->h1, rng, e)) < 0)
         return rc;
-    /* GPN levels */
+    return 0;
+oom:
+    return pool_oom(c->ar, e);
+}
+
+/* The GPN levels over the encoder's output: c->lv, c->nl and every group's final cluster c->cluster. */
+static int step_levels(lmodel *M, stepc *c, hsdag_err *e)
+{
+    int32_t N = M->N;
+    int rc;
     c->cluster = pool_alloc(c->ar, sizeof(int32_t) * (size_t)(N ? N : 1), 0);
     if (!c->cluster) goto oom;
     for (int32_t v = 0; v < N; v++) c->cluster[v] = v;
@@ -630,6 +633,15 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
         hin = L->hc;
         for (int32_t v = 0; v < N; v++) c->cluster[v] = L->pr.cluster[c->cluster[v]];
     }
+    return 0;
+oom:
+    return pool_oom(c->ar, e);
+}
+
+/* The placer head over the last level's clusters: logits, the device masks, log-probabilities, into st. */
+static int step_place(lmodel *M, stepc *c, lstep *st, hsdag_err *e)
+{
+    int32_t N = M->N, H = M->H, K = M->K;
     int32_t C = c->nl ? c->lv[c->nl - 1].nc : N;
     const float *hfin = c->nl ? c->lv[c->nl - 1].hc : c->h2;
     /* placer */
@@ -668,6 +680,21 @@ int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_r
     return 0;
 oom:
     return pool_oom(c->ar, e);
+}
+
+int lmodel_step_forward(lmodel *M, lstep *st, const float *D, int train, hsdag_rng *rng, hsdag_err *e)
+{
+    memset(st, 0, sizeof *st);
+    stepc *c = hsdag_calloc(1, sizeof *c);
+    if (!c) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", sizeof *c);
+    st->priv = c;
+    c->train = train;
+    c->ar = &M->pool; /* one step at a time per model */
+    pool_reset(c->ar);
+    int rc = step_encode(M, c, D, train, rng, e);
+    if (rc == 0) rc = step_levels(M, c, e);
+    if (rc == 0) rc = step_place(M, c, st, e);
+    return rc;
 }
 
 int lmodel_step_backward(lmodel *M, lstep *st, const float *dlogp, const float *dq, hsdag_err *e)

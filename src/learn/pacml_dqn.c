@@ -11,10 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-#define DQ_NA HSDAG_PACML_N_ACTIONS
-#define DQ_GF HSDAG_PACML_OBS_FEATS
-#define DQ_EVAL_SEED 1799 /* the reference's test seed; evaluation episodes use 1799, 1800, ... */
-
 /* ======================= the Q-network ======================= */
 
 struct hsdag_pacml_qnet {
@@ -24,8 +20,10 @@ struct hsdag_pacml_qnet {
     pm_mod graph, q1; /* graph module (34 -> graph_out); head input LN -> Linear(d -> h1) */
     hsdag_nn_linear q2, q3;
     int32_t d; /* head input width */
-    /* scratch, grown on demand */
+    /* scratch, grown on demand: slices of the per-sample block bs and the per-row block br (pm_carve) */
+    float *bs, *br;
     int32_t cap_s, cap_r;
+    size_t cap_m;                             /* rmodel's */
     float *g, *gn, *gmean, *grstd, *dg, *dgn; /* per sample */
     float *x, *xn, *xmean, *xrstd, *a1, *a2, *q, *dq, *da2, *da2p, *da1, *da1p, *dxn, *dx,
         *dpool; /* per row */
@@ -34,7 +32,8 @@ struct hsdag_pacml_qnet {
 
 hsdag_pacml_qnet_config hsdag_pacml_qnet_config_default(void)
 {
-    hsdag_pacml_qnet_config c = {16, 64, 16, 8, 0, 0, 128, 64, HSDAG_PACML_MASK_PLACE_JCT};
+    hsdag_pacml_qnet_config c = {
+        PM_MSG_HALF, PM_HIDDEN1, PM_NODE_OUT, PM_GRAPH_OUT, 0, 0, 128, 64, HSDAG_PACML_MASK_PLACE_JCT};
     return c;
 }
 
@@ -55,14 +54,14 @@ int hsdag_pacml_qnet_create(hsdag_pacml_qnet **out, const hsdag_pacml_job *jobs,
     hsdag_pacml_qnet *n = hsdag_calloc(1, sizeof *n);
     if (!n) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
     n->c = c;
-    n->d = c.node_out + c.graph_out + c.n_xstate + DQ_NA + c.n_xaction;
+    n->d = c.node_out + c.graph_out + c.n_xstate + PM_NA + c.n_xaction;
     int rc = hsdag_nn_params_create(&n->p, e);
     if (rc < 0) {
         hsdag_free(n);
         return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
     }
     if ((rc = pm_gnn_add(&n->gnn, n->p, c.msg_half, c.hidden1, c.node_out, jobs, n_jobs, e)) < 0 ||
-        (rc = pm_mod_add(n->p, &n->graph, "graph", DQ_GF, c.graph_out, e)) < 0 ||
+        (rc = pm_mod_add(n->p, &n->graph, "graph", PM_GF, c.graph_out, e)) < 0 ||
         (rc = pm_mod_add(n->p, &n->q1, "q1", n->d, c.h1, e)) < 0 ||
         (rc = hsdag_nn_linear_add(n->p, &n->q2, "q2", c.h1, c.h2, 1, e)) < 0 ||
         (rc = hsdag_nn_linear_add(n->p, &n->q3, "q3", c.h2, 1, 1, e)) < 0)
@@ -83,16 +82,12 @@ fail:
 
 static void dq_scratch_free(hsdag_pacml_qnet *n)
 {
-    float **f[] = {&n->g,   &n->gn,    &n->gmean, &n->grstd, &n->dg,  &n->dgn, &n->x,
-                   &n->xn,  &n->xmean, &n->xrstd, &n->a1,    &n->a2,  &n->q,   &n->dq,
-                   &n->da2, &n->da2p,  &n->da1,   &n->da1p,  &n->dxn, &n->dx,  &n->dpool};
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        hsdag_free(*f[i]);
-        *f[i] = NULL;
-    }
+    hsdag_free(n->bs);
+    hsdag_free(n->br);
     hsdag_free(n->rmodel);
+    n->bs = n->br = NULL;
     n->rmodel = NULL;
-    n->cap_s = n->cap_r = 0;
+    n->cap_s = n->cap_r = n->cap_m = 0;
 }
 
 void hsdag_pacml_qnet_free(hsdag_pacml_qnet *n)
@@ -117,36 +112,22 @@ void hsdag_pacml_qnet_touch(hsdag_pacml_qnet *n)
     pm_gnn_touch(&n->gnn);
 }
 
-static int dq_grow(float **p, size_t n)
-{
-    float *q = hsdag_realloc(*p, (n ? n : 1) * sizeof(float));
-    if (!q) return -1;
-    *p = q;
-    return 0;
-}
-
+/* Points the scratch tensors at S sample rows and R action rows (grown if short). */
 static int dq_reserve(hsdag_pacml_qnet *n, int32_t S, int32_t R, hsdag_err *e)
 {
     const hsdag_pacml_qnet_config *c = &n->c;
-    if (S > n->cap_s) {
-        size_t s = (size_t)(S < 64 ? 64 : S);
-        if (dq_grow(&n->g, s * c->graph_out) || dq_grow(&n->gn, s * DQ_GF) || dq_grow(&n->gmean, s) ||
-            dq_grow(&n->grstd, s) || dq_grow(&n->dg, s * c->graph_out) || dq_grow(&n->dgn, s * DQ_GF))
-            return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: batch of %d: out of memory", S);
-        n->cap_s = (int32_t)s;
-    }
-    if (R > n->cap_r) {
-        size_t r = (size_t)(R < 256 ? 256 : R);
-        int32_t *rm = hsdag_realloc(n->rmodel, r * sizeof(int32_t));
-        if (rm) n->rmodel = rm;
-        if (!rm || dq_grow(&n->x, r * n->d) || dq_grow(&n->xn, r * n->d) || dq_grow(&n->xmean, r) ||
-            dq_grow(&n->xrstd, r) || dq_grow(&n->a1, r * c->h1) || dq_grow(&n->a2, r * c->h2) ||
-            dq_grow(&n->q, r) || dq_grow(&n->dq, r) || dq_grow(&n->da2, r * c->h2) ||
-            dq_grow(&n->da2p, r * c->h2) || dq_grow(&n->da1, r * c->h1) || dq_grow(&n->da1p, r * c->h1) ||
-            dq_grow(&n->dxn, r * n->d) || dq_grow(&n->dx, r * n->d) || dq_grow(&n->dpool, r * c->node_out))
-            return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: %d rows: out of memory", R);
-        n->cap_r = (int32_t)r;
-    }
+    size_t go = (size_t)c->graph_out, d = (size_t)n->d, h1 = (size_t)c->h1, h2 = (size_t)c->h2;
+    const pm_slice ss[] = {{&n->g, go},    {&n->gn, PM_GF}, {&n->gmean, 1},
+                           {&n->grstd, 1}, {&n->dg, go},    {&n->dgn, PM_GF}};
+    const pm_slice sr[] = {
+        {&n->x, d},    {&n->xn, d},    {&n->xmean, 1}, {&n->xrstd, 1}, {&n->a1, h1},
+        {&n->a2, h2},  {&n->q, 1},     {&n->dq, 1},    {&n->da2, h2},  {&n->da2p, h2},
+        {&n->da1, h1}, {&n->da1p, h1}, {&n->dxn, d},   {&n->dx, d},    {&n->dpool, (size_t)c->node_out}};
+    if (pm_carve(&n->bs, &n->cap_s, S, 64, ss, (int32_t)(sizeof ss / sizeof ss[0])) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: batch of %d: out of memory", S);
+    if (hsdag_grow((void **)&n->rmodel, &n->cap_m, (size_t)R, sizeof(int32_t)) < 0 ||
+        pm_carve(&n->br, &n->cap_r, R, 256, sr, (int32_t)(sizeof sr / sizeof sr[0])) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: %d rows: out of memory", R);
     return 0;
 }
 
@@ -167,9 +148,9 @@ static int dq_forward(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, hsdag_er
         memcpy(x + no, n->g + (size_t)s * go, (size_t)go * sizeof(float));
         if (ns) memcpy(x + no + go, b->xstate + (size_t)s * ns, (size_t)ns * sizeof(float));
         float *oh = x + no + go + ns;
-        memset(oh, 0, DQ_NA * sizeof(float));
+        memset(oh, 0, PM_NA * sizeof(float));
         oh[a] = 1.f;
-        if (na) memcpy(oh + DQ_NA, b->xaction + (size_t)r * na, (size_t)na * sizeof(float));
+        if (na) memcpy(oh + PM_NA, b->xaction + (size_t)r * na, (size_t)na * sizeof(float));
     }
     if (R == 0) return 0;
     pm_mod_forward(n->p, &n->q1, n->a1, n->xn, n->xmean, n->xrstd, n->x, R, 1);
@@ -235,7 +216,7 @@ int hsdag_pacml_qnet_loss(hsdag_pacml_qnet *n, const hsdag_pacml_qbatch *b, cons
 static int32_t dq_rows_of(const hsdag_pacml_xobs *x, int32_t na, int32_t *row_action, float *xaction)
 {
     int32_t R = 0;
-    for (int a = 0; a < DQ_NA; a++)
+    for (int a = 0; a < PM_NA; a++)
         if (x->o.mask[a]) {
             row_action[R] = a;
             if (na) memcpy(xaction + (size_t)R * na, x->action[a], (size_t)na * sizeof(float));
@@ -246,13 +227,13 @@ static int32_t dq_rows_of(const hsdag_pacml_xobs *x, int32_t na, int32_t *row_ac
 
 int hsdag_pacml_qnet_act(hsdag_pacml_qnet *n, const hsdag_pacml_xobs *x, float *q)
 {
-    int32_t na = n->c.n_xaction, ra[DQ_NA];
-    float xa[DQ_NA * HSDAG_PACML_XACTION_MAX];
+    int32_t na = n->c.n_xaction, ra[PM_NA];
+    float xa[PM_NA * HSDAG_PACML_XACTION_MAX];
     int32_t R = dq_rows_of(x, na, ra, xa);
-    int32_t rs[DQ_NA] = {0};
+    int32_t rs[PM_NA] = {0};
     hsdag_pacml_qbatch b = {1, &x->o.model, x->o.graph_feat, x->state, R, rs, ra, xa};
     if (q)
-        for (int a = 0; a < DQ_NA; a++) q[a] = -INFINITY;
+        for (int a = 0; a < PM_NA; a++) q[a] = -INFINITY;
     if (R == 0 || dq_forward(n, &b, NULL) < 0) return 0;
     int32_t best = 0;
     for (int32_t r = 1; r < R; r++)
@@ -291,7 +272,7 @@ int hsdag_pacml_qnet_episode(const hsdag_pacml_env *env, hsdag_pacml_qnet *n, ui
 typedef struct dq_replay {
     int32_t cap, head, count;
     int32_t K;           /* actions kept per decision (the env's possible ones) */
-    int32_t poss[DQ_NA]; /* their action ids */
+    int32_t poss[PM_NA]; /* their action ids */
     int32_t ns, na;      /* feature sizes */
     int32_t *model;      /* [cap] */
     float *gfeat;        /* [cap * 34] */
@@ -325,14 +306,14 @@ static int dq_replay_init(dq_replay *r, int32_t cap, const hsdag_pacml_env *env,
     memset(r, 0, sizeof *r);
     r->cap = cap;
     int any = 0;
-    for (int a = 0; a < DQ_NA; a++) any |= env->possible[a];
-    for (int a = 0; a < DQ_NA; a++)
+    for (int a = 0; a < PM_NA; a++) any |= env->possible[a];
+    for (int a = 0; a < PM_NA; a++)
         if (!any || env->possible[a] || a == 0) r->poss[r->K++] = a;
     r->ns = env->n_xstate;
     r->na = env->n_xaction;
     size_t C = (size_t)cap;
     r->model = hsdag_malloc(C * sizeof(int32_t));
-    r->gfeat = hsdag_malloc(C * DQ_GF * sizeof(float));
+    r->gfeat = hsdag_malloc(C * PM_GF * sizeof(float));
     r->xstate = hsdag_malloc((C * r->ns + 1) * sizeof(float));
     r->valid = hsdag_malloc(C * r->K);
     r->xact = hsdag_malloc((C * r->K * r->na + 1) * sizeof(float));
@@ -365,7 +346,7 @@ static int32_t dq_replay_push(dq_replay *r, const hsdag_pacml_xobs *x)
 {
     int32_t i = r->head;
     r->model[i] = x->o.model;
-    memcpy(r->gfeat + (size_t)i * DQ_GF, x->o.graph_feat, DQ_GF * sizeof(float));
+    memcpy(r->gfeat + (size_t)i * PM_GF, x->o.graph_feat, PM_GF * sizeof(float));
     if (r->ns) memcpy(r->xstate + (size_t)i * r->ns, x->state, (size_t)r->ns * sizeof(float));
     for (int32_t k = 0; k < r->K; k++) {
         int a = r->poss[k];
@@ -421,7 +402,8 @@ struct hsdag_pacml_dqn {
     hsdag_buf best_img;
     double t0;
     hsdag_pacml_xobs *x;
-    /* update scratch */
+    /* update scratch, in the arena */
+    hsdag_arena *scratch;
     int32_t *idx, *s_model, *n_model, *row_s, *row_a, *nrow_s, *nrow_a, *nstart, *ncount;
     float *s_gf, *s_xs, *row_xa, *n_gf, *n_xs, *nrow_xa, *qon, *qtg, *target, *weight, *td, *disc;
     uint8_t *boot;
@@ -435,12 +417,53 @@ void hsdag_pacml_dqn_free(hsdag_pacml_dqn *t)
     hsdag_pacml_qnet_free(t->tgt);
     dq_replay_free(&t->rb);
     hsdag_buf_free(&t->best_img);
-    hsdag_free(t->x);
-    void *p[] = {t->idx,    t->s_model, t->n_model, t->row_s,  t->row_a, t->nrow_s, t->nrow_a,  t->nstart,
-                 t->ncount, t->s_gf,    t->s_xs,    t->row_xa, t->n_gf,  t->n_xs,   t->nrow_xa, t->qon,
-                 t->qtg,    t->target,  t->weight,  t->td,     t->disc,  t->boot,   t->isw};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) hsdag_free(p[i]);
+    hsdag_arena_free(t->scratch);
     hsdag_free(t);
+}
+
+/* The update's scratch (batch-sized, fixed for the run) and the decision buffer, all in one arena. */
+static int dq_scratch_init(hsdag_pacml_dqn *t, hsdag_err *e)
+{
+    size_t B = (size_t)t->c.batch, K = (size_t)t->rb.K, ns = (size_t)t->env.n_xstate,
+           na = (size_t)t->env.n_xaction, i4 = sizeof(int32_t), f4 = sizeof(float);
+    hsdag_arena *a = t->scratch = hsdag_arena_create(0);
+    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
+#define DQ_A(field, n)        \
+    {                         \
+        (void **)&t->field, n \
+    }
+    const struct {
+        void **p;
+        size_t bytes;
+    } arr[] = {DQ_A(x, sizeof *t->x),
+               DQ_A(idx, B * i4),
+               DQ_A(s_model, B * i4),
+               DQ_A(n_model, B * i4),
+               DQ_A(row_s, B * i4),
+               DQ_A(row_a, B * i4),
+               DQ_A(nrow_s, B * K * i4),
+               DQ_A(nrow_a, B * K * i4),
+               DQ_A(nstart, B * i4),
+               DQ_A(ncount, B * i4),
+               DQ_A(s_gf, B * PM_GF * f4),
+               DQ_A(n_gf, B * PM_GF * f4),
+               DQ_A(s_xs, B * ns * f4),
+               DQ_A(n_xs, B * ns * f4),
+               DQ_A(row_xa, B * na * f4),
+               DQ_A(nrow_xa, B * K * na * f4),
+               DQ_A(qon, B * K * f4),
+               DQ_A(qtg, B * K * f4),
+               DQ_A(target, B * f4),
+               DQ_A(weight, B * f4),
+               DQ_A(td, B * f4),
+               DQ_A(disc, B * f4),
+               DQ_A(boot, B),
+               DQ_A(isw, B * sizeof(double))};
+#undef DQ_A
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++)
+        if (!(*arr[k].p = hsdag_arena_alloc(a, arr[k].bytes)))
+            return hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
+    return 0;
 }
 
 int hsdag_pacml_dqn_create(hsdag_pacml_dqn **out, const hsdag_pacml_env *env,
@@ -471,38 +494,7 @@ int hsdag_pacml_dqn_create(hsdag_pacml_dqn **out, const hsdag_pacml_env *env,
     hsdag_rng_seed(&t->rng, c.seed ^ 0xd09e5eedULL);
     t->best_eval = INFINITY;
     t->t0 = hsdag_now();
-    size_t B = (size_t)c.batch, K = (size_t)t->rb.K, ns = (size_t)env->n_xstate, na = (size_t)env->n_xaction;
-    t->x = hsdag_malloc(sizeof *t->x);
-    t->idx = hsdag_malloc(B * sizeof(int32_t));
-    t->s_model = hsdag_malloc(B * sizeof(int32_t));
-    t->n_model = hsdag_malloc(B * sizeof(int32_t));
-    t->row_s = hsdag_malloc(B * sizeof(int32_t));
-    t->row_a = hsdag_malloc(B * sizeof(int32_t));
-    t->nrow_s = hsdag_malloc(B * K * sizeof(int32_t));
-    t->nrow_a = hsdag_malloc(B * K * sizeof(int32_t));
-    t->nstart = hsdag_malloc(B * sizeof(int32_t));
-    t->ncount = hsdag_malloc(B * sizeof(int32_t));
-    t->s_gf = hsdag_malloc(B * DQ_GF * sizeof(float));
-    t->n_gf = hsdag_malloc(B * DQ_GF * sizeof(float));
-    t->s_xs = hsdag_malloc((B * ns + 1) * sizeof(float));
-    t->n_xs = hsdag_malloc((B * ns + 1) * sizeof(float));
-    t->row_xa = hsdag_malloc((B * na + 1) * sizeof(float));
-    t->nrow_xa = hsdag_malloc((B * K * na + 1) * sizeof(float));
-    t->qon = hsdag_malloc(B * K * sizeof(float));
-    t->qtg = hsdag_malloc(B * K * sizeof(float));
-    t->target = hsdag_malloc(B * sizeof(float));
-    t->weight = hsdag_malloc(B * sizeof(float));
-    t->td = hsdag_malloc(B * sizeof(float));
-    t->disc = hsdag_malloc(B * sizeof(float));
-    t->boot = hsdag_malloc(B);
-    t->isw = hsdag_malloc(B * sizeof(double));
-    if (!t->x || !t->idx || !t->s_model || !t->n_model || !t->row_s || !t->row_a || !t->nrow_s ||
-        !t->nrow_a || !t->nstart || !t->ncount || !t->s_gf || !t->n_gf || !t->s_xs || !t->n_xs ||
-        !t->row_xa || !t->nrow_xa || !t->qon || !t->qtg || !t->target || !t->weight || !t->td || !t->disc ||
-        !t->boot || !t->isw) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "pacml dqn: out of memory");
-        goto fail;
-    }
+    if ((rc = dq_scratch_init(t, e)) < 0) goto fail;
     /* the target network starts as a copy */
     if ((rc = hsdag_nn_params_copy_values(t->tgt->p, t->net->p, e)) < 0) goto fail;
     hsdag_pacml_qnet_touch(t->tgt);
@@ -539,83 +531,90 @@ static uint64_t dq_episode_seed(uint64_t seed, int64_t k)
     return z | (1ULL << 41);
 }
 
-/* One update: sample, n-step double-Q targets, TD loss, Adam, priorities, target sync. */
-static int dq_update(hsdag_pacml_dqn *t, double progress, hsdag_nn_adam_config *ac, double *loss_sum,
-                     double *q_sum, hsdag_err *e)
+/* Draws the b-th sample's decision index (proportional to priority, or uniform) and its importance
+ * weight into t->isw[b]. */
+static int32_t dq_draw(hsdag_pacml_dqn *t, int32_t b, double beta)
+{
+    dq_replay *rb = &t->rb;
+    int32_t B = t->c.batch, i;
+    if (!rb->tree) {
+        int32_t oldest = (rb->head - rb->count + rb->cap) % rb->cap;
+        t->isw[b] = 1.0;
+        return (oldest + (int32_t)hsdag_rng_below(&t->rng, (uint32_t)rb->count)) % rb->cap;
+    }
+    double u = (b + hsdag_rng_uniform(&t->rng)) / B * rb->tree[1];
+    int64_t x = 1;
+    while (x < rb->tcap) {
+        if (u < rb->tree[2 * x] || rb->tree[2 * x + 1] <= 0) {
+            x = 2 * x;
+        } else {
+            u -= rb->tree[2 * x];
+            x = 2 * x + 1;
+        }
+    }
+    i = (int32_t)(x - rb->tcap);
+    if (i >= rb->count) i = rb->count - 1;
+    double P = rb->tree[(int64_t)rb->tcap + i] / rb->tree[1];
+    t->isw[b] = P > 0 ? pow((double)rb->count * P, -beta) : 1.0;
+    return i;
+}
+
+/* Fills sample b from decision i: its n-step return, the taken action's row, and the valid action rows of
+ * its bootstrap state (appended at *nrows). */
+static void dq_fill(hsdag_pacml_dqn *t, int32_t b, int32_t i, int32_t *nrows)
 {
     dq_replay *rb = &t->rb;
     const hsdag_pacml_dqn_config *c = &t->c;
-    int32_t B = c->batch, K = rb->K, ns = rb->ns, na = rb->na, cap = rb->cap;
-    int32_t oldest = (rb->head - rb->count + cap) % cap;
-    double beta = c->per_beta + (1.0 - c->per_beta) * progress, wmax = 0;
-    int32_t nrows = 0;
-    for (int32_t b = 0; b < B; b++) {
-        int32_t i;
-        if (rb->tree) {
-            double u = (b + hsdag_rng_uniform(&t->rng)) / B * rb->tree[1];
-            int64_t x = 1;
-            while (x < rb->tcap) {
-                if (u < rb->tree[2 * x] || rb->tree[2 * x + 1] <= 0) {
-                    x = 2 * x;
-                } else {
-                    u -= rb->tree[2 * x];
-                    x = 2 * x + 1;
-                }
-            }
-            i = (int32_t)(x - rb->tcap);
-            if (i >= rb->count) i = rb->count - 1;
-            double P = rb->tree[(int64_t)rb->tcap + i] / rb->tree[1];
-            t->isw[b] = P > 0 ? pow((double)rb->count * P, -beta) : 1.0;
-        } else {
-            i = (oldest + (int32_t)hsdag_rng_below(&t->rng, (uint32_t)rb->count)) % cap;
-            t->isw[b] = 1.0;
+    int32_t K = rb->K, ns = rb->ns, na = rb->na, cap = rb->cap;
+    /* n-step return; whole episodes are in the buffer, so i's episode ends within it */
+    double R = 0, g = 1;
+    int32_t j = i, term = 0;
+    for (int32_t k = 0; k < c->n_step; k++) {
+        j = (i + k) % cap;
+        R += g * rb->rew[j];
+        g *= c->gamma;
+        if (rb->done[j]) {
+            term = 1;
+            break;
         }
-        if (t->isw[b] > wmax) wmax = t->isw[b];
-        t->idx[b] = i;
-        /* n-step return; whole episodes are in the buffer, so i's episode ends within it */
-        double R = 0, g = 1;
-        int32_t j = i, term = 0;
-        for (int32_t k = 0; k < c->n_step; k++) {
-            j = (i + k) % cap;
-            R += g * rb->rew[j];
-            g *= c->gamma;
-            if (rb->done[j]) {
-                term = 1;
-                break;
-            }
-        }
-        t->target[b] = (float)R;
-        t->disc[b] = (float)g;
-        t->boot[b] = !term;
-        /* the taken action's row */
-        t->s_model[b] = rb->model[i];
-        memcpy(t->s_gf + (size_t)b * DQ_GF, rb->gfeat + (size_t)i * DQ_GF, DQ_GF * sizeof(float));
-        if (ns) memcpy(t->s_xs + (size_t)b * ns, rb->xstate + (size_t)i * ns, (size_t)ns * sizeof(float));
-        int32_t ak = rb->act[i];
-        t->row_s[b] = b;
-        t->row_a[b] = rb->poss[ak];
-        if (na)
-            memcpy(t->row_xa + (size_t)b * na, rb->xact + ((size_t)i * K + ak) * na,
-                   (size_t)na * sizeof(float));
-        /* the bootstrap state's valid rows */
-        int32_t nx = (j + 1) % cap;
-        t->nstart[b] = nrows;
-        t->ncount[b] = 0;
-        t->n_model[b] = rb->model[nx];
-        memcpy(t->n_gf + (size_t)b * DQ_GF, rb->gfeat + (size_t)nx * DQ_GF, DQ_GF * sizeof(float));
-        if (ns) memcpy(t->n_xs + (size_t)b * ns, rb->xstate + (size_t)nx * ns, (size_t)ns * sizeof(float));
-        if (!term)
-            for (int32_t k = 0; k < K; k++)
-                if (rb->valid[(size_t)nx * K + k]) {
-                    t->nrow_s[nrows] = b;
-                    t->nrow_a[nrows] = rb->poss[k];
-                    if (na)
-                        memcpy(t->nrow_xa + (size_t)nrows * na, rb->xact + ((size_t)nx * K + k) * na,
-                               (size_t)na * sizeof(float));
-                    nrows++;
-                    t->ncount[b]++;
-                }
     }
+    t->target[b] = (float)R;
+    t->disc[b] = (float)g;
+    t->boot[b] = !term;
+    /* the taken action's row */
+    t->s_model[b] = rb->model[i];
+    memcpy(t->s_gf + (size_t)b * PM_GF, rb->gfeat + (size_t)i * PM_GF, PM_GF * sizeof(float));
+    if (ns) memcpy(t->s_xs + (size_t)b * ns, rb->xstate + (size_t)i * ns, (size_t)ns * sizeof(float));
+    int32_t ak = rb->act[i];
+    t->row_s[b] = b;
+    t->row_a[b] = rb->poss[ak];
+    if (na)
+        memcpy(t->row_xa + (size_t)b * na, rb->xact + ((size_t)i * K + ak) * na, (size_t)na * sizeof(float));
+    /* the bootstrap state's valid rows */
+    int32_t nx = (j + 1) % cap;
+    t->nstart[b] = *nrows;
+    t->ncount[b] = 0;
+    t->n_model[b] = rb->model[nx];
+    memcpy(t->n_gf + (size_t)b * PM_GF, rb->gfeat + (size_t)nx * PM_GF, PM_GF * sizeof(float));
+    if (ns) memcpy(t->n_xs + (size_t)b * ns, rb->xstate + (size_t)nx * ns, (size_t)ns * sizeof(float));
+    if (term) return;
+    for (int32_t k = 0; k < K; k++)
+        if (rb->valid[(size_t)nx * K + k]) {
+            int32_t r = (*nrows)++;
+            t->nrow_s[r] = b;
+            t->nrow_a[r] = rb->poss[k];
+            if (na)
+                memcpy(t->nrow_xa + (size_t)r * na, rb->xact + ((size_t)nx * K + k) * na,
+                       (size_t)na * sizeof(float));
+            t->ncount[b]++;
+        }
+}
+
+/* Adds the bootstrap value to each sample's target (double Q: the online net picks, the target net values)
+ * and sets the normalised importance weights. */
+static int dq_targets(hsdag_pacml_dqn *t, int32_t nrows, double wmax, hsdag_err *e)
+{
+    int32_t B = t->c.batch;
     int rc;
     if (nrows) {
         hsdag_pacml_qbatch nb = {B, t->n_model, t->n_gf, t->n_xs, nrows, t->nrow_s, t->nrow_a, t->nrow_xa};
@@ -625,11 +624,31 @@ static int dq_update(hsdag_pacml_dqn *t, double progress, hsdag_nn_adam_config *
     for (int32_t b = 0; b < B; b++) {
         t->weight[b] = (float)(t->isw[b] / wmax);
         if (!t->boot[b] || !t->ncount[b]) continue;
-        int32_t s0 = t->nstart[b], best = s0; /* double Q: the online net picks, the target net values */
+        int32_t s0 = t->nstart[b], best = s0;
         for (int32_t r = s0 + 1; r < s0 + t->ncount[b]; r++)
             if (t->qon[r] > t->qon[best]) best = r;
         t->target[b] += t->disc[b] * t->qtg[best];
     }
+    return 0;
+}
+
+/* One update: sample, n-step double-Q targets, TD loss, Adam, priorities, target sync. */
+static int dq_update(hsdag_pacml_dqn *t, double progress, hsdag_nn_adam_config *ac, double *loss_sum,
+                     double *q_sum, hsdag_err *e)
+{
+    dq_replay *rb = &t->rb;
+    const hsdag_pacml_dqn_config *c = &t->c;
+    int32_t B = c->batch;
+    double beta = c->per_beta + (1.0 - c->per_beta) * progress, wmax = 0;
+    int32_t nrows = 0;
+    for (int32_t b = 0; b < B; b++) {
+        int32_t i = dq_draw(t, b, beta);
+        if (t->isw[b] > wmax) wmax = t->isw[b];
+        t->idx[b] = i;
+        dq_fill(t, b, i, &nrows);
+    }
+    int rc = dq_targets(t, nrows, wmax, e);
+    if (rc < 0) return rc;
     hsdag_pacml_qbatch sb = {B, t->s_model, t->s_gf, t->s_xs, B, t->row_s, t->row_a, t->row_xa};
     double L = 0;
     if ((rc = hsdag_pacml_qnet_loss(t->net, &sb, t->target, t->weight, 1, &L, t->td, e)) < 0) return rc;
@@ -653,6 +672,11 @@ static int dq_update(hsdag_pacml_dqn *t, double progress, hsdag_nn_adam_config *
     return 0;
 }
 
+static int dq_episode(const hsdag_pacml_env *env, void *net, uint64_t seed, hsdag_err *e)
+{
+    return hsdag_pacml_qnet_episode(env, net, seed, e);
+}
+
 int hsdag_pacml_dqn_iterate(hsdag_pacml_dqn *t, hsdag_pacml_dqn_stats *st, hsdag_err *e)
 {
     const hsdag_pacml_dqn_config *c = &t->c;
@@ -674,8 +698,8 @@ int hsdag_pacml_dqn_iterate(hsdag_pacml_dqn *t, hsdag_pacml_dqn_stats *st, hsdag
             eps = c->eps_start + (c->eps_end - c->eps_start) * (frac < 1 ? frac : 1);
             int a;
             if (hsdag_rng_uniform(&t->rng) < eps) {
-                int v[DQ_NA], nv = 0;
-                for (int k = 0; k < DQ_NA; k++)
+                int v[PM_NA], nv = 0;
+                for (int k = 0; k < PM_NA; k++)
                     if (t->x->o.mask[k]) v[nv++] = k;
                 a = nv ? v[hsdag_rng_below(&t->rng, (uint32_t)nv)] : 0;
             } else {
@@ -714,14 +738,8 @@ int hsdag_pacml_dqn_iterate(hsdag_pacml_dqn *t, hsdag_pacml_dqn_stats *st, hsdag
     t->iter++;
     st->eval_blocking = NAN;
     if (c->eval_episodes > 0) {
-        double sum = 0;
-        for (int32_t k = 0; k < c->eval_episodes; k++) {
-            if ((rc = hsdag_pacml_qnet_episode(env, t->net, DQ_EVAL_SEED + (uint64_t)k, e)) < 0) return rc;
-            double br, ret;
-            env->episode_end(env->ctx, &br, &ret);
-            sum += br;
-        }
-        st->eval_blocking = sum / c->eval_episodes;
+        if ((rc = pm_evaluate(&st->eval_blocking, env, dq_episode, t->net, c->eval_episodes, e)) < 0)
+            return rc;
         if (st->eval_blocking < t->best_eval) {
             t->best_eval = st->eval_blocking;
             t->best_iter = t->iter;

@@ -3,17 +3,12 @@
  * Not here: rollouts, GAE bookkeeping and Adam scheduling (pacml_ppo.c); the DQN's Q-network (pacml_dqn.c,
  *   which shares the GNN through pacml_internal.h); the kernels (src/nn/).
  * Entry points: hsdag_pacml_net_create/free/params/touch/eval/act/loss, hsdag_pacml_net_config_default,
- *   hsdag_pacml_mask_parse, and for the other learners pm_mod_* and pm_gnn_* (pacml_internal.h).
+ *   hsdag_pacml_mask_parse, and for the other learners pm_mod_*, pm_gnn_* and pm_carve (pacml_internal.h).
  */
 #include "pacml_internal.h"
 
 #include <math.h>
 #include <string.h>
-
-#define PM_NA HSDAG_PACML_N_ACTIONS
-#define PM_GF HSDAG_PACML_OBS_FEATS /* 34 */
-#define PM_NF HSDAG_PACML_NODE_FEATS
-#define PM_EF HSDAG_PACML_EDGE_FEATS
 
 /* Forward cache of one round for one model. */
 typedef struct pm_round {
@@ -54,7 +49,8 @@ struct hsdag_pacml_net {
 
 hsdag_pacml_net_config hsdag_pacml_net_config_default(void)
 {
-    hsdag_pacml_net_config c = {256, 16, 64, 16, 8, HSDAG_PACML_MASK_SPEC};
+    hsdag_pacml_net_config c = {256,         PM_MSG_HALF,  PM_HIDDEN1,
+                                PM_NODE_OUT, PM_GRAPH_OUT, HSDAG_PACML_MASK_SPEC};
     return c;
 }
 
@@ -351,43 +347,39 @@ typedef struct pm_batch { /* views into n->bs for B rows */
     float *dlp, *dlogit, *dh1, *dh1pre, *demb, *dv1, *dv1pre, *dv, *dg, *dgn, *dp;
 } pm_batch;
 
+int pm_carve(float **block, int32_t *cap, int32_t rows, int32_t min_rows, const pm_slice *s, int32_t n)
+{
+    size_t per = 0;
+    for (int32_t k = 0; k < n; k++) per += s[k].width;
+    if (rows > *cap) {
+        int32_t c = rows < min_rows ? min_rows : rows;
+        size_t floats = (size_t)c * per;
+        float *nb = hsdag_realloc(*block, (floats ? floats : 1) * sizeof(float));
+        if (!nb) return -1;
+        *block = nb;
+        *cap = c;
+    }
+    float *f = *block;
+    for (int32_t k = 0; k < n; k++) {
+        *s[k].p = f;
+        f += (size_t)rows * s[k].width;
+    }
+    return 0;
+}
+
 static int pm_batch_get(hsdag_pacml_net *n, int32_t B, pm_batch *b, hsdag_err *e)
 {
-    int32_t H = n->c.fc_hidden, E = n->c.node_out + n->c.graph_out, go = n->c.graph_out, no = n->c.node_out;
-    size_t per = 2 * PM_GF + 2 + go + E + H + PM_NA + PM_NA + H + 1 /* forward */ + PM_NA + PM_NA + 2 * H +
-                 E + 2 * H + 1 + go + PM_GF + no;
-    if (B > n->bs_cap) {
-        int32_t cap = B < 256 ? 256 : B;
-        float *nb = hsdag_realloc(n->bs, (size_t)cap * per * sizeof(float));
-        if (!nb) return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: batch of %d: out of memory", B);
-        n->bs = nb;
-        n->bs_cap = cap;
-    }
-    float *f = n->bs;
-#define TK(p, w) (b->p = f, f += (size_t)B * (w))
-    TK(g0, PM_GF);
-    TK(gn, PM_GF);
-    TK(gmean, 1);
-    TK(grstd, 1);
-    TK(g, go);
-    TK(emb, E);
-    TK(h1, H);
-    TK(logit, PM_NA);
-    TK(lp, PM_NA);
-    TK(v1, H);
-    TK(v, 1);
-    TK(dlp, PM_NA);
-    TK(dlogit, PM_NA);
-    TK(dh1, H);
-    TK(dh1pre, H);
-    TK(demb, E);
-    TK(dv1, H);
-    TK(dv1pre, H);
-    TK(dv, 1);
-    TK(dg, go);
-    TK(dgn, PM_GF);
-    TK(dp, no);
-#undef TK
+    size_t H = (size_t)n->c.fc_hidden, E = (size_t)(n->c.node_out + n->c.graph_out),
+           go = (size_t)n->c.graph_out, no = (size_t)n->c.node_out;
+    const pm_slice s[] = {
+        {&b->g0, PM_GF},  {&b->gn, PM_GF},  {&b->gmean, 1},      {&b->grstd, 1},  {&b->g, go},
+        {&b->emb, E},     {&b->h1, H},      {&b->logit, PM_NA},  {&b->lp, PM_NA}, {&b->v1, H},
+        {&b->v, 1},       {&b->dlp, PM_NA}, {&b->dlogit, PM_NA}, {&b->dh1, H},    {&b->dh1pre, H},
+        {&b->demb, E},    {&b->dv1, H},     {&b->dv1pre, H},     {&b->dv, 1},     {&b->dg, go},
+        {&b->dgn, PM_GF}, {&b->dp, no},
+    };
+    if (pm_carve(&n->bs, &n->bs_cap, B, 256, s, (int32_t)(sizeof s / sizeof s[0])) < 0)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "pacml: batch of %d: out of memory", B);
     return 0;
 }
 

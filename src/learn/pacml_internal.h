@@ -2,8 +2,9 @@
  *   mean-pool GNN over the job models, whose tensors live in the caller's parameter set, and the LayerNorm ->
  *   Linear module it is built from.
  * Not here: any head or loss (pacml_gnn.c: PPO policy and value heads; pacml_dqn.c: the Q-network).
- * Entry points: pm_mod_add/forward/backward, pm_gnn_add/free/touch/pool/backward, pm_put_table/values and
- *   pm_get_table/values (the tensor table and float32 values of a policy file, pacml_ppo.c).
+ * Entry points: pm_mod_add/forward/backward, pm_gnn_add/free/touch/pool/backward, pm_carve (scratch
+ *   tensors), pm_evaluate (greedy validation), pm_put_table/values and pm_get_table/values (the tensor
+ *   table and float32 values of a policy file, pacml_ppo.c).
  */
 #ifndef HSDAG_PACML_INTERNAL_H
 #define HSDAG_PACML_INTERNAL_H
@@ -11,7 +12,38 @@
 #include "hsdag/codec.h"
 #include "hsdag/pacml.h"
 
-#define PM_EPS 1e-5f /* LayerNorm eps (PyTorch default) */
+#define PM_EPS 1e-5f                 /* LayerNorm eps (PyTorch default) */
+#define PM_NA HSDAG_PACML_N_ACTIONS  /* 17 partition degrees, 0 = do not place */
+#define PM_GF HSDAG_PACML_OBS_FEATS  /* 34 graph features */
+#define PM_NF HSDAG_PACML_NODE_FEATS /* node features */
+#define PM_EF HSDAG_PACML_EDGE_FEATS /* edge features */
+#define PM_EVAL_SEED 1799            /* the reference's test seed; evaluation episodes use 1799, 1800, ... */
+
+/* The spec's GNN and graph-module widths, the default of both learners' networks: out_features_msg / 2,
+ * the reduce outputs of rounds 1 and 2 (the pooled node embedding), the graph module's output. */
+#define PM_MSG_HALF 16
+#define PM_HIDDEN1 64
+#define PM_NODE_OUT 16
+#define PM_GRAPH_OUT 8
+
+/* Scratch tensors carved out of one float block. */
+typedef struct pm_slice {
+    float **p;    /* set to the slice */
+    size_t width; /* floats per row */
+} pm_slice;
+
+/* Points each *s[k].p at its own rows x s[k].width floats of *block, one after the other. The block is grown
+ * first if *cap (in rows of the slices' total width) is under rows: to max(rows, min_rows) rows, its
+ * contents not kept. 0, or -1 (out of memory; the old block stays and the pointers are not set). */
+int pm_carve(float **block, int32_t *cap, int32_t rows, int32_t min_rows, const pm_slice *s, int32_t n);
+
+/* One greedy episode of a learner's network on the environment, from the episode seed. */
+typedef int (*pm_episode_fn)(const hsdag_pacml_env *env, void *net, uint64_t seed, hsdag_err *e);
+
+/* The mean blocking rate of n greedy episodes on the evaluation seeds PM_EVAL_SEED, PM_EVAL_SEED + 1, ...
+ * (the validation set of both trainers). 0 or the episode's error. */
+int pm_evaluate(double *mean, const hsdag_pacml_env *env, pm_episode_fn episode, void *net, int32_t n,
+                hsdag_err *e);
 
 typedef struct pm_mod { /* LayerNorm -> Linear */
     hsdag_nn_layernorm ln;

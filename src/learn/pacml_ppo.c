@@ -14,9 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PP_NA HSDAG_PACML_N_ACTIONS
-#define PP_EVAL_SEED 1799 /* the reference's test seed; evaluation episodes use 1799, 1800, ... */
-
 void hsdag_pacml_gae(const float *reward, const float *value, int32_t len, double gamma, double lambda,
                      float *adv, float *ret)
 {
@@ -199,7 +196,7 @@ static int pp_collect(hsdag_pacml_trainer *t, int32_t *n, hsdag_pacml_iter_stats
             float v;
             hsdag_pacml_net_eval(t->net, o, s->lp_old, &v);
             int32_t a = 0;
-            if (hsdag_nn_categorical_sample_logits(&a, NULL, s->lp_old, o->mask, PP_NA, &t->rng) < 0) a = 0;
+            if (hsdag_nn_categorical_sample_logits(&a, NULL, s->lp_old, o->mask, PM_NA, &t->rng) < 0) a = 0;
             s->action = a;
             s->v_old = v;
             double r;
@@ -296,27 +293,40 @@ static int pp_epochs(hsdag_pacml_trainer *t, int32_t N, hsdag_pacml_iter_stats *
     return 0;
 }
 
+int pm_evaluate(double *mean, const hsdag_pacml_env *env, pm_episode_fn episode, void *net, int32_t n,
+                hsdag_err *e)
+{
+    double sum = 0;
+    for (int32_t k = 0; k < n; k++) {
+        int rc = episode(env, net, PM_EVAL_SEED + (uint64_t)k, e);
+        if (rc < 0) return rc;
+        double blocking = 0, ret_sum = 0;
+        env->episode_end(env->ctx, &blocking, &ret_sum);
+        sum += blocking;
+    }
+    *mean = sum / n;
+    return 0;
+}
+
+static int pp_episode(const hsdag_pacml_env *env, void *net, uint64_t seed, hsdag_err *e)
+{
+    return hsdag_pacml_episode(env, net, 1, seed, e);
+}
+
 /* Greedy evaluation on the evaluation seeds; a new best is kept as a policy image. */
 static int pp_evaluate(hsdag_pacml_trainer *t, hsdag_pacml_iter_stats *st, hsdag_err *e)
 {
     const hsdag_pacml_train_config *c = &t->c;
     st->eval_blocking = NAN;
     if (c->eval_episodes <= 0) return 0;
-    double sum = 0;
-    for (int32_t k = 0; k < c->eval_episodes; k++) {
-        int rc = hsdag_pacml_episode(&t->env, t->net, 1, PP_EVAL_SEED + (uint64_t)k, e);
-        if (rc < 0) return rc;
-        double blocking = 0, ret_sum = 0;
-        t->env.episode_end(t->env.ctx, &blocking, &ret_sum);
-        sum += blocking;
-    }
-    st->eval_blocking = sum / c->eval_episodes;
+    int rc = pm_evaluate(&st->eval_blocking, &t->env, pp_episode, t->net, c->eval_episodes, e);
+    if (rc < 0) return rc;
     if (st->eval_blocking < t->best_eval) {
         t->best_eval = st->eval_blocking;
         t->best_iter = t->iter;
         t->best_img.len = 0;
-        int rc = hsdag_pacml_policy_save(t->net, t->env.beta, t->env.time_unit_fix,
-                                         (float)(1.0 / (1.0 - c->gamma)), &t->best_img, e);
+        rc = hsdag_pacml_policy_save(t->net, t->env.beta, t->env.time_unit_fix,
+                                     (float)(1.0 / (1.0 - c->gamma)), &t->best_img, e);
         if (rc < 0) return rc;
     }
     return 0;

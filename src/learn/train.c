@@ -1368,31 +1368,41 @@ int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int3
 /* ---- the most likely placement (one forward pass, nothing measured; added by the `learned` branch for
  * zero-shot placement with a pre-trained policy, src/learn/pretrain.c) ---- */
 
-int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e)
+/* The groups' devices of the unit actions a[C], as measure() places them, expanded to device[n_nodes]. */
+static void units_expand(hsdag_learn *L, const lstep *st, const int32_t *a, int32_t *device)
 {
-    lstep st;
-    int rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e);
-    if (rc < 0) {
-        lmodel_step_end(&st);
-        return rc;
+    int32_t K = L->K;
+    const uint8_t *gm = lmodel_group_mask(L->M);
+    for (int32_t v = 0; v < L->n_groups; v++) {
+        int32_t d = a[st->cluster[v]];
+        if (gm && !gm[(size_t)v * K + d])
+            for (int32_t x = 0; x < K; x++)
+                if (gm[(size_t)v * K + x]) {
+                    d = x;
+                    break;
+                }
+        L->gdev[v] = d;
     }
-    int32_t K = L->K, C = st.n_clusters;
-    int32_t *a = L->acts;
-    /* units in root order as sample_units: the device of largest P(a_c = d) = s [d == a_pred] + (1 - s)
-     * pi_c(d | mask), ties to the lower index */
-    unit_preds(L, &st);
+    hsdag_coarsen_expand(lmodel_coarse(L->M), device, L->gdev);
+}
+
+/* The device of largest P(a_c = d) = s [d == a_pred] + (1 - s) pi_c(d | mask) per unit in root order, as
+ * sample_units, ties to the lower index. */
+static int greedy_units(hsdag_learn *L, const lstep *st, int32_t *a, hsdag_err *e)
+{
+    int32_t K = L->K;
     double used[HSDAG_MAX_DEVICES] = {0};
-    for (int32_t i = 0; i < C && rc == 0; i++) {
+    for (int32_t i = 0; i < st->n_clusters; i++) {
         int32_t c = L->uorder[i], p = L->upred[c];
-        uint64_t m = unit_mask(L, &st, c, used);
-        const float *lp = st.logp + (size_t)c * K;
+        uint64_t m = unit_mask(L, st, c, used);
+        const float *lp = st->logp + (size_t)c * K;
         double mx = -INFINITY, z = 0;
         for (int32_t d = 0; d < K; d++)
             if ((m >> d) & 1u && lp[d] > mx) mx = lp[d];
         for (int32_t d = 0; d < K; d++)
             if ((m >> d) & 1u) z += exp((double)lp[d] - mx);
-        int inh = st.q && p >= 0 && ((m >> a[p]) & 1u);
-        double sg = inh ? sigm(st.q[c]) : 0.0, best = -1.0;
+        int inh = st->q && p >= 0 && ((m >> a[p]) & 1u);
+        double sg = inh ? sigm(st->q[c]) : 0.0, best = -1.0;
         int32_t bd = -1;
         for (int32_t d = 0; d < K; d++) {
             if (!((m >> d) & 1u)) continue;
@@ -1400,26 +1410,42 @@ int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e)
             if (pd > best) best = pd, bd = d;
         }
         if (bd < 0 || !(z > 0))
-            rc = hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
-        else {
-            a[c] = bd;
-            used[bd] += L->umem[c];
+            return hsdag_err_set(e, HSDAG_ESOLVER, "hsdag: policy has no valid device (NaN parameters?)");
+        a[c] = bd;
+        used[bd] += L->umem[c];
+    }
+    return 0;
+}
+
+/* One forward pass (dropout off, a zero state), then the greedy (rng NULL) or a sampled unit action per
+ * decision drawn from rng; the learner's own stream and state are left as they were. */
+static int policy_place(hsdag_learn *L, hsdag_rng *rng, int32_t *device, hsdag_err *e)
+{
+    lstep st;
+    int rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e);
+    if (rc == 0) {
+        unit_preds(L, &st);
+        if (rng) {
+            hsdag_rng keep = L->rng;
+            L->rng = *rng;
+            rc = sample_units(L, &st, L->acts, e);
+            *rng = L->rng;
+            L->rng = keep;
+        } else {
+            rc = greedy_units(L, &st, L->acts, e);
         }
     }
-    if (rc == 0) { /* the groups' devices, as measure() places them */
-        const uint8_t *gm = lmodel_group_mask(L->M);
-        for (int32_t v = 0; v < L->n_groups; v++) {
-            int32_t d = a[st.cluster[v]];
-            if (gm && !gm[(size_t)v * K + d])
-                for (int32_t x = 0; x < K; x++)
-                    if (gm[(size_t)v * K + x]) {
-                        d = x;
-                        break;
-                    }
-            L->gdev[v] = d;
-        }
-        hsdag_coarsen_expand(lmodel_coarse(L->M), device, L->gdev);
-    }
+    if (rc == 0) units_expand(L, &st, L->acts, device);
     lmodel_step_end(&st);
     return rc;
+}
+
+int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e)
+{
+    return policy_place(L, NULL, device, e);
+}
+
+int hsdag_learn_sample(hsdag_learn *L, hsdag_rng *rng, int32_t *device, hsdag_err *e)
+{
+    return policy_place(L, rng, device, e);
 }

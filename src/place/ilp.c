@@ -1,11 +1,10 @@
-/* ilp.c - the exact sequential-latency optimum on any number of devices as a MILP solved by GLPK,
- * time-limited.
- * Not here: tarnawski latency (not formulated: the sequential optimum is returned and called a heuristic);
- *           concurrent latency on graphs up to 30 ops is ilp_conc.c's disjunctive model (larger graphs get
- * the
- *           sequential model, said in the note); the simulator's liveness-based memory (the cap is
- * sufficient).
- * Entry points: place_ilp.
+/* ilp.c - the "ilp" method: the exact sequential-latency optimum on any number of devices as a MILP solved by
+ *         GLPK, time-limited (on coarsened groups when the op-level model is too large); its dispatch to the
+ *         concurrent (ilp_conc.c), tarnawski latency (ilp_tw.c) and throughput (ilp_tput.c) models; the GLPK
+ *         run they share (place_ilp_solve, place_milp_run).
+ * Not here: the other models themselves; the simulator's liveness-based memory (the cap here is sufficient).
+ * Entry points: place_ilp, place_milp_run, place_ilp_solve, place_ilp_report, hsdag_place_bound_contiguous
+ *               (the bound over contiguous splits by the objective's exact solver).
  *
  * Formulation (one binary per colour class and allowed device; times in milliseconds):
  *   X[c,d] in {0,1},  sum_d X[c,d] = 1,  X[c,d] = 0 where a member may not run on d;
@@ -91,6 +90,92 @@ void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double st
                  run->sr, run->lp_status, start_s * 1e3);
 }
 
+int hsdag_place_bound_contiguous(double *bound_s, const char **method, char *note, size_t note_len,
+                                 hsdag_place_problem *p, double time_limit_s, hsdag_err *e)
+{
+    *bound_s = NAN;
+    *method = p->obj == HSDAG_OBJ_THROUGHPUT ? "dp" : "ilp";
+    if (note_len) note[0] = 0;
+    if (p->sem != HSDAG_SEM_TARNAWSKI)
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED,
+                             "the contiguous bound applies to tarnawski semantics only");
+    hsdag_place_opts po = hsdag_place_opts_default();
+    po.time_limit_s = time_limit_s;
+    int32_t *dev = hsdag_malloc(((size_t)p->n + 1) * sizeof *dev);
+    if (!dev) return hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
+    hsdag_place_result pr;
+    int rc = hsdag_place_run(p, *method, &po, dev, &pr, e);
+    hsdag_free(dev);
+    if (rc < 0) return rc;
+    /* the exact solver of the objective over contiguous splits: its bound holds for every such split */
+    if (pr.rep.bound_contiguous) *bound_s = pr.rep.bound_s;
+    if (note_len) snprintf(note, note_len, "%s", pr.rep.note);
+    return 0;
+}
+
+/* place_milp_run's state: the buffers outlive a GLPK failure inside milp_body (place_glpk_call). */
+typedef struct milp_state {
+    const place_milp *mr;
+    double *x, *sol; /* [ncols + 1] the start's and the solver's column values */
+} milp_state;
+
+static int milp_body(void *ctx, hsdag_err *e)
+{
+    milp_state *s = ctx;
+    const place_milp *mr = s->mr;
+    hsdag_place_report *r = mr->r;
+    glp_prob *lp = glp_create_prob();
+    int rc = 0;
+    if ((rc = mr->build(mr->ctx, lp, e)) < 0 || (rc = place_glpk_prepare(lp, "ilp", e)) < 0) goto done;
+    if (hsdag_now() - mr->t0 > 0.5 * mr->tl) { /* building alone took half the time: no point in solving */
+        snprintf(r->note, sizeof r->note,
+                 "model of %d rows x %d columns too large for the time limit: the start",
+                 glp_get_num_rows(lp), glp_get_num_cols(lp));
+        r->objective_s = mr->ub;
+        goto done;
+    }
+    int ncols = glp_get_num_cols(lp);
+    s->x = hsdag_malloc((size_t)(ncols + 1) * sizeof *s->x);
+    s->sol = hsdag_malloc((size_t)(ncols + 1) * sizeof *s->sol);
+    if (!s->x || !s->sol) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        goto done;
+    }
+    place_ilp_cb cb = {.bound = -INFINITY, .heur = mr->fill(mr->ctx, s->x) == 0 ? s->x : NULL};
+    place_ilp_run run;
+    place_ilp_solve(lp, mr->t0 + mr->tl, mr->cuts, &cb, &run);
+    if (isfinite(run.obj))
+        for (int j = 1; j <= ncols; j++) s->sol[j] = glp_mip_col_val(lp, j);
+    double obj = mr->ub;      /* seconds */
+    if (run.obj < 1 - 1e-9) { /* the solver found a better solution than the start */
+        mr->decode(mr->ctx, s->sol);
+        obj = run.obj * mr->ub;
+    }
+    /* the bound holds below the start's value (M), for every solution better than the start */
+    place_ilp_report(r, &run, mr->ub, obj);
+done:
+    glp_delete_prob(lp);
+    return rc;
+}
+
+int place_milp_run(const place_milp *mr, hsdag_err *e)
+{
+    milp_state s = {.mr = mr};
+    int rc = place_glpk_call(milp_body, &s, "ilp", e);
+    if (rc == HSDAG_ESOLVER) { /* GLPK gave up on the model: the start stands, without a bound */
+        hsdag_place_report *r = mr->r;
+        r->objective_s = mr->ub;
+        r->bound_s = NAN;
+        r->optimal = 0;
+        snprintf(r->note, sizeof r->note, "%.200s: returned the start, %.6g ms", e ? e->msg : "GLPK failed",
+                 mr->ub * 1e3);
+        rc = 0;
+    }
+    hsdag_free(s.x);
+    hsdag_free(s.sol);
+    return rc;
+}
+
 typedef struct ilp_model {
     glp_prob *lp;
     int32_t *xcol; /* [n_groups * k] column of X[c,d] */
@@ -156,7 +241,9 @@ static int ilp_fits(const hsdag_place_problem *p, const int32_t *dev)
     return 1;
 }
 
-static int ilp_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp)
+/* p: the model's problem (orig itself, or orig on coarsened groups); the heuristics run on orig and their
+ * placements are moved onto p's groups (each group to its first member's device). */
+static int ilp_start(hsdag_place_problem *p, hsdag_place_problem *orig, int32_t *best, int32_t *tmp)
 {
     double bv = INFINITY;
     hsdag_place_opts o = hsdag_place_opts_default();
@@ -167,9 +254,13 @@ static int ilp_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp)
                 place_group_set(p, tmp, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
         } else if (d == p->k) {
             if (p->k != 2 || hsdag_place_mincut_solve(p->c, tmp, NULL, NULL) < 0) continue;
-        } else if ((d == p->k + 1 ? place_greedy_tarnawski(p, &o, tmp, &rep, NULL)
-                                  : place_heft(p, &o, tmp, &rep, NULL)) < 0) {
+        } else if ((d == p->k + 1 ? place_greedy_tarnawski(orig, &o, tmp, &rep, NULL)
+                                  : place_heft(orig, &o, tmp, &rep, NULL)) < 0) {
             continue;
+        }
+        for (int32_t gi = 0; gi < p->n_groups && p != orig && d >= p->k; gi++) {
+            int32_t dd = tmp[p->grp_node[p->grp_off[gi]]];
+            place_group_set(p, tmp, gi, place_group_ok(p, gi, dd) ? dd : place_group_fallback(p, gi));
         }
         if (!ilp_fits(p, tmp)) continue;
         double v = hsdag_place_sequential_cost(p->c, tmp);
@@ -179,6 +270,21 @@ static int ilp_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp)
         }
     }
     return bv < INFINITY;
+}
+
+/* The sequential model's column count on p's groups: X per group and device, Z per tensor with a consumer
+ * in another group and ordered device pair, U per device. */
+static double ilp_cols(const hsdag_place_problem *p)
+{
+    const hsdag_graph *g = p->g;
+    int32_t k = p->k, nzu = 0;
+    for (int32_t u = 0; u < p->n && k > 1; u++) {
+        int cross = 0;
+        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1] && !cross; j++)
+            cross = p->group[g->out_dst[j]] != p->group[u];
+        nzu += cross;
+    }
+    return (double)p->n_groups * k + (double)nzu * k * (k - 1) + k;
 }
 
 static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
@@ -403,7 +509,7 @@ done:
 /* The sequential MILP's state; everything but GLPK's own objects is freed by place_ilp, so a GLPK failure
  * inside ilp_solve (run through place_glpk_call) leaks nothing. */
 typedef struct ilp_run {
-    hsdag_place_problem *p;
+    hsdag_place_problem *p, *orig; /* the model's problem (orig, or orig on coarsened groups), the caller's */
     const hsdag_place_opts *o;
     int32_t *device;
     hsdag_place_report *r;
@@ -431,7 +537,7 @@ static int ilp_solve(void *ctx, hsdag_err *e)
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
         goto done;
     }
-    have_start = ilp_start(p, start, tmp);
+    have_start = ilp_start(p, c->orig, start, tmp);
     if (have_start) {
         ilp_fill(p, m, start, c->x);
         cb.heur = c->x;
@@ -506,6 +612,99 @@ done:
     return rc;
 }
 
+/* p's groups merged into runs of consecutive groups (group ids follow the topological order), at most per
+ * groups each, a run also closing where no device could host all of its groups: the problem on those groups
+ * in pc (a copy of p whose group tables are hsdag_malloc'ed: ilp_coarse_free). */
+static int ilp_coarsen(const hsdag_place_problem *p, int32_t per, hsdag_place_problem *pc)
+{
+    *pc = *p;
+    int32_t ng = p->n_groups, n = p->n, *chunk = hsdag_malloc((size_t)(ng ? ng : 1) * sizeof *chunk);
+    pc->group = hsdag_malloc((size_t)(n ? n : 1) * sizeof *pc->group);
+    pc->grp_off = hsdag_calloc((size_t)ng + 2, sizeof *pc->grp_off);
+    pc->grp_node = hsdag_malloc((size_t)(n ? n : 1) * sizeof *pc->grp_node);
+    pc->grp_mem = hsdag_calloc((size_t)ng + 1, sizeof *pc->grp_mem);
+    pc->group_allowed = hsdag_calloc((size_t)ng + 1, sizeof *pc->group_allowed);
+    if (!chunk || !pc->group || !pc->grp_off || !pc->grp_node || !pc->grp_mem || !pc->group_allowed) {
+        hsdag_free(chunk);
+        return HSDAG_ENOMEM;
+    }
+    int32_t nc = 0, in = 0;
+    for (int32_t gi = 0; gi < ng; gi++) {
+        if (nc == 0 || in >= per || !(pc->group_allowed[nc - 1] & p->group_allowed[gi])) {
+            pc->group_allowed[nc++] = p->group_allowed[gi];
+            in = 0;
+        }
+        chunk[gi] = nc - 1, in++;
+        pc->group_allowed[nc - 1] &= p->group_allowed[gi];
+        pc->grp_mem[nc - 1] += p->grp_mem[gi];
+    }
+    pc->n_groups = nc;
+    for (int32_t v = 0; v < n; v++) pc->group[v] = chunk[p->group[v]], pc->grp_off[pc->group[v] + 1]++;
+    for (int32_t c = 0; c < nc; c++) pc->grp_off[c + 1] += pc->grp_off[c];
+    for (int32_t c = 0; c < nc; c++) chunk[c] = pc->grp_off[c]; /* fill cursors (nc <= ng) */
+    for (int32_t v = 0; v < n; v++) pc->grp_node[chunk[pc->group[v]]++] = v;
+    hsdag_free(chunk);
+    return 0;
+}
+
+static void ilp_coarse_free(hsdag_place_problem *pc)
+{
+    hsdag_free(pc->group);
+    hsdag_free(pc->grp_off);
+    hsdag_free(pc->grp_node);
+    hsdag_free(pc->grp_mem);
+    hsdag_free(pc->group_allowed);
+}
+
+static int ilp_sequential(ilp_run *c, hsdag_err *e)
+{
+    hsdag_place_problem *p = c->p;
+    c->start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c->start);
+    c->tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c->tmp);
+    int rc = (c->start && c->tmp) ? place_glpk_call(ilp_solve, c, "ilp", e)
+                                  : hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+    hsdag_free(c->m.xcol);
+    hsdag_free(c->m.zu);
+    hsdag_free(c->x);
+    hsdag_free(c->start);
+    hsdag_free(c->tmp);
+    return rc;
+}
+
+/* The op-level model is beyond ILP_MAX_COLS: the same MILP on coarsened groups (ilp_coarsen, twice as coarse
+ * until it fits). Its bound holds for the coarsened model only, so it is not reported as the method's bound
+ * (only in the note), and optimality is not claimed. */
+static int ilp_coarse(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
+                      hsdag_place_report *r, hsdag_err *e)
+{
+    hsdag_place_problem pc;
+    double cols = ilp_cols(p);
+    int rc = 0;
+    for (int32_t per = 2;; per *= 2) {
+        if ((rc = ilp_coarsen(p, per, &pc)) < 0) {
+            ilp_coarse_free(&pc);
+            return hsdag_err_set(e, rc, "ilp: out of memory");
+        }
+        if (ilp_cols(&pc) <= ILP_MAX_COLS || pc.n_groups <= 1) break;
+        ilp_coarse_free(&pc);
+    }
+    ilp_run c = {.p = &pc, .orig = p, .o = o, .device = device, .r = r};
+    rc = ilp_sequential(&c, e);
+    if (rc == 0) {
+        char keep[sizeof r->note], b[64] = "none";
+        snprintf(keep, sizeof keep, "%s", r->note);
+        if (!isnan(r->bound_s)) snprintf(b, sizeof b, "%.6g ms", r->bound_s * 1e3);
+        snprintf(r->note, sizeof r->note,
+                 "solved on %d groups (coarsened from %d: %.0f variables, limit %d); bound for the coarsened "
+                 "model only: %s; %.100s",
+                 (int)pc.n_groups, (int)p->n_groups, cols, ILP_MAX_COLS, b, keep);
+        r->bound_s = NAN;
+        r->optimal = 0;
+    }
+    ilp_coarse_free(&pc);
+    return rc;
+}
+
 int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
               hsdag_err *e)
 {
@@ -514,15 +713,7 @@ int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device
     if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_THROUGHPUT)
         return place_ilp_throughput(p, o, device, r, e);
     if (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30) return ilp_concurrent(p, o, device, r, e);
-    ilp_run c = {.p = p, .o = o, .device = device, .r = r};
-    c.start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c.start);
-    c.tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c.tmp);
-    int rc = (c.start && c.tmp) ? place_glpk_call(ilp_solve, &c, "ilp", e)
-                                : hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-    hsdag_free(c.m.xcol);
-    hsdag_free(c.m.zu);
-    hsdag_free(c.x);
-    hsdag_free(c.start);
-    hsdag_free(c.tmp);
-    return rc;
+    if (ilp_cols(p) > ILP_MAX_COLS) return ilp_coarse(p, o, device, r, e);
+    ilp_run c = {.p = p, .orig = p, .o = o, .device = device, .r = r};
+    return ilp_sequential(&c, e);
 }

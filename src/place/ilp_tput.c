@@ -30,6 +30,7 @@ typedef struct tp_ilp {
     double ts;                       /* model units per second */
     int *ind;
     double *val;
+    int32_t *device; /* the start until the solver beats it */
 } tp_ilp;
 
 #define YC(t, u, j) ((t)->yc + (u) * (t)->S + (j))
@@ -52,16 +53,14 @@ static void tp_x(tp_ilp *t, int32_t u, int32_t j, double c, int *k)
     if (j > 0) ++*k, t->ind[*k] = YC(t, u, j - 1), t->val[*k] = -c;
 }
 
-static int tp_build(tp_ilp *t, hsdag_err *e)
+/* The columns: Y, XA, A, IN, OUT and T (the objective). */
+static void tp_columns(tp_ilp *t)
 {
     const place_pl_model *m = t->m;
-    const hsdag_graph *g = m->p->g;
-    int32_t S = t->S, nu = t->nu, n = t->n;
+    const int32_t S = t->S;
+    const int32_t nu = t->nu;
+    const int32_t n = t->n;
     glp_prob *lp = t->lp;
-    double cols = (double)nu * S * 2 + S + 2.0 * n * S + 1;
-    if (cols > TP_MAX_COLS)
-        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: %.0f variables is beyond this solver (limit %d)",
-                             cols, TP_MAX_COLS);
     glp_set_obj_dir(lp, GLP_MIN);
     t->yc = glp_add_cols(lp, nu * S);
     t->xac = glp_add_cols(lp, nu * S);
@@ -83,10 +82,14 @@ static int tp_build(tp_ilp *t, hsdag_err *e)
     t->tc = glp_add_cols(lp, 1);
     glp_set_col_bnds(lp, t->tc, GLP_DB, 0, 1 + 1e-7);
     glp_set_obj_coef(lp, t->tc, 1.0);
-    int cap = 2 * nu + 2 * n + S + 16;
-    t->ind = hsdag_malloc((size_t)(cap + 1) * sizeof *t->ind);
-    t->val = hsdag_malloc((size_t)(cap + 1) * sizeof *t->val);
-    if (!t->ind || !t->val) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+}
+
+/* The chain of ideals, the slot types and XA = X * A. */
+static void tp_rows_chain(tp_ilp *t)
+{
+    const place_pl_model *m = t->m;
+    const int32_t S = t->S;
+    const int32_t nu = t->nu;
     int *ind = t->ind;
     double *val = t->val;
     int k;
@@ -122,6 +125,18 @@ static int tp_build(tp_ilp *t, hsdag_err *e)
             ++k, ind[k] = t->ac + j, val[k] = -1;
             tp_row(t, GLP_LO, -1, 0, k);
         }
+}
+
+/* Communication, per node edge across units. */
+static void tp_rows_comm(tp_ilp *t)
+{
+    const place_pl_model *m = t->m;
+    const hsdag_graph *g = m->p->g;
+    const int32_t S = t->S;
+    const int32_t n = t->n;
+    int *ind = t->ind;
+    double *val = t->val;
+    int k;
     /* communication, per node edge across units */
     for (int32_t x = 0; x < n; x++)
         for (int32_t q = g->out_off[x]; q < g->out_off[x + 1]; q++) {
@@ -140,6 +155,19 @@ static int tp_build(tp_ilp *t, hsdag_err *e)
                 tp_row(t, GLP_LO, 0, 0, k);
             }
         }
+}
+
+/* Loads and memory per slot. */
+static void tp_rows_load(tp_ilp *t)
+{
+    const place_pl_model *m = t->m;
+    const hsdag_graph *g = m->p->g;
+    const int32_t S = t->S;
+    const int32_t nu = t->nu;
+    const int32_t n = t->n;
+    int *ind = t->ind;
+    double *val = t->val;
+    int k;
     /* loads and memory per slot */
     for (int32_t j = 0; j < S; j++) {
         k = 0;
@@ -180,6 +208,23 @@ static int tp_build(tp_ilp *t, hsdag_err *e)
             if (k) tp_row(t, GLP_UP, 0, 1, k);
         }
     }
+}
+
+static int tp_build(tp_ilp *t, hsdag_err *e)
+{
+    const int32_t S = t->S, nu = t->nu, n = t->n;
+    double cols = (double)nu * S * 2 + S + 2.0 * n * S + 1;
+    if (cols > TP_MAX_COLS)
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: %.0f variables is beyond this solver (limit %d)",
+                             cols, TP_MAX_COLS);
+    tp_columns(t);
+    int cap = 2 * nu + 2 * n + S + 16;
+    t->ind = hsdag_malloc((size_t)(cap + 1) * sizeof *t->ind);
+    t->val = hsdag_malloc((size_t)(cap + 1) * sizeof *t->val);
+    if (!t->ind || !t->val) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+    tp_rows_chain(t);
+    tp_rows_comm(t);
+    tp_rows_load(t);
     return 0;
 }
 
@@ -261,61 +306,31 @@ static int tp_fill(const tp_ilp *t, const int32_t *dev, double *x)
     return 0;
 }
 
-/* The MILP run's state: everything but GLPK's own objects lives here and is freed by place_ilp_throughput,
- * so a GLPK failure inside tp_solve (run through place_glpk_call) leaks nothing. */
-typedef struct tp_run {
-    tp_ilp t;
-    place_ilp_cb cb;
-    int32_t *device; /* holds the start until GLPK beats it */
-    hsdag_place_report *r;
-    double *x;
-    double tl, t0, ub; /* seconds: time limit, start time, the start's max-load */
-} tp_run;
-
-static int tp_solve(void *ctx, hsdag_err *e)
+/* place_milp_run's callbacks; ctx is the tp_ilp */
+static int tp_build_cb(void *ctx, glp_prob *lp, hsdag_err *e)
 {
-    tp_run *c = ctx;
-    tp_ilp *t = &c->t;
+    tp_ilp *t = ctx;
+    t->lp = lp;
+    return tp_build(t, e);
+}
+
+static int tp_fill_cb(void *ctx, double *x)
+{
+    tp_ilp *t = ctx;
+    return tp_fill(t, t->device, x);
+}
+
+static void tp_decode_cb(void *ctx, const double *x)
+{
+    tp_ilp *t = ctx;
     const place_pl_model *m = t->m;
-    hsdag_place_report *r = c->r;
-    int rc = 0;
-    t->lp = glp_create_prob();
-    if ((rc = tp_build(t, e)) < 0 || (rc = place_glpk_prepare(t->lp, "ilp", e)) < 0) goto done;
-    if (hsdag_now() - c->t0 >
-        0.5 * c->tl) { /* building alone took half the time: no point in starting GLPK */
-        snprintf(r->note, sizeof r->note,
-                 "model of %d rows x %d columns too large for the time limit: the start",
-                 glp_get_num_rows(t->lp), glp_get_num_cols(t->lp));
-        r->objective_s = c->ub;
-        goto done;
+    int32_t na = 0, nc = 0, slot_dev[2 * HSDAG_MAX_DEVICES];
+    for (int32_t j = 0; j < t->S; j++) slot_dev[j] = x[t->ac + j] > 0.5 ? m->acc_dev[na++] : m->cpu_dev[nc++];
+    for (int32_t u = 0; u < m->nu; u++) {
+        int32_t j = 0;
+        while (j < t->S - 1 && x[YC(t, u, j)] < 0.5) j++;
+        for (int32_t q = m->unode_off[u]; q < m->unode_off[u + 1]; q++) t->device[m->unode[q]] = slot_dev[j];
     }
-    int ncols = glp_get_num_cols(t->lp);
-    if (!(c->x = hsdag_malloc((size_t)(ncols + 1) * sizeof *c->x))) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    if (tp_fill(t, c->device, c->x) == 0) c->cb.heur = c->x;
-    place_ilp_run run;
-    place_ilp_solve(t->lp, c->t0 + c->tl, 0, &c->cb,
-                    &run); /* cuts: they cost more time than they gain here */
-    double obj = c->ub;
-    if (run.obj < 1 - 1e-9) {
-        int32_t na = 0, nc = 0, slot_dev[2 * HSDAG_MAX_DEVICES];
-        for (int32_t j = 0; j < t->S; j++)
-            slot_dev[j] = glp_mip_col_val(t->lp, t->ac + j) > 0.5 ? m->acc_dev[na++] : m->cpu_dev[nc++];
-        for (int32_t u = 0; u < m->nu; u++) {
-            int32_t j = 0;
-            while (j < t->S - 1 && glp_mip_col_val(t->lp, YC(t, u, j)) < 0.5) j++;
-            for (int32_t q = m->unode_off[u]; q < m->unode_off[u + 1]; q++)
-                c->device[m->unode[q]] = slot_dev[j];
-        }
-        obj = run.obj * c->ub;
-    }
-    place_ilp_report(r, &run, c->ub, obj);
-done:
-    glp_delete_prob(t->lp);
-    t->lp = NULL;
-    return rc;
 }
 
 int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
@@ -324,15 +339,14 @@ int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     place_pl_model m;
     int rc = place_pl_model_create(p, &m, e);
     if (rc < 0) return rc;
-    tp_run c = {.t = {.m = &m, .nu = m.nu, .n = p->n, .S = m.k + m.l},
-                .cb = {.bound = -INFINITY},
-                .device = device,
-                .r = r};
-    c.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-    c.t0 = hsdag_now();
+    tp_ilp t = {.m = &m, .nu = m.nu, .n = p->n, .S = m.k + m.l, .device = device};
+    /* no cuts: they cost more time than they gain here */
+    place_milp mr = {.build = tp_build_cb, .fill = tp_fill_cb, .decode = tp_decode_cb, .ctx = &t, .r = r};
+    mr.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
+    mr.t0 = hsdag_now();
     /* the start: the PipeDream-style chain DP (a chain of ideals, so in the model's class) */
     hsdag_place_opts so = hsdag_place_opts_default();
-    so.time_limit_s = 0.4 * c.tl;
+    so.time_limit_s = 0.4 * mr.tl;
     hsdag_place_report srep = {.bound_s = NAN, .objective_s = NAN};
     if (place_pipedream(p, &so, device, &srep, NULL) < 0) {
         /* no chain split in time: the greedy's, when it is a chain of ideals (nothing spilled to the CPU) */
@@ -344,29 +358,20 @@ int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int3
         }
     }
     place_score ss = place_evaluate(p, device);
-    c.ub = ss.latency_s;
-    if (c.t.S < 1 || !(c.ub > 0)) {
-        r->objective_s = c.ub;
-        r->bound_s = c.ub;
+    mr.ub = ss.latency_s;
+    if (t.S < 1 || !(mr.ub > 0)) {
+        r->objective_s = mr.ub;
+        r->bound_s = mr.ub;
         r->optimal = 1;
         r->bound_contiguous = 1;
-        snprintf(r->note, sizeof r->note, "trivial: max-load %.6g ms", c.ub * 1e3);
+        snprintf(r->note, sizeof r->note, "trivial: max-load %.6g ms", mr.ub * 1e3);
         goto done;
     }
-    c.t.ts = 1 / c.ub;
-    rc = place_glpk_call(tp_solve, &c, "ilp", e);
-    if (rc == HSDAG_ESOLVER) { /* GLPK gave up on the model: the start stands, without a bound */
-        r->objective_s = c.ub;
-        r->bound_s = NAN;
-        r->optimal = 0;
-        snprintf(r->note, sizeof r->note, "%.200s: returned the start, %.6g ms", e ? e->msg : "GLPK failed",
-                 c.ub * 1e3);
-        rc = 0;
-    }
+    t.ts = 1 / mr.ub;
+    rc = place_milp_run(&mr, e);
 done:
-    hsdag_free(c.t.ind);
-    hsdag_free(c.t.val);
-    hsdag_free(c.x);
+    hsdag_free(t.ind);
+    hsdag_free(t.val);
     place_pl_model_free(&m);
     return rc;
 }

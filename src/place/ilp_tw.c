@@ -46,6 +46,8 @@ typedef struct tw_ilp {
     int *ind;  /* row buffers */
     double *val;
     int cap;
+    const int32_t *st; /* the start, one CPU, relabelled */
+    int32_t *device;   /* the placement: the start until the solver beats it */
 } tw_ilp;
 
 #define XCOL(m, b, a) ((m)->xc + (b) * (m)->na + (a))
@@ -83,19 +85,16 @@ static int tw_identical(const tw_ilp *m)
     return 1;
 }
 
-static int tw_build(tw_ilp *m, hsdag_err *e)
+/* The columns of every family, with bounds and kinds; the objective is L. */
+static void tw_columns(tw_ilp *m)
 {
     const hsdag_place_problem *p = m->p;
-    const hsdag_graph *g = p->g;
-    int32_t na = m->na, nb = m->nb, n = p->n;
-    const double ms = m->ts, M = m->M;
+    const int32_t na = m->na;
+    const int32_t nb = m->nb;
+    const int32_t n = p->n;
+    const double M = m->M;
     glp_prob *lp = m->lp;
-    double cols = (double)nb * na * 2 + nb + 3.0 * n * na + 2.0 * n + 2.0 * na + 1 + na + (double)m->ne * na;
-    if (cols > TW_MAX_COLS)
-        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: %.0f variables is beyond this solver (limit %d)",
-                             cols, TW_MAX_COLS);
     glp_set_obj_dir(lp, GLP_MIN);
-    /* columns */
     m->xc = glp_add_cols(lp, nb * na);
     for (int32_t b = 0; b < nb; b++)
         for (int32_t a = 0; a < na; a++) {
@@ -143,12 +142,14 @@ static int tw_build(tw_ilp *m, hsdag_err *e)
         m->pc = glp_add_cols(lp, nb * na);
         for (int32_t i = 0; i < nb * na; i++) glp_set_col_bnds(lp, m->pc + i, GLP_DB, 0, nb);
     }
-    (void)accels;
-    /* the longest row: memory (nb + 1) or G[a]'s expansion (n + 2n + 1) or U's (nb + 1) */
-    m->cap = 3 * n + nb + 4 * na + 16;
-    m->ind = hsdag_malloc((size_t)(m->cap + 1) * sizeof *m->ind);
-    m->val = hsdag_malloc((size_t)(m->cap + 1) * sizeof *m->val);
-    if (!m->ind || !m->val) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+}
+
+/* Assignment, the memory knapsacks and the accelerator count. */
+static void tw_rows_assign(tw_ilp *m)
+{
+    const hsdag_place_problem *p = m->p;
+    const int32_t na = m->na;
+    const int32_t nb = m->nb;
     int *ind = m->ind;
     double *val = m->val;
     /* assignment */
@@ -168,7 +169,7 @@ static int tw_build(tw_ilp *m, hsdag_err *e)
         if (k) tw_row(m, GLP_UP, 0, 1, k);
     }
     /* accelerator count */
-    if (limit) {
+    if (m->uc) {
         for (int32_t a = 0; a < na; a++) {
             int k = 0;
             for (int32_t b = 0; b < nb; b++) ++k, ind[k] = XCOL(m, b, a), val[k] = 1;
@@ -179,6 +180,18 @@ static int tw_build(tw_ilp *m, hsdag_err *e)
         for (int32_t a = 0; a < na; a++) ++k, ind[k] = m->uc + a, val[k] = 1;
         tw_row(m, GLP_UP, 0, p->devs->max_accels_used, k);
     }
+}
+
+/* Contiguity of each accelerator's set and the symmetry of identical accelerators. */
+static void tw_rows_contiguity(tw_ilp *m)
+{
+    const hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    const int32_t na = m->na;
+    const int32_t nb = m->nb;
+    const int32_t n = p->n;
+    int *ind = m->ind;
+    double *val = m->val;
     /* contiguity, node by node (a colour class on the CPU may have nodes before and after a set) */
     for (int32_t v = 0; v < n; v++)
         for (int32_t a = 0; a < na; a++) {
@@ -214,6 +227,20 @@ static int tw_build(tw_ilp *m, hsdag_err *e)
             }
         }
     }
+}
+
+/* Communication, the start and finish of each set, node finish times, L. */
+static void tw_rows_timing(tw_ilp *m)
+{
+    const hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    const int32_t na = m->na;
+    const int32_t nb = m->nb;
+    const int32_t n = p->n;
+    const double ms = m->ts;
+    const double M = m->M;
+    int *ind = m->ind;
+    double *val = m->val;
     /* communication and the start of each set, per edge u -> w */
     for (int32_t u = 0; u < n; u++)
         for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
@@ -277,6 +304,18 @@ static int tw_build(tw_ilp *m, hsdag_err *e)
         ind[1] = m->lc, val[1] = 1, ind[2] = m->gc + a, val[2] = -1;
         tw_row(m, GLP_LO, 0, 0, 2);
     }
+}
+
+/* The valid inequalities: path potentials and the per-edge finish rows. */
+static void tw_rows_paths(tw_ilp *m)
+{
+    const hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    const int32_t na = m->na;
+    const int32_t n = p->n;
+    const double ms = m->ts;
+    int *ind = m->ind;
+    double *val = m->val;
     /* path potentials, valid without M (the critical path of the placement, docs/simulator.md): PHI[v] >= own
      * cost, PHI[v] >= PHI[u] + cpu(v) Y[bv] + sum_a fpga_a(v) X[bv,a] + sum_a c_a(u) D[uv,a] with
      * D[uv,a] >= |X[bv,a] - X[bu,a]| (the path enters or leaves a's set over this edge: one transfer), and
@@ -338,6 +377,25 @@ static int tw_build(tw_ilp *m, hsdag_err *e)
                 tw_row(m, GLP_LO, 0, 0, 5);
             }
         }
+}
+
+static int tw_build(tw_ilp *m, hsdag_err *e)
+{
+    const int32_t na = m->na, nb = m->nb, n = m->p->n;
+    double cols = (double)nb * na * 2 + nb + 3.0 * n * na + 2.0 * n + 2.0 * na + 1 + na + (double)m->ne * na;
+    if (cols > TW_MAX_COLS)
+        return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: %.0f variables is beyond this solver (limit %d)",
+                             cols, TW_MAX_COLS);
+    tw_columns(m);
+    /* the longest row: memory (nb + 1) or G[a]'s expansion (n + 2n + 1) or U's (nb + 1) */
+    m->cap = 3 * n + nb + 4 * na + 16;
+    m->ind = hsdag_malloc((size_t)(m->cap + 1) * sizeof *m->ind);
+    m->val = hsdag_malloc((size_t)(m->cap + 1) * sizeof *m->val);
+    if (!m->ind || !m->val) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+    tw_rows_assign(m);
+    tw_rows_contiguity(m);
+    tw_rows_timing(m);
+    tw_rows_paths(m);
     return 0;
 }
 
@@ -363,6 +421,37 @@ static void tw_relabel(const tw_ilp *m, int32_t *dev)
     for (int32_t d = 0; d < p->k; d++) map[d] = d;
     for (int32_t a = 0; a < m->na; a++) map[m->acc[order[a]]] = m->acc[a];
     for (int32_t v = 0; v < p->n; v++) dev[v] = map[dev[v]];
+}
+
+/* tw_fill's D columns and path potentials for the split bdev (group -> accelerator slot, -1 = CPU; nodes are
+ * in topological order). */
+static void tw_fill_paths(const tw_ilp *m, const int32_t *bdev, double *x)
+{
+    const hsdag_place_problem *p = m->p;
+    const hsdag_graph *g = p->g;
+    int32_t na = m->na, n = p->n;
+    const double ms = m->ts;
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        int32_t ei = m->ecross[k];
+        if (ei < 0) continue;
+        int32_t au = bdev[tw_blk(p, g->edge_src[k])], av = bdev[tw_blk(p, g->out_dst[k])];
+        for (int32_t a = 0; a < na; a++) x[m->dc + ei * na + a] = (au == a) != (av == a);
+    }
+    for (int32_t v = 0; v < n; v++) {
+        int32_t a = bdev[tw_blk(p, v)];
+        double own =
+            a >= 0 ? place_cost(p, v, m->acc[a]) * ms : (p->cpu >= 0 ? place_cost(p, v, p->cpu) * ms : 0);
+        double h = own;
+        for (int32_t q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
+            int32_t u = g->in_src[q], ei = m->ecross[g->in_eid[q]];
+            double t = x[m->hc + u] + own;
+            if (ei >= 0)
+                for (int32_t b = 0; b < na; b++)
+                    t += x[m->dc + ei * na + b] * hsdag_costs_host_xfer_s(p->c, u, m->acc[b]) * ms;
+            if (t > h) h = t;
+        }
+        x[m->hc + v] = h;
+    }
 }
 
 /* x[1..ncols] for placement dev (contiguous, classes whole): the model's own timing, solved by passes. */
@@ -448,28 +537,7 @@ static void tw_fill(const tw_ilp *m, const int32_t *dev, double *x)
     for (int32_t v = 0; v < n; v++)
         if (F[v] > L) L = F[v];
     x[m->lc] = L;
-    /* D and the path potentials (nodes are in topological order) */
-    for (int32_t k = 0; k < g->n_edges; k++) {
-        int32_t ei = m->ecross[k];
-        if (ei < 0) continue;
-        int32_t au = bdev[tw_blk(p, g->edge_src[k])], av = bdev[tw_blk(p, g->out_dst[k])];
-        for (int32_t a = 0; a < na; a++) x[m->dc + ei * na + a] = (au == a) != (av == a);
-    }
-    for (int32_t v = 0; v < n; v++) {
-        int32_t a = bdev[tw_blk(p, v)];
-        double own =
-            a >= 0 ? place_cost(p, v, m->acc[a]) * ms : (p->cpu >= 0 ? place_cost(p, v, p->cpu) * ms : 0);
-        double h = own;
-        for (int32_t q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
-            int32_t u = g->in_src[q], ei = m->ecross[g->in_eid[q]];
-            double t = x[m->hc + u] + own;
-            if (ei >= 0)
-                for (int32_t b = 0; b < na; b++)
-                    t += x[m->dc + ei * na + b] * hsdag_costs_host_xfer_s(p->c, u, m->acc[b]) * ms;
-            if (t > h) h = t;
-        }
-        x[m->hc + v] = h;
-    }
+    tw_fill_paths(m, bdev, x);
     hsdag_free(bdev);
 }
 
@@ -492,112 +560,72 @@ static void tw_one_cpu(const hsdag_place_problem *p, int32_t *dev)
         if (p->devs->dev[dev[v]].kind == HSDAG_DEV_CPU) dev[v] = p->cpu;
 }
 
-/* The MILP run's state: everything but GLPK's own objects lives here and is freed by place_ilp_tarnawski,
- * so a GLPK failure inside tw_solve (run through place_glpk_call) leaks nothing. */
-typedef struct tw_run {
-    tw_ilp m;
-    place_ilp_cb cb;
-    const int32_t *st; /* the start, one CPU, relabelled */
-    int32_t *device;
-    hsdag_place_report *r;
-    double *x;
-    double tl, t0, ub; /* seconds: time limit, start time, the start's latency */
-} tw_run;
-
-static int tw_solve(void *ctx, hsdag_err *e)
+/* place_milp_run's callbacks; ctx is the tw_ilp, whose start and placement are set by place_ilp_tarnawski */
+static int tw_build_cb(void *ctx, glp_prob *lp, hsdag_err *e)
 {
-    tw_run *c = ctx;
-    tw_ilp *m = &c->m;
-    const hsdag_place_problem *p = m->p;
-    hsdag_place_report *r = c->r;
-    int rc = 0;
-    m->lp = glp_create_prob();
-    if ((rc = tw_build(m, e)) < 0 || (rc = place_glpk_prepare(m->lp, "ilp", e)) < 0) goto done;
-    if (hsdag_now() - c->t0 >
-        0.5 * c->tl) { /* building alone took half the time: no point in starting GLPK */
-        snprintf(r->note, sizeof r->note,
-                 "model of %d rows x %d columns too large for the time limit: the start",
-                 glp_get_num_rows(m->lp), glp_get_num_cols(m->lp));
-        r->objective_s = c->ub;
-        goto done;
+    tw_ilp *m = ctx;
+    m->lp = lp;
+    return tw_build(m, e);
+}
+
+static int tw_fill_cb(void *ctx, double *x)
+{
+    tw_ilp *m = ctx;
+    tw_fill(m, m->st, x);
+    return 0;
+}
+
+static void tw_decode_cb(void *ctx, const double *x)
+{
+    tw_ilp *m = ctx;
+    for (int32_t b = 0; b < m->nb; b++) {
+        int32_t d = m->p->cpu;
+        for (int32_t a = 0; a < m->na; a++)
+            if (x[XCOL(m, b, a)] > 0.5) d = m->acc[a];
+        place_group_set(m->p, m->device, b, d);
     }
-    int ncols = glp_get_num_cols(m->lp);
-    if (!(c->x = hsdag_malloc((size_t)(ncols + 1) * sizeof *c->x))) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    tw_fill(m, c->st, c->x);
-    c->cb.heur = c->x;
-    place_ilp_run run;
-    place_ilp_solve(m->lp, c->t0 + c->tl, 1, &c->cb, &run);
-    double obj = c->ub;       /* seconds */
-    if (run.obj < 1 - 1e-9) { /* GLPK found a better split than the start */
-        for (int32_t b = 0; b < m->nb; b++) {
-            int32_t d = p->cpu;
-            for (int32_t a = 0; a < m->na; a++)
-                if (glp_mip_col_val(m->lp, XCOL(m, b, a)) > 0.5) d = m->acc[a];
-            place_group_set(p, c->device, b, d);
-        }
-        obj = run.obj * c->ub;
-    }
-    /* the bound holds below M, i.e. for every contiguous split better than the start: exactly what is needed */
-    place_ilp_report(r, &run, c->ub, obj);
-done:
-    glp_delete_prob(m->lp);
-    m->lp = NULL;
-    return rc;
 }
 
 int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const int32_t *start,
                         int32_t *device, hsdag_place_report *r, hsdag_err *e)
 {
-    tw_run c = {.m = {.p = p}, .cb = {.bound = -INFINITY}, .device = device, .r = r};
-    tw_ilp *m = &c.m;
-    c.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-    c.t0 = hsdag_now();
+    tw_ilp m = {.p = p, .device = device};
+    place_milp mr = {
+        .build = tw_build_cb, .fill = tw_fill_cb, .decode = tw_decode_cb, .ctx = &m, .cuts = 1, .r = r};
+    mr.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
+    mr.t0 = hsdag_now();
     int32_t *st = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *st);
     int rc = 0;
     if (!st) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
     memcpy(st, start, (size_t)p->n * sizeof *st);
     if (p->cpu >= 0) tw_one_cpu(p, st);
     for (int32_t d = 0; d < p->k; d++)
-        if (p->devs->dev[d].kind != HSDAG_DEV_CPU) m->acc[m->na++] = d;
-    m->nb = p->n_groups;
-
-    m->identical = tw_identical(m);
-    m->ecross = hsdag_malloc((size_t)(p->g->n_edges ? p->g->n_edges : 1) * sizeof *m->ecross);
-    if (!m->ecross) {
+        if (p->devs->dev[d].kind != HSDAG_DEV_CPU) m.acc[m.na++] = d;
+    m.nb = p->n_groups;
+    m.identical = tw_identical(&m);
+    m.ecross = hsdag_malloc((size_t)(p->g->n_edges ? p->g->n_edges : 1) * sizeof *m.ecross);
+    if (!m.ecross) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
         goto done;
     }
     for (int32_t k = 0; k < p->g->n_edges; k++)
-        m->ecross[k] = tw_blk(p, p->g->edge_src[k]) != tw_blk(p, p->g->out_dst[k]) ? m->ne++ : -1;
-    if (m->identical) tw_relabel(m, st);
+        m.ecross[k] = tw_blk(p, p->g->edge_src[k]) != tw_blk(p, p->g->out_dst[k]) ? m.ne++ : -1;
+    if (m.identical) tw_relabel(&m, st);
     place_score ss = place_evaluate(p, st);
     if (!place_tw_in_class(p, st) || !ss.feasible) {
         rc = hsdag_err_set(e, HSDAG_EINVAL, "ilp: the start placement is not a feasible contiguous split");
         goto done;
     }
-    c.ub = ss.latency_s;
-    m->ts = c.ub > 0 ? 1 / c.ub : 1;
-    m->M = 1 + 1e-7;
-    c.st = st;
+    mr.ub = ss.latency_s;
+    m.ts = mr.ub > 0 ? 1 / mr.ub : 1;
+    m.M = 1 + 1e-7;
+    m.st = st;
     memcpy(device, st, (size_t)p->n * sizeof *device);
-    rc = place_glpk_call(tw_solve, &c, "ilp", e);
-    if (rc == HSDAG_ESOLVER) { /* GLPK gave up on the model: the start stands, without a bound */
-        memcpy(device, st, (size_t)p->n * sizeof *device);
-        r->objective_s = c.ub;
-        r->bound_s = NAN;
-        r->optimal = 0;
-        snprintf(r->note, sizeof r->note, "%.200s: returned the start, %.6g ms", e ? e->msg : "GLPK failed",
-                 c.ub * 1e3);
-        rc = 0;
-    }
+    rc = place_milp_run(&mr, e);
 done:
-    hsdag_free(m->ind);
-    hsdag_free(m->val);
-    hsdag_free(m->ecross);
-    hsdag_free(c.x);
+    hsdag_free(m.ind);
+    hsdag_free(m.val);
+    hsdag_free(m.ecross);
     hsdag_free(st);
     return rc;
 }

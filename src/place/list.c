@@ -139,11 +139,22 @@ static int heft_order_cmp(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
-/* Earliest start >= ready of a slot of length w among the busy intervals iv[0..m) (sorted by start). */
+/* Earliest start >= ready of a slot of length w among the busy intervals iv[0..m) (sorted by start, disjoint:
+ * each ends at or before the next one starts, so the ends ascend too). The scan starts at the first interval
+ * that ends after ready, found by binary search: every interval before it would be skipped with t == ready, so
+ * the slot is the one the full scan from 0 finds (issue 15: the full scan made HEFT on four GPUs quadratic). */
 static double heft_slot(const heft_iv *iv, int32_t m, double ready, double w, int32_t *pos)
 {
     double t = ready;
-    int32_t i = 0;
+    int32_t lo = 0, hi = m;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (iv[mid].e <= ready)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int32_t i = lo;
     for (; i < m; i++) {
         if (iv[i].e <= t) continue;
         if (t + w <= iv[i].s) break;

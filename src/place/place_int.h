@@ -138,6 +138,23 @@ void place_ilp_solve(struct glp_prob *lp, double deadline, int cuts, place_ilp_c
  * the bound holds for every contiguous split (bound_contiguous). */
 void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double start_s, double obj_s);
 
+/* One warm-started MILP whose objective is in units of its start's value (ilp_tw.c, ilp_tput.c), run
+ * through place_glpk_call: build the model into lp, check it (place_glpk_prepare), give up when building took
+ * half the time limit, take the start's column values from fill, solve (place_ilp_solve), hand a better
+ * solution's column values to decode, and fill the report (place_ilp_report; when GLPK
+ * fails internally: the start, without a bound). Returns 0 or build's / the memory's error. */
+typedef struct place_milp {
+    int (*build)(void *ctx, struct glp_prob *lp, hsdag_err *e);
+    int (*fill)(void *ctx, double *x); /* x[1..ncols] = the start: 0, or -1 (no start for the solver) */
+    void (*decode)(void *ctx,
+                   const double *x); /* a better solution x[1..ncols] into the caller's placement */
+    void *ctx;
+    int cuts;          /* GLPK's MIR and Gomory cuts */
+    double t0, tl, ub; /* seconds: start time, time limit, the start's objective value (the model unit) */
+    hsdag_place_report *r;
+} place_milp;
+int place_milp_run(const place_milp *mr, hsdag_err *e);
+
 /* ---- GLPK (glpk.c): every placer's GLPK work goes through these ---- */
 /* Runs fn(ctx, e), the GLPK part of a placer, with GLPK's error hook and a silent terminal: an internal GLPK
  * error returns HSDAG_ESOLVER ("who: GLPK failed internally (...)") instead of aborting, after glp_free_env

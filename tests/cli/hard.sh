@@ -35,7 +35,10 @@ for k in latency_ms best_episode placements_evaluated wall_s; do expect_grep "\"
 expect_grep '"placements_evaluated": 40' "$TMP/out"
 expect_rc 0 $HSDAG place $A --method hsdag --budget 40 --max-evals 200 --mem GPU=50% --json
 expect_grep '"feasible": true' "$TMP/out"
-expect_grep 'warm start .*learned 40 placements.*polish' "$TMP/out"
+expect_grep 'warm start .*learned 40 placements.*local-search from its start.*from the best.*policy ILS' "$TMP/out"
+# --max-evals is the whole run's budget: warm start, learning and every local search
+n=$(sed -n 's/.*"placements_evaluated": \([0-9]*\).*/\1/p' "$TMP/out")
+[ "${n:-999}" -le 200 ] && ok || bad "hsdag --max-evals 200 made ${n:-no} measurements"
 expect_rc 0 $HSDAG place $A --method hsdag-paper --budget 40 --json
 expect_grep 'paper REINFORCE' "$TMP/out"
 # train: the paper's algorithm, noise, a warm start; same seed and noise, same curve
