@@ -167,7 +167,8 @@ install: all
 	install -m 644 policies/pacml/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/pacml/
 	install -d $(DESTDIR)$(PREFIX)/share/hsdag/policies/hsdag
 	install -m 644 policies/hsdag/*.bin $(DESTDIR)$(PREFIX)/share/hsdag/policies/hsdag/
-	install -m 755 scripts/ort-profile.js $(DESTDIR)$(PREFIX)/share/hsdag/  # hsdag profile's ONNX Runtime bridge
+	install -d $(DESTDIR)$(PREFIX)/share/hsdag/scripts  # hsdag profile's ONNX Runtime bridge (hsdag_data_find)
+	install -m 755 scripts/ort-profile.js $(DESTDIR)$(PREFIX)/share/hsdag/scripts/
 
 # Every C file follows .clang-format; CI runs format-check and fails on any difference.
 FORMAT_SRCS = $(sort $(wildcard src/*/*.c src/*/*.h include/hsdag/*.h tools/*.c tools/*.h tests/*.c tests/*.h \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh - runs each libFuzzer target for FUZZ_SECONDS on its seed corpus fuzz/corpus/<fmt> (and its dictionary
 # fuzz/dict/<fmt>.dict), FUZZ_JOBS targets at a time; prints one result line per target: executions, exec/s,
-# coverage (cov = edges, ft = features), corpus size, and ok / FAILED with the log's tail.
+# CPU seconds, coverage (cov = edges, ft = features), corpus size, and ok / FAILED with the log's tail.
 # Not here: building the targets (make fuzz). Exits non-zero if any target finds a crash, leak or timeout.
 # Usage: FUZZ_SECONDS=10 sh fuzz/run.sh build-fuzz/fuzz_onnx ...
 #   FUZZ_JOBS=2            targets run at once (default 1)
@@ -23,12 +23,14 @@ run_one() {
     mkdir -p "$art"
     dict=""; [ -f "fuzz/dict/$name.dict" ] && dict="-dict=fuzz/dict/$name.dict"
     log="$ROOT/$name.log"
-    if "$f" $dict -max_total_time="$S" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$art" "$work" >"$log" 2>&1; then
-        res=ok
-    else
-        res=FAILED
-    fi
+    # in a subshell, so that `times` reports this fuzzer's CPU time alone (on a loaded machine far below S)
+    cpu=$( (
+        "$f" $dict -max_total_time="$S" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+            -artifact_prefix="$art" "$work" >"$log" 2>&1
+        echo $? >"$ROOT/$name.rc"
+        times
+    ) | tail -n 1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.1f", t }')
+    if [ "$(cat "$ROOT/$name.rc")" = 0 ]; then res=ok; else res=FAILED; fi
     done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
     [ -n "$done_line" ] || done_line=$(grep -E '^#[0-9]+[[:space:]]+(pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1)
     execs=$(printf '%s\n' "$done_line" | sed -n 's/^#\([0-9]*\).*/\1/p')
@@ -37,15 +39,15 @@ run_one() {
     corp=$(printf '%s\n' "$done_line" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
     eps=$(grep -E 'stat::average_exec_per_sec' "$log" | sed 's/.*: *//' | tail -n 1)
     [ -n "$eps" ] || eps=$(printf '%s\n' "$done_line" | sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p')
-    printf 'fuzz %s: %s (%s s, %s execs, %s exec/s, cov %s, ft %s, corpus %s)\n' "$name" "$res" "$S" \
-        "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}"
+    printf 'fuzz %s: %s (%s s, %s s CPU, %s execs, %s exec/s, cov %s, ft %s, corpus %s)\n' "$name" "$res" "$S" \
+        "${cpu:-?}" "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}"
     if [ "$res" = FAILED ]; then
         tail -n 40 "$log"
         echo "fuzz $name: inputs kept in $art"; ls "$art"
         touch "$ROOT/failed"
     fi
-    [ -n "$FUZZ_REPORT" ] && printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$S" "${execs:-?}" \
-        "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$res" >>"$FUZZ_REPORT"
+    [ -n "$FUZZ_REPORT" ] && printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$S" "${cpu:-?}" \
+        "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$res" >>"$FUZZ_REPORT"
     return 0
 }
 

@@ -1,7 +1,7 @@
 /* test_file.c - tests of the file helpers (src/core/file.c): atomic replacement keeps mode, refuses
  * directories, read-only files and symlinks out of the directory, never follows a symlink planted at a
  * predictable temp name, leaves no temp file behind, removes dead writers' temp files and keeps live ones;
- * the pre-checks of output files and run directories.
+ * the pre-checks of output files and run directories; the data path (hsdag_data_find).
  * Not here: which command writes what (tests/cli/outputs.sh). Entry points: main.
  */
 #include "check.h"
@@ -209,6 +209,37 @@ static void test_dir_check(void)
     CHECK_EQ_INT(n, 1);
 }
 
+/* The data path (what the CLI's profiler bridge and the shipped policies are found on): $HSDAG_DATA first,
+ * then beside the binary; never the working directory; a miss names every place tried. */
+static void test_data_find(void)
+{
+    hsdag_err e = {0};
+    char path[4096], cwd[4096], want[600];
+    CHECK(mkdir(at("data"), 0777) == 0 && mkdir(at("data/scripts"), 0777) == 0);
+    CHECK(mkdir(at("cwd"), 0777) == 0 && mkdir(at("cwd/scripts"), 0777) == 0);
+    put(at("data/scripts/bridge.js"), "//");
+    put(at("cwd/scripts/only-here.js"), "//");
+    const char *old = getenv("HSDAG_DATA");
+    char saved[4096] = "";
+    if (old) snprintf(saved, sizeof saved, "%s", old);
+    setenv("HSDAG_DATA", at("data"), 1);
+    CHECK_EQ_INT(hsdag_data_find(path, sizeof path, "scripts/bridge.js", "bridge", &e), 0);
+    snprintf(want, sizeof want, "%s/data/scripts/bridge.js", root);
+    CHECK(strcmp(path, want) == 0);
+    CHECK(hsdag_data_find(path, 8, "scripts/bridge.js", "bridge", &e) == HSDAG_EINVAL); /* path too short */
+    /* a file planted in the working directory is not picked up */
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(chdir(at("cwd")) == 0);
+    CHECK(hsdag_data_find(path, sizeof path, "scripts/only-here.js", "the test script", &e) == HSDAG_EIO);
+    CHECK(strstr(e.msg, "no the test script (tried ") == e.msg && strstr(e.msg, "data/scripts/only-here.js"));
+    CHECK(strstr(e.msg, "(tried ./") == NULL && strstr(e.msg, ", ./") == NULL && strchr(e.msg, '\n') == NULL);
+    CHECK(chdir(cwd) == 0);
+    if (old)
+        setenv("HSDAG_DATA", saved, 1);
+    else
+        unsetenv("HSDAG_DATA");
+}
+
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/hsdag-test-file-XXXXXX");
@@ -218,6 +249,7 @@ int main(void)
     test_symlinks();
     test_stale();
     test_dir_check();
+    test_data_find();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);

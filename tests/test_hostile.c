@@ -1,12 +1,14 @@
 /* test_hostile.c - library-level regressions for the inputs of issue 16 that broke the library: m-SCT's LP
  * buffer with isolated nodes, GLPK aborts on unscalable or tiny numbers, the graph builder's value ranges,
- * the placement problem's time ranges, the atomic writer's temporary file.
+ * the placement problem's time ranges, the atomic writer's temporary file, the learner checkpoint's value ranges.
  * Not here: the generated hostile files through the CLI (tests/hostile/), per-format readers (test_<fmt>.c).
  * Entry points: main. */
 #include "check.h"
 
 #include "../src/place/place_int.h"
+#include "hsdag/codec.h"
 #include "hsdag/io.h"
+#include "hsdag/learn.h"
 #include "hsdag/place.h"
 
 #include <dirent.h>
@@ -264,6 +266,87 @@ static void test_atomic_symlink(void)
     rmdir(dir);
 }
 
+/* ---- a learner checkpoint's state values are range-checked behind its checksum ---- */
+
+/* Re-makes the checksum of the frame at img (magic, u32 version, u32 0, u64 length, u64 checksum, payload). */
+static void refresh_frame(unsigned char *img)
+{
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) n = n << 8 | img[16 + i];
+    uint64_t h = hsdag_fnv1a64(hsdag_fnv1a64(HSDAG_FNV64_BASIS, img + 8, 16), img + 32, (size_t)n);
+    for (int i = 0; i < 8; i++) img[24 + i] = (unsigned char)(h >> (8 * i));
+}
+
+/* A version-3 checkpoint (default learner: LOO baseline, log reward, moving variance) with one state value
+ * replaced and its checksum re-made loads only while the value is one a run can produce. Offsets in the
+ * frame: 32 header + 18 fingerprint words + episode i32 + evals i64 + 4 RNG words = 220 baseline, 228 the
+ * baseline flag, 229 reference latency, 237 reward variance, 245 best latency. */
+static void test_learn_ckpt_ranges(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = measured(6, 6, 2.0, 1.0, 0.5);
+    hsdag_devices *d = NULL;
+    hsdag_sim *sim = NULL;
+    hsdag_learn *A = NULL, *B = NULL;
+    hsdag_buf ck = {0};
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    CHECK(g != NULL);
+    if (!g) return;
+    CHECK_EQ_INT(hsdag_devices_preset(&d, "cpu-gpu", g, &e), 0);
+    CHECK_EQ_INT(hsdag_sim_create(&sim, g, d, &sc, &e), 0);
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.episodes = 2;
+    cfg.steps = 2;
+    cfg.hidden = 8;
+    cfg.embed = 4;
+    CHECK_EQ_INT(hsdag_learn_create(&A, g, d->n, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_create(&B, g, d->n, &cfg, &e), 0);
+    if (!A || !B || !sim) goto done;
+    CHECK_EQ_INT(hsdag_learn_train(A, hsdag_learn_sim_eval, sim, NULL, NULL, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_save(A, &ck, &e), 0);
+    CHECK(ck.len > 260 && ck.data[8] == 3);
+    if (ck.len <= 260) goto done;
+    CHECK_EQ_INT(hsdag_learn_load(B, ck.data, ck.len, &e), 0);
+    struct {
+        size_t at;
+        double v;
+        const char *field;
+    } bad[] = {{220, NAN, "baseline"},           {220, 0.5, "baseline"}, /* LOO: never set, so 0 */
+               {229, -1.0, "reference latency"}, {229, INFINITY, "reference latency"},
+               {229, NAN, "reference latency"},  {229, 1e300, "reference latency"},
+               {237, -0.5, "reward variance"},   {237, NAN, "reward variance"},
+               {237, 1e300, "reward variance"},  {245, 0.0, "best latency"},
+               {245, -1e-3, "best latency"},     {245, NAN, "best latency"}};
+    unsigned char *img = hsdag_malloc(ck.len);
+    for (size_t i = 0; img && i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(img, ck.data, ck.len);
+        memcpy(img + bad[i].at, &bad[i].v, 8);
+        refresh_frame(img);
+        e.msg[0] = 0;
+        int rc = hsdag_learn_load(B, img, ck.len, &e);
+        if (rc != HSDAG_EPARSE || !strstr(e.msg, bad[i].field))
+            fprintf(stderr, "checkpoint with %s = %g at %zu: rc %d, \"%s\"\n", bad[i].field, bad[i].v,
+                    bad[i].at, rc, e.msg);
+        CHECK(rc == HSDAG_EPARSE && strstr(e.msg, bad[i].field) != NULL);
+    }
+    if (img) { /* the baseline flag is 0 or 1 */
+        memcpy(img, ck.data, ck.len);
+        img[228] = 7;
+        refresh_frame(img);
+        CHECK_EQ_INT(hsdag_learn_load(B, img, ck.len, &e), HSDAG_EPARSE);
+        CHECK(strstr(e.msg, "baseline flag") != NULL);
+    }
+    hsdag_free(img);
+    CHECK_EQ_INT(hsdag_learn_load(B, ck.data, ck.len, &e), 0); /* the unchanged file still loads */
+done:
+    hsdag_buf_free(&ck);
+    hsdag_learn_free(A);
+    hsdag_learn_free(B);
+    hsdag_sim_free(sim);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
 int main(void)
 {
     test_msct_isolated();
@@ -272,5 +355,6 @@ int main(void)
     test_solver_ranges();
     test_glpk_guard();
     test_atomic_symlink();
+    test_learn_ckpt_ranges();
     return check_summary("test_hostile");
 }

@@ -10,8 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CLI_SHARE_DIR "/usr/local/share/hsdag"
-
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -116,32 +114,4 @@ int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b)
         return CLI_FAIL;
     }
     return CLI_OK;
-}
-
-int cli_find_data(const char *name, const char *srcdir, char *out, size_t cap)
-{
-    char exe[2048] = "";
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k > 0) {
-        exe[k] = 0;
-        char *sl = strrchr(exe, '/');
-        if (sl) *sl = 0;
-    } else {
-        exe[0] = 0;
-    }
-    const char *env = getenv("HSDAG_DATA");
-    char cand[4][4096];
-    int nc = 0;
-    if (env && *env) snprintf(cand[nc++], sizeof cand[0], "%s/%s", env, name);
-    if (exe[0]) {
-        snprintf(cand[nc++], sizeof cand[0], "%s/../%s/%s", exe, srcdir, name);
-        snprintf(cand[nc++], sizeof cand[0], "%s/../share/hsdag/%s", exe, name);
-    }
-    snprintf(cand[nc++], sizeof cand[0], "%s/%s", CLI_SHARE_DIR, name);
-    for (int i = 0; i < nc; i++)
-        if (access(cand[i], R_OK) == 0 && strlen(cand[i]) < cap) {
-            strcpy(out, cand[i]);
-            return 0;
-        }
-    return -1;
 }

@@ -52,10 +52,6 @@ void cli_progress_start(cli_progress *p, const char *label, long total, int quie
 void cli_progress_update(cli_progress *p, long done, const char *extra);
 void cli_progress_end(cli_progress *p);
 
-/* Finds a file the project ships: $HSDAG_DATA/name, then beside the executable's tree (<exe>/../srcdir/name
- * for a build tree, <exe>/../share/hsdag/name when installed), then /usr/local/share/hsdag/name. 0 or -1. */
-int cli_find_data(const char *name, const char *srcdir, char *out, size_t cap);
-
 /* Writes b to path ("-" = stdout). Returns 0 or prints an error and returns CLI_FAIL. */
 int cli_write_out(const char *cmd, const char *path, const hsdag_buf *b);
 

@@ -166,7 +166,8 @@ int cmd_cluster_train(int argc, char **argv)
     if ((rc = ct_algo_options(&a, dqn)) != CLI_OK) return rc;
     if (dqn) return cmd_cluster_train_dqn(&a);
     const char *dir;
-    if ((rc = cli_run_dir(&a, &dir)) != CLI_OK) return rc;
+    int resume = 0;
+    if ((rc = cli_run_dir(&a, &dir, &resume)) != CLI_OK) return rc;
     ct_opts o;
     memset(&o, 0, sizeof o);
     o.cc = hsdag_cluster_config_default();
@@ -184,7 +185,7 @@ int cmd_cluster_train(int argc, char **argv)
     hsdag_buf curve = {0}, img = {0};
     if (ct_join(path, sizeof path, dir, "checkpoint.bin") < 0)
         return cli_usage_error(a.name, "'%s': path too long", dir);
-    if (a.resume) {
+    if (resume) {
         if ((rc = hsdag_read_file(&ck, &ck_len, path, (size_t)256 << 20, &e)) < 0)
             return cli_fail(a.name, rc, &e);
         if ((rc = hsdag_cluster_train_load(&env, &t, &o.cc, ck, ck_len,
@@ -220,7 +221,7 @@ int cmd_cluster_train(int argc, char **argv)
                          "iteration,steps,train_blocking,train_return,eval_blocking,entropy,value_loss,"
                          "policy_loss,kl,kl_coeff,clip_frac,grad_norm,wall_s\n");
     int32_t total = hsdag_pacml_trainer_total(t);
-    if (a.resume && hsdag_pacml_trainer_iteration(t) > total) {
+    if (resume && hsdag_pacml_trainer_iteration(t) > total) {
         rc = cli_usage_error(a.name, "%s has %d iterations already: give --iterations at least that", dir,
                              hsdag_pacml_trainer_iteration(t));
         goto done;

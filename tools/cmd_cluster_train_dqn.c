@@ -72,7 +72,7 @@ int cmd_cluster_train_dqn(const cli_args *a)
     } o;
     int rc = cq_setup(a, &o.cc, &o.dc, &o.iterations);
     if (rc != CLI_OK) return rc;
-    if ((rc = cli_run_dir(a, &o.out)) != CLI_OK) return rc;
+    if ((rc = cli_run_dir(a, &o.out, NULL)) != CLI_OK) return rc;
     hsdag_err e = {0};
     hsdag_cluster *env = NULL;
     hsdag_pacml_dqn *t = NULL;

@@ -88,7 +88,7 @@ int cmd_pretrain(int argc, char **argv)
     hsdag_pretrain_config cfg;
     if ((rc = pretrain_config(&a, &cfg)) != CLI_OK) return rc;
     const char *dir;
-    if ((rc = cli_run_dir(&a, &dir)) != CLI_OK) return rc;
+    if ((rc = cli_run_dir(&a, &dir, NULL)) != CLI_OK) return rc;
     const char *devices = a.devices ? a.devices : "cpu-gpu";
     hsdag_err e = {0};
     int st = 0;

@@ -23,7 +23,7 @@ static int find_bridge(char *out, size_t cap)
         snprintf(out, cap, "%s", env);
         return access(out, R_OK) == 0 ? 0 : -1;
     }
-    return cli_find_data("ort-profile.js", "scripts", out, cap);
+    return hsdag_data_find(out, cap, "scripts/ort-profile.js", "ONNX Runtime bridge", NULL);
 }
 
 static int read_fd_all(int fd, char **buf, size_t *len)

@@ -179,7 +179,8 @@ int cmd_train(int argc, char **argv)
     if (rc != CLI_CONTINUE) return rc;
     if ((rc = check_combinations(&a)) != CLI_OK) return rc;
     const char *dir;
-    if ((rc = cli_run_dir(&a, &dir)) != CLI_OK) return rc;
+    int resume = 0;
+    if ((rc = cli_run_dir(&a, &dir, &resume)) != CLI_OK) return rc;
     hsdag_learn_config cfg = train_config(&a);
     hsdag_err e = {0};
     simcli s = {0};
@@ -216,7 +217,7 @@ int cmd_train(int argc, char **argv)
     if ((st = cfg.update == HSDAG_LEARN_EPISODE ? hsdag_learn_create(&L, s.g, s.devs->n, &cfg, &e)
                                                 : hsdag_learn_create_problem(&L, p, &cfg, &e)) < 0)
         goto fail;
-    if (a.resume) {
+    if (resume) {
         char path[4096];
         size_t len;
         snprintf(path, sizeof path, "%s/checkpoint.bin", dir);

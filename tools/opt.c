@@ -1110,11 +1110,28 @@ static int check_outputs(cli_args *a)
 
 /* ---- run directories ---- */
 
-int cli_run_dir(const cli_args *a, const char **dir)
+/* The files a run writes before its first checkpoint (train: the curve, the measured placement; cluster
+ * train: the curve, the best policy): n entries that are all of these mean a run killed before it had a
+ * checkpoint (stale temp files of ours are not counted: hsdag_out_dir_check removes them). */
+static int run_dir_only_early_outputs(const char *dir, int n)
+{
+    static const char *early[] = {"curve.csv", "measure_placement.json", "policy.bin"};
+    int found = 0;
+    for (size_t i = 0; i < sizeof early / sizeof early[0]; i++) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, early[i]);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) found++;
+    }
+    return found == n;
+}
+
+int cli_run_dir(const cli_args *a, const char **dir, int *resume)
 {
     hsdag_err e = {0};
     int n = 0;
     *dir = a->resume ? a->resume : a->out_dir;
+    if (resume) *resume = 0;
     if (!*dir) return cli_usage_error(a->name, "missing --out-dir DIR (or --resume DIR)");
     if (a->resume && cli_given(a, out_dir))
         return cli_usage_error(a->name, "--resume DIR continues the run in DIR: --out-dir does not apply");
@@ -1126,13 +1143,23 @@ int cli_run_dir(const cli_args *a, const char **dir)
         char path[4096];
         struct stat st;
         snprintf(path, sizeof path, "%s/checkpoint.bin", *dir);
-        if (stat(path, &st) != 0)
+        if (stat(path, &st) == 0) {
+            if (resume) *resume = 1;
+        } else if (stat(*dir, &st) == 0 && S_ISDIR(st.st_mode) && run_dir_only_early_outputs(*dir, n)) {
+            /* killed before (or during) its first checkpoint write: nothing to continue, so the run starts
+             * over with the options given, as --out-dir DIR --force would; what is lost is the work since
+             * the run started */
+            fprintf(stderr,
+                    "hsdag %s: --resume %s: no checkpoint yet (the run stopped before its first one): "
+                    "starting it from the beginning\n",
+                    a->name, *dir);
+        } else {
             return cli_usage_error(
                 a->name,
-                "--resume %s: no checkpoint.bin to resume from (the run stopped before its "
-                "first checkpoint, or this is not a run directory); start it again with "
-                "--out-dir %s --force",
+                "--resume %s: no checkpoint.bin to resume from (this is not a run directory, or holds "
+                "files a run does not write); start a new run there with --out-dir %s --force",
                 *dir, *dir);
+        }
     } else if (n > 0 && !a->force) {
         return cli_usage_error(
             a->name,

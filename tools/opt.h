@@ -130,10 +130,13 @@ void cli_args_init(cli_args *a, cli_cmd cmd);
  * no output naming an input) before any work starts. */
 int cli_parse(cli_args *a, int argc, char **argv);
 
-/* The run directory of train and cluster train: --resume DIR continues in DIR, whose checkpoint.bin must
- * exist; otherwise --out-dir DIR, refused when not empty unless --force (stale temp files of ours do not
- * count). Messages say what to do instead. CLI_OK with *dir set, or 2. */
-int cli_run_dir(const cli_args *a, const char **dir);
+/* The run directory of train and cluster train: --resume DIR continues in DIR from its checkpoint.bin
+ * (*resume = 1); a DIR without one that holds only what a run writes before its first checkpoint (a run
+ * killed before or during that write) starts over from the beginning with a notice (*resume = 0); anything
+ * else without a checkpoint is refused. Otherwise --out-dir DIR, refused when not empty unless --force
+ * (stale temp files of ours do not count). Messages say what to do instead. CLI_OK with *dir set, or 2.
+ * resume may be NULL for commands without --resume. */
+int cli_run_dir(const cli_args *a, const char **dir, int *resume);
 
 /* 1 if the option stored at offsetof(cli_args, field) was on the command line. */
 int cli_given_off(const cli_args *a, size_t off);

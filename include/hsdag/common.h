@@ -182,10 +182,11 @@ HSDAG_API int hsdag_out_dir_check(int *n_entries, const char *dir, hsdag_err *e)
  * one leading elsewhere is refused, as are a read-only file and a directory (the hsdag_out_check rules).
  * Temp files of writers that died are removed first. Messages name path, never the temp file. */
 HSDAG_API int hsdag_write_file_atomic(const char *path, const void *buf, size_t len, hsdag_err *e);
-/* Finds a data file shipped with hsdag (rel, e.g. "policies/pacml/beta_A.bin"): the first readable of
- * $HSDAG_DATA/rel, ./rel, <dir of the running binary>/../rel, <dir of the running binary>/../share/hsdag/rel,
- * HSDAG_SHARE_DIR/rel (compile-time, default /usr/local/share/hsdag). path (cap bytes) gets it. Errors: EIO
- * naming every place tried (what names the file in the message), EINVAL if path is too short. */
+/* Finds a data file shipped with hsdag (rel as in the source tree, e.g. "policies/pacml/beta_A.bin",
+ * "scripts/ort-profile.js"): the first readable of $HSDAG_DATA/rel, <dir of the running binary>/../rel (the
+ * build tree), <dir of the running binary>/../share/hsdag/rel, HSDAG_SHARE_DIR/rel (compile-time, default
+ * /usr/local/share/hsdag); never the working directory. path (cap bytes) gets it. Errors: EIO naming every
+ * place tried (what names the file in the message), EINVAL if path is too short. */
 HSDAG_API int hsdag_data_find(char *path, size_t cap, const char *rel, const char *what, hsdag_err *e);
 
 /* ---- growable string buffer (for writers: JSON, DOT, CSV) ---- */

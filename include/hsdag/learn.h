@@ -161,7 +161,8 @@ HSDAG_API size_t hsdag_learn_param_count(const hsdag_learn *L); /* floats in the
  * baseline, best placement, curve, then the parameter block with Adam state (hsdag_nn_params_save).
  * Version-1 checkpoints of earlier builds load too. Loading into a learner created with the
  * same graph and configuration (episodes may differ) continues bit-identically. Errors: EPARSE (bad or
- * truncated image), EINVAL (made for another graph or configuration; the message says which field). */
+ * truncated image, or a state value out of range: non-finite, of the wrong sign or absurdly large), EINVAL
+ * (made for another graph or configuration; the message says which field). */
 HSDAG_API int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e);
 HSDAG_API int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e);
 

@@ -386,7 +386,7 @@ HSDAG_API int hsdag_pacml_policy_parse(hsdag_pacml_net **out, const hsdag_pacml_
 HSDAG_API int hsdag_pacml_policy_load(hsdag_pacml_net **out, const hsdag_pacml_job *jobs, int32_t n_jobs,
                                       const char *path, char *beta_out, int *tuf_out, hsdag_err *e);
 /* The shipped policy for beta (and --time-unit-fix: beta_X_tuf.bin): the first existing of
- * $HSDAG_DATA/policies/pacml/F, ./policies/pacml/F, <dir of the running binary>/../policies/pacml/F,
+ * $HSDAG_DATA/policies/pacml/F, <dir of the running binary>/../policies/pacml/F,
  * <dir of the running binary>/../share/hsdag/policies/pacml/F, HSDAG_SHARE_DIR/policies/pacml/F
  * (compile-time, default /usr/local/share/hsdag). EIO naming every place tried if none exists. */
 HSDAG_API int hsdag_pacml_policy_find(char *path, size_t cap, char beta, int time_unit_fix, hsdag_err *e);

@@ -45,10 +45,10 @@ int hsdag_data_find(char *path, size_t cap, const char *rel, const char *what, h
         exe[0] = 0;
     }
     const char *env = getenv("HSDAG_DATA");
-    char cand[5][4096];
+    char cand[4][4096];
     int nc = 0;
+    /* never the working directory: a checked-out tree there could plant a policy, or the profiler's script */
     if (env && *env) snprintf(cand[nc++], sizeof cand[0], "%s/%s", env, rel);
-    snprintf(cand[nc++], sizeof cand[0], "./%s", rel);
     if (exe[0]) {
         snprintf(cand[nc++], sizeof cand[0], "%s/../%s", exe, rel);
         snprintf(cand[nc++], sizeof cand[0], "%s/../share/hsdag/%s", exe, rel);

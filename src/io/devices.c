@@ -271,8 +271,8 @@ static const char *const preset_summary[] = {
     "Intel Core i9-12900K + Intel Arc A770 16 GB over PCIe 4.0, sequential (OpenVINO HETERO)",
     "i9-12900K + its UHD Graphics 770 (shared DDR5), sequential",
     "i9-12900K + four Arc A770 behind one PCIe switch, concurrent",
-    "a Tarnawski JSON model's own accelerators and CPUs (tarnawski:K[:L] sets the counts), tarnawski "
-    "semantics"};
+    ("a Tarnawski JSON model's own accelerators and CPUs (tarnawski:K[:L] sets the counts), tarnawski "
+     "semantics")}; /* parenthesised: one element split over two lines (clang's -Wstring-concatenation) */
 
 const char *hsdag_devices_preset_summary(const char *name)
 {

@@ -354,79 +354,78 @@ static const char *dot_node_name(Agnode_t *v, Agsym_t *s_label, const char *idat
     return nm;
 }
 
-static int dot_build(dot_ctx *c, hsdag_graph **out)
+/* dot_build's per-node scratch arrays (n + 1 or n + 2 entries; src, dst: one per file edge). */
+typedef struct dot_scratch {
+    int32_t *src, *dst, *in_off, *out_off;
+    uint8_t *is_const, *cv, *all_ports;
+    double *cbytes, *param;
+} dot_scratch;
+
+/* Nodes in file order with their output tensors (tensors are sorted by node): s->out_off, is_const, cbytes.
+ * Returns 0 or the builder's status. */
+static int dot_build_nodes(dot_ctx *c, hsdag_gb *b, dot_scratch *s)
 {
-    int rc = HSDAG_ENOMEM, brc = 0;
-    hsdag_gb *b = NULL;
-    int32_t n = c->n, m = 0, max_in = 0;
-    int32_t *src = NULL, *dst = NULL, *in_off = NULL, *out_off = NULL;
-    uint8_t *is_const = NULL, *cv = NULL, *all_ports = NULL;
-    double *cbytes = NULL, *param = NULL;
-    hsdag_shape_ref *refs = NULL;
     Agsym_t *s_type = agattr(c->g, AGNODE, "type", NULL), *s_id = agattr(c->g, AGNODE, "id", NULL);
     Agsym_t *s_nlabel = agattr(c->g, AGNODE, "label", NULL);
-
-    b = hsdag_gb_create();
-    src = hsdag_malloc(((size_t)c->m + 1) * sizeof *src);
-    dst = hsdag_malloc(((size_t)c->m + 1) * sizeof *dst);
-    in_off = hsdag_calloc((size_t)n + 2, sizeof *in_off);
-    out_off = hsdag_calloc((size_t)n + 2, sizeof *out_off);
-    is_const = hsdag_calloc((size_t)n + 1, 1);
-    cv = hsdag_calloc((size_t)n + 1, 1);
-    all_ports = hsdag_calloc((size_t)n + 1, 1);
-    cbytes = hsdag_calloc((size_t)n + 1, sizeof *cbytes);
-    param = hsdag_calloc((size_t)n + 1, sizeof *param);
-    if (!b || !src || !dst || !in_off || !out_off || !is_const || !cv || !all_ports || !cbytes || !param)
-        goto oom;
-
-    /* nodes and output tensors (tensors are sorted by node) */
-    for (int32_t t = 0; t < c->n_tensors; t++) out_off[c->tensors[t].node + 1]++;
-    for (int32_t i = 0; i < n; i++) out_off[i + 1] += out_off[i];
+    int32_t n = c->n;
+    for (int32_t t = 0; t < c->n_tensors; t++) s->out_off[c->tensors[t].node + 1]++;
+    for (int32_t i = 0; i < n; i++) s->out_off[i + 1] += s->out_off[i];
     for (int32_t i = 0; i < n; i++) {
         const char *idattr = dot_get(c->nodes[i], s_id);
         const char *op = dot_get(c->nodes[i], s_type);
         if (!op) op = "Unknown";
         int32_t v = hsdag_gb_add_node(b, dot_node_name(c->nodes[i], s_nlabel, idattr), op);
-        if (v < 0) {
-            brc = v;
-            goto builder;
-        }
+        if (v < 0) return v;
         HSDAG_ASSERT(v == i);
         int64_t fid;
         if (hsdag_ioutil_parse_i64(idattr, &fid) == 0 && fid >= 0 && fid <= INT32_MAX)
             hsdag_gb_set_file_id(b, v, (int32_t)fid);
-        is_const[i] = (uint8_t)dot_is_const_op(op);
-        for (int32_t t = out_off[i]; t < out_off[i + 1]; t++) {
+        s->is_const[i] = (uint8_t)dot_is_const_op(op);
+        for (int32_t t = s->out_off[i]; t < s->out_off[i + 1]; t++) {
             const dot_tensor *tt = &c->tensors[t];
-            brc = hsdag_gb_add_output(b, v, (hsdag_dtype)tt->dt, tt->rank,
-                                      c->dims ? c->dims + tt->dim_off : NULL);
-            if (brc < 0) goto builder;
-            cbytes[i] += tt->bytes;
+            int brc = hsdag_gb_add_output(b, v, (hsdag_dtype)tt->dt, tt->rank,
+                                          c->dims ? c->dims + tt->dim_off : NULL);
+            if (brc < 0) return brc;
+            s->cbytes[i] += tt->bytes;
         }
     }
+    return 0;
+}
 
-    /* distinct (source, target, tensor) edges */
+/* Distinct (source, target, tensor) edges into the builder and s->src / dst; then the constant attribution
+ * (s->cv, param). Returns 0 or the builder's status (ENOMEM). */
+static int dot_build_edges(dot_ctx *c, hsdag_gb *b, dot_scratch *s)
+{
+    int32_t m = 0;
     qsort(c->edges, (size_t)c->m, sizeof *c->edges, dot_edge_pair_cmp);
     for (int32_t k = 0; k < c->m; k++) {
         const dot_edge *d = &c->edges[k];
         if (k > 0 && dot_edge_pair_cmp(d, &c->edges[k - 1]) == 0) continue;
-        brc = hsdag_gb_add_edge(b, d->u, d->v, c->tensors[d->tensor].bytes);
-        if (brc < 0) goto builder;
-        src[m] = d->u;
-        dst[m] = d->v;
+        int brc = hsdag_gb_add_edge(b, d->u, d->v, c->tensors[d->tensor].bytes);
+        if (brc < 0) return brc;
+        s->src[m] = d->u;
+        s->dst[m] = d->v;
         m++;
     }
-    if (hsdag_constw_attribute(n, m, src, dst, is_const, cbytes, cv, param) < 0) goto oom;
+    if (hsdag_constw_attribute(c->n, m, s->src, s->dst, s->is_const, s->cbytes, s->cv, s->param) < 0)
+        return HSDAG_ENOMEM;
+    return 0;
+}
 
-    /* inputs of each node in op order, for FLOPs */
-    for (int32_t i = 0; i < n; i++) all_ports[i] = 1;
+/* The inputs of each node in op order (by in_port, or constness when a node's ports are not all given),
+ * then each node's op class, FLOPs and parameter bytes. Returns 0 or HSDAG_ENOMEM. */
+static int dot_build_costs(dot_ctx *c, hsdag_gb *b, dot_scratch *s)
+{
+    Agsym_t *s_type = agattr(c->g, AGNODE, "type", NULL);
+    int32_t n = c->n, max_in = 0, *in_off = s->in_off, *out_off = s->out_off;
+    for (int32_t i = 0; i < n; i++) s->all_ports[i] = 1;
     for (int32_t k = 0; k < c->m; k++) {
         in_off[c->edges[k].v + 1]++;
-        if (c->edges[k].in_port < 0) all_ports[c->edges[k].v] = 0;
+        if (c->edges[k].in_port < 0) s->all_ports[c->edges[k].v] = 0;
     }
     for (int32_t k = 0; k < c->m; k++) {
         dot_edge *d = &c->edges[k];
-        d->key = all_ports[d->v] ? d->in_port : (int64_t)cv[d->u];
+        d->key = s->all_ports[d->v] ? d->in_port : (int64_t)s->cv[d->u];
     }
     qsort(c->edges, (size_t)c->m, sizeof *c->edges, dot_edge_input_cmp);
     for (int32_t i = 0; i < n; i++) {
@@ -435,8 +434,8 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
     }
     for (int32_t i = 0; i < n; i++)
         if (out_off[i + 1] - out_off[i] > max_in) max_in = out_off[i + 1] - out_off[i];
-    refs = hsdag_malloc(((size_t)max_in * 2 + 1) * sizeof *refs);
-    if (!refs) goto oom;
+    hsdag_shape_ref *refs = hsdag_malloc(((size_t)max_in * 2 + 1) * sizeof *refs);
+    if (!refs) return HSDAG_ENOMEM;
     for (int32_t i = 0; i < n; i++) {
         int n_in = in_off[i + 1] - in_off[i], n_out = out_off[i + 1] - out_off[i];
         for (int j = 0; j < n_in; j++) {
@@ -457,10 +456,34 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
         in.out = refs + n_in;
         hsdag_opcost oc = hsdag_opcost_estimate(&in);
         hsdag_gb_set_opclass(b, i, oc.opclass);
-        hsdag_gb_set_flops(b, i, cv[i] ? 0.0 : oc.flops);
-        hsdag_gb_set_param_bytes(b, i, param[i]);
+        hsdag_gb_set_flops(b, i, s->cv[i] ? 0.0 : oc.flops);
+        hsdag_gb_set_param_bytes(b, i, s->param[i]);
     }
+    hsdag_free(refs);
+    return 0;
+}
 
+static int dot_build(dot_ctx *c, hsdag_graph **out)
+{
+    int rc, brc = HSDAG_ENOMEM;
+    int32_t n = c->n;
+    dot_scratch s;
+    hsdag_gb *b = hsdag_gb_create();
+    s.src = hsdag_malloc(((size_t)c->m + 1) * sizeof *s.src);
+    s.dst = hsdag_malloc(((size_t)c->m + 1) * sizeof *s.dst);
+    s.in_off = hsdag_calloc((size_t)n + 2, sizeof *s.in_off);
+    s.out_off = hsdag_calloc((size_t)n + 2, sizeof *s.out_off);
+    s.is_const = hsdag_calloc((size_t)n + 1, 1);
+    s.cv = hsdag_calloc((size_t)n + 1, 1);
+    s.all_ports = hsdag_calloc((size_t)n + 1, 1);
+    s.cbytes = hsdag_calloc((size_t)n + 1, sizeof *s.cbytes);
+    s.param = hsdag_calloc((size_t)n + 1, sizeof *s.param);
+    if (!b || !s.src || !s.dst || !s.in_off || !s.out_off || !s.is_const || !s.cv || !s.all_ports ||
+        !s.cbytes || !s.param)
+        goto builder;
+    if ((brc = dot_build_nodes(c, b, &s)) < 0 || (brc = dot_build_edges(c, b, &s)) < 0 ||
+        (brc = dot_build_costs(c, b, &s)) < 0)
+        goto builder;
     hsdag_graph_meta meta;
     hsdag_ioutil_meta_init(&meta, HSDAG_FMT_DOT);
     meta.file_nodes = c->n;
@@ -471,22 +494,19 @@ static int dot_build(dot_ctx *c, hsdag_graph **out)
     rc = hsdag_gb_finish(b, out, c->e);
     if (rc < 0) hsdag_err_prefix(c->e, c->what);
     goto done;
-oom:
-    brc = HSDAG_ENOMEM;
 builder:
     rc = hsdag_ioutil_builder_fail(c->e, c->what, brc);
 done:
     hsdag_gb_free(b);
-    hsdag_free(src);
-    hsdag_free(dst);
-    hsdag_free(in_off);
-    hsdag_free(out_off);
-    hsdag_free(is_const);
-    hsdag_free(cv);
-    hsdag_free(all_ports);
-    hsdag_free(cbytes);
-    hsdag_free(param);
-    hsdag_free(refs);
+    hsdag_free(s.src);
+    hsdag_free(s.dst);
+    hsdag_free(s.in_off);
+    hsdag_free(s.out_off);
+    hsdag_free(s.is_const);
+    hsdag_free(s.cv);
+    hsdag_free(s.all_ports);
+    hsdag_free(s.cbytes);
+    hsdag_free(s.param);
     return rc;
 }
 
@@ -765,161 +785,202 @@ typedef struct dot_scan {
     int32_t attr_names;
 } dot_scan;
 
+/* The pre-scan's state: the lexer, the body stack, the current edge statement's operands (node counts;
+ * -1 = none), the named subgraphs' node totals and the attribute names seen. */
+typedef struct dot_pscan {
+    dot_lex x;
+    dot_frame stack[DOT_MAX_DEPTH + 1];
+    int depth, skip_atom, in_brackets;
+    double left, operand, *sub_total;
+    size_t n_sub, cap_sub;
+    dot_tok prev;
+    int32_t pending_name;
+    hsdag_strmap *attrs, *subs;
+    dot_scan *sc;
+    const char *what;
+    hsdag_err *e;
+} dot_pscan;
+
+/* Ends the current edge statement: its last operator's edges are counted. */
+static void dot_ps_flush(dot_pscan *p)
+{
+    if (p->left >= 0 && p->operand >= 0) p->sc->edges += p->left * p->operand;
+    p->left = p->operand = -1;
+}
+
+static int dot_ps_oom(dot_pscan *p)
+{
+    return hsdag_err_set(p->e, HSDAG_ENOMEM, "%s: out of memory", p->what);
+}
+
+/* A token inside [...]: names go into the name table, nothing else counts. */
+static int dot_ps_bracket(dot_pscan *p, dot_tok t)
+{
+    if (t == DT_RBRACKET) {
+        p->in_brackets = 0;
+        dot_ps_flush(p);
+    } else if (t == DT_ATOM && !p->skip_atom && dot_lex_peek(&p->x) == DT_EQUALS) {
+        if (hsdag_strmap_put(p->attrs, p->x.s + p->x.tok_start, p->x.tok_len, 0) < 0) return dot_ps_oom(p);
+    } else if (t == DT_EQUALS) {
+        p->skip_atom = 1;
+        return 0;
+    }
+    p->skip_atom = 0;
+    return 0;
+}
+
+/* "subgraph [name]": a name gets an entry in the table of named subgraphs (their node totals). */
+static int dot_ps_subgraph(dot_pscan *p)
+{
+    if (p->operand >= 0 && p->prev != DT_EDGEOP) dot_ps_flush(p);
+    p->pending_name = -1;
+    if (dot_lex_peek(&p->x) != DT_ATOM) return 0;
+    dot_lex_next(&p->x);
+    const char *name = p->x.s + p->x.tok_start;
+    int32_t id = hsdag_strmap_get(p->subs, name, p->x.tok_len);
+    if (id < 0) {
+        id = (int32_t)p->n_sub;
+        if (hsdag_strmap_put(p->subs, name, p->x.tok_len, id) < 0 ||
+            hsdag_grow((void **)&p->sub_total, &p->cap_sub, p->n_sub + 1, sizeof *p->sub_total) < 0)
+            return dot_ps_oom(p);
+        p->sub_total[p->n_sub++] = 0;
+    }
+    p->pending_name = id;
+    return 0;
+}
+
+/* '{' opens a body (ELIMIT past DOT_MAX_DEPTH), '}' closes one: 1 when it closed the graph itself. */
+static int dot_ps_brace(dot_pscan *p, dot_tok t)
+{
+    if (t == DT_LBRACE) {
+        if (p->operand >= 0 && p->prev != DT_EDGEOP && p->prev != DT_SUBGRAPH) dot_ps_flush(p);
+        if (p->depth >= DOT_MAX_DEPTH)
+            return hsdag_err_set(p->e, HSDAG_ELIMIT, "%s: line %zu: subgraphs nested deeper than %d", p->what,
+                                 p->x.line, DOT_MAX_DEPTH);
+        p->stack[++p->depth] = (dot_frame){0, p->left, p->prev == DT_SUBGRAPH ? p->pending_name : -1};
+        p->pending_name = -1;
+        p->left = p->operand = -1;
+        return 0;
+    }
+    dot_ps_flush(p);
+    dot_frame f = p->stack[p->depth--];
+    if (p->depth == 0) return 1; /* the graph's closing brace */
+    double size = f.nodes;
+    if (f.name >= 0) size = p->sub_total[f.name] += f.nodes; /* every node ever put in it */
+    p->stack[p->depth].nodes += size;
+    p->left = f.left;
+    p->operand = size; /* the subgraph is the statement's current operand */
+    return 0;
+}
+
+/* One token of a body outside brackets. Returns 0, 1 at the graph's closing brace, or an error. */
+static int dot_ps_token(dot_pscan *p, dot_tok t)
+{
+    switch (t) {
+    case DT_ATOM:
+        if (p->skip_atom) { /* a port, an attribute value or a subgraph's name */
+            p->skip_atom = 0;
+            break;
+        }
+        if (dot_lex_peek(&p->x) == DT_EQUALS) { /* a graph attribute "name = value" */
+            dot_ps_flush(p);
+            if (hsdag_strmap_put(p->attrs, p->x.s + p->x.tok_start, p->x.tok_len, 0) < 0)
+                return dot_ps_oom(p);
+            break;
+        }
+        if (p->operand >= 0 && p->prev != DT_COMMA) dot_ps_flush(p); /* a new statement */
+        p->operand = p->operand < 0 ? 1 : p->operand + 1;
+        p->stack[p->depth].nodes += 1;
+        p->sc->mentions += 1;
+        break;
+    case DT_EQUALS:
+    case DT_COLON:
+        p->skip_atom = 1;
+        break;
+    case DT_EDGEOP:
+        if (p->left >= 0 && p->operand >= 0) p->sc->edges += p->left * p->operand;
+        p->left = p->operand >= 0 ? p->operand : 0;
+        p->operand = -1;
+        break;
+    case DT_SUBGRAPH:
+        return dot_ps_subgraph(p);
+    case DT_LBRACE:
+    case DT_RBRACE:
+        return dot_ps_brace(p, t);
+    case DT_LBRACKET:
+        p->in_brackets = 1;
+        break;
+    case DT_SEMI:
+    case DT_ATTRKW:
+        dot_ps_flush(p);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* The limits on what the scan counted, for len bytes of text. */
+static int dot_ps_bounds(dot_pscan *p, size_t len)
+{
+    dot_scan *sc = p->sc;
+    sc->attr_names = hsdag_strmap_count(p->attrs);
+    sc->slots = (double)sc->attr_names * (sc->mentions + sc->edges);
+    double max_edges = fmin((double)HSDAG_MAX_EDGES, DOT_EDGES_BASE + (double)len / DOT_BYTES_PER_EDGE);
+    double max_slots = 1048576.0 + (double)DOT_SLOTS_PER_BYTE * (double)len;
+    if (sc->edges > max_edges)
+        return hsdag_err_set(
+            p->e, HSDAG_ELIMIT,
+            "%s: the edge statements would create up to %.0f edges (limit %.0f for %zu bytes: "
+            "node lists or subgraphs as edge ends multiply)",
+            p->what, sc->edges, max_edges, len);
+    if (sc->mentions > HSDAG_MAX_NODES)
+        return hsdag_err_set(p->e, HSDAG_ELIMIT, "%s: more than %d nodes", p->what, HSDAG_MAX_NODES);
+    if (sc->slots > max_slots)
+        return hsdag_err_set(p->e, HSDAG_ELIMIT,
+                             "%s: %d attribute names on up to %.0f nodes and edges need %.0f attribute slots "
+                             "(limit %.0f for %zu bytes)",
+                             p->what, sc->attr_names, sc->mentions + sc->edges, sc->slots, max_slots, len);
+    return 0;
+}
+
 /* Bounds what cgraph would build from text (NUL-terminated, len bytes): ELIMIT with a one-line message
  * naming the line, or 0 with *sc filled. */
 static int dot_prescan(dot_scan *sc, const char *text, size_t len, const char *what, hsdag_err *e)
 {
-    dot_lex x = {.s = text, .n = len, .line = 1};
-    dot_frame stack[DOT_MAX_DEPTH + 1];
-    int depth = 0, rc = 0, skip_atom = 0, in_brackets = 0;
-    double left = -1, operand = -1, *sub_total = NULL;
-    size_t n_sub = 0, cap_sub = 0;
-    dot_tok prev = DT_OTHER, t;
-    int32_t pending_name = -1;
-    hsdag_strmap *attrs = hsdag_strmap_create(), *subs = hsdag_strmap_create();
+    dot_pscan *p = hsdag_calloc(1, sizeof *p);
+    if (!p) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
     memset(sc, 0, sizeof *sc);
-    if (!attrs || !subs) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
-        goto done;
-    }
-#define DOT_FLUSH()                                                 \
-    do {                                                            \
-        if (left >= 0 && operand >= 0) sc->edges += left * operand; \
-        left = operand = -1;                                        \
-    } while (0)
-    while ((t = dot_lex_next(&x)) != DT_END) {
-        if (t == DT_ATOM && x.tok_len > DOT_MAX_ID) {
+    p->x = (dot_lex){.s = text, .n = len, .line = 1};
+    p->left = p->operand = -1;
+    p->prev = DT_OTHER;
+    p->pending_name = -1;
+    p->sc = sc;
+    p->what = what;
+    p->e = e;
+    p->attrs = hsdag_strmap_create();
+    p->subs = hsdag_strmap_create();
+    int rc = !p->attrs || !p->subs ? dot_ps_oom(p) : 0;
+    for (dot_tok t; rc == 0 && (t = dot_lex_next(&p->x)) != DT_END; p->prev = t) {
+        if (t == DT_ATOM && p->x.tok_len > DOT_MAX_ID) {
             rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %zu: an identifier of %zu bytes (limit %d)", what,
-                               x.line, x.tok_len, DOT_MAX_ID);
-            goto done;
-        }
-        if (depth == 0) { /* the header: strict, digraph, the graph's name */
+                               p->x.line, p->x.tok_len, DOT_MAX_ID);
+        } else if (p->depth == 0) { /* the header: strict, digraph, the graph's name */
             if (t == DT_LBRACE) {
-                stack[++depth] = (dot_frame){0, -1, -1};
-                left = operand = -1;
+                p->stack[++p->depth] = (dot_frame){0, -1, -1};
+                p->left = p->operand = -1;
             }
-            prev = t;
-            continue;
+        } else if (p->in_brackets) {
+            rc = dot_ps_bracket(p, t);
+        } else {
+            rc = dot_ps_token(p, t);
         }
-        if (in_brackets) { /* attribute list: names go into the name table, nothing else counts */
-            if (t == DT_RBRACKET) {
-                in_brackets = 0;
-                DOT_FLUSH();
-            } else if (t == DT_ATOM && !skip_atom && dot_lex_peek(&x) == DT_EQUALS) {
-                if (hsdag_strmap_put(attrs, text + x.tok_start, x.tok_len, 0) < 0) goto oom;
-            } else if (t == DT_EQUALS) {
-                skip_atom = 1;
-                prev = t;
-                continue;
-            }
-            skip_atom = 0;
-            prev = t;
-            continue;
-        }
-        switch (t) {
-        case DT_ATOM:
-            if (skip_atom) { /* a port, an attribute value or a subgraph's name */
-                skip_atom = 0;
-                break;
-            }
-            if (dot_lex_peek(&x) == DT_EQUALS) { /* a graph attribute "name = value" */
-                DOT_FLUSH();
-                if (hsdag_strmap_put(attrs, text + x.tok_start, x.tok_len, 0) < 0) goto oom;
-                break;
-            }
-            if (operand >= 0 && prev != DT_COMMA) DOT_FLUSH(); /* a new statement */
-            operand = operand < 0 ? 1 : operand + 1;
-            stack[depth].nodes += 1;
-            sc->mentions += 1;
-            break;
-        case DT_EQUALS:
-        case DT_COLON:
-            skip_atom = 1;
-            break;
-        case DT_EDGEOP:
-            if (left >= 0 && operand >= 0) sc->edges += left * operand;
-            left = operand >= 0 ? operand : 0;
-            operand = -1;
-            break;
-        case DT_SUBGRAPH:
-            if (operand >= 0 && prev != DT_EDGEOP) DOT_FLUSH();
-            pending_name = -1;
-            if (dot_lex_peek(&x) == DT_ATOM) {
-                dot_lex_next(&x);
-                int32_t id = hsdag_strmap_get(subs, text + x.tok_start, x.tok_len);
-                if (id < 0) {
-                    id = (int32_t)n_sub;
-                    if (hsdag_strmap_put(subs, text + x.tok_start, x.tok_len, id) < 0 ||
-                        hsdag_grow((void **)&sub_total, &cap_sub, n_sub + 1, sizeof *sub_total) < 0)
-                        goto oom;
-                    sub_total[n_sub++] = 0;
-                }
-                pending_name = id;
-            }
-            break;
-        case DT_LBRACE:
-            if (operand >= 0 && prev != DT_EDGEOP && prev != DT_SUBGRAPH) DOT_FLUSH();
-            if (depth >= DOT_MAX_DEPTH) {
-                rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: line %zu: subgraphs nested deeper than %d", what,
-                                   x.line, DOT_MAX_DEPTH);
-                goto done;
-            }
-            stack[++depth] = (dot_frame){0, left, prev == DT_SUBGRAPH ? pending_name : -1};
-            pending_name = -1;
-            left = operand = -1;
-            break;
-        case DT_RBRACE: {
-            DOT_FLUSH();
-            dot_frame f = stack[depth--];
-            if (depth == 0) goto bounds; /* the graph's closing brace */
-            double size = f.nodes;
-            if (f.name >= 0) size = sub_total[f.name] += f.nodes; /* every node ever put in it */
-            stack[depth].nodes += size;
-            left = f.left;
-            operand = size; /* the subgraph is the statement's current operand */
-            break;
-        }
-        case DT_LBRACKET:
-            in_brackets = 1;
-            break;
-        case DT_SEMI:
-        case DT_ATTRKW:
-            DOT_FLUSH();
-            break;
-        default:
-            break;
-        }
-        prev = t;
     }
-bounds:
-    sc->attr_names = hsdag_strmap_count(attrs);
-    sc->slots = (double)sc->attr_names * (sc->mentions + sc->edges);
-    {
-        double max_edges = fmin((double)HSDAG_MAX_EDGES, DOT_EDGES_BASE + (double)len / DOT_BYTES_PER_EDGE);
-        double max_slots = 1048576.0 + (double)DOT_SLOTS_PER_BYTE * (double)len;
-        if (sc->edges > max_edges)
-            rc = hsdag_err_set(
-                e, HSDAG_ELIMIT,
-                "%s: the edge statements would create up to %.0f edges (limit %.0f for %zu bytes: "
-                "node lists or subgraphs as edge ends multiply)",
-                what, sc->edges, max_edges, len);
-        else if (sc->mentions > HSDAG_MAX_NODES)
-            rc = hsdag_err_set(e, HSDAG_ELIMIT, "%s: more than %d nodes", what, HSDAG_MAX_NODES);
-        else if (sc->slots > max_slots)
-            rc = hsdag_err_set(
-                e, HSDAG_ELIMIT,
-                "%s: %d attribute names on up to %.0f nodes and edges need %.0f attribute slots "
-                "(limit %.0f for %zu bytes)",
-                what, sc->attr_names, sc->mentions + sc->edges, sc->slots, max_slots, len);
-    }
-    goto done;
-oom:
-    rc = hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
-done:
-#undef DOT_FLUSH
-    hsdag_strmap_free(attrs);
-    hsdag_strmap_free(subs);
-    hsdag_free(sub_total);
+    if (rc >= 0) rc = dot_ps_bounds(p, len); /* rc 1: the graph's closing brace */
+    hsdag_strmap_free(p->attrs);
+    hsdag_strmap_free(p->subs);
+    hsdag_free(p->sub_total);
+    hsdag_free(p);
     return rc;
 }
 

@@ -1195,6 +1195,48 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
     return 0;
 }
 
+/* The largest latency (s) and reward a checkpoint may hold: far beyond any real run (a latency of ~3e10
+ * years; 1 / latency in ms of a femtosecond placement is 1e12), so a value past them is a corrupt field. */
+#define CK_MAX_LAT_S 1e18
+#define CK_MAX_REWARD 1e15
+#define CK_MAX_VAR 1e30
+
+/* Range checks on the learner's state in c, like the parameter image's (nn.c): every value finite and of
+ * the sign and size a run can produce, so that a flipped bit behind a re-made checksum is refused at load
+ * instead of turning the next update into NaN. Returns 0 or HSDAG_EPARSE naming the field. */
+static int ck_check_values(const ck_state *c, const hsdag_learn *L, hsdag_err *e)
+{
+    const hsdag_learn_config *cfg = &L->cfg;
+    const char *bad = NULL;
+    if (c->episode < 0 || c->evals < 0)
+        bad = "episode or evaluation count";
+    else if (c->bset != 0 && c->bset != 1)
+        bad = "baseline flag";
+    else if (!(fabs(c->baseline) <= CK_MAX_REWARD) || (!c->bset && c->baseline != 0) ||
+             (cfg->reward == HSDAG_LEARN_REWARD_INV && c->baseline < 0))
+        bad = "baseline";
+    else if (!(c->ref_lat == 0 || (c->ref_lat > 0 && c->ref_lat <= CK_MAX_LAT_S)) ||
+             (cfg->reward != HSDAG_LEARN_REWARD_LOG && c->ref_lat != 0))
+        bad = "reference latency";
+    else if (!(c->run_var >= 0 && c->run_var <= CK_MAX_VAR) || (cfg->normalize != 2 && c->run_var != 0))
+        bad = "reward variance";
+    else if (!(c->best_lat > 0 && (c->best_lat <= CK_MAX_LAT_S || c->best_lat == INFINITY)))
+        bad = "best latency";
+    else if (c->best_ep < -1 || c->best_ep > c->episode)
+        bad = "best episode";
+    for (int32_t i = 0; !bad && i < c->n_curve; i++) {
+        const hsdag_learn_row *w = &c->curve[i];
+        if (w->episode < 0 || w->episode >= c->episode || w->clusters < 0 ||
+            !(w->mean_latency_s >= 0 && w->mean_latency_s <= CK_MAX_LAT_S * cfg->infeasible_penalty) ||
+            !(w->best_latency_s > 0 &&
+              (w->best_latency_s <= CK_MAX_LAT_S || w->best_latency_s == INFINITY)) ||
+            !(w->entropy >= 0 && w->entropy <= 1e3) || !(fabs(w->reward) <= CK_MAX_REWARD) ||
+            !(w->feasible_frac >= 0 && w->feasible_frac <= 1))
+            bad = "curve row";
+    }
+    return bad ? hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: %s out of range (corrupt file)", bad) : 0;
+}
+
 int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
 {
     if (len < 12 || memcmp(buf, CK_MAGIC, 8) != 0)
@@ -1254,6 +1296,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
         rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
         goto done;
     }
+    if ((rc = ck_check_values(&c, L, e)) < 0) goto done;
     size_t used = 0;
     rc = hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + c.params_pos,
                               len - c.params_pos, &used, e);

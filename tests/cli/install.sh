@@ -12,7 +12,8 @@ expect_rc 0 make --no-print-directory -s install BUILD="$BUILD" PREFIX="$P"
 ver=$(sed -n 's/^#define HSDAG_VERSION "\(.*\)"/\1/p' include/hsdag/common.h)
 major=${ver%%.*}
 for f in "lib/libhsdag.a" "lib/libhsdag.so.$ver" "lib/libhsdag.so.$major" "lib/libhsdag.so" \
-         "include/hsdag/hsdag.h" "lib/pkgconfig/hsdag.pc" "bin/hsdag" "share/hsdag/policies/pacml/beta_A.bin"; do
+         "include/hsdag/hsdag.h" "lib/pkgconfig/hsdag.pc" "bin/hsdag" "share/hsdag/policies/pacml/beta_A.bin" \
+         "share/hsdag/scripts/ort-profile.js"; do
     if [ -e "$P/$f" ]; then ok; else bad "missing $P/$f"; fi
 done
 # the SONAME is libhsdag.so.MAJOR, and libhsdag.so.MAJOR -> the versioned file

@@ -3,7 +3,8 @@
 # temp file named in a message, a directory / read-only file / symlink out of the directory / missing
 # directory refused with exit 2, the same file twice or an input as output refused; no temp file left
 # behind; run directories of train and cluster train refused when not empty unless --resume or --force; the
-# state a kill -9 during the first checkpoint leaves is resumable or explained, and its temp file goes.
+# state a kill -9 during the first checkpoint write leaves (made by hand, and by a real kill through strace)
+# resumes from the beginning and ends as the uninterrupted run; its temp file goes.
 # Not here: the atomic write itself (tests/test_file.c). Entry points: run by tests/run.sh.
 . tests/cli_lib.sh
 A=tests/data/onnx/alexnet.onnx
@@ -15,6 +16,17 @@ no_temp_named() { # FILE: no temp file name in the message
 no_temp_left() { # DIR
     n=$(ls -a "$1" | grep -c 'hsdag-tmp\|\.tmp[0-9]'); [ "$n" -eq 0 ] && ok || bad "$n temp files left in $1"
 }
+same_run() { # DIR REF: the run in DIR ended as the uninterrupted one in REF (result file, curve but wall time)
+    for fl in best_placement.json policy.bin; do
+        [ -e "$2/$fl" ] || continue
+        cmp -s "$1/$fl" "$2/$fl" && ok || bad "$1/$fl differs from the uninterrupted run's"
+    done
+    if cmp -s "$1/curve.csv" "$2/curve.csv" || [ "$(sed 's/,[^,]*$//' "$1/curve.csv")" = "$(sed 's/,[^,]*$//' "$2/curve.csv")" ]
+    then ok; else bad "$1/curve.csv differs from the uninterrupted run's"; fi
+}
+STRACE=$(command -v strace) # the kill -9 test needs it (scripts/install-deps installs it) and ptrace
+if [ -n "$STRACE" ] && ! "$STRACE" -f -o /dev/null true 2>/dev/null; then STRACE=""; fi
+[ -n "$STRACE" ] || echo "outputs.sh: no working strace: the real kill -9 test is skipped" >&2
 "$HSDAG" help --table > "$TMP/table"
 mkdir -p "$TMP/ro" "$TMP/outside"
 echo keep > "$TMP/ro/readonly.json"; chmod 0444 "$TMP/ro/readonly.json"
@@ -97,17 +109,37 @@ for c in train "cluster train"; do
     expect_rc 2 "$HSDAG" "$@" --resume "$d" --out-dir "$d"
     expect_rc 2 "$HSDAG" "$@" --out-dir "$TMP/ro/readonly.json"
     expect_grep "not a directory" "$TMP/err"
-    # the state a kill -9 during the first checkpoint write leaves: no checkpoint, a dead writer's temp file
+    # the state a kill -9 during the first checkpoint write leaves: no checkpoint, a dead writer's temp file,
+    # the curve written just before: --resume starts the run over and ends as the uninterrupted run
     k="$TMP/killed_$(echo "$c" | tr ' ' _)"; mkdir -p "$k"
     sh -c 'exit 0' & dead=$!; wait $dead
     echo half > "$k/.checkpoint.bin~hsdag-tmp-$dead-AbC123"
-    expect_rc 2 "$HSDAG" "$@" --resume "$k"
+    echo "episode" > "$k/curve.csv"
+    expect_rc 0 "$HSDAG" "$@" --resume "$k"
+    one_line "$TMP/err"; expect_grep "no checkpoint yet .*starting it from the beginning" "$TMP/err"
+    no_temp_left "$k"
+    same_run "$k" "$d"
+    # a directory without a checkpoint holding files a run does not write is still refused
+    f="$TMP/foreign_$(echo "$c" | tr ' ' _)"; mkdir -p "$f"; echo notes > "$f/notes.txt"
+    expect_rc 2 "$HSDAG" "$@" --resume "$f"
     one_line "$TMP/err"; expect_grep "no checkpoint.bin to resume from .*--force" "$TMP/err"
-    no_temp_left "$k"
+    expect_rc 2 "$HSDAG" "$@" --resume "$TMP/no_such_run"
+    # a real kill -9, at the rename of the first checkpoint (its temp file complete, not yet in place)
+    if [ -n "$STRACE" ]; then
+        r="$TMP/kill9_$(echo "$c" | tr ' ' _)"
+        case "$c" in train) nth=2 ;; *) nth=3 ;; esac # renames before it: curve (train); curve, policy
+        expect_rc 137 "$STRACE" -f -o /dev/null -e trace=rename -e inject=rename:signal=KILL:when=$nth "$HSDAG" "$@" \
+            --out-dir "$r"
+        [ ! -e "$r/checkpoint.bin" ] && [ -e "$r/curve.csv" ] && ok || bad "$c: kill -9 not at the first checkpoint"
+        expect_rc 0 "$HSDAG" "$@" --resume "$r"
+        no_temp_left "$r"
+        same_run "$r" "$d"
+    fi
     # only stale temp files: the directory counts as empty
-    echo half > "$k/.curve.csv~hsdag-tmp-$dead-XyZ789"
-    expect_rc 0 "$HSDAG" "$@" --out-dir "$k"
-    no_temp_left "$k"
-    [ -s "$k/checkpoint.bin" ] && ok || bad "no checkpoint after the restart"
+    s="$TMP/stale_$(echo "$c" | tr ' ' _)"; mkdir -p "$s"
+    echo half > "$s/.curve.csv~hsdag-tmp-$dead-XyZ789"
+    expect_rc 0 "$HSDAG" "$@" --out-dir "$s"
+    no_temp_left "$s"
+    [ -s "$s/checkpoint.bin" ] && ok || bad "no checkpoint after the restart"
 done
 finish

@@ -118,6 +118,17 @@ def pipedream_chain(n, fwd="1.0"):
     return ("\n".join(lines) + "\n").encode()
 
 
+def pipedream_fanout(n, fanin=False):
+    """node1 -> node2..node(n+1) (and, with fanin, all of them -> node(n+2)): the RAMP lookahead's worst shape."""
+    m = n + (2 if fanin else 1)
+    lines = ["node%d -- ReLU(inplace) -- forward_compute_time=1.0, backward_compute_time=1.0, "
+             "activation_size=4096.0, parameter_size=0.0" % (i + 1) for i in range(m)]
+    lines += ["\tnode1 -- node%d" % (i + 2) for i in range(n)]
+    if fanin:
+        lines += ["\tnode%d -- node%d" % (i + 2, n + 2) for i in range(n)]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def dot_chain(n):
     return ("digraph g {\n" + "".join('"%d n%d" [id=%d, type=Conv];\n' % (i, i, i) for i in range(n)) +
             "".join('"%d n%d" -> "%d n%d" [label="[1, 64, 56, 56]"];\n' % (i, i, i + 1, i + 1)

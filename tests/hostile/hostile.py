@@ -26,6 +26,7 @@ ONLY = sys.argv[2] if len(sys.argv) > 2 else ""
 ASAN = "asan" in HSDAG  # slower, and its shadow memory rules out address-space limits and RSS bounds
 SEC_PER_MB, MB_PER_MB = 2.0, 256.0
 TMP = tempfile.mkdtemp(prefix="hostile.")
+LAST_PID = 0  # the process id of the last command run
 
 
 def path(name):
@@ -61,7 +62,7 @@ with open(report, "w") as f:
     json.dump({"code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                "sig": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                "wall": time.monotonic() - t0, "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss / 1024.0,
-               "hung": hung}, f)
+               "hung": hung, "pid": p.pid}, f)
 """
 
 
@@ -80,6 +81,8 @@ def run(args, limit_as_mb=None, timeout=60.0, stack_kb=0, cwd=None):
     o, e = out.read(), err.read()
     out.close()
     err.close()
+    global LAST_PID
+    LAST_PID = r["pid"]
     return r["code"], r["sig"], r["cpu"], r["rss"], o, e, r["hung"], r["wall"]
 
 
@@ -179,6 +182,18 @@ case("placement-other-device-set", "placement format",
       "pset.json": lambda: gen.placement(["n0", "n1"], "CPU", set_name="cpu-4gpu")},
      ["simulate", "{g.json}", "--placement", "{pset.json}"], "reject", pat="device set", name_file="pset.json")
 
+# a PipeDream job graph with a 20k fan-out: the RAMP lookahead's ready lists were scanned linearly (> 60 s and
+# 716 MB); now per-server heaps, and a graph whose split graph passes HSDAG_CLUSTER_MAX_SPLIT_DEPS is refused
+# before it is simulated. A 1k fan-out is accepted within the contract.
+for n, fanin in ((20000, False), (20000, True)):
+    fname = "fan%dk%s.txt" % (n // 1000, "-in" if fanin else "")
+    case("pipedream-fanout-%dk%s-cluster-run" % (n // 1000, "-fanin" if fanin else ""), "PipeDream fan-out",
+         {fname: lambda n=n, fanin=fanin: gen.pipedream_fanout(n, fanin)},
+         ["cluster", "run", "--policy", "para-max", "--graphs", "{%s}" % fname, "--quiet"], "reject",
+         pat="dependencies, above the simulator's limit", name_file=fname[:-4])
+case("pipedream-fanout-1k-cluster-run", "PipeDream fan-out", {"fan1k.txt": lambda: gen.pipedream_fanout(1000)},
+     ["cluster", "run", "--policy", "lookahead", "--graphs", "{fan1k.txt}", "--quiet"], "ok")
+
 # the measurement command ran through sh with the placement path inside single quotes: an output
 # directory holding a quote broke out of them (arch: the oracle runs its command without a shell)
 case("measure-cmd-quote-injection", "measure-cmd shell", {"mg.json": lambda: gen.hsdag_json(2, [(0, 1)])},
@@ -202,6 +217,18 @@ case("hsdag-checkpoint-flipped-bit", "PAC-ML flipped bit", {"tg.json": lambda: g
      ["train", "tg.json", "--resume", "tr", "--episodes", "3"], "reject", pat="checksum|corrupt", in_tmp=True,
      setup=[["train", "tg.json", "--episodes", "1", "--steps", "2", "--out-dir", "tr"]],
      flip=[("tr/checkpoint.bin", 200, 0x04)], name_file="tr/checkpoint.bin", cpu_s=10)
+
+# a symlink planted where a writer puts its file: at the temporary name writers used to take (OUT.tmp<pid>,
+# planted for the next pids, so that the old writer would have followed one into the victim), and at the
+# output path itself, pointing out of its directory (refused before any work). The victim stays as it was.
+case("symlink-at-old-temp-name", "symlink race",
+     {"sg.json": lambda: gen.hsdag_json(2, [(0, 1)]), "victim": lambda: b"keep"},
+     ["place", "{sg.json}", "--method", "heft", "--out", "{sout.json}"], "ok", pid_links=("sout.json", "victim"),
+     intact={"victim": b"keep"}, regular=["sout.json"])
+case("symlink-at-output-path", "symlink race",
+     {"sg2.json": lambda: gen.hsdag_json(2, [(0, 1)]), "outside/victim": lambda: b"keep"},
+     ["place", "{sg2.json}", "--method", "heft", "--out", "{lnk.json}"], "reject", pat="symbolic link",
+     links=[("lnk.json", "outside/victim")], intact={"outside/victim": b"keep"}, name_file="lnk.json")
 
 # ---- the resource contract: a valid input of about 1 MB per reader, within 2 s and 256 MB per MB ----
 N = int(os.environ.get("HOSTILE_CONTRACT_N", "20000"))  # ops of the contract inputs (docs: 100000)
@@ -227,6 +254,20 @@ case("contract-profile", "contract",
      ["bound", "{qg.json}", "--profile", "{q.csv}"], "ok")
 
 
+def plant_links(opt):
+    """The case's symlinks: links = [(name, target)], pid_links = (out, target): out.tmp<pid> -> target for the
+    next 256 process ids (the old writer's temporary name; the command's pid is among them)."""
+    for name, target in opt.get("links", ()):
+        os.symlink(path(target), path(name))
+    if "pid_links" in opt:
+        out, target = opt["pid_links"]
+        with open("/proc/sys/kernel/ns_last_pid") as f:
+            last = int(f.read())
+        for pid in range(last + 1, last + 257):
+            if not os.path.lexists(path("%s.tmp%d" % (out, pid))):
+                os.symlink(path(target), path("%s.tmp%d" % (out, pid)))
+
+
 def main():
     files_written = {}
     base_t, base_mb = 0.0, 0.0
@@ -246,6 +287,7 @@ def main():
         size = 0
         for fname, make in files.items():
             data = make()
+            os.makedirs(os.path.dirname(path(fname)), exist_ok=True)
             with open(path(fname), "wb") as f:
                 f.write(data)
             files_written[fname] = len(data)
@@ -270,6 +312,7 @@ def main():
             counts["other"] += 1
             print("FAIL %s [%s]: %s" % (name, row, setup_failed))
             continue
+        plant_links(opt)
         mb_in = size / 1e6
         t_bound = opt.get("cpu_s", 0.5 + base_t + SEC_PER_MB * mb_in)
         m_bound = 32.0 + base_mb + MB_PER_MB * mb_in
@@ -309,6 +352,15 @@ def main():
                 problems.append("printed on stdout")
             if re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", err):
                 problems.append("control character on stderr")
+        for fname, want_bytes in opt.get("intact", {}).items():
+            with open(path(fname), "rb") as f:
+                if f.read() != want_bytes:
+                    problems.append("%s was overwritten" % fname)
+        if "pid_links" in opt and not os.path.islink(path("%s.tmp%d" % (opt["pid_links"][0], LAST_PID))):
+            problems.append("no symlink was planted at the command's own old temporary name (pid %d)" % LAST_PID)
+        for fname in opt.get("regular", ()):
+            if os.path.islink(path(fname)) or not os.path.isfile(path(fname)):
+                problems.append("%s is not a regular file" % fname)
         for name_absent in opt.get("absent", ()):
             if os.path.lexists(path(name_absent)):
                 problems.append("%s exists afterwards" % name_absent)
