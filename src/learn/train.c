@@ -287,7 +287,8 @@ static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devic
               {(void **)&L->umem, sizeof(double) * ng},
               {(void **)&L->adv, sizeof(double) * (size_t)cfg->samples}};
     for (size_t i = 0; i < sizeof al / sizeof al[0]; i++) {
-        *al[i].p = hsdag_malloc(al[i].bytes);
+        *al[i].p = hsdag_calloc(1, al[i].bytes); /* zeroed: a checkpoint saved before any feasible sample
+                                                  * writes L->best, so its bytes must be defined */
         if (!*al[i].p) {
             rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", al[i].bytes);
             goto fail;
@@ -1130,6 +1131,7 @@ static int ck_read_v1(ck_state *c, const hsdag_learn *L, const void *buf, size_t
         w->entropy = hsdag_get_f64(&r);
         w->reward = hsdag_get_f64(&r);
         w->clusters = (int32_t)hsdag_get_u64(&r);
+        w->feasible_frac = 1.0; /* not in v1 (as for v2) */
     }
     r.pos = 16;
     for (int i = 0; i < 12; i++) c->fp[i] = hsdag_get_u64(&r);
