@@ -105,8 +105,8 @@ typedef struct hsdag_policy_result {
 
 /* Places p with the policy. budget 0: one forward pass, the most likely device everywhere, nothing measured
  * (zero-shot). budget N > 0: the one-pass placement is measured first, then a copy of the policy is
- * fine-tuned on p with the remaining measurements (HSDAG: whole episodes of cfg steps; Placeto: its
- * episodes), and the best measured placement is returned. device[p->n]. The policy itself is not changed.
+ * fine-tuned on p with the remaining measurements (HSDAG: whole episodes of cfg steps, then what is left
+ * drawn from the fine-tuned policy: exactly N measurements; Placeto: its episodes), and the best measured placement is returned. device[p->n]. The policy itself is not changed.
  * Errors: EINVAL (the policy was made for another device count), the oracle's, ENOMEM. */
 HSDAG_API int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t budget,
                                  uint64_t seed, hsdag_learn_eval_fn eval, void *ctx, int32_t *device,

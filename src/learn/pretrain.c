@@ -642,6 +642,24 @@ static int hsdag_learner(const hsdag_policy *pol, hsdag_place_problem *p, uint64
     return rc;
 }
 
+/* Whole fine-tuning episodes leave up to steps x samples - 1 measurements of the budget unspent: they are
+ * drawn from the fine-tuned policy (its own seeded stream), so a budget of N measures exactly N. */
+static int sample_rest(hsdag_learn *L, ltrack *t, int64_t budget, uint64_t seed, int32_t n, hsdag_err *e)
+{
+    int32_t *dev = hsdag_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (!dev)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
+                             sizeof(int32_t) * (size_t)n);
+    hsdag_rng rng;
+    hsdag_rng_seed(&rng, seed ^ 0x72657374ull);
+    int rc = 0, feas;
+    double lat, cost;
+    while (rc == 0 && t->evals < budget)
+        if ((rc = hsdag_learn_sample(L, &rng, dev, e)) == 0) rc = ltrack_eval(t, dev, &lat, &feas, &cost, e);
+    hsdag_free(dev);
+    return rc;
+}
+
 int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t budget, uint64_t seed,
                        hsdag_learn_eval_fn eval, void *ctx, int32_t *device, hsdag_policy_result *r,
                        hsdag_err *e)
@@ -681,6 +699,7 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
         else if (episodes > 0)
             rc = hsdag_learn_train(L, track_eval, &t, NULL, NULL, e);
         if (rc > 0) rc = 0;
+        if (rc == 0 && pol->method != HSDAG_POLICY_PLACETO) rc = sample_rest(L, &t, budget, seed, p->n, e);
     }
     if (rc == 0) {
         r->evals = t.evals;
