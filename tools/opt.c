@@ -1151,7 +1151,7 @@ int cli_run_dir(const cli_args *a, const char **dir, int *resume)
              * the run started */
             fprintf(stderr,
                     "hsdag %s: --resume %s: no checkpoint yet (the run stopped before its first one): "
-                    "starting it from the beginning\n",
+                    "starting it from the beginning with this command's options\n",
                     a->name, *dir);
         } else {
             return cli_usage_error(
