@@ -293,9 +293,17 @@ static int ilpc_model(hsdag_place_problem *p, const hsdag_place_opts *o, const i
         }
     }
     if (st == GLP_OPT || st == GLP_FEAS) {
-        for (int32_t gi = 0; gi < ng; gi++)
-            for (int32_t d = 0; d < k; d++)
-                if (glp_mip_col_val(lp, m.xc + gi * k + d) > 0.5) place_group_set(p, device, gi, d);
+        /* each class on its allowed device of largest X (not X > 0.5: with extreme costs GLPK's integrality
+         * tolerance can leave a class with no X above it); the start's device when none is allowed */
+        for (int32_t gi = 0; gi < ng; gi++) {
+            int32_t bd = -1;
+            double bx = -INFINITY;
+            for (int32_t d = 0; d < k; d++) {
+                double xv = glp_mip_col_val(lp, m.xc + gi * k + d);
+                if (place_group_ok(p, gi, d) && xv > bx) bx = xv, bd = d;
+            }
+            place_group_set(p, device, gi, bd >= 0 ? bd : start[p->grp_node[p->grp_off[gi]]]);
+        }
         double obj = glp_mip_obj_val(lp);
         int opt = st == GLP_OPT && ir == 0;
         double bound = opt ? obj : fmin(obj, cb.bound);
