@@ -7,6 +7,7 @@
 #include "hsdag/split.h"
 #include "../src/io/json_int.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,26 @@ static void fuzz_split(const hsdag_graph *g, const uint8_t *data, size_t size)
     hsdag_free(dev);
 }
 
+/* The streaming reader fed the text in newline-aligned pieces (as hsdag_load_file reads a large file): the same
+ * answer as on the whole text. */
+static void fuzz_pieces(const uint8_t *data, size_t size, int rs, const hsdag_graph *gs)
+{
+    FILE *f = size ? fmemopen((void *)(uintptr_t)data, size, "rb") : NULL;
+    if (!f) return;
+    hsdag_graph *gf = NULL;
+    int rf = hsdag_json_read_file_stream(&gf, f, 3);
+    fclose(f);
+    if (rf != rs || (rf == 0) != (gf != NULL)) abort();
+    if (gf) {
+        hsdag_buf a = {0}, b = {0};
+        if (hsdag_json_write(&a, gs) < 0 || hsdag_json_write(&b, gf) < 0) abort();
+        if (a.len != b.len || memcmp(a.data, b.data, a.len) != 0) abort();
+        hsdag_buf_free(&a);
+        hsdag_buf_free(&b);
+    }
+    hsdag_graph_free(gf);
+}
+
 /* The two readers behind hsdag_json_read: the streaming one may leave a text to the tree one, never take one
  * the tree one refuses or read it differently. */
 static void fuzz_two_readers(const uint8_t *data, size_t size)
@@ -33,6 +54,7 @@ static void fuzz_two_readers(const uint8_t *data, size_t size)
     hsdag_graph *gs = NULL, *gt = NULL;
     hsdag_err e = {0};
     int rs = hsdag_json_read_stream(&gs, data, size);
+    fuzz_pieces(data, size, rs, gs);
     if (rs != 0) {
         if (gs) abort();
         return;

@@ -13,6 +13,8 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +42,21 @@ static int stream_vs_tree(const void *buf, size_t len, const char *label, int mu
             if (!eq) fprintf(stderr, "%s: the two readers built different graphs\n", label);
             CHECK(eq);
         }
+    }
+    /* the same reader fed the text in newline-aligned pieces, as hsdag_load_file reads a large file: pieces far
+     * shorter than a line, so every piece boundary and buffer growth is crossed */
+    static const size_t pieces[] = {1, 4096};
+    for (size_t i = 0; i < sizeof pieces / sizeof *pieces && len > 0; i++) {
+        FILE *f = fmemopen((void *)(uintptr_t)buf, len, "rb");
+        CHECK(f != NULL);
+        if (!f) break;
+        hsdag_graph *gf = NULL;
+        int rf = hsdag_json_read_file_stream(&gf, f, pieces[i]);
+        fclose(f);
+        if (rf != rs) fprintf(stderr, "%s: in pieces of %zu: %d, whole: %d\n", label, pieces[i], rf, rs);
+        CHECK_EQ_INT(rf, rs);
+        if (gf && gs) CHECK(graph_eq(gf, gs));
+        hsdag_graph_free(gf);
     }
     hsdag_graph_free(gs);
     hsdag_graph_free(gt);
@@ -714,6 +731,43 @@ static void test_stream_bundled(void)
     }
 }
 
+/* A file large enough for hsdag_load_file to stream it (4 MiB and up): the same graph as hsdag_load on its bytes,
+ * and a damaged copy still gets the whole-file reader's message. */
+static void test_stream_file(void)
+{
+    hsdag_gen_random_config rc = hsdag_gen_random_config_default();
+    rc.nodes = 20000;
+    hsdag_graph *g = NULL, *gf = NULL, *gb = NULL;
+    hsdag_err e = {0};
+    hsdag_buf w = {0};
+    CHECK(hsdag_gen_random(&g, &rc, &e) == 0);
+    CHECK(g && hsdag_json_write(&w, g) == 0);
+    CHECK(w.len >= (size_t)4 << 20);
+    char path[] = "/tmp/hsdag_test_json_bigXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    for (int pass = 0; pass < 2 && fd >= 0 && w.data; pass++) {
+        if (pass == 1) memcpy(w.data + w.len / 2, "}}}", 3); /* a syntax error half-way */
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(w.data, 1, w.len, f) == w.len);
+        if (f) fclose(f);
+        int rf = hsdag_load_file(&gf, path, HSDAG_FMT_UNKNOWN, &e);
+        char msg[sizeof e.msg];
+        memcpy(msg, e.msg, sizeof msg);
+        int rb = hsdag_load(&gb, w.data, w.len, HSDAG_FMT_UNKNOWN, path, &e);
+        CHECK_EQ_INT(rf, rb);
+        CHECK_EQ_INT(rf == 0, pass == 0);
+        if (rf == 0 && gf && gb) CHECK(graph_eq(gf, gb));
+        if (rf != 0) CHECK(strcmp(msg, e.msg) == 0);
+        hsdag_graph_free(gf);
+        hsdag_graph_free(gb);
+        gf = gb = NULL;
+    }
+    if (fd >= 0) close(fd), unlink(path);
+    hsdag_free(w.data);
+    hsdag_graph_free(g);
+}
+
 /* Legal layouts hsdag never writes: keys in any order, blanks everywhere, escapes, numbers as doubles,
  * unknown keys with nested values, unsorted edges; and texts the streaming reader leaves to json-c. */
 static void test_stream_layouts(void)
@@ -819,6 +873,7 @@ int main(void)
     test_alloc_failures();
     test_load_empty();
     test_stream_bundled();
+    test_stream_file();
     test_stream_layouts();
     test_stream_mutations();
     return check_summary("test_json");

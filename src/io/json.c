@@ -682,15 +682,19 @@ enum {
     JN_FLAGS,
     JN_FLOPS,
     JN_PARAM,
+    JN_OUT_BYTES,
     JN_MEM,
     JN_COLOR,
     JN_FILE_ID,
     JN_COST,
     JN_OUTPUTS
 };
-static const char *const js_node_keys[] = {"name",    "op",          "opclass",   "flags",
-                                           "flops",   "param_bytes", "mem_bytes", "color",
-                                           "file_id", "cost_ms",     "outputs"};
+/* out_bytes is derived from the outputs (the tree reader ignores it too); it is in the table only so that the key,
+ * which hsdag writes for every node, is matched in place at its hint rather than tried against every key and
+ * then compared again (a sixth of the key matching of a large graph). */
+static const char *const js_node_keys[] = {"name",  "op",          "opclass",   "flags",
+                                           "flops", "param_bytes", "out_bytes", "mem_bytes",
+                                           "color", "file_id",     "cost_ms",   "outputs"};
 
 static int js_node_field(hsdag_jstream *s, js_node *nd, int k)
 {
@@ -710,6 +714,8 @@ static int js_node_field(hsdag_jstream *s, js_node *nd, int k)
         return js_get_num(s, 0, HUGE_VAL, 1, &nd->flops);
     case JN_PARAM:
         return js_get_num(s, 0, HUGE_VAL, 1, &nd->param);
+    case JN_OUT_BYTES:
+        return hsdag_jstream_skip(s);
     case JN_MEM:
         return js_get_num(s, 0, HUGE_VAL, 1, &nd->mem);
     case JN_COLOR:
@@ -903,32 +909,46 @@ stop:
     return JS_STOP;
 }
 
-int hsdag_json_read_stream(hsdag_graph **out, const void *buf, size_t len)
+/* The document of s into *out: 0, HSDAG_ENOMEM or JS_STOP (hsdag_json_read_stream's contract). Frees s. */
+static int js_read_doc(hsdag_jstream *s, hsdag_graph **out)
 {
-    *out = NULL;
-    if (!buf || len == 0 || len > HSDAG_MAX_FILE_BYTES || len > (size_t)INT_MAX) return JS_STOP;
-    hsdag_jstream s;
-    hsdag_jstream_init(&s, buf, len);
     hsdag_graph_meta meta;
     hsdag_ioutil_meta_init(&meta, HSDAG_FMT_JSON);
     char *name = NULL;
     int64_t *keys = NULL;
     hsdag_gb *b = hsdag_gb_create();
     int rc = JS_STOP;
-    if (!b) s.oom = 1;
-    if (b && js_read_top(&s, b, &meta, &name, &keys) == 0 && hsdag_jstream_end(&s) == 0) {
+    if (!b) s->oom = 1;
+    if (b && js_read_top(s, b, &meta, &name, &keys) == 0 && hsdag_jstream_end(s) == 0 && !s->bad_file) {
         hsdag_err fe = {0};
         meta.name = name ? name : "";
         hsdag_gb_set_meta(b, &meta);
         rc = hsdag_gb_finish(b, out, &fe); /* a failure other than memory: the tree reader words it */
-        if (rc < 0) s.oom |= rc == HSDAG_ENOMEM, rc = JS_STOP;
+        if (rc < 0) s->oom |= rc == HSDAG_ENOMEM, rc = JS_STOP;
     }
-    if (s.oom) rc = HSDAG_ENOMEM;
-    hsdag_jstream_free(&s);
+    if (s->oom) rc = HSDAG_ENOMEM;
+    hsdag_jstream_free(s);
     hsdag_free(name);
     hsdag_free(keys);
     hsdag_gb_free(b);
     return rc;
+}
+
+int hsdag_json_read_stream(hsdag_graph **out, const void *buf, size_t len)
+{
+    *out = NULL;
+    if (!buf || len == 0 || len > HSDAG_MAX_FILE_BYTES || len > (size_t)INT_MAX) return JS_STOP;
+    hsdag_jstream s;
+    hsdag_jstream_init(&s, buf, len);
+    return js_read_doc(&s, out);
+}
+
+int hsdag_json_read_file_stream(hsdag_graph **out, FILE *f, size_t piece)
+{
+    *out = NULL;
+    hsdag_jstream s;
+    hsdag_jstream_init_file(&s, f, piece, HSDAG_MAX_FILE_BYTES);
+    return js_read_doc(&s, out);
 }
 
 int hsdag_json_read(hsdag_graph **out, const void *buf, size_t len, const char *what, hsdag_err *e)

@@ -17,17 +17,73 @@ void hsdag_jstream_init(hsdag_jstream *s, const void *buf, size_t len)
     s->end = s->p + (buf ? len : 0);
 }
 
+void hsdag_jstream_init_file(hsdag_jstream *s, FILE *f, size_t piece, size_t max_bytes)
+{
+    hsdag_jstream_init(s, NULL, 0);
+    s->f = f;
+    s->buf_cap = piece ? piece : 1;
+    s->max_bytes = max_bytes;
+}
+
 void hsdag_jstream_free(hsdag_jstream *s)
 {
     hsdag_free(s->str);
-    s->str = NULL;
-    s->str_cap = s->str_len = 0;
+    hsdag_free(s->buf);
+    s->str = s->buf = NULL;
+    s->str_cap = s->str_len = s->buf_cap = s->fill = 0;
+}
+
+/* One fread into buf's free room (allocated or doubled first when full). 0, or -1 with oom or bad_file set. */
+static int js_read_more(hsdag_jstream *s)
+{
+    if (!s->buf || s->fill == s->buf_cap) {
+        size_t cap = s->buf ? s->buf_cap : 0, need = s->buf ? s->buf_cap + 1 : s->buf_cap;
+        if (hsdag_grow((void **)&s->buf, &cap, need, 1) < 0) return s->oom = 1, -1;
+        s->buf_cap = cap;
+    }
+    size_t got = fread(s->buf + s->fill, 1, s->buf_cap - s->fill, s->f);
+    s->fill += got;
+    s->total += got;
+    if (s->total > s->max_bytes || (got == 0 && ferror(s->f))) return s->bad_file = 1, -1;
+    if (got == 0) s->eof = 1;
+    return 0;
+}
+
+/* The next piece once [p, end) is used up: the unread rest moved to the front, then read until the buffer holds
+ * a newline (the piece ends after the last one) or the file ends. 1 if a piece is there, 0 if none. */
+static int js_refill(hsdag_jstream *s)
+{
+    size_t cut = 0;
+    if (s->buf) {
+        size_t rest = (size_t)(s->buf + s->fill - s->end);
+        memmove(s->buf, s->end, rest);
+        s->fill = rest;
+    }
+    for (;;) {
+        if (!s->eof && js_read_more(s) < 0) break;
+        for (cut = s->fill; cut > 0 && s->buf[cut - 1] != '\n'; cut--) {}
+        if (cut > 0 || s->eof) break;
+    }
+    if (s->oom || s->bad_file)
+        cut = 0;
+    else if (cut == 0)
+        cut = s->fill; /* the end of the file */
+    s->p = s->end = s->buf ? s->buf : "";
+    s->end += cut;
+    return cut > 0;
 }
 
 static void js_ws(hsdag_jstream *s)
 {
     const char *p = s->p, *end = s->end;
-    while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++;
+        if (p < end || !s->f) break;
+        s->p = p;
+        int more = js_refill(s);
+        p = s->p, end = s->end;
+        if (!more) break;
+    }
     s->p = p;
 }
 
