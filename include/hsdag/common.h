@@ -131,6 +131,10 @@ HSDAG_API int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_
 /* Inserts key -> val. Returns 0 if inserted, 1 if the key already existed (value left unchanged),
  * HSDAG_ENOMEM on failure. */
 HSDAG_API int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
+/* As hsdag_strmap_put, but the key is not copied: its bytes must stay unchanged while the map lives. */
+HSDAG_API int hsdag_strmap_put_borrowed(hsdag_strmap *m, const char *key, size_t keylen, int32_t val);
+/* Room for n keys without rebuilding the table (a map about to take n keys: sized once). 0 or HSDAG_ENOMEM. */
+HSDAG_API int hsdag_strmap_reserve(hsdag_strmap *m, size_t n);
 HSDAG_API int32_t hsdag_strmap_count(const hsdag_strmap *m);
 
 /* ---- binary min-heap of fixed-size items (src/core/heap.c), the one heap of the library ----

@@ -249,10 +249,10 @@ double hsdag_rng_normal(hsdag_rng *r)
 }
 
 /* ---- string map ---- */
-typedef struct strmap_slot {
+typedef struct strmap_slot { /* 24 bytes: at 10^6 keys the table is 2^21 slots, every lookup a cache miss */
     const char *key;
-    size_t len;
     uint64_t hash;
+    uint32_t len;
     int32_t val;
 } strmap_slot;
 
@@ -290,44 +290,75 @@ void hsdag_strmap_free(hsdag_strmap *m)
     hsdag_free(m);
 }
 
-int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen)
+/* the slot holding key (hash h), or the empty slot where it would go */
+static strmap_slot *strmap_find(const hsdag_strmap *m, const char *key, size_t keylen, uint64_t h)
 {
-    uint64_t h = fnv1a(key, keylen);
     for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        const strmap_slot *s = &m->slots[i];
-        if (!s->key) return -1;
-        if (s->hash == h && s->len == keylen && memcmp(s->key, key, keylen) == 0) return s->val;
+        strmap_slot *s = &m->slots[i];
+        if (!s->key || (s->hash == h && s->len == keylen && memcmp(s->key, key, keylen) == 0)) return s;
     }
 }
 
-static void strmap_insert_slot(strmap_slot *slots, size_t cap, strmap_slot s)
+int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen)
 {
-    for (size_t i = s.hash & (cap - 1);; i = (i + 1) & (cap - 1))
-        if (!slots[i].key) {
-            slots[i] = s;
-            return;
-        }
+    const strmap_slot *s = strmap_find(m, key, keylen, fnv1a(key, keylen));
+    return s->key ? s->val : -1;
+}
+
+/* the table rebuilt with room for n keys at most half full (never shrunk). 0 or HSDAG_ENOMEM. */
+static int strmap_resize(hsdag_strmap *m, size_t n)
+{
+    size_t nc = m->cap;
+    while (n * 2 > nc) {
+        if (nc > SIZE_MAX / 2 / sizeof *m->slots) return HSDAG_ENOMEM;
+        nc *= 2;
+    }
+    if (nc == m->cap) return 0;
+    strmap_slot *ns = hsdag_calloc(nc, sizeof *ns);
+    if (!ns) return HSDAG_ENOMEM;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->slots[i].key) continue;
+        size_t j = m->slots[i].hash & (nc - 1);
+        while (ns[j].key) j = (j + 1) & (nc - 1);
+        ns[j] = m->slots[i];
+    }
+    hsdag_free(m->slots);
+    m->slots = ns;
+    m->cap = nc;
+    return 0;
+}
+
+int hsdag_strmap_reserve(hsdag_strmap *m, size_t n)
+{
+    return strmap_resize(m, n);
+}
+
+/* put with the key copied into the map's arena (copy) or kept as the caller's pointer */
+static int strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val, int copy)
+{
+    if (keylen > UINT32_MAX) return HSDAG_ENOMEM;
+    uint64_t h = fnv1a(key, keylen);
+    strmap_slot *s = strmap_find(m, key, keylen, h);
+    if (s->key) return 1;
+    if ((size_t)(m->count + 1) * 2 > m->cap) {
+        if (strmap_resize(m, (size_t)m->count + 1) < 0) return HSDAG_ENOMEM;
+        s = strmap_find(m, key, keylen, h);
+    }
+    const char *k = copy ? hsdag_arena_strndup(m->keys, key, keylen) : key;
+    if (!k) return HSDAG_ENOMEM;
+    *s = (strmap_slot){k, h, (uint32_t)keylen, val};
+    m->count++;
+    return 0;
 }
 
 int hsdag_strmap_put(hsdag_strmap *m, const char *key, size_t keylen, int32_t val)
 {
-    if (hsdag_strmap_get(m, key, keylen) >= 0) return 1;
-    if ((size_t)(m->count + 1) * 2 > m->cap) {
-        size_t nc = m->cap * 2;
-        strmap_slot *ns = hsdag_calloc(nc, sizeof *ns);
-        if (!ns) return HSDAG_ENOMEM;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->slots[i].key) strmap_insert_slot(ns, nc, m->slots[i]);
-        hsdag_free(m->slots);
-        m->slots = ns;
-        m->cap = nc;
-    }
-    char *k = hsdag_arena_strndup(m->keys, key, keylen);
-    if (!k) return HSDAG_ENOMEM;
-    strmap_slot s = {k, keylen, fnv1a(key, keylen), val};
-    strmap_insert_slot(m->slots, m->cap, s);
-    m->count++;
-    return 0;
+    return strmap_put(m, key, keylen, val, 1);
+}
+
+int hsdag_strmap_put_borrowed(hsdag_strmap *m, const char *key, size_t keylen, int32_t val)
+{
+    return strmap_put(m, key, keylen, val, 0);
 }
 
 int32_t hsdag_strmap_count(const hsdag_strmap *m)

@@ -374,8 +374,8 @@ static int gb_rename(hsdag_gb *b, hsdag_graph *g, const int32_t *rank, hsdag_str
             if (hsdag_strmap_get(names, buf, strlen(buf)) < 0) break;
         }
         *memo = k + 1;
-        if (hsdag_strmap_put(names, buf, strlen(buf), v) < 0) goto done;
         if (!(g->name[i] = hsdag_arena_strdup(g->arena, buf))) goto done;
+        if (hsdag_strmap_put_borrowed(names, g->name[i], strlen(buf), v) < 0) goto done;
         b->nodes[v].flags |= HSDAG_NF_RENAMED;
     }
     rc = 0;
@@ -593,10 +593,12 @@ static int gb_intern_ops(const hsdag_gb *b, hsdag_graph *g, const int32_t *order
  * pass 2 renames the rest. 0 or -1 (ENOMEM). */
 static int gb_names(hsdag_gb *b, hsdag_graph *g, const int32_t *rank, hsdag_strmap *names)
 {
+    /* sized once; keys borrowed from the builder's strings and the graph's arena, both alive longer than the map */
+    if (hsdag_strmap_reserve(names, (size_t)g->n_nodes) < 0) return -1;
     for (int32_t v = 0; v < g->n_nodes; v++) {
         const char *nm = gb_name(b, v);
         if (!*nm) continue;
-        int r = hsdag_strmap_put(names, nm, strlen(nm), v);
+        int r = hsdag_strmap_put_borrowed(names, nm, strlen(nm), v);
         if (r < 0) return -1;
         if (r == 0 && !(g->name[rank[v]] = hsdag_arena_strdup(g->arena, nm))) return -1;
     }
