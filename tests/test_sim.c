@@ -9,6 +9,7 @@
 #include "../src/io/placement_int.h"
 #include "check.h"
 #include "hsdag/codec.h"
+#include "hsdag/gen.h"
 #include "hsdag/io.h"
 #include "hsdag/placement.h"
 #include "hsdag/sim.h"
@@ -16,6 +17,7 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MS 1e-3
 #define TOL 1e-12
@@ -518,6 +520,53 @@ static void test_placement_stream(void)
         taken += pl_stream_vs_tree(t, len, g, d);
     }
     CHECK(taken > 10);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
+/* A placement file large enough to be read in pieces (4 MiB and up): the same devices as the whole-text reader,
+ * and a damaged copy still gets the whole-file reader's message. */
+static void test_placement_file(void)
+{
+    hsdag_gen_random_config rc = hsdag_gen_random_config_default();
+    rc.nodes = 320000;
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    CHECK(hsdag_gen_random(&g, &rc, &e) == 0);
+    hsdag_devices *d = dev2();
+    int32_t n = g ? g->n_nodes : 0;
+    int32_t *dev = calloc((size_t)n + 1, sizeof *dev), *df = calloc((size_t)n + 1, sizeof *df),
+            *db = calloc((size_t)n + 1, sizeof *db);
+    for (int32_t v = 0; v < n; v++) dev[v] = (v * 7 / 3) % 2;
+    hsdag_buf w = {0};
+    CHECK(g && dev && df && db && hsdag_placement_write_json(&w, g, d, dev) == 0);
+    CHECK(w.len >= (size_t)4 << 20);
+    char path[] = "/tmp/hsdag_test_sim_plXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    for (int pass = 0; pass < 2 && fd >= 0 && w.data && df && db; pass++) {
+        if (pass == 1) memcpy(w.data + w.len / 2, "\"}}", 3); /* a syntax error half-way */
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(w.data, 1, w.len, f) == w.len);
+        if (f) fclose(f);
+        hsdag_placement_info inf, inb;
+        int rf = hsdag_placement_read_file(df, &inf, path, g, d, &e);
+        char msg[sizeof e.msg];
+        memcpy(msg, e.msg, sizeof msg);
+        int rb = hsdag_placement_parse(db, &inb, w.data, w.len, path, g, d, &e);
+        CHECK_EQ_INT(rf, rb);
+        CHECK_EQ_INT(rf == 0, pass == 0);
+        if (rf == 0) {
+            CHECK(memcmp(df, db, (size_t)n * sizeof *df) == 0 &&
+                  memcmp(df, dev, (size_t)n * sizeof *df) == 0);
+            CHECK(inf.format == inb.format && inf.n_listed == inb.n_listed);
+        } else {
+            CHECK(strcmp(msg, e.msg) == 0);
+        }
+    }
+    if (fd >= 0) close(fd), unlink(path);
+    hsdag_free(w.data);
+    free(dev), free(df), free(db);
     hsdag_devices_free(d);
     hsdag_graph_free(g);
 }
@@ -1163,6 +1212,7 @@ int main(void)
     test_create_oom();
     test_placement_io();
     test_placement_stream();
+    test_placement_file();
     test_priority();
     test_sequential_naive();
     const char *dir = "tests/data/tarnawski/latency-inputs/";

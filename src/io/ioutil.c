@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int ioutil_blank(char c)
 {
@@ -55,4 +56,20 @@ int hsdag_ioutil_builder_fail(hsdag_err *e, const char *what, int brc)
 {
     if (brc == HSDAG_ENOMEM) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", what);
     return hsdag_err_set(e, brc, "%s: the graph builder refused it: %s", what, hsdag_status_str(brc));
+}
+
+int hsdag_ioutil_open_pieces(FILE **f, char *head, size_t head_len, const char *path, size_t max_bytes)
+{
+    struct stat st;
+    char c;
+    *f = fopen(path, "rb");
+    if (!*f) return 0;
+    if (fstat(fileno(*f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= HSDAG_IOUTIL_PIECES_MIN &&
+        (size_t)st.st_size <= max_bytes && head_len <= HSDAG_IOUTIL_PIECES_MIN &&
+        fread(head ? head : &c, 1, head ? head_len : 1, *f) == (head ? head_len : 1) &&
+        (head ? head[0] : c) == '{' && fseek(*f, 0, SEEK_SET) == 0)
+        return 1;
+    fclose(*f);
+    *f = NULL;
+    return 0;
 }

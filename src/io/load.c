@@ -3,12 +3,12 @@
  * Not here: parsing itself (one file per format in src/io/).
  * Entry points: hsdag_detect, hsdag_load, hsdag_load_file. */
 #include "hsdag/io.h"
+#include "ioutil.h"
 #include "json_int.h"
 #include "jsonstream.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char *skip_ws(const char *p, const char *end)
 {
@@ -138,29 +138,23 @@ int hsdag_load(hsdag_graph **out, const void *buf, size_t len, hsdag_format fmt,
     }
 }
 
-/* hsdag JSON files from this size on are streamed: the text is never held whole (at 1M ops the 345 MB file was a
- * third of the pages every command touched), read in pieces of LOAD_PIECE bytes. */
-#define LOAD_STREAM_MIN ((size_t)4 << 20)
-#define LOAD_PIECE ((size_t)1 << 20)
-
-/* A regular file of at least LOAD_STREAM_MIN bytes starting with '{' that hsdag_detect calls hsdag JSON (from its
- * first 64 KiB, all detection looks at) read by the streaming reader: 0 with *out set, HSDAG_ENOMEM with e set,
- * or 1: not taken (another kind of file, a read problem, or a text the streaming reader leaves to json-c): the
- * caller reads the file whole, which gives every message. */
+/* A large file (hsdag_ioutil_open_pieces) that hsdag_detect calls hsdag JSON from its first 64 KiB (all detection
+ * looks at) read by the streaming reader in pieces: 0 with *out set, HSDAG_ENOMEM with e set, or 1: not taken
+ * (another kind of file, a read problem, or a text the streaming reader leaves to json-c): the caller reads the
+ * file whole, which gives every message. */
 static int load_json_pieces(hsdag_graph **out, const char *path, hsdag_format fmt, hsdag_err *e)
 {
+    const size_t head_len = 65536;
+    FILE *f;
     if (fmt != HSDAG_FMT_UNKNOWN && fmt != HSDAG_FMT_JSON) return 1;
-    FILE *f = fopen(path, "rb");
-    if (!f) return 1;
-    struct stat st;
-    char head[65536];
-    int rc = 1;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size >= LOAD_STREAM_MIN &&
-        (size_t)st.st_size <= HSDAG_MAX_FILE_BYTES && fread(head, 1, sizeof head, f) == sizeof head &&
-        head[0] == '{' &&
-        (fmt == HSDAG_FMT_JSON || hsdag_detect(head, sizeof head, path) == HSDAG_FMT_JSON) &&
-        fseek(f, 0, SEEK_SET) == 0) {
-        rc = hsdag_json_read_file_stream(out, f, LOAD_PIECE);
+    char *head = hsdag_malloc(head_len);
+    if (!head) return 1;
+    int rc = 1, open = hsdag_ioutil_open_pieces(&f, head, head_len, path, HSDAG_MAX_FILE_BYTES);
+    int json = open && (fmt == HSDAG_FMT_JSON || hsdag_detect(head, head_len, path) == HSDAG_FMT_JSON);
+    hsdag_free(head);
+    if (!open) return 1;
+    if (json) {
+        rc = hsdag_json_read_file_stream(out, f, HSDAG_IOUTIL_PIECE);
         if (rc == HSDAG_ENOMEM) hsdag_err_set(e, rc, "%s: out of memory", path);
         if (rc == HSDAG_JSTREAM_STOP) rc = 1;
     }

@@ -8,6 +8,7 @@
  *   hsdag_placement_format_name; hsdag_placement_parse_stream/_tree (placement_int.h).
  */
 #include "hsdag/placement.h"
+#include "ioutil.h"
 #include "jsonstream.h"
 #include "placement_int.h"
 #include "split_int.h"
@@ -264,6 +265,17 @@ static int ps_top(pl_stream *ps, int32_t *device, hsdag_placement_info *info)
     return 0;
 }
 
+/* ps_top on the tokenizer set up in ps; frees it. 0, HSDAG_ENOMEM or PS_STOP. */
+static int ps_run(pl_stream *ps, int32_t *device, hsdag_placement_info *info)
+{
+    int rc = ps_top(ps, device, info);
+    if (ps->s.bad_file) rc = PS_STOP;
+    if (ps->oom || ps->s.oom) rc = HSDAG_ENOMEM;
+    hsdag_jstream_free(&ps->s);
+    hsdag_strmap_free(ps->names);
+    return rc;
+}
+
 int hsdag_placement_parse_stream(int32_t *device, hsdag_placement_info *info, const void *buf, size_t len,
                                  const hsdag_graph *g, const hsdag_devices *devs)
 {
@@ -271,11 +283,21 @@ int hsdag_placement_parse_stream(int32_t *device, hsdag_placement_info *info, co
     if (!buf || len == 0 || len > PL_MAX_BYTES) return PS_STOP;
     pl_stream ps = {.g = g, .devs = devs};
     hsdag_jstream_init(&ps.s, buf, len);
-    int rc = ps_top(&ps, device, info);
-    if (ps.oom || ps.s.oom) rc = HSDAG_ENOMEM;
-    hsdag_jstream_free(&ps.s);
-    hsdag_strmap_free(ps.names);
-    return rc;
+    return ps_run(&ps, device, info);
+}
+
+/* A large placement file read in pieces (hsdag_ioutil_open_pieces): 0, HSDAG_ENOMEM, or 1 if not taken (the
+ * caller reads the file whole). */
+static int ps_file(int32_t *device, hsdag_placement_info *info, const char *path, const hsdag_graph *g,
+                   const hsdag_devices *devs)
+{
+    FILE *f;
+    if (!hsdag_ioutil_open_pieces(&f, NULL, 0, path, PL_MAX_BYTES)) return 1;
+    pl_stream ps = {.g = g, .devs = devs};
+    hsdag_jstream_init_file(&ps.s, f, HSDAG_IOUTIL_PIECE, PL_MAX_BYTES);
+    int rc = ps_run(&ps, device, info);
+    fclose(f);
+    return rc == PS_STOP ? 1 : rc;
 }
 
 /* ---- entry points ---- */
@@ -351,7 +373,11 @@ int hsdag_placement_read_file(int32_t *device, hsdag_placement_info *info, const
     char *buf = NULL;
     size_t len = 0;
     if (info) memset(info, 0, sizeof *info);
-    int rc = hsdag_read_file(&buf, &len, path, PL_MAX_BYTES, e);
+    int rc = ps_file(device, info, path, g, devs);
+    if (rc == HSDAG_ENOMEM) return hsdag_err_set(e, rc, "%s: out of memory", path);
+    if (rc == 0) return 0;
+    if (info) memset(info, 0, sizeof *info);
+    rc = hsdag_read_file(&buf, &len, path, PL_MAX_BYTES, e);
     if (rc < 0) return rc;
     rc = hsdag_placement_parse(device, info, buf, len, path, g, devs, e);
     hsdag_free(buf);
