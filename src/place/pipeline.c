@@ -971,9 +971,9 @@ int place_pipeline_dp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
     double best = INFINITY;
     int64_t n_ideals = 0, steps = 0;
     const char *why = "";
-    int32_t *dev2 = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *dev2);
+    int32_t *dev2 = hsdag_alloc_n((size_t)p->n, sizeof *dev2, "dp", e);
     if (!dev2) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "dp: out of memory");
+        rc = HSDAG_ENOMEM;
         goto done;
     }
     rc = run.m.nu ? pl_ideal_dp(&run.m, &run.s, ub, run.deadline, dev2, &best, &n_ideals, &steps, &why) : 0;
