@@ -148,7 +148,7 @@ static int load_json_pieces(hsdag_graph **out, const char *path, hsdag_format fm
     FILE *f;
     if (fmt != HSDAG_FMT_UNKNOWN && fmt != HSDAG_FMT_JSON) return 1;
     char *head = hsdag_malloc(head_len);
-    if (!head) return 1;
+    if (!head) return hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory", path); /* never swallowed */
     int rc = 1, open = hsdag_ioutil_open_pieces(&f, head, head_len, path, HSDAG_MAX_FILE_BYTES);
     int json = open && (fmt == HSDAG_FMT_JSON || hsdag_detect(head, head_len, path) == HSDAG_FMT_JSON);
     hsdag_free(head);
