@@ -41,7 +41,7 @@ def cli(args):
     out = None
     if args[0] == "train":  # each run its own directory; the curve is read back into the result
         d = os.path.join(CACHE, key + ".d")
-        args = args + ["--out-dir", d]
+        args = args + ["--out-dir", d, "--force"]  # a run stopped half-way left its files there
     p = subprocess.run(["nice", "-n", "10", HSDAG] + args + ["--json"], capture_output=True, text=True)
     if p.returncode != 0:
         out = {"error": p.stderr.strip()}
