@@ -18,6 +18,7 @@
 #include "place_int.h"
 
 #include <glpk.h>
+#include <limits.h>
 
 #define ILP_MAX_COLS 400000
 
@@ -35,37 +36,56 @@ void place_ilp_callback(glp_tree *tree, void *info)
         cb->heur_given = 1;
         glp_ios_heur_sol(tree, cb->heur);
     }
+    if (cb->cpu_end > 0 && hsdag_cpu_now() > cb->cpu_end) glp_ios_terminate(tree);
 }
 
-void place_ilp_solve(glp_prob *lp, double deadline, int cuts, place_ilp_cb *cb, place_ilp_run *out)
+/* glp_simplex until end on the clock of cpu: one call on the wall clock; on the CPU clock, wall slices of the
+ * CPU time left, each resuming from the basis the last one left, until solved or the CPU time is spent. */
+static int ilp_simplex(glp_prob *lp, glp_smcp *sp, double end, int cpu)
+{
+    for (;;) {
+        int sr = glp_simplex(lp, sp);
+        double left = end - place_clock(cpu);
+        if (!cpu || sr != GLP_ETMLIM || left < 0.01) return sr;
+        sp->tm_lim = (int)fmax(1, fmin(left * 1e3, 2e9));
+    }
+}
+
+void place_ilp_solve(glp_prob *lp, double deadline, int cpu, int cuts, place_ilp_cb *cb, place_ilp_run *out)
 {
     memset(out, 0, sizeof *out);
     out->ir = -1;
     out->mip_status = GLP_UNDEF;
     out->obj = out->bound = NAN;
+    out->cpu = cpu;
+    double c0 = place_clock(cpu);
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
-    sp.tm_lim = (int)fmax(1, fmin(0.7 * (deadline - hsdag_now()) * 1e3, 2e9));
+    double lp_s = 0.7 * (deadline - place_clock(cpu));
+    sp.tm_lim = (int)fmax(1, fmin(lp_s * 1e3, 2e9));
     /* GLPK's iterative scaling costs more than it gains on big models (23 s of a 30 s limit on a 10,000-op
      * graph) and the objective is already O(1): only small ones get it */
     if (glp_get_num_nz(lp) < 200000) glp_scale_prob(lp, GLP_SF_AUTO);
-    out->sr = glp_simplex(lp, &sp);
+    out->sr = ilp_simplex(lp, &sp, place_clock(cpu) + lp_s, cpu);
+    out->lp_s = place_clock(cpu) - c0;
     out->lp_status = glp_get_status(lp);
     out->lp_ok = out->sr == 0 && out->lp_status == GLP_OPT;
     if (!out->lp_ok) return;
     cb->bound = glp_get_obj_val(lp);
-    double left = deadline - hsdag_now();
+    double left = deadline - place_clock(cpu);
     if (left > 0) {
         glp_iocp ip;
         glp_init_iocp(&ip);
         ip.msg_lev = GLP_MSG_OFF;
         ip.tm_lim = (int)fmax(1, fmin(0.95 * left * 1e3, 2e9));
+        if (cpu) ip.tm_lim = INT_MAX, cb->cpu_end = hsdag_cpu_now() + 0.95 * left;
         ip.cb_func = place_ilp_callback;
         ip.cb_info = cb;
         if (cuts) ip.mir_cuts = ip.gmi_cuts = GLP_ON;
         out->ir = glp_intopt(lp, &ip);
         out->mip_status = glp_mip_status(lp);
+        out->mip_s = place_clock(cpu) - c0 - out->lp_s;
     }
     if (out->mip_status == GLP_OPT || out->mip_status == GLP_FEAS) out->obj = glp_mip_obj_val(lp);
     out->bound = out->mip_status == GLP_OPT && out->ir == 0 ? out->obj : cb->bound;
@@ -80,14 +100,17 @@ void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double st
     if (run->lp_ok)
         snprintf(
             r->note, sizeof r->note,
-            "%s: incumbent %.6g ms, bound %.6g ms (contiguous splits), proven gap %.3g%%; start %.6g ms%s",
+            "%s: incumbent %.6g ms, bound %.6g ms (contiguous splits), proven gap %.3g%%; start %.6g ms%s; "
+            "%s s: LP %.3g, branch-and-cut %.3g",
             r->optimal ? "optimal" : "time limit", obj_s * 1e3, r->bound_s * 1e3,
             obj_s > 0 ? 100 * (obj_s - r->bound_s) / obj_s : 0.0, start_s * 1e3,
-            obj_s < start_s * (1 - 1e-9) ? "" : " (kept)");
+            obj_s < start_s * (1 - 1e-9) ? "" : " (kept)", run->cpu ? "CPU" : "wall", run->lp_s, run->mip_s);
     else
-        snprintf(r->note, sizeof r->note,
-                 "LP relaxation not solved within the time limit (glpk %d/%d): the start, %.6g ms, no bound",
-                 run->sr, run->lp_status, start_s * 1e3);
+        snprintf(
+            r->note, sizeof r->note,
+            "LP relaxation not solved within the time limit (glpk %d/%d, %.3g %s s): the start, %.6g ms, "
+            "no bound",
+            run->sr, run->lp_status, run->lp_s, run->cpu ? "CPU" : "wall", start_s * 1e3);
 }
 
 int hsdag_place_bound_contiguous(double *bound_s, const char **method, char *note, size_t note_len,
@@ -127,7 +150,8 @@ static int milp_body(void *ctx, hsdag_err *e)
     glp_prob *lp = glp_create_prob();
     int rc = 0;
     if ((rc = mr->build(mr->ctx, lp, e)) < 0 || (rc = place_glpk_prepare(lp, "ilp", e)) < 0) goto done;
-    if (hsdag_now() - mr->t0 > 0.5 * mr->tl) { /* building alone took half the time: no point in solving */
+    if (place_clock(mr->cpu) - mr->t0 >
+        0.5 * mr->tl) { /* building alone took half the time: no point in solving */
         snprintf(r->note, sizeof r->note,
                  "model of %d rows x %d columns too large for the time limit: the start",
                  glp_get_num_rows(lp), glp_get_num_cols(lp));
@@ -143,7 +167,7 @@ static int milp_body(void *ctx, hsdag_err *e)
     }
     place_ilp_cb cb = {.bound = -INFINITY, .heur = mr->fill(mr->ctx, s->x) == 0 ? s->x : NULL};
     place_ilp_run run;
-    place_ilp_solve(lp, mr->t0 + mr->tl, mr->cuts, &cb, &run);
+    place_ilp_solve(lp, mr->t0 + mr->tl, mr->cpu, mr->cuts, &cb, &run);
     if (isfinite(run.obj))
         for (int j = 1; j <= ncols; j++) s->sol[j] = glp_mip_col_val(lp, j);
     double obj = mr->ub;      /* seconds */
@@ -153,6 +177,8 @@ static int milp_body(void *ctx, hsdag_err *e)
     }
     /* the bound holds below the start's value (M), for every solution better than the start */
     place_ilp_report(r, &run, mr->ub, obj);
+    size_t len = strlen(r->note);
+    snprintf(r->note + len, sizeof r->note - len, "; %d x %d model", glp_get_num_rows(lp), ncols);
 done:
     glp_delete_prob(lp);
     return rc;
@@ -462,7 +488,7 @@ static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     place_score bs = {0, INFINITY, INFINITY};
     hsdag_place_opts so = hsdag_place_opts_default();
     so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
-    double t_start = hsdag_now();
+    double t_start = place_clock(o->time_limit_cpu);
     for (int i = 0; i < 5; i++) {
         hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
         int prc = 0;
@@ -475,6 +501,7 @@ static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int3
         } else if (i == 4) {
             hsdag_place_opts lo = hsdag_place_opts_default();
             lo.seed = o->seed;
+            lo.time_limit_cpu = o->time_limit_cpu;
             lo.time_limit_s = o->time_limit_s > 0 ? 0.2 * o->time_limit_s : 2.0;
             prc = place_local_search(p, &lo, tmp, &rep, NULL);
         } else {
@@ -498,7 +525,7 @@ static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     }
     hsdag_place_opts left = *o; /* the MILP gets what the starts left of the time limit (at least a tenth) */
     double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-    left.time_limit_s = fmax(0.1 * tl, tl - (hsdag_now() - t_start));
+    left.time_limit_s = fmax(0.1 * tl, tl - (place_clock(o->time_limit_cpu) - t_start));
     rc = place_ilp_tarnawski(p, &left, best, device, r, e);
 done:
     hsdag_free(best);

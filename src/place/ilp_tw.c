@@ -593,7 +593,8 @@ int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const
     place_milp mr = {
         .build = tw_build_cb, .fill = tw_fill_cb, .decode = tw_decode_cb, .ctx = &m, .cuts = 1, .r = r};
     mr.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-    mr.t0 = hsdag_now();
+    mr.cpu = o->time_limit_cpu;
+    mr.t0 = place_clock(mr.cpu);
     int32_t *st = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *st);
     int rc = 0;
     if (!st) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
