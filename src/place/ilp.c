@@ -284,12 +284,11 @@ typedef struct ilp_starts {
  * Returns 1, 0 when none was fit, or an error (make's, or HSDAG_ENOMEM). */
 static int ilp_best_start(const hsdag_place_problem *p, const ilp_starts *s, int32_t **best, hsdag_err *e)
 {
-    size_t n1 = (size_t)(p->n ? p->n : 1);
-    int32_t *tmp = hsdag_malloc(n1 * sizeof *tmp);
-    *best = hsdag_malloc(n1 * sizeof **best);
-    if (!tmp || !*best) {
+    int32_t *tmp = hsdag_alloc_n((size_t)p->n, sizeof *tmp, "ilp", e);
+    *best = tmp ? hsdag_alloc_n((size_t)p->n, sizeof **best, "ilp", e) : NULL;
+    if (!*best) {
         hsdag_free(tmp);
-        return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+        return HSDAG_ENOMEM;
     }
     place_score bs = {0, INFINITY, INFINITY}, sc;
     int have = 0, rc = 0;
