@@ -138,8 +138,6 @@ static void tw_columns(tw_ilp *m)
     m->lc = glp_add_cols(lp, 1);
     glp_set_col_bnds(lp, m->lc, GLP_DB, 0, M);
     glp_set_obj_coef(lp, m->lc, 1.0);
-    int32_t accels = 0;
-    for (int32_t d = 0; d < p->k; d++) accels += p->devs->dev[d].kind != HSDAG_DEV_CPU;
     int limit = p->devs->max_accels_used >= 0 && p->devs->max_accels_used < na;
     if (limit) {
         m->uc = glp_add_cols(lp, na);
