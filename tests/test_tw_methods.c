@@ -1,5 +1,6 @@
 /* test_tw_methods.c - the methods of the Tarnawski benchmark: their greedy on hand-made cases (expected
- * splits and latencies recorded from their latency-greedy/greedy.cpp at commit b207b6a on the same inputs).
+ * splits and latencies recorded from their latency-greedy/greedy.cpp at commit b207b6a on the same inputs),
+ * dp against their dp.exe and its greedy fallback, dp and ilp against brute force.
  * Not here: the reader (test_tarnawski.c), the simulator's latency model (test_sim.c), the other placers
  * (test_place.c). Entry points: main. */
 #include "check.h"
@@ -8,6 +9,7 @@
 #include "hsdag/place.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- small Tarnawski graphs built in code: nodes with (cpu ms, fpga ms, size, colour or -1), edges in
  * file order with their cost (ms) ---- */
@@ -258,6 +260,44 @@ static void test_dp_theirs(void)
     }
 }
 
+/* dp out of time before its chain DP found a split (a time limit of a nanosecond on an op-level graph): the
+ * greedy's split, contiguous here, is returned as the incumbent, not claimed optimal, with the generic bound
+ * beside it. */
+static void test_dp_greedy_fallback(void)
+{
+    hsdag_graph *g = NULL;
+    hsdag_devices *d = NULL;
+    hsdag_place_problem *p = NULL;
+    hsdag_err e = {0};
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    sc.objective = HSDAG_OBJ_THROUGHPUT;
+    if (hsdag_load_file(&g, "tests/data/tarnawski/throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
+                        HSDAG_FMT_UNKNOWN, &e) < 0 ||
+        hsdag_devices_preset(&d, "tarnawski", g, &e) < 0 ||
+        hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        CHECK(0);
+    } else {
+        int32_t *dev = malloc((size_t)g->n_nodes * sizeof *dev);
+        int32_t *gdev = malloc((size_t)g->n_nodes * sizeof *gdev);
+        hsdag_place_result r, rg;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        CHECK_EQ_INT(hsdag_place_run(p, "greedy-tarnawski", &o, gdev, &rg, &e), 0);
+        o.time_limit_s = 1e-9;
+        CHECK_EQ_INT(hsdag_place_run(p, "dp", &o, dev, &r, &e), 0);
+        CHECK(strstr(r.rep.note, "the greedy's split (no chain split in time)") != NULL);
+        CHECK(!r.rep.optimal && r.feasible && r.contiguous);
+        CHECK_EQ_INT(memcmp(dev, gdev, (size_t)g->n_nodes * sizeof *dev), 0);
+        CHECK(r.objective_s == rg.objective_s);
+        CHECK(r.rep.bound_s > 0 && r.rep.bound_s <= r.objective_s);
+        free(dev);
+        free(gdev);
+    }
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
 /* ---- brute force over every placement of small random graphs ---- */
 
 /* A random Tarnawski-style DAG of n <= 12 nodes (1-2 predecessors among the previous 4, costs and sizes
@@ -503,6 +543,7 @@ int main(void)
     test_greedy_hand_made();
     test_greedy_published();
     test_dp_theirs();
+    test_dp_greedy_fallback();
     test_dp_brute();
     test_ilp_brute();
     return check_summary("test_tw_methods");

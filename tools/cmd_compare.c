@@ -187,6 +187,7 @@ static int run_instance(const cli_args *a, const cmp_inst *in, cmp_row *names, h
     hsdag_place_opts po = hsdag_place_opts_default();
     po.seed = (uint64_t)a->seed;
     po.time_limit_s = a->time_limit;
+    po.time_limit_cpu = a->cpu_time;
     po.max_evals = a->max_evals;
     po.budget = a->budget;
     po.noise = a->noise;
