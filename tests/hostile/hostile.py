@@ -193,6 +193,17 @@ for n, fanin in ((20000, False), (20000, True)):
          pat="dependencies, above the simulator's limit", name_file=fname[:-4])
 case("pipedream-fanout-1k-cluster-run", "PipeDream fan-out", {"fan1k.txt": lambda: gen.pipedream_fanout(1000)},
      ["cluster", "run", "--policy", "lookahead", "--graphs", "{fan1k.txt}", "--quiet"], "ok")
+# the contract's worst accepted shapes: a compact star of heavy ops (every op split 16 ways: 5.9M split deps
+# for 0.65 MB, 2.5-2.9 s per MB before one flow event per op and run time), and a compact dense graph (100
+# heavy ops, every pair an edge: 3.8M split deps for 0.1 MB, 4.4 s and 880 MB per MB), refused by the
+# dependencies-per-byte limit of hsdag_cluster_check_graph
+case("pipedream-star-5400-compact-cluster-run", "PipeDream fan-out",
+     {"star.txt": lambda: gen.pipedream_compact(5401, [(0, i) for i in range(1, 5401)])},
+     ["cluster", "run", "--policy", "para-max", "--graphs", "{star.txt}", "--quiet"], "ok")
+case("pipedream-dense-100-cluster-run", "PipeDream fan-out",
+     {"dense.txt": lambda: gen.pipedream_compact(100, [(i, j) for i in range(100) for j in range(i + 1, 100)])},
+     ["cluster", "run", "--policy", "para-max", "--graphs", "{dense.txt}", "--quiet"], "reject",
+     pat="dependencies for a .*-byte graph, above the limit", name_file="dense.txt")
 
 # the measurement command ran through sh with the placement path inside single quotes: an output
 # directory holding a quote broke out of them (arch: the oracle runs its command without a shell)
