@@ -8,6 +8,8 @@
 #   FUZZ_CORPUS_DIR=DIR    keep each target's growing corpus in DIR/<fmt> across runs (default: a temp dir)
 #   FUZZ_REPORT=FILE       append one markdown table row per target to FILE
 #   FUZZ_ARTIFACTS=DIR     where crash/leak/timeout inputs are written (default: a temp dir, printed)
+#   FUZZ_TIMEOUT=S         an input running longer than S s of wall time is a failure (default 10; libFuzzer
+#                          counts wall time, so a fuzzer starved of CPU on a loaded machine needs more)
 S=${FUZZ_SECONDS:-10}
 JOBS=${FUZZ_JOBS:-1}
 ROOT=$(mktemp -d)
@@ -25,7 +27,7 @@ run_one() {
     log="$ROOT/$name.log"
     # in a subshell, so that `times` reports this fuzzer's CPU time alone (on a loaded machine far below S)
     cpu=$( (
-        "$f" $dict -max_total_time="$S" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+        "$f" $dict -max_total_time="$S" -max_len=65536 -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" -print_final_stats=1 \
             -artifact_prefix="$art" "$work" >"$log" 2>&1
         echo $? >"$ROOT/$name.rc"
         times

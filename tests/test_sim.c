@@ -467,8 +467,8 @@ static void test_placement_stream(void)
     hsdag_graph *g = build(n, 3, ed, 2);
     hsdag_devices *d = dev2();
     static const char *const take[] = {
-        "{\"format\": \"hsdag-placement\", \"devices\": \"t2\", \"placement\": {\"a\": \"C\", \"b\": \"G\", "
-        "\"c\": \"G\"}}",
+        ("{\"format\": \"hsdag-placement\", \"devices\": \"t2\", \"placement\": {\"a\": \"C\", \"b\": \"G\", "
+         "\"c\": \"G\"}}"),
         "{\"placement\": {\"c\": 1, \"a\": 0}, \"default\": \"G\"}", /* out of order, indices */
         "{\"default\": \"C\", \"x\": [1, {\"y\": null}], \"placement\": {\"b\": \"g\"}}", /* ov_name */
         " {\"placement\":{\"\\u0061\":\"C\",\"b\":\"C\",\"c\":\"C\"}} \n",                /* escaped key */

@@ -1,5 +1,6 @@
 /* test_tw_methods.c - the methods of the Tarnawski benchmark: their greedy on hand-made cases (expected
- * splits and latencies recorded from their latency-greedy/greedy.cpp at commit b207b6a on the same inputs).
+ * splits and latencies recorded from their latency-greedy/greedy.cpp at commit b207b6a on the same inputs),
+ * dp against their dp.exe and its greedy fallback, dp and ilp against brute force.
  * Not here: the reader (test_tarnawski.c), the simulator's latency model (test_sim.c), the other placers
  * (test_place.c). Entry points: main. */
 #include "check.h"
@@ -8,6 +9,7 @@
 #include "hsdag/place.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- small Tarnawski graphs built in code: nodes with (cpu ms, fpga ms, size, colour or -1), edges in
  * file order with their cost (ms) ---- */
@@ -258,6 +260,44 @@ static void test_dp_theirs(void)
     }
 }
 
+/* dp out of time before its chain DP found a split (a time limit of a nanosecond on an op-level graph): the
+ * greedy's split, contiguous here, is returned as the incumbent, not claimed optimal, with the generic bound
+ * beside it. */
+static void test_dp_greedy_fallback(void)
+{
+    hsdag_graph *g = NULL;
+    hsdag_devices *d = NULL;
+    hsdag_place_problem *p = NULL;
+    hsdag_err e = {0};
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    sc.objective = HSDAG_OBJ_THROUGHPUT;
+    if (hsdag_load_file(&g, "tests/data/tarnawski/throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
+                        HSDAG_FMT_UNKNOWN, &e) < 0 ||
+        hsdag_devices_preset(&d, "tarnawski", g, &e) < 0 ||
+        hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        CHECK(0);
+    } else {
+        int32_t *dev = malloc((size_t)g->n_nodes * sizeof *dev);
+        int32_t *gdev = malloc((size_t)g->n_nodes * sizeof *gdev);
+        hsdag_place_result r, rg;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        CHECK_EQ_INT(hsdag_place_run(p, "greedy-tarnawski", &o, gdev, &rg, &e), 0);
+        o.time_limit_s = 1e-9;
+        CHECK_EQ_INT(hsdag_place_run(p, "dp", &o, dev, &r, &e), 0);
+        CHECK(strstr(r.rep.note, "the greedy's split (no chain split in time)") != NULL);
+        CHECK(!r.rep.optimal && r.feasible && r.contiguous);
+        CHECK_EQ_INT(memcmp(dev, gdev, (size_t)g->n_nodes * sizeof *dev), 0);
+        CHECK(r.objective_s == rg.objective_s);
+        CHECK(r.rep.bound_s > 0 && r.rep.bound_s <= r.objective_s);
+        free(dev);
+        free(gdev);
+    }
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
 /* ---- brute force over every placement of small random graphs ---- */
 
 /* A random Tarnawski-style DAG of n <= 12 nodes (1-2 predecessors among the previous 4, costs and sizes
@@ -379,28 +419,59 @@ static double brute_min(hsdag_place_problem *p, const uint32_t *reach, int all_d
     return best;
 }
 
+/* One random instance of the brute-force tests: its problem on the tarnawski devices and the transitive
+ * closure of its graph (at most 16 nodes). */
+typedef struct tw_case {
+    hsdag_graph *g;
+    hsdag_devices *d;
+    hsdag_place_problem *p;
+    uint32_t reach[16];
+} tw_case;
+
+/* Takes g (may be NULL); sc NULL: the default simulator configuration. 0, or -1 (a failed check, what and
+ * the message on stderr) with nothing left to free. */
+static int tw_case_open(tw_case *c, hsdag_graph *g, const hsdag_sim_config *sc, const char *what)
+{
+    hsdag_err e = {0};
+    c->g = g;
+    c->d = NULL;
+    c->p = NULL;
+    CHECK(g && hsdag_devices_preset(&c->d, "tarnawski", g, &e) == 0 &&
+          hsdag_place_problem_create(&c->p, g, c->d, sc, &e) == 0);
+    if (!c->p) {
+        fprintf(stderr, "%s: %s\n", what, e.msg);
+        hsdag_devices_free(c->d);
+        hsdag_graph_free(g);
+        return -1;
+    }
+    closure(g, c->reach);
+    return 0;
+}
+
+static void tw_case_close(tw_case *c)
+{
+    hsdag_place_problem_free(c->p);
+    hsdag_devices_free(c->d);
+    hsdag_graph_free(c->g);
+}
+
 static void test_dp_brute(void)
 {
     int cases = 0, improved_chain = 0;
     for (uint64_t seed = 1; seed <= 14; seed++) {
         /* 3^12 = 531,441 placements for the 12-node graphs (two accelerators + the CPU); 4^8 for three */
         int32_t k = seed > 2 && seed % 3 == 0 ? 3 : 2, n = seed <= 2 ? 12 : (k == 3 ? 8 : 9);
-        hsdag_graph *g = rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.45 : 2.0, k, 1);
-        hsdag_devices *d = NULL;
-        hsdag_place_problem *p = NULL;
-        hsdag_err e = {0};
         hsdag_sim_config sc = hsdag_sim_config_default();
         sc.objective = HSDAG_OBJ_THROUGHPUT;
-        CHECK(g && hsdag_devices_preset(&d, "tarnawski", g, &e) == 0 &&
-              hsdag_place_problem_create(&p, g, d, &sc, &e) == 0);
-        if (!p) {
-            fprintf(stderr, "dp brute: %s\n", e.msg);
-            hsdag_devices_free(d);
-            hsdag_graph_free(g);
+        tw_case c;
+        if (tw_case_open(&c, rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.45 : 2.0, k, 1), &sc,
+                         "dp brute") < 0)
             continue;
-        }
-        uint32_t reach[16];
-        closure(g, reach);
+        hsdag_graph *g = c.g;
+        hsdag_devices *d = c.d;
+        hsdag_place_problem *p = c.p;
+        const uint32_t *reach = c.reach;
+        hsdag_err e = {0};
         double want = brute_min(p, reach, 1);
         int32_t dev[16], dev2[16];
         hsdag_place_result r, rc;
@@ -421,9 +492,7 @@ static void test_dp_brute(void)
         CHECK_NEAR(ri.rep.bound_s, want, 1e-6 * want);
         improved_chain += r.objective_s < rc.objective_s * (1 - 1e-9);
         cases++;
-        hsdag_place_problem_free(p);
-        hsdag_devices_free(d);
-        hsdag_graph_free(g);
+        tw_case_close(&c);
     }
     CHECK_EQ_INT(cases, 14);
     CHECK(improved_chain > 0); /* the ideals matter: on some graph no single chain reaches the optimum */
@@ -436,20 +505,15 @@ static void test_ilp_brute(void)
     int cases = 0, beat_greedy = 0;
     for (uint64_t seed = 21; seed <= 30; seed++) {
         int32_t n = seed <= 22 ? 11 : 9;
-        hsdag_graph *g = rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.4 : 0.7, 2, 1);
-        hsdag_devices *d = NULL;
-        hsdag_place_problem *p = NULL;
-        hsdag_err e = {0};
-        CHECK(g && hsdag_devices_preset(&d, "tarnawski", g, &e) == 0 &&
-              hsdag_place_problem_create(&p, g, d, NULL, &e) == 0);
-        if (!p) {
-            fprintf(stderr, "ilp brute: %s\n", e.msg);
-            hsdag_devices_free(d);
-            hsdag_graph_free(g);
+        tw_case c;
+        if (tw_case_open(&c, rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.4 : 0.7, 2, 1), NULL,
+                         "ilp brute") < 0)
             continue;
-        }
-        uint32_t reach[16];
-        closure(g, reach);
+        hsdag_graph *g = c.g;
+        hsdag_devices *d = c.d;
+        hsdag_place_problem *p = c.p;
+        const uint32_t *reach = c.reach;
+        hsdag_err e = {0};
         double want = brute_min(p, reach, 0);
         int32_t dev[16], gdev[16];
         hsdag_place_result r, rg;
@@ -468,9 +532,7 @@ static void test_ilp_brute(void)
         CHECK(r.objective_s >= r.lower_bound_s * (1 - 1e-12));
         beat_greedy += r.objective_s < rg.objective_s * (1 - 1e-9);
         cases++;
-        hsdag_place_problem_free(p);
-        hsdag_devices_free(d);
-        hsdag_graph_free(g);
+        tw_case_close(&c);
     }
     CHECK_EQ_INT(cases, 10);
     CHECK(beat_greedy > 0);
@@ -481,6 +543,7 @@ int main(void)
     test_greedy_hand_made();
     test_greedy_published();
     test_dp_theirs();
+    test_dp_greedy_fallback();
     test_dp_brute();
     test_ilp_brute();
     return check_summary("test_tw_methods");

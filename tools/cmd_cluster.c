@@ -126,6 +126,10 @@ static int cl_make_env(const cl_opts *o, hsdag_cluster **env)
             if (dot && dot != list[n]) *dot = 0;
             names[n] = list[n];
             n++;
+            if ((st = hsdag_cluster_check_graph(&o->c, gs[n - 1], t, len, &e)) < 0) {
+                rc = cli_fail(cmd, st, &e);
+                goto done;
+            }
         }
     }
     rc = hsdag_cluster_create(env, &o->c, n ? (const hsdag_graph *const *)gs : NULL, n ? names : NULL, n, &e);

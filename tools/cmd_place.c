@@ -117,6 +117,7 @@ int cmd_place(int argc, char **argv)
     hsdag_place_opts po = hsdag_place_opts_default();
     po.seed = (uint64_t)a.seed;
     po.time_limit_s = a.time_limit;
+    po.time_limit_cpu = a.cpu_time;
     po.max_evals = a.max_evals;
     po.budget = a.budget;
     po.noise = a.noise;

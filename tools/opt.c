@@ -365,6 +365,10 @@ static const cli_opt table[] = {
      "seconds for ilp, dp, pipedream and local-search (for local-search a safety stop; bound: the "
      "--contiguous solver)",
      "10 (dp: 60)", NULL},
+    {"cpu-time", NULL, K_FLAG, OFF(cpu_time), 0, 0, NULL, C(PLACE) | C(COMPARE),
+     "--time-limit counts this process's CPU time, not wall time (ilp under tarnawski semantics, its starts "
+     "and local-search): the same work on a loaded machine as on an idle one",
+     NULL, NULL},
     {"max-evals", "N", K_INT, OFF(max_evals), 1, 1e9, NULL, C(PLACE) | C(COMPARE),
      "local-search simulator evaluations (the reproducible stop); hsdag: the whole run's evaluations",
      "20000 (hsdag: about 60500)", NULL},

@@ -79,6 +79,7 @@ typedef struct cli_args {
     const char *method, *methods, *init, *suite;
     int list;
     double time_limit;
+    int cpu_time;
     long max_evals;
     /* simulate, bound */
     const char *placement, *priority;

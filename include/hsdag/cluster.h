@@ -44,6 +44,13 @@ extern "C" {
  * The five PAC-ML graphs need at most 41,874; a graph above the limit at some degree is refused by
  * hsdag_cluster_create (HSDAG_ELIMIT naming the graph and degree). About 40 bytes per dependency. */
 #define HSDAG_CLUSTER_MAX_SPLIT_DEPS (1 << 22)
+/* The resource contract of a graph read from a file (docs/formats.md: 2 s of CPU and 256 MB per MB of
+ * input): the lookahead's work and memory are linear in the split graphs' dependencies summed over the
+ * degrees (about 0.17 us and 20 bytes each), so a graph may have at most HSDAG_CLUSTER_DEPS_BASE +
+ * HSDAG_CLUSTER_DEPS_PER_BYTE x its file's bytes of them (the PAC-ML and PipeDream graphs: at most 5.2 per
+ * byte). */
+#define HSDAG_CLUSTER_DEPS_BASE (1 << 19)
+#define HSDAG_CLUSTER_DEPS_PER_BYTE 10
 
 typedef struct hsdag_cluster_config {
     int32_t n_cgs, n_racks,
@@ -123,6 +130,11 @@ typedef struct hsdag_cluster hsdag_cluster;
 HSDAG_API int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c,
                                    const hsdag_graph *const *graphs, const char *const *names,
                                    int32_t n_graphs, hsdag_err *e);
+/* Refuses (HSDAG_ELIMIT, naming the graph) a graph read from a src_bytes-byte file whose lookahead would pass
+ * the resource contract (HSDAG_CLUSTER_DEPS_BASE + HSDAG_CLUSTER_DEPS_PER_BYTE x src_bytes dependencies) or
+ * HSDAG_CLUSTER_MAX_SPLIT_DEPS at a degree, before hsdag_cluster_create simulates it. 0 or <0. */
+HSDAG_API int hsdag_cluster_check_graph(const hsdag_cluster_config *c, const hsdag_graph *fwd,
+                                        const char *name, size_t src_bytes, hsdag_err *e);
 HSDAG_API void hsdag_cluster_free(hsdag_cluster *env);
 HSDAG_API int32_t hsdag_cluster_n_models(const hsdag_cluster *env);
 HSDAG_API const hsdag_cluster_model *hsdag_cluster_model_get(const hsdag_cluster *env, int32_t i);

@@ -243,6 +243,9 @@ HSDAG_API int hsdag_jw_end(hsdag_jw *w); /* closes all, appends "\n"; 0 or HSDAG
 
 /* Monotonic wall clock in seconds. */
 HSDAG_API double hsdag_now(void);
+/* The calling thread's CPU time in seconds (user + system): what a time limit counts on a shared machine,
+ * where wall time depends on everyone else's load. */
+HSDAG_API double hsdag_cpu_now(void);
 
 #ifdef __cplusplus
 }

@@ -100,6 +100,9 @@ typedef struct hsdag_place_opts {
                           * HSDAG paper's 25 x 20 */
     double noise;        /* black-box methods: sigma of the multiplicative log-normal measurement noise
                           * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
+    int time_limit_cpu;  /* 1: time_limit_s counts the calling thread's CPU time (hsdag_cpu_now), not wall
+                          * time, in ilp (tarnawski semantics, both objectives: the starts, the model, the
+                          * LP and branch-and-cut) and local-search; for measuring on a shared machine */
 } hsdag_place_opts;
 HSDAG_API hsdag_place_opts hsdag_place_opts_default(void);
 
@@ -168,6 +171,7 @@ typedef struct hsdag_place_result {
     const char *lower_bound_rule; /* its rule ("exact", "critical-path", ...; static storage) */
     double gap;     /* (objective - bound) / bound; 0 when both are 0; NAN when bound is 0 < objective */
     double place_s; /* wall seconds spent in the placer (not counting the scoring run) */
+    double cpu_s;   /* the calling thread's CPU seconds in the placer (hsdag_cpu_now; 0 if not measured) */
     int contiguous; /* hsdag_place_contiguous: bounds with rep.bound_contiguous apply to it */
     hsdag_place_report rep; /* what the placer said */
     hsdag_sim_result sim;   /* the scoring run; its arrays are valid until the next run on p->sim */

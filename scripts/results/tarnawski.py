@@ -3,12 +3,15 @@ their greedy, their DP where it finishes, the expert splits, our methods, the MI
 and the throughput optimum for 2, 4 and 8 accelerators.
 Not here: their code (the project never runs it: their published greedy figures and their dp.exe's objectives,
 measured once beside the project at commit b207b6a, are constants below; make bench times theirs side by side).
+Runs two workloads at a time, each command in its own session (its own scheduling group on a shared machine).
 Entry point: generate(L).
 """
 import json
 import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
-from common import run_json
+from common import HSDAG
 
 TITLE = "The Tarnawski et al. benchmark"
 D = "tests/data/tarnawski/"
@@ -38,8 +41,24 @@ TPUT = [("Layer bert24 inf", "LayerGraphs/bert24_inference.json", 17.78990625, "
         ("Op bert_l-6 train", "OperatorGraphs/bert_l-6_training.json", 72.86496632241122, None),
         ("Op resnet50 inf", "OperatorGraphs/resnet50_inference.json", 124.34884977404485, None),
         ("Op resnet50 train", "OperatorGraphs/resnet50_training.json", 255.19441645217384, None)]
-TL_ILP_LAT = 60  # the target: gap <= 5% within 60 s
+TL_ILP_LAT = 60  # the target: gap <= 5% within 60 s (of CPU time: --cpu-time)
 TL_DP = 60
+JOBS = 2  # workloads measured at once
+H_LAT = "## Latency (one request; `--semantics tarnawski`, the workloads' own devices)"
+H_TPUT = "## Throughput (max-load: time per sample of a pipelined split)"
+H_ACC = "## Throughput optimum for 2, 4 and 8 accelerators"
+
+
+def run_json(args):
+    out = subprocess.run([HSDAG] + args + ["--json"], check=True, capture_output=True, text=True,
+                         start_new_session=True).stdout
+    return json.loads(out)
+
+
+def in_parallel(fn, items):
+    """fn over items, JOBS at a time, results in items' order."""
+    with ThreadPoolExecutor(max_workers=JOBS) as ex:
+        return list(ex.map(fn, items))
 
 
 def expert(path, name, objective):
@@ -66,119 +85,146 @@ def row_of(cmp, method):
     return None
 
 
+def latency_row(w):
+    label, rel, theirs, ex = w
+    path = D + "latency-inputs/" + rel
+    c = run_json(["compare", path, "--methods", "greedy-tarnawski,heft,metis,pipedream,dp,local-search,ilp",
+                  "--time-limit", str(TL_ILP_LAT), "--cpu-time"])
+    ls2 = run_json(["place", path, "--method", "local-search", "--max-evals", "200000", "--time-limit",
+                    str(TL_ILP_LAT), "--cpu-time"])
+    e = expert(path, ex, "latency")
+    cells = {}
+    for m in ["greedy-tarnawski", "dp", "pipedream", "heft", "local-search", "ilp"]:
+        r = row_of(c, m)
+        cells[m] = fmt(r["latency_ms"], r["feasible"], 1) if r and r["latency_ms"] is not None else "n/a"
+    ilp = row_of(c, "ilp")
+    bound = ilp.get("method_bound_ms") if ilp else None
+    gap = "-" if bound is None or not ilp["objective_ms"] else "%.1f%%" % (
+        100 * (ilp["objective_ms"] - bound) / ilp["objective_ms"])
+    best = min([m["latency_ms"] for m in c["methods"] if m["feasible"] and m["latency_ms"] is not None] +
+               ([ls2["latency_ms"]] if ls2["feasible"] else []))
+    gain = 100 * (theirs - best) / theirs
+    line = "| %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f | %.1f%% |" % (
+        label, theirs, cells["greedy-tarnawski"], fmt(e["latency_ms"], e["feasible"]) if e else "-",
+        cells["dp"], cells["pipedream"], cells["heft"], cells["local-search"],
+        fmt(ls2["latency_ms"], ls2["feasible"]), cells["ilp"], fmt(bound, True, 1), gap,
+        c["lower_bound_ms"], ilp["cpu_s"] if ilp else 0, gain)
+    return line, gain, gap, (ilp["note"] if ilp else "")
+
+
 def latency(L):
-    L.append("## Latency (one request; `--semantics tarnawski`, the workloads' own devices)")
+    L.append(H_LAT)
     L.append("")
     L.append("`hsdag compare W --methods greedy-tarnawski,heft,metis,pipedream,dp,local-search,ilp "
-             "--time-limit %d` on each of `tests/data/tarnawski/latency-inputs`, plus local search with "
-             "200,000 evaluations (`place --method local-search --max-evals 200000 --time-limit %d`). "
+             "--time-limit %d --cpu-time` on each of `tests/data/tarnawski/latency-inputs`, plus local search "
+             "with 200,000 evaluations (`place --method local-search --max-evals 200000 --time-limit %d "
+             "--cpu-time`). `--cpu-time`: the ilp's and local search's time limits count CPU seconds of the "
+             "placing thread, not wall time (the machine that made this table was shared by six sessions: 60 s "
+             "of wall time there was 2-3 s of CPU); the other methods' limits (dp, pipedream) count wall time. "
              "ms; `!` = infeasible (memory cap or accelerator count). *their greedy*: their published "
              "figure; *expert*: the human-expert split (made for the throughput inputs' 6 x 16 GiB "
              "accelerators, so infeasible here); *dp*: their max-load DP baseline (the throughput optimum, "
-             "scored by latency); *ilp*: their latency IP on GLPK, warm-started, %d s, with its bound over "
-             "contiguous splits (each accelerator one contiguous subgraph); *cp*: the critical-path bound, "
-             "valid for every placement. *best vs greedy*: the best of our feasible rows against their "
-             "greedy." % (TL_ILP_LAT, TL_ILP_LAT, TL_ILP_LAT))
+             "scored by latency); *ilp*: their latency IP on GLPK, warm-started, %d CPU s, with its bound over "
+             "contiguous splits (each accelerator one contiguous subgraph) and the proven gap; *cp*: the "
+             "critical-path bound, valid for every placement; *ilp CPU s*: the CPU seconds the ilp took (GLPK "
+             "looks at the limit between its steps only, so it can run over). *best vs greedy*: the best of "
+             "our feasible rows against their greedy." % (TL_ILP_LAT, TL_ILP_LAT, TL_ILP_LAT))
     L.append("")
     L.append("| workload | their greedy | greedy-tarnawski | expert | dp | pipedream | heft | local-search "
-             "| local-search 200k | ilp | ilp bound | cp bound | ilp s | best vs greedy |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    gains = []
-    for label, rel, theirs, ex in LAT:
-        path = D + "latency-inputs/" + rel
-        c = run_json(["compare", path, "--methods", "greedy-tarnawski,heft,metis,pipedream,dp,local-search,ilp",
-                      "--time-limit", str(TL_ILP_LAT)])
-        ls2 = run_json(["place", path, "--method", "local-search", "--max-evals", "200000", "--time-limit",
-                        str(TL_ILP_LAT)])
-        e = expert(path, ex, "latency")
-        cells = {}
-        for m in ["greedy-tarnawski", "dp", "pipedream", "heft", "local-search", "ilp"]:
-            r = row_of(c, m)
-            cells[m] = fmt(r["latency_ms"], r["feasible"], 1) if r and r["latency_ms"] is not None else "n/a"
-        ilp = row_of(c, "ilp")
-        bound = ilp.get("method_bound_ms") if ilp else None
-        best = min([m["latency_ms"] for m in c["methods"] if m["feasible"] and m["latency_ms"] is not None] +
-                   ([ls2["latency_ms"]] if ls2["feasible"] else []))
-        gain = 100 * (theirs - best) / theirs
-        gains.append(gain)
-        L.append("| %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f | %.1f%% |" % (
-            label, theirs, cells["greedy-tarnawski"], fmt(e["latency_ms"], e["feasible"]) if e else "-",
-            cells["dp"], cells["pipedream"], cells["heft"], cells["local-search"],
-            fmt(ls2["latency_ms"], ls2["feasible"]), cells["ilp"], fmt(bound, True, 1),
-            c["lower_bound_ms"], ilp["wall_s"] if ilp else 0, gain))
-    gains.sort()
+             "| local-search 200k | ilp | ilp bound | ilp gap | cp bound | ilp CPU s | best vs greedy |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    rows = in_parallel(latency_row, LAT)
+    gains = sorted(r[1] for r in rows)
+    L.extend(r[0] for r in rows)
     med = (gains[3] + gains[4]) / 2
     L.append("")
     # strictly better: by more than the published figures' rounding (the 0.1% parity tolerance)
     L.append("Best of ours against their greedy: median %.1f%% better (target: at least 10%%), never worse "
              "(%d of 8 better by more than 0.1%%)." % (med, sum(1 for g in gains if g > 0.1)))
+    within = sum(1 for r in rows if r[2] != "-" and float(r[2].rstrip("%")) <= 5)
     L.append("")
+    L.append("The MILP proves a gap of at most 5%% on %d of 8 (target: 6 of 8). Its notes (where the time "
+             "went, the model's size):" % within)
+    L.append("")
+    for w, r in zip(LAT, rows):
+        L.append("- %s: %s" % (w[0], r[3]))
+    L.append("")
+
+
+def throughput_row(w):
+    label, rel, theirs, ex = w
+    path = D + "throughput-inputs/" + rel
+    c = run_json(["compare", path, "--objective", "throughput", "--methods",
+                  "greedy-tarnawski,pipedream,dp,local-search", "--time-limit", str(TL_DP)])
+    ilp = run_json(["place", path, "--method", "ilp", "--objective", "throughput", "--time-limit", "10",
+                    "--cpu-time"])
+    e = expert(path, ex, "throughput")
+    dp = row_of(c, "dp")
+    diff = "-" if theirs is None else "%.1e" % (abs(dp["objective_ms"] - theirs) / theirs)
+    cells = {}
+    for m in ["greedy-tarnawski", "pipedream", "local-search"]:
+        r = row_of(c, m)
+        cells[m] = fmt(r["objective_ms"], r["feasible"], 3)
+    return ("| %s | %s | %s%s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.3f |" % (
+        label, "did not finish" if theirs is None else "%.4f" % theirs, fmt(dp["objective_ms"], dp["feasible"], 4),
+        "" if dp["optimal"] else " (not proven)", diff, dp["cpu_s"],
+        fmt(e["objective_ms"], e["feasible"], 3) if e else "-", cells["greedy-tarnawski"], cells["pipedream"],
+        cells["local-search"], fmt(ilp["objective_ms"], ilp["feasible"], 3),
+        fmt(ilp.get("method_bound_ms"), True, 3), c["lower_bound_ms"]))
 
 
 def throughput(L):
-    L.append("## Throughput (max-load: time per sample of a pipelined split)")
+    L.append(H_TPUT)
     L.append("")
     L.append("`hsdag compare W --objective throughput --methods greedy-tarnawski,pipedream,dp,local-search,ilp "
-             "--time-limit T` on each of `tests/data/tarnawski/throughput-inputs` (T = %d s for dp, 10 s for "
-             "ilp: `place --method ilp --objective throughput --time-limit 10`). ms. *their dp*: their "
+             "--time-limit T` on each of `tests/data/tarnawski/throughput-inputs` (T = %d s of wall time for dp; "
+             "the ilp: `place --method ilp --objective throughput --time-limit 10 --cpu-time`, 10 CPU s). ms; "
+             "*dp CPU s*: the CPU seconds dp took. *their dp*: their "
              "dp.exe's maxLoad; *rel. diff*: |ours - theirs| / theirs; *expert*: the human-expert split "
              "(training workloads without one use the inference split, backward nodes following their "
              "colour class, as their -expert does); *bound*: max-class / work per device, valid for every "
              "placement; *ilp*: the chain-of-ideals MILP, its incumbent / bound." % TL_DP)
     L.append("")
-    L.append("| workload | their dp | dp | rel. diff | dp s | expert | greedy-tarnawski | pipedream "
+    L.append("| workload | their dp | dp | rel. diff | dp CPU s | expert | greedy-tarnawski | pipedream "
              "| local-search | ilp | ilp bound | bound |")
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for label, rel, theirs, ex in TPUT:
-        path = D + "throughput-inputs/" + rel
-        c = run_json(["compare", path, "--objective", "throughput", "--methods",
-                      "greedy-tarnawski,pipedream,dp,local-search", "--time-limit", str(TL_DP)])
-        ilp = run_json(["place", path, "--method", "ilp", "--objective", "throughput", "--time-limit", "10"])
-        e = expert(path, ex, "throughput")
-        dp = row_of(c, "dp")
-        diff = "-" if theirs is None else "%.1e" % (abs(dp["objective_ms"] - theirs) / theirs)
-        cells = {}
-        for m in ["greedy-tarnawski", "pipedream", "local-search"]:
-            r = row_of(c, m)
-            cells[m] = fmt(r["objective_ms"], r["feasible"], 3)
-        L.append("| %s | %s | %s%s | %s | %.2f | %s | %s | %s | %s | %s | %s | %.3f |" % (
-            label, "did not finish" if theirs is None else "%.4f" % theirs, fmt(dp["objective_ms"], dp["feasible"], 4),
-            "" if dp["optimal"] else " (not proven)", diff, dp["wall_s"],
-            fmt(e["objective_ms"], e["feasible"], 3) if e else "-", cells["greedy-tarnawski"], cells["pipedream"],
-            cells["local-search"], fmt(ilp["objective_ms"], ilp["feasible"], 3),
-            fmt(ilp.get("method_bound_ms"), True, 3), c["lower_bound_ms"]))
+    L.extend(in_parallel(throughput_row, TPUT))
     L.append("")
     L.append("Local search is not restricted to contiguous splits, which is why it can beat the contiguous "
              "optimum (their DP's and ours).")
     L.append("")
 
 
+def accelerators_row(iw):
+    i, (label, rel, _, _) = iw
+    tmp = "/tmp/hsdag-results-tw-%d-%d.json" % (os.getpid(), i)
+    with open(D + "throughput-inputs/" + rel) as f:
+        j = json.load(f)
+    cells = []
+    for k in (2, 4, 8):
+        j["maxFPGAs"] = k
+        with open(tmp, "w") as f:
+            json.dump(j, f)
+        dp = run_json(["place", tmp, "--method", "dp", "--objective", "throughput", "--time-limit", str(TL_DP)])
+        pd = run_json(["place", tmp, "--method", "pipedream", "--objective", "throughput"])
+        cells.append("%s (%.1f)" % (fmt(dp["objective_ms"], dp["feasible"], 3) +
+                                     ("" if dp["optimal"] else " not proven"), dp["cpu_s"]))
+        cells.append(fmt(pd["objective_ms"], pd["feasible"], 3))
+    os.unlink(tmp)
+    return "| %s | %s |" % (label, " | ".join(cells))
+
+
 def accelerators(L):
-    L.append("## Throughput optimum for 2, 4 and 8 accelerators")
+    L.append(H_ACC)
     L.append("")
     L.append("Each throughput workload with `maxFPGAs` set to K (a copy in /tmp; the memory cap and the one "
              "CPU as in the file): `place --method dp --objective throughput --time-limit %d` and "
-             "`--method pipedream`. ms (dp seconds in brackets); *pd*: the PipeDream-style chain DP." % TL_DP)
+             "`--method pipedream`. ms (dp CPU seconds in brackets; its limit counts wall time); *pd*: the "
+             "PipeDream-style chain DP." % TL_DP)
     L.append("")
     L.append("| workload | dp K=2 | pd K=2 | dp K=4 | pd K=4 | dp K=8 | pd K=8 |")
     L.append("|---|---|---|---|---|---|---|")
-    tmp = "/tmp/hsdag-results-tw-%d.json" % os.getpid()
-    for label, rel, _, _ in TPUT:
-        with open(D + "throughput-inputs/" + rel) as f:
-            j = json.load(f)
-        cells = []
-        for k in (2, 4, 8):
-            j["maxFPGAs"] = k
-            with open(tmp, "w") as f:
-                json.dump(j, f)
-            dp = run_json(["place", tmp, "--method", "dp", "--objective", "throughput", "--time-limit",
-                           str(TL_DP)])
-            pd = run_json(["place", tmp, "--method", "pipedream", "--objective", "throughput"])
-            cells.append("%s (%.1f)" % (fmt(dp["objective_ms"], dp["feasible"], 3) +
-                                         ("" if dp["optimal"] else " not proven"), dp["wall_s"]))
-            cells.append(fmt(pd["objective_ms"], pd["feasible"], 3))
-        L.append("| %s | %s |" % (label, " | ".join(cells)))
-    os.unlink(tmp)
+    L.extend(in_parallel(accelerators_row, list(enumerate(TPUT))))
     L.append("")
 
 
@@ -189,6 +235,24 @@ def generate(L):
              "`greedy-tarnawski`, their throughput DP is `dp`, their latency IP is `ilp` under "
              "`--semantics tarnawski`.")
     L.append("")
-    latency(L)
-    throughput(L)
-    accelerators(L)
+    # HSDAG_TW_TABLES: the tables to measure (default all); the others are kept from the current
+    # docs/results/tarnawski.md, marked as such
+    want = os.environ.get("HSDAG_TW_TABLES", "latency,throughput,accelerators").split(",")
+    for name, head, fn in (("latency", H_LAT, latency), ("throughput", H_TPUT, throughput),
+                           ("accelerators", H_ACC, accelerators)):
+        if name in want:
+            fn(L)
+        else:
+            keep(L, head)
+
+
+def keep(L, head):
+    """The table under heading head as the current docs/results/tarnawski.md has it."""
+    with open("docs/results/tarnawski.md") as f:
+        old = f.read().split("\n")
+    i = old.index(head)
+    j = next((k for k in range(i + 1, len(old)) if old[k].startswith("## ")), len(old))
+    L.append(head)
+    L.append("")
+    L.append("*(Not measured again by the last run: kept from the one before it.)*")
+    L.extend(old[i + 1:j])

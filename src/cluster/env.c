@@ -2,7 +2,7 @@
  * arrivals,
  *   the blocking rules, the RL step API (observe / step) and the episode metrics.
  * Not here: RAMP placement and the lookahead simulation (ramp.c), built-in policies (policy.c).
- * Entry points: hsdag_cluster_config_default, hsdag_cluster_create/free,
+ * Entry points: hsdag_cluster_config_default, hsdag_cluster_create/free, hsdag_cluster_check_graph,
  * hsdag_cluster_reset/observe/step/done,
  *   hsdag_cluster_metrics_get, hsdag_cluster_try_place, hsdag_cluster_force_next. */
 #include "cluster_internal.h"
@@ -213,6 +213,32 @@ static void cl_model_features(cl_model *m, int32_t *depth, int32_t *queue)
     }
 }
 
+/* The dependencies of the split graphs the lookahead simulates (degree 1 and every even degree with a block
+ * shape), summed into *sum; refuses (ELIMIT) a degree above HSDAG_CLUSTER_MAX_SPLIT_DEPS. p is scratch of
+ * m->n + 1 ops. 0 or -1. */
+static int cl_model_split_deps(int64_t *sum, const cl_model *m, const hsdag_cluster_config *c, cl_place *p,
+                               const char *name, hsdag_err *e)
+{
+    int32_t W = c->n_cgs * c->n_racks * c->n_servers;
+    uint8_t busy[HSDAG_CLUSTER_MAX_SERVERS];
+    memset(busy, 0, sizeof busy);
+    *sum = 0;
+    for (int32_t a = 1; a <= HSDAG_CLUSTER_MAX_DEGREE; a += a == 1 ? 1 : 2) {
+        if (a > W || !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a) ||
+            cl_job_place(m, c, busy, a, p) < 0)
+            continue;
+        long long nd = (long long)cl_job_split_deps(m, p);
+        if (nd > HSDAG_CLUSTER_MAX_SPLIT_DEPS)
+            return hsdag_err_set(
+                e, HSDAG_ELIMIT,
+                "%s: split at degree %d the graph has %lld dependencies, above the simulator's "
+                "limit of %d",
+                name, a, nd, HSDAG_CLUSTER_MAX_SPLIT_DEPS);
+        *sum += nd;
+    }
+    return 0;
+}
+
 /* The lookahead JCT of every degree on an empty cluster (ddls caches it per (model, degree)). 0 or -1. */
 static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c, const char *name, hsdag_err *e)
 {
@@ -224,19 +250,9 @@ static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c, const char 
     p.k = hsdag_calloc((size_t)n + 1, sizeof(int32_t));
     p.srv = hsdag_calloc(((size_t)n + 1) * HSDAG_CLUSTER_MAX_DEGREE, sizeof(int32_t));
     int rc = p.k && p.srv ? 0 : hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
+    int64_t sum = 0;
     /* refuse a graph too large to simulate before simulating any degree */
-    for (int32_t a = 2; a <= HSDAG_CLUSTER_MAX_DEGREE && rc == 0; a += 2) {
-        if (a > W || !cl_degree_has_shape(c->n_cgs, c->n_racks, c->n_servers, a) ||
-            cl_job_place(m, c, busy, a, &p) < 0)
-            continue;
-        long long nd = (long long)cl_job_split_deps(m, &p);
-        if (nd > HSDAG_CLUSTER_MAX_SPLIT_DEPS)
-            rc =
-                hsdag_err_set(e, HSDAG_ELIMIT,
-                              "%s: split at degree %d the graph has %lld dependencies, above the simulator's "
-                              "limit of %d",
-                              name, a, nd, HSDAG_CLUSTER_MAX_SPLIT_DEPS);
-    }
+    if (rc == 0) rc = cl_model_split_deps(&sum, m, c, &p, name, e);
     for (int32_t a = 0; a <= HSDAG_CLUSTER_MAX_DEGREE && rc == 0; a++) {
         m->pub.jct[a] = NAN;
         m->pub.n_servers_empty[a] = -1;
@@ -264,7 +280,7 @@ static int cl_model_jcts(cl_model *m, const hsdag_cluster_config *c, const char 
 
 /* Builds one model from a PipeDream forward graph. */
 static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsdag_graph *fwd,
-                          const char *name, hsdag_err *e)
+                          const char *name, int with_jcts, hsdag_err *e)
 {
     int rc = hsdag_pipedream_mirror(&m->job, fwd, e);
     if (rc < 0) return rc;
@@ -300,7 +316,7 @@ static int cl_model_build(cl_model *m, const hsdag_cluster_config *c, const hsda
     m->pub.total_op_mem = tot_mem;
     m->pub.total_dep_size = tot_dep;
     cl_model_features(m, depth, queue);
-    if ((rc = cl_model_jcts(m, c, name, e)) < 0) goto done;
+    if (with_jcts && (rc = cl_model_jcts(m, c, name, e)) < 0) goto done;
     rc = 0;
     goto done;
 oom:
@@ -362,6 +378,35 @@ static int cl_config_check(const hsdag_cluster_config *c, hsdag_err *e)
     return 0;
 }
 
+int hsdag_cluster_check_graph(const hsdag_cluster_config *c, const hsdag_graph *fwd, const char *name,
+                              size_t src_bytes, hsdag_err *e)
+{
+    int rc = cl_config_check(c, e);
+    if (rc < 0) return rc;
+    cl_model m;
+    memset(&m, 0, sizeof m);
+    cl_place p;
+    memset(&p, 0, sizeof p);
+    int64_t sum = 0;
+    if ((rc = cl_model_build(&m, c, fwd, name, 0, e)) == 0) {
+        p.k = hsdag_calloc((size_t)m.n + 1, sizeof(int32_t));
+        p.srv = hsdag_calloc(((size_t)m.n + 1) * HSDAG_CLUSTER_MAX_DEGREE, sizeof(int32_t));
+        rc = p.k && p.srv ? cl_model_split_deps(&sum, &m, c, &p, name, e)
+                          : hsdag_err_set(e, HSDAG_ENOMEM, "cluster: out of memory");
+    }
+    double cap = HSDAG_CLUSTER_DEPS_BASE + HSDAG_CLUSTER_DEPS_PER_BYTE * (double)src_bytes;
+    if (rc == 0 && (double)sum > cap)
+        rc = hsdag_err_set(
+            e, HSDAG_ELIMIT,
+            "%s: the lookahead would simulate %lld dependencies for a %zu-byte graph, above the "
+            "limit of %d + %d per byte",
+            name, (long long)sum, src_bytes, HSDAG_CLUSTER_DEPS_BASE, HSDAG_CLUSTER_DEPS_PER_BYTE);
+    cl_model_free(&m);
+    hsdag_free(p.k);
+    hsdag_free(p.srv);
+    return rc;
+}
+
 int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c, const hsdag_graph *const *graphs,
                          const char *const *names, int32_t n_graphs, hsdag_err *e)
 {
@@ -395,7 +440,7 @@ int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c, con
         if (graphs) {
             char nm[32];
             snprintf(nm, sizeof nm, "graph%d", i);
-            rc = cl_model_build(&env->models[i], c, graphs[i], names && names[i] ? names[i] : nm, e);
+            rc = cl_model_build(&env->models[i], c, graphs[i], names && names[i] ? names[i] : nm, 1, e);
         } else {
             const char *nm = NULL;
             hsdag_buf b = {0};
@@ -405,7 +450,7 @@ int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c, con
                 rc = hsdag_pipedream_read(&fwd, b.data, b.len, nm, e);
             else
                 hsdag_err_set(e, rc, "cluster: out of memory");
-            if (rc == 0) rc = cl_model_build(&env->models[i], c, fwd, nm, e);
+            if (rc == 0) rc = cl_model_build(&env->models[i], c, fwd, nm, 1, e);
             hsdag_graph_free(fwd);
             hsdag_buf_free(&b);
         }

@@ -7,6 +7,7 @@
 #include "cluster_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int32_t hsdag_ramp_split(double compute, double quantum, int32_t a)
@@ -424,17 +425,20 @@ static int cl_symmetric(const cl_dep *deps, const int32_t *idx, int32_t cnt, con
     return ok;
 }
 
-/* flow completions, ordered by (time, dep) in the core heap */
+/* Flow completions in the core heap, one event per group of an op's out-deps that arrive at the same time:
+ * the op's flows all start at its completion (rel) and its out-deps are sorted by run time (la_out_csr), so
+ * the event at t covers out_dep[pos..] while rel + x == t, then moves on to the next run time. Ordered by
+ * (time, pos); pos is unique among live events. */
 typedef struct cl_ev {
-    double t;
-    int32_t dep;
+    double t, rel;
+    int32_t pos, end;
 } cl_ev;
 
 static int cl_ev_less(const void *a, const void *b, void *ctx)
 {
     const cl_ev *x = a, *y = b;
     (void)ctx;
-    return x->t < y->t || (x->t == y->t && x->dep < y->dep);
+    return x->t < y->t || (x->t == y->t && x->pos < y->pos);
 }
 
 /* per-server ready ops in the core heap (ctx = op costs): the smallest compute runs, ties to the later op */
@@ -575,7 +579,7 @@ done:
 
 /* Run times (ddls sets one-to-one times, then the collective groups of split ops over them): the groups'
  * (la_groups), every sync pair a 2-dep collective, else one-to-one. A dep on one server or of size 0 is not a
- * flow (time 0). All sizes are read before any time is written; parents counted. 0 or -1. */
+ * flow (time 0; so are times that are not positive). All sizes are read before any time is written; parents counted. 0 or -1. */
 static int la_times(cl_la *s, const cl_model *m, const cl_place *p, const hsdag_cluster_config *c)
 {
     int32_t n_graph = s->n_graph, nd = s->n_deps;
@@ -592,7 +596,7 @@ static int la_times(cl_la *s, const cl_model *m, const cl_place *p, const hsdag_
         double T = cl_collective(deps, pair, 2, server, c);
         for (int q = 0; q < 2; q++) {
             cl_dep *d = &deps[t + q];
-            d->x = server[d->src] == server[d->dst] || d->x == 0 ? 0.0 : T * tscale;
+            d->x = server[d->src] == server[d->dst] || d->x == 0 || !(T * tscale > 0) ? 0.0 : T * tscale;
         }
     }
     for (int32_t t = 0; t < n_graph; t++) {
@@ -600,14 +604,63 @@ static int la_times(cl_la *s, const cl_model *m, const cl_place *p, const hsdag_
         int flow = server[d->src] != server[d->dst] && d->x != 0;
         double T = dt_grp[t] >= 0 ? dt_grp[t]
                                   : c->prop_latency + 2.0 * c->io_latency + d->x / (c->node_bw / c->n_cgs);
-        d->x = flow ? T * tscale : 0.0;
+        d->x = flow && T * tscale > 0 ? T * tscale : 0.0; /* not a flow, NaN, negative: instant */
         s->npar[d->dst]++;
     }
     hsdag_free(dt_grp);
     return 0;
 }
 
-/* The out-dep CSR of the ops. 0 or -1. */
+/* (run time, dep) of one out-dep, for sorting an op's flows */
+typedef struct cl_flow_key {
+    double x;
+    int32_t dep;
+} cl_flow_key;
+
+static int cl_flow_key_cmp(const void *a, const void *b)
+{
+    const cl_flow_key *p = a, *q = b;
+    if (p->x != q->x) return p->x < q->x ? -1 : 1;
+    return (p->dep > q->dep) - (p->dep < q->dep);
+}
+
+/* Orders the out-deps od[0..cnt) of one op: the instant ones (run time 0) first, in dep order, then the flows
+ * by (run time, dep). od comes in dep order, so when the flows alone are in order (the common case) a stable
+ * partition does it; else a sort. 0 or -1 (ENOMEM). */
+static int la_sort_out(int32_t *od, int32_t cnt, const cl_dep *deps, cl_flow_key **tmp, size_t *cap_tmp)
+{
+    int sorted = 1;
+    int32_t n_flow = 0, last = -1;
+    for (int32_t i = 0; i < cnt; i++) {
+        double b = deps[od[i]].x;
+        if (b <= 0) continue;
+        if (last >= 0 && deps[last].x > b) sorted = 0;
+        last = od[i];
+        n_flow++;
+    }
+    if (n_flow == 0 || n_flow == cnt) {
+        if (sorted) return 0;
+    }
+    if (hsdag_grow((void **)tmp, cap_tmp, (size_t)cnt, sizeof(cl_flow_key)) < 0) return -1;
+    cl_flow_key *k = *tmp;
+    if (sorted) { /* stable partition: instant deps in place, the flows after them */
+        int32_t z = 0, f = 0;
+        for (int32_t i = 0; i < cnt; i++) {
+            if (deps[od[i]].x <= 0)
+                od[z++] = od[i];
+            else
+                k[f++].dep = od[i];
+        }
+        for (int32_t i = 0; i < f; i++) od[z + i] = k[i].dep;
+        return 0;
+    }
+    for (int32_t i = 0; i < cnt; i++) k[i] = (cl_flow_key){deps[od[i]].x, od[i]};
+    qsort(k, (size_t)cnt, sizeof(cl_flow_key), cl_flow_key_cmp);
+    for (int32_t i = 0; i < cnt; i++) od[i] = k[i].dep;
+    return 0;
+}
+
+/* The out-dep CSR of the ops, each op's out-deps ordered by run time (la_sort_out). 0 or -1. */
 static int la_out_csr(cl_la *s)
 {
     int32_t nd = s->n_deps, n_ops = s->n_ops;
@@ -620,7 +673,13 @@ static int la_out_csr(cl_la *s)
     for (int32_t t = 0; t < nd; t++) s->out_dep[out_off[s->deps[t].src]++] = t;
     for (int32_t o = n_ops; o > 0; o--) out_off[o] = out_off[o - 1];
     out_off[0] = 0;
-    return 0;
+    cl_flow_key *tmp = NULL;
+    size_t cap_tmp = 0;
+    int rc = 0;
+    for (int32_t o = 0; o < n_ops && rc == 0; o++)
+        rc = la_sort_out(s->out_dep + out_off[o], out_off[o + 1] - out_off[o], s->deps, &tmp, &cap_tmp);
+    hsdag_free(tmp);
+    return rc;
 }
 
 /* One step of the event loop at the next event: ops completing (their heaps popped) and flows arriving go on
@@ -657,8 +716,16 @@ static int la_advance(double *now, cl_la *s, hsdag_heap *rh, int32_t W, hsdag_he
     for (const cl_ev *top; (top = hsdag_heap_top(flows)) && top->t <= *now;) {
         cl_ev ev;
         hsdag_heap_pop(flows, &ev);
-        if (hsdag_grow((void **)stack, cap_stack, (size_t)*sp + 1, sizeof(int32_t)) < 0) return -1;
-        (*stack)[(*sp)++] = -1 - ev.dep;
+        int32_t q = ev.pos;
+        while (q < ev.end && ev.rel + s->deps[s->out_dep[q]].x <= ev.t) q++;
+        if (hsdag_grow((void **)stack, cap_stack, (size_t)*sp + (size_t)(q - ev.pos), sizeof(int32_t)) < 0)
+            return -1;
+        for (int32_t i = ev.pos; i < q; i++) (*stack)[(*sp)++] = -1 - s->out_dep[i];
+        if (q < ev.end) { /* the op's next run time */
+            ev.pos = q;
+            ev.t = ev.rel + s->deps[s->out_dep[q]].x;
+            if (hsdag_heap_push(flows, &ev) < 0) return -1;
+        }
     }
     return 1;
 }
@@ -691,17 +758,13 @@ static int la_run(double *step, cl_la *s, const hsdag_cluster_config *c)
         while (sp > 0) {
             int32_t x = stack[--sp];
             if (x >= 0) {
-                int32_t cnt = s->out_off[x + 1] - s->out_off[x];
-                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + cnt + 1, sizeof(int32_t)) < 0)
+                int32_t t = s->out_off[x], end = s->out_off[x + 1];
+                if (hsdag_grow((void **)&stack, &cap_stack, (size_t)sp + (end - t) + 1, sizeof(int32_t)) < 0)
                     goto done;
-                for (int32_t t = s->out_off[x]; t < s->out_off[x + 1]; t++) {
-                    int32_t d = s->out_dep[t];
-                    if (deps[d].x > 0) {
-                        cl_ev ev = {now + deps[d].x, d};
-                        if (hsdag_heap_push(&flows, &ev) < 0) goto done;
-                    } else {
-                        stack[sp++] = -1 - d;
-                    }
+                for (; t < end && deps[s->out_dep[t]].x <= 0; t++) stack[sp++] = -1 - s->out_dep[t];
+                if (t < end) { /* the flows: one event per distinct arrival time */
+                    cl_ev ev = {now + deps[s->out_dep[t]].x, now, t, end};
+                    if (hsdag_heap_push(&flows, &ev) < 0) goto done;
                 }
             } else {
                 int32_t d = -1 - x;

@@ -18,6 +18,7 @@
 #include "place_int.h"
 
 #include <glpk.h>
+#include <limits.h>
 
 #define ILP_MAX_COLS 400000
 
@@ -35,37 +36,56 @@ void place_ilp_callback(glp_tree *tree, void *info)
         cb->heur_given = 1;
         glp_ios_heur_sol(tree, cb->heur);
     }
+    if (cb->cpu_end > 0 && hsdag_cpu_now() > cb->cpu_end) glp_ios_terminate(tree);
 }
 
-void place_ilp_solve(glp_prob *lp, double deadline, int cuts, place_ilp_cb *cb, place_ilp_run *out)
+/* glp_simplex until end on the clock of cpu: one call on the wall clock; on the CPU clock, wall slices of the
+ * CPU time left, each resuming from the basis the last one left, until solved or the CPU time is spent. */
+static int ilp_simplex(glp_prob *lp, glp_smcp *sp, double end, int cpu)
+{
+    for (;;) {
+        int sr = glp_simplex(lp, sp);
+        double left = end - place_clock(cpu);
+        if (!cpu || sr != GLP_ETMLIM || left < 0.01) return sr;
+        sp->tm_lim = (int)fmax(1, fmin(left * 1e3, 2e9));
+    }
+}
+
+void place_ilp_solve(glp_prob *lp, double deadline, int cpu, int cuts, place_ilp_cb *cb, place_ilp_run *out)
 {
     memset(out, 0, sizeof *out);
     out->ir = -1;
     out->mip_status = GLP_UNDEF;
     out->obj = out->bound = NAN;
+    out->cpu = cpu;
+    double c0 = place_clock(cpu);
     glp_smcp sp;
     glp_init_smcp(&sp);
     sp.msg_lev = GLP_MSG_OFF;
-    sp.tm_lim = (int)fmax(1, fmin(0.7 * (deadline - hsdag_now()) * 1e3, 2e9));
+    double lp_s = 0.7 * (deadline - place_clock(cpu));
+    sp.tm_lim = (int)fmax(1, fmin(lp_s * 1e3, 2e9));
     /* GLPK's iterative scaling costs more than it gains on big models (23 s of a 30 s limit on a 10,000-op
      * graph) and the objective is already O(1): only small ones get it */
     if (glp_get_num_nz(lp) < 200000) glp_scale_prob(lp, GLP_SF_AUTO);
-    out->sr = glp_simplex(lp, &sp);
+    out->sr = ilp_simplex(lp, &sp, place_clock(cpu) + lp_s, cpu);
+    out->lp_s = place_clock(cpu) - c0;
     out->lp_status = glp_get_status(lp);
     out->lp_ok = out->sr == 0 && out->lp_status == GLP_OPT;
     if (!out->lp_ok) return;
     cb->bound = glp_get_obj_val(lp);
-    double left = deadline - hsdag_now();
+    double left = deadline - place_clock(cpu);
     if (left > 0) {
         glp_iocp ip;
         glp_init_iocp(&ip);
         ip.msg_lev = GLP_MSG_OFF;
         ip.tm_lim = (int)fmax(1, fmin(0.95 * left * 1e3, 2e9));
+        if (cpu) ip.tm_lim = INT_MAX, cb->cpu_end = hsdag_cpu_now() + 0.95 * left;
         ip.cb_func = place_ilp_callback;
         ip.cb_info = cb;
         if (cuts) ip.mir_cuts = ip.gmi_cuts = GLP_ON;
         out->ir = glp_intopt(lp, &ip);
         out->mip_status = glp_mip_status(lp);
+        out->mip_s = place_clock(cpu) - c0 - out->lp_s;
     }
     if (out->mip_status == GLP_OPT || out->mip_status == GLP_FEAS) out->obj = glp_mip_obj_val(lp);
     out->bound = out->mip_status == GLP_OPT && out->ir == 0 ? out->obj : cb->bound;
@@ -80,14 +100,17 @@ void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double st
     if (run->lp_ok)
         snprintf(
             r->note, sizeof r->note,
-            "%s: incumbent %.6g ms, bound %.6g ms (contiguous splits), proven gap %.3g%%; start %.6g ms%s",
+            "%s: incumbent %.6g ms, bound %.6g ms (contiguous splits), proven gap %.3g%%; start %.6g ms%s; "
+            "%s s: LP %.3g, branch-and-cut %.3g",
             r->optimal ? "optimal" : "time limit", obj_s * 1e3, r->bound_s * 1e3,
             obj_s > 0 ? 100 * (obj_s - r->bound_s) / obj_s : 0.0, start_s * 1e3,
-            obj_s < start_s * (1 - 1e-9) ? "" : " (kept)");
+            obj_s < start_s * (1 - 1e-9) ? "" : " (kept)", run->cpu ? "CPU" : "wall", run->lp_s, run->mip_s);
     else
-        snprintf(r->note, sizeof r->note,
-                 "LP relaxation not solved within the time limit (glpk %d/%d): the start, %.6g ms, no bound",
-                 run->sr, run->lp_status, start_s * 1e3);
+        snprintf(
+            r->note, sizeof r->note,
+            "LP relaxation not solved within the time limit (glpk %d/%d, %.3g %s s): the start, %.6g ms, "
+            "no bound",
+            run->sr, run->lp_status, run->lp_s, run->cpu ? "CPU" : "wall", start_s * 1e3);
 }
 
 int hsdag_place_bound_contiguous(double *bound_s, const char **method, char *note, size_t note_len,
@@ -127,7 +150,8 @@ static int milp_body(void *ctx, hsdag_err *e)
     glp_prob *lp = glp_create_prob();
     int rc = 0;
     if ((rc = mr->build(mr->ctx, lp, e)) < 0 || (rc = place_glpk_prepare(lp, "ilp", e)) < 0) goto done;
-    if (hsdag_now() - mr->t0 > 0.5 * mr->tl) { /* building alone took half the time: no point in solving */
+    if (place_clock(mr->cpu) - mr->t0 >
+        0.5 * mr->tl) { /* building alone took half the time: no point in solving */
         snprintf(r->note, sizeof r->note,
                  "model of %d rows x %d columns too large for the time limit: the start",
                  glp_get_num_rows(lp), glp_get_num_cols(lp));
@@ -143,7 +167,7 @@ static int milp_body(void *ctx, hsdag_err *e)
     }
     place_ilp_cb cb = {.bound = -INFINITY, .heur = mr->fill(mr->ctx, s->x) == 0 ? s->x : NULL};
     place_ilp_run run;
-    place_ilp_solve(lp, mr->t0 + mr->tl, mr->cuts, &cb, &run);
+    place_ilp_solve(lp, mr->t0 + mr->tl, mr->cpu, mr->cuts, &cb, &run);
     if (isfinite(run.obj))
         for (int j = 1; j <= ncols; j++) s->sol[j] = glp_mip_col_val(lp, j);
     double obj = mr->ub;      /* seconds */
@@ -153,6 +177,8 @@ static int milp_body(void *ctx, hsdag_err *e)
     }
     /* the bound holds below the start's value (M), for every solution better than the start */
     place_ilp_report(r, &run, mr->ub, obj);
+    size_t len = strlen(r->note);
+    snprintf(r->note + len, sizeof r->note - len, "; %d x %d model", glp_get_num_rows(lp), ncols);
 done:
     glp_delete_prob(lp);
     return rc;
@@ -241,35 +267,87 @@ static int ilp_fits(const hsdag_place_problem *p, const int32_t *dev)
     return 1;
 }
 
-/* p: the model's problem (orig itself, or orig on coarsened groups); the heuristics run on orig and their
- * placements are moved onto p's groups (each group to its first member's device). */
-static int ilp_start(hsdag_place_problem *p, hsdag_place_problem *orig, int32_t *best, int32_t *tmp)
+/* ---- start placements: each model's candidates, one search for the best ---- */
+
+/* A model's start candidates. make(ctx, i, dev, e) writes candidate i (0 <= i < n) into dev[n] and returns 1,
+ * 0 when there is none (skipped), or < 0: an error that ends the search. judge(ctx, dev, &sc) may adjust dev,
+ * scores it and returns 0 when it may not start the model. */
+typedef struct ilp_starts {
+    int n;
+    int (*make)(void *ctx, int i, int32_t *dev, hsdag_err *e);
+    int (*judge)(void *ctx, int32_t *dev, place_score *sc);
+    void *ctx;
+} ilp_starts;
+
+/* The best candidate into *best ([p->n], hsdag_malloc'ed: the caller frees it, on error too): the first one
+ * judged fit, then each one better (place_score_better), or any while the best has no finite latency.
+ * Returns 1, 0 when none was fit, or an error (make's, or HSDAG_ENOMEM). */
+static int ilp_best_start(const hsdag_place_problem *p, const ilp_starts *s, int32_t **best, hsdag_err *e)
 {
-    double bv = INFINITY;
-    hsdag_place_opts o = hsdag_place_opts_default();
-    for (int32_t d = 0; d < p->k + 3; d++) {
-        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
-        if (d < p->k) {
-            for (int32_t gi = 0; gi < p->n_groups; gi++)
-                place_group_set(p, tmp, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
-        } else if (d == p->k) {
-            if (p->k != 2 || hsdag_place_mincut_solve(p->c, tmp, NULL, NULL) < 0) continue;
-        } else if ((d == p->k + 1 ? place_greedy_tarnawski(orig, &o, tmp, &rep, NULL)
-                                  : place_heft(orig, &o, tmp, &rep, NULL)) < 0) {
-            continue;
-        }
-        for (int32_t gi = 0; gi < p->n_groups && p != orig && d >= p->k; gi++) {
-            int32_t dd = tmp[p->grp_node[p->grp_off[gi]]];
-            place_group_set(p, tmp, gi, place_group_ok(p, gi, dd) ? dd : place_group_fallback(p, gi));
-        }
-        if (!ilp_fits(p, tmp)) continue;
-        double v = hsdag_place_sequential_cost(p->c, tmp);
-        if (v < bv) {
-            bv = v;
-            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
-        }
+    int32_t *tmp = hsdag_alloc_n((size_t)p->n, sizeof *tmp, "ilp", e);
+    *best = tmp ? hsdag_alloc_n((size_t)p->n, sizeof **best, "ilp", e) : NULL;
+    if (!*best) {
+        hsdag_free(tmp);
+        return HSDAG_ENOMEM;
     }
-    return bv < INFINITY;
+    place_score bs = {0, INFINITY, INFINITY}, sc;
+    int have = 0, rc = 0;
+    for (int i = 0; i < s->n; i++) {
+        if ((rc = s->make(s->ctx, i, tmp, e)) < 0) break;
+        if (rc == 0 || !s->judge(s->ctx, tmp, &sc)) continue;
+        if (have && bs.latency_s < INFINITY && !place_score_better(sc, bs)) continue;
+        bs = sc, have = 1;
+        memcpy(*best, tmp, (size_t)p->n * sizeof *tmp);
+    }
+    hsdag_free(tmp);
+    return rc < 0 ? rc : have;
+}
+
+/* Every group on device d where it may run, else on its fallback. */
+static void ilp_single_start(const hsdag_place_problem *p, int32_t d, int32_t *dev)
+{
+    for (int32_t gi = 0; gi < p->n_groups; gi++)
+        place_group_set(p, dev, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
+}
+
+/* The sequential model's candidates: each device, the min cut on two devices, Tarnawski's greedy and HEFT,
+ * judged by ilp_fits and the sequential cost. p: the model's problem (orig itself, or orig on coarsened
+ * groups); the heuristics run on orig and their placements are moved onto p's groups (each group to its first
+ * member's device). */
+typedef struct seq_starts {
+    hsdag_place_problem *p, *orig;
+} seq_starts;
+
+static int seq_make(void *ctx, int i, int32_t *tmp, hsdag_err *e)
+{
+    (void)e;
+    seq_starts *s = ctx;
+    hsdag_place_problem *p = s->p, *orig = s->orig;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+    if (i < p->k) {
+        ilp_single_start(p, i, tmp);
+        return 1;
+    }
+    if (i == p->k) {
+        if (p->k != 2 || hsdag_place_mincut_solve(p->c, tmp, NULL, NULL) < 0) return 0;
+    } else if ((i == p->k + 1 ? place_greedy_tarnawski(orig, &o, tmp, &rep, NULL)
+                              : place_heft(orig, &o, tmp, &rep, NULL)) < 0) {
+        return 0;
+    }
+    for (int32_t gi = 0; gi < p->n_groups && p != orig; gi++) {
+        int32_t dd = tmp[p->grp_node[p->grp_off[gi]]];
+        place_group_set(p, tmp, gi, place_group_ok(p, gi, dd) ? dd : place_group_fallback(p, gi));
+    }
+    return 1;
+}
+
+static int seq_judge(void *ctx, int32_t *dev, place_score *sc)
+{
+    seq_starts *s = ctx;
+    if (!ilp_fits(s->p, dev)) return 0;
+    *sc = (place_score){1, 0, hsdag_place_sequential_cost(s->p->c, dev)};
+    return sc->latency_s < INFINITY;
 }
 
 /* The sequential model's column count on p's groups: X per group and device, Z per tensor with a consumer
@@ -407,102 +485,105 @@ static int ilp_build(const hsdag_place_problem *p, ilp_model *m, hsdag_err *e)
 
 /* Concurrent semantics on a small graph: the disjunctive model of ilp_conc.c, started from the best (by
  * simulation) of each single device, HEFT, m-ETF and the greedy. */
+static int conc_make(void *ctx, int i, int32_t *tmp, hsdag_err *e)
+{
+    hsdag_place_problem *p = ctx;
+    hsdag_place_opts so = hsdag_place_opts_default();
+    hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+    if (i < p->k) {
+        ilp_single_start(p, i, tmp);
+        return 1;
+    }
+    int rc = i == p->k       ? place_heft(p, &so, tmp, &rep, e)
+             : i == p->k + 1 ? place_metf(p, &so, tmp, &rep, e)
+                             : place_greedy_tarnawski(p, &so, tmp, &rep, e);
+    return rc < 0 ? rc : 1;
+}
+
+static int conc_judge(void *ctx, int32_t *dev, place_score *sc)
+{
+    *sc = place_evaluate(ctx, dev);
+    return 1;
+}
+
 static int ilp_concurrent(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                           hsdag_place_report *r, hsdag_err *e)
 {
-    int32_t *best = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *best);
-    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
-    int rc = 0;
-    if (!best || !tmp) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
-    }
-    place_score bs = {0, INFINITY, INFINITY};
-    hsdag_place_opts so = hsdag_place_opts_default();
-    for (int32_t d = 0; d < p->k + 3; d++) {
-        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
-        if (d < p->k) {
-            for (int32_t gi = 0; gi < p->n_groups; gi++)
-                place_group_set(p, tmp, gi, place_group_ok(p, gi, d) ? d : place_group_fallback(p, gi));
-        } else {
-            int prc = d == p->k       ? place_heft(p, &so, tmp, &rep, e)
-                      : d == p->k + 1 ? place_metf(p, &so, tmp, &rep, e)
-                                      : place_greedy_tarnawski(p, &so, tmp, &rep, e);
-            if (prc < 0) {
-                rc = prc;
-                goto done;
-            }
-        }
-        place_score sc = place_evaluate(p, tmp);
-        if (bs.latency_s == INFINITY || place_score_better(sc, bs)) {
-            bs = sc;
-            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
-        }
-    }
-    rc = place_ilp_concurrent(p, o, best, device, r, e);
-done:
+    ilp_starts st = {.n = p->k + 3, .make = conc_make, .judge = conc_judge, .ctx = p};
+    int32_t *best = NULL;
+    int rc = ilp_best_start(p, &st, &best, e);
+    if (rc > 0) rc = place_ilp_concurrent(p, o, best, device, r, e);
     hsdag_free(best);
-    hsdag_free(tmp);
     return rc;
 }
 
 /* Tarnawski latency: their IP (ilp_tw.c), started from the best contiguous split among --init, the greedy,
  * the PipeDream-style chain DP, CPU-only and local search (given a fifth of the time; its result is often
- * contiguous, and used only then). */
+ * contiguous, and used only then). A candidate that fails is skipped. */
+typedef struct tw_starts {
+    hsdag_place_problem *p;
+    const hsdag_place_opts *o;
+} tw_starts;
+
+static int tw_make(void *ctx, int i, int32_t *tmp, hsdag_err *e)
+{
+    (void)e;
+    tw_starts *s = ctx;
+    hsdag_place_problem *p = s->p;
+    const hsdag_place_opts *o = s->o;
+    hsdag_place_opts so = hsdag_place_opts_default();
+    so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
+    hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
+    if (i == 0) {
+        if (!o->init) return 0;
+        memcpy(tmp, o->init, (size_t)p->n * sizeof *tmp);
+        return 1;
+    }
+    if (i == 3) {
+        if (p->cpu < 0) return 0;
+        for (int32_t v = 0; v < p->n; v++) tmp[v] = p->cpu;
+        return 1;
+    }
+    if (i == 4) {
+        hsdag_place_opts lo = hsdag_place_opts_default();
+        lo.seed = o->seed;
+        lo.time_limit_cpu = o->time_limit_cpu;
+        lo.time_limit_s = o->time_limit_s > 0 ? 0.2 * o->time_limit_s : 2.0;
+        return place_local_search(p, &lo, tmp, &rep, NULL) < 0 ? 0 : 1;
+    }
+    int rc =
+        i == 1 ? place_greedy_tarnawski(p, &so, tmp, &rep, NULL) : place_pipedream(p, &so, tmp, &rep, NULL);
+    return rc < 0 ? 0 : 1;
+}
+
+/* Every CPU node on p->cpu (the model has one CPU), then: feasible and a contiguous split? */
+static int tw_judge(void *ctx, int32_t *tmp, place_score *sc)
+{
+    hsdag_place_problem *p = ((tw_starts *)ctx)->p;
+    if (p->cpu >= 0)
+        for (int32_t v = 0; v < p->n; v++)
+            if (p->devs->dev[tmp[v]].kind == HSDAG_DEV_CPU) tmp[v] = p->cpu;
+    *sc = place_evaluate(p, tmp);
+    return sc->feasible && place_tw_in_class(p, tmp);
+}
+
 static int ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                          hsdag_place_report *r, hsdag_err *e)
 {
-    int32_t *best = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *best);
-    int32_t *tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *tmp);
-    int rc = 0;
-    if (!best || !tmp) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-        goto done;
+    double t_start = place_clock(o->time_limit_cpu);
+    tw_starts ts = {.p = p, .o = o};
+    ilp_starts st = {.n = 5, .make = tw_make, .judge = tw_judge, .ctx = &ts};
+    int32_t *best = NULL;
+    int rc = ilp_best_start(p, &st, &best, e);
+    if (rc == 0) rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "ilp: no feasible contiguous split to start from");
+    if (rc > 0) {
+        /* the MILP gets what the starts left of the time limit (a tenth at least) */
+        hsdag_place_opts left = *o;
+        double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
+        left.time_limit_s = fmax(0.1 * tl, tl - (place_clock(o->time_limit_cpu) - t_start));
+        rc = place_ilp_tarnawski(p, &left, best, device, r, e);
     }
-    place_score bs = {0, INFINITY, INFINITY};
-    hsdag_place_opts so = hsdag_place_opts_default();
-    so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
-    double t_start = hsdag_now();
-    for (int i = 0; i < 5; i++) {
-        hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
-        int prc = 0;
-        if (i == 0) {
-            if (!o->init) continue;
-            memcpy(tmp, o->init, (size_t)p->n * sizeof *tmp);
-        } else if (i == 3) {
-            if (p->cpu < 0) continue;
-            for (int32_t v = 0; v < p->n; v++) tmp[v] = p->cpu;
-        } else if (i == 4) {
-            hsdag_place_opts lo = hsdag_place_opts_default();
-            lo.seed = o->seed;
-            lo.time_limit_s = o->time_limit_s > 0 ? 0.2 * o->time_limit_s : 2.0;
-            prc = place_local_search(p, &lo, tmp, &rep, NULL);
-        } else {
-            prc = i == 1 ? place_greedy_tarnawski(p, &so, tmp, &rep, NULL)
-                         : place_pipedream(p, &so, tmp, &rep, NULL);
-        }
-        if (prc < 0) continue;
-        if (p->cpu >= 0)
-            for (int32_t v = 0; v < p->n; v++)
-                if (p->devs->dev[tmp[v]].kind == HSDAG_DEV_CPU) tmp[v] = p->cpu;
-        place_score sc = place_evaluate(p, tmp);
-        if (!sc.feasible || !place_tw_in_class(p, tmp)) continue;
-        if (place_score_better(sc, bs) || bs.latency_s == INFINITY) {
-            bs = sc;
-            memcpy(best, tmp, (size_t)p->n * sizeof *tmp);
-        }
-    }
-    if (bs.latency_s == INFINITY) {
-        rc = hsdag_err_set(e, HSDAG_EINFEASIBLE, "ilp: no feasible contiguous split to start from");
-        goto done;
-    }
-    hsdag_place_opts left = *o; /* the MILP gets what the starts left of the time limit (at least a tenth) */
-    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-    left.time_limit_s = fmax(0.1 * tl, tl - (hsdag_now() - t_start));
-    rc = place_ilp_tarnawski(p, &left, best, device, r, e);
-done:
     hsdag_free(best);
-    hsdag_free(tmp);
     return rc;
 }
 
@@ -514,7 +595,7 @@ typedef struct ilp_run {
     int32_t *device;
     hsdag_place_report *r;
     ilp_model m;
-    int32_t *start, *tmp;
+    int32_t *start; /* the best start (ilp_best_start) */
     double *x;
 } ilp_run;
 
@@ -523,7 +604,7 @@ static int ilp_solve(void *ctx, hsdag_err *e)
     ilp_run *c = ctx;
     hsdag_place_problem *p = c->p;
     const hsdag_place_opts *o = c->o;
-    int32_t *device = c->device, *start = c->start, *tmp = c->tmp;
+    int32_t *device = c->device;
     hsdag_place_report *r = c->r;
     ilp_model *m = &c->m;
     place_ilp_cb cb = {.bound = -INFINITY};
@@ -537,9 +618,14 @@ static int ilp_solve(void *ctx, hsdag_err *e)
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
         goto done;
     }
-    have_start = ilp_start(p, c->orig, start, tmp);
+    seq_starts ss = {.p = p, .orig = c->orig};
+    ilp_starts starts = {.n = p->k + 3, .make = seq_make, .judge = seq_judge, .ctx = &ss};
+    if ((have_start = ilp_best_start(p, &starts, &c->start, e)) < 0) {
+        rc = have_start;
+        goto done;
+    }
     if (have_start) {
-        ilp_fill(p, m, start, c->x);
+        ilp_fill(p, m, c->start, c->x);
         cb.heur = c->x;
     }
     glp_smcp sp;
@@ -596,7 +682,7 @@ static int ilp_solve(void *ctx, hsdag_err *e)
                 p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "; objective is ",
                 p->sem == HSDAG_SEM_SEQUENTIAL ? "" : "sequential latency (heuristic under this semantics)");
     } else if (have_start) {
-        memcpy(device, start, (size_t)p->n * sizeof *device);
+        memcpy(device, c->start, (size_t)p->n * sizeof *device);
         r->objective_s = hsdag_place_sequential_cost(p->c, device);
         r->bound_s = lp_ok ? cb.bound / 1e3 : NAN;
         snprintf(r->note, sizeof r->note,
@@ -658,16 +744,11 @@ static void ilp_coarse_free(hsdag_place_problem *pc)
 
 static int ilp_sequential(ilp_run *c, hsdag_err *e)
 {
-    hsdag_place_problem *p = c->p;
-    c->start = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c->start);
-    c->tmp = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *c->tmp);
-    int rc = (c->start && c->tmp) ? place_glpk_call(ilp_solve, c, "ilp", e)
-                                  : hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
+    int rc = place_glpk_call(ilp_solve, c, "ilp", e);
     hsdag_free(c->m.xcol);
     hsdag_free(c->m.zu);
     hsdag_free(c->x);
     hsdag_free(c->start);
-    hsdag_free(c->tmp);
     return rc;
 }
 

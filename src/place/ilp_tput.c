@@ -343,7 +343,8 @@ int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     /* no cuts: they cost more time than they gain here */
     place_milp mr = {.build = tp_build_cb, .fill = tp_fill_cb, .decode = tp_decode_cb, .ctx = &t, .r = r};
     mr.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-    mr.t0 = hsdag_now();
+    mr.cpu = o->time_limit_cpu;
+    mr.t0 = place_clock(mr.cpu);
     /* the start: the PipeDream-style chain DP (a chain of ideals, so in the model's class) */
     hsdag_place_opts so = hsdag_place_opts_default();
     so.time_limit_s = 0.4 * mr.tl;

@@ -64,6 +64,13 @@ static int tw_row(tw_ilp *m, int type, double lo, double hi, int n)
     return r;
 }
 
+/* A row of the n terms val[i] * column col[i] (i < n), through the row buffers. */
+static int tw_rowc(tw_ilp *m, int type, double lo, double hi, int n, const int *col, const double *val)
+{
+    for (int i = 0; i < n; i++) m->ind[i + 1] = col[i], m->val[i + 1] = val[i];
+    return tw_row(m, type, lo, hi, n);
+}
+
 static inline int32_t tw_blk(const hsdag_place_problem *p, int32_t v)
 {
     return p->group[v];
@@ -131,8 +138,6 @@ static void tw_columns(tw_ilp *m)
     m->lc = glp_add_cols(lp, 1);
     glp_set_col_bnds(lp, m->lc, GLP_DB, 0, M);
     glp_set_obj_coef(lp, m->lc, 1.0);
-    int32_t accels = 0;
-    for (int32_t d = 0; d < p->k; d++) accels += p->devs->dev[d].kind != HSDAG_DEV_CPU;
     int limit = p->devs->max_accels_used >= 0 && p->devs->max_accels_used < na;
     if (limit) {
         m->uc = glp_add_cols(lp, na);
@@ -196,16 +201,13 @@ static void tw_rows_contiguity(tw_ilp *m)
     for (int32_t v = 0; v < n; v++)
         for (int32_t a = 0; a < na; a++) {
             int32_t bv = tw_blk(p, v);
-            ind[1] = RCOL(m, v, a), val[1] = 1, ind[2] = XCOL(m, bv, a), val[2] = -1;
-            tw_row(m, GLP_LO, 0, 0, 2);
+            tw_rowc(m, GLP_LO, 0, 0, 2, (int[]){RCOL(m, v, a), XCOL(m, bv, a)}, (double[]){1, -1});
             for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++) {
                 int32_t w = g->out_dst[k], bw = tw_blk(p, w);
-                ind[1] = RCOL(m, w, a), val[1] = 1, ind[2] = RCOL(m, v, a), val[2] = -1;
-                tw_row(m, GLP_LO, 0, 0, 2);
+                tw_rowc(m, GLP_LO, 0, 0, 2, (int[]){RCOL(m, w, a), RCOL(m, v, a)}, (double[]){1, -1});
                 if (bw == bv) continue;
-                ind[1] = RCOL(m, v, a), val[1] = 1, ind[2] = XCOL(m, bv, a), val[2] = -1;
-                ind[3] = XCOL(m, bw, a), val[3] = 1;
-                tw_row(m, GLP_UP, 0, 1, 3);
+                tw_rowc(m, GLP_UP, 0, 1, 3, (int[]){RCOL(m, v, a), XCOL(m, bv, a), XCOL(m, bw, a)},
+                        (double[]){1, -1, 1});
             }
         }
     /* symmetry of identical accelerators: a+1's first block comes after a's */
@@ -247,16 +249,13 @@ static void tw_rows_timing(tw_ilp *m)
             int32_t w = g->out_dst[j], bu = tw_blk(p, u), bw = tw_blk(p, w);
             if (bu == bw) continue; /* one device in every split of the model */
             for (int32_t a = 0; a < na; a++) {
-                ind[1] = ICOL(m, u, a), val[1] = 1, ind[2] = XCOL(m, bw, a), val[2] = -1;
-                ind[3] = XCOL(m, bu, a), val[3] = 1;
-                tw_row(m, GLP_LO, 0, 0, 3);
-                ind[1] = OCOL(m, u, a), val[1] = 1, ind[2] = XCOL(m, bu, a), val[2] = -1;
-                ind[3] = XCOL(m, bw, a), val[3] = 1;
-                tw_row(m, GLP_LO, 0, 0, 3);
+                tw_rowc(m, GLP_LO, 0, 0, 3, (int[]){ICOL(m, u, a), XCOL(m, bw, a), XCOL(m, bu, a)},
+                        (double[]){1, -1, 1});
+                tw_rowc(m, GLP_LO, 0, 0, 3, (int[]){OCOL(m, u, a), XCOL(m, bu, a), XCOL(m, bw, a)},
+                        (double[]){1, -1, 1});
                 /* T[a] - F[u] - M X[bw,a] + M X[bu,a] >= -M */
-                ind[1] = m->tc + a, val[1] = 1, ind[2] = m->fc + u, val[2] = -1;
-                ind[3] = XCOL(m, bw, a), val[3] = -M, ind[4] = XCOL(m, bu, a), val[4] = M;
-                tw_row(m, GLP_LO, -M, 0, 4);
+                tw_rowc(m, GLP_LO, -M, 0, 4, (int[]){m->tc + a, m->fc + u, XCOL(m, bw, a), XCOL(m, bu, a)},
+                        (double[]){1, -1, -M, M});
             }
         }
     /* each set's finish: G[a] = T[a] + its compute + its communication */
@@ -283,26 +282,21 @@ static void tw_rows_timing(tw_ilp *m)
         int32_t bv = tw_blk(p, v);
         double cpu = p->cpu >= 0 ? place_cost(p, v, p->cpu) * ms : 0;
         for (int32_t a = 0; a < na; a++) { /* F[v] - G[a] - M X[bv,a] >= -M */
-            ind[1] = m->fc + v, val[1] = 1, ind[2] = m->gc + a, val[2] = -1;
-            ind[3] = XCOL(m, bv, a), val[3] = -M;
-            tw_row(m, GLP_LO, -M, 0, 3);
+            tw_rowc(m, GLP_LO, -M, 0, 3, (int[]){m->fc + v, m->gc + a, XCOL(m, bv, a)},
+                    (double[]){1, -1, -M});
         }
         /* CPU: the valid F[v] >= F[u] + cpu(v) Y[bv] (a node on an accelerator finishes with its set, after
          * every outside predecessor and with its inside ones) and F[v] >= cpu(v) Y[bv] */
-        ind[1] = m->fc + v, val[1] = 1, ind[2] = m->yc + bv, val[2] = -cpu;
-        tw_row(m, GLP_LO, 0, 0, 2);
+        tw_rowc(m, GLP_LO, 0, 0, 2, (int[]){m->fc + v, m->yc + bv}, (double[]){1, -cpu});
         for (int32_t k2 = g->in_off[v]; k2 < g->in_off[v + 1]; k2++) {
-            ind[1] = m->fc + v, val[1] = 1, ind[2] = m->fc + g->in_src[k2], val[2] = -1;
-            ind[3] = m->yc + bv, val[3] = -cpu;
-            tw_row(m, GLP_LO, 0, 0, 3);
+            tw_rowc(m, GLP_LO, 0, 0, 3, (int[]){m->fc + v, m->fc + g->in_src[k2], m->yc + bv},
+                    (double[]){1, -1, -cpu});
         }
-        ind[1] = m->lc, val[1] = 1, ind[2] = m->fc + v, val[2] = -1;
-        tw_row(m, GLP_LO, 0, 0, 2);
+        tw_rowc(m, GLP_LO, 0, 0, 2, (int[]){m->lc, m->fc + v}, (double[]){1, -1});
     }
     /* L >= G[a]: a used set finishes no later than the request (an empty one can take T[a] = 0) */
     for (int32_t a = 0; a < na; a++) {
-        ind[1] = m->lc, val[1] = 1, ind[2] = m->gc + a, val[2] = -1;
-        tw_row(m, GLP_LO, 0, 0, 2);
+        tw_rowc(m, GLP_LO, 0, 0, 2, (int[]){m->lc, m->gc + a}, (double[]){1, -1});
     }
 }
 
@@ -329,8 +323,7 @@ static void tw_rows_paths(tw_ilp *m)
         for (int32_t a = 0; a < na; a++)
             ++k, ind[k] = XCOL(m, bv, a), val[k] = -place_cost(p, v, m->acc[a]) * ms;
         tw_row(m, GLP_LO, 0, 0, k);
-        ind[1] = m->lc, val[1] = 1, ind[2] = m->hc + v, val[2] = -1;
-        tw_row(m, GLP_LO, 0, 0, 2);
+        tw_rowc(m, GLP_LO, 0, 0, 2, (int[]){m->lc, m->hc + v}, (double[]){1, -1});
         for (int32_t q = g->in_off[v]; q < g->in_off[v + 1]; q++) {
             int32_t u = g->in_src[q], ei = m->ecross[g->in_eid[q]];
             k = 0;
@@ -353,12 +346,10 @@ static void tw_rows_paths(tw_ilp *m)
             if (ei < 0) continue;
             for (int32_t a = 0; a < na; a++) {
                 int32_t dcol = m->dc + ei * na + a;
-                ind[1] = dcol, val[1] = 1, ind[2] = XCOL(m, bv, a), val[2] = -1, ind[3] = XCOL(m, bu, a),
-                val[3] = 1;
-                tw_row(m, GLP_LO, 0, 0, 3);
-                ind[1] = dcol, val[1] = 1, ind[2] = XCOL(m, bu, a), val[2] = -1, ind[3] = XCOL(m, bv, a),
-                val[3] = 1;
-                tw_row(m, GLP_LO, 0, 0, 3);
+                tw_rowc(m, GLP_LO, 0, 0, 3, (int[]){dcol, XCOL(m, bv, a), XCOL(m, bu, a)},
+                        (double[]){1, -1, 1});
+                tw_rowc(m, GLP_LO, 0, 0, 3, (int[]){dcol, XCOL(m, bu, a), XCOL(m, bv, a)},
+                        (double[]){1, -1, 1});
             }
         }
     /* valid per edge and accelerator: v in a's set and u outside it => v finishes after u + its own
@@ -371,10 +362,9 @@ static void tw_rows_paths(tw_ilp *m)
             double cpu = p->cpu >= 0 ? place_cost(p, v, p->cpu) * ms : 0;
             for (int32_t a = 0; a < na; a++) {
                 double t = (place_cost(p, v, m->acc[a]) + hsdag_costs_host_xfer_s(p->c, u, m->acc[a])) * ms;
-                ind[1] = m->fc + v, val[1] = 1, ind[2] = m->fc + u, val[2] = -1;
-                ind[3] = m->yc + bv, val[3] = -cpu;
-                ind[4] = XCOL(m, bv, a), val[4] = -t, ind[5] = XCOL(m, bu, a), val[5] = t;
-                tw_row(m, GLP_LO, 0, 0, 5);
+                tw_rowc(m, GLP_LO, 0, 0, 5,
+                        (int[]){m->fc + v, m->fc + u, m->yc + bv, XCOL(m, bv, a), XCOL(m, bu, a)},
+                        (double[]){1, -1, -cpu, -t, t});
             }
         }
 }
@@ -593,7 +583,8 @@ int place_ilp_tarnawski(hsdag_place_problem *p, const hsdag_place_opts *o, const
     place_milp mr = {
         .build = tw_build_cb, .fill = tw_fill_cb, .decode = tw_decode_cb, .ctx = &m, .cuts = 1, .r = r};
     mr.tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0;
-    mr.t0 = hsdag_now();
+    mr.cpu = o->time_limit_cpu;
+    mr.t0 = place_clock(mr.cpu);
     int32_t *st = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *st);
     int rc = 0;
     if (!st) return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");

@@ -26,6 +26,11 @@ static inline int place_group_ok(const hsdag_place_problem *p, int32_t gi, int32
 {
     return (int)((p->group_allowed[gi] >> d) & 1u);
 }
+/* The clock a time limit counts (hsdag_place_opts.time_limit_cpu): the thread's CPU time or wall time. */
+static inline double place_clock(int cpu)
+{
+    return cpu ? hsdag_cpu_now() : hsdag_now();
+}
 /* Device to use when nothing else fits a group: its first allowed device. */
 int32_t place_group_fallback(const hsdag_place_problem *p, int32_t gi);
 /* Puts every member of group gi on d. */
@@ -121,19 +126,26 @@ typedef struct place_ilp_cb {
     double bound;       /* best bound seen (objective units), -INFINITY if none */
     const double *heur; /* [ncols + 1] a feasible start for GLPK's heuristic hook, or NULL */
     int heur_given;
+    double cpu_end; /* > 0: stop branch-and-cut once the thread's CPU time (hsdag_cpu_now) passes it */
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
 /* One run of a warm-started minimisation whose objective is in units of the start's value (so the start is
  * 1): scaling (small models only), the LP relaxation with 70% of the time left until deadline, then
- * branch-and-cut with the rest, the callback tracking the bound and handing GLPK cb->heur. */
+ * branch-and-cut with the rest, the callback tracking the bound and handing GLPK cb->heur. deadline is on
+ * the clock of cpu (place_clock): GLPK's own tm_lim counts wall time, so on the CPU clock the simplex runs
+ * in wall slices of at most the CPU time left (a slice can spend no more), resumed from its basis, and
+ * branch-and-cut is stopped by the callback (cb->cpu_end). */
 typedef struct place_ilp_run {
     int lp_ok;          /* the LP relaxation was solved */
     int sr, lp_status;  /* glp_simplex's return and status */
     int ir, mip_status; /* glp_intopt's return and status (GLP_UNDEF if not run) */
     double obj, bound;  /* incumbent and bound in model units (obj NAN if GLPK has no integer solution) */
+    int cpu;            /* the clock of lp_s, mip_s (place_clock) */
+    double lp_s, mip_s; /* seconds in the LP relaxation (scaling included) and in branch-and-cut */
 } place_ilp_run;
 struct glp_prob;
-void place_ilp_solve(struct glp_prob *lp, double deadline, int cuts, place_ilp_cb *cb, place_ilp_run *out);
+void place_ilp_solve(struct glp_prob *lp, double deadline, int cpu, int cuts, place_ilp_cb *cb,
+                     place_ilp_run *out);
 /* Fills r from a run: start_s = the start's value in seconds (the model unit), obj_s = the incumbent kept;
  * the bound holds for every contiguous split (bound_contiguous). */
 void place_ilp_report(hsdag_place_report *r, const place_ilp_run *run, double start_s, double obj_s);
@@ -150,6 +162,7 @@ typedef struct place_milp {
                    const double *x); /* a better solution x[1..ncols] into the caller's placement */
     void *ctx;
     int cuts;          /* GLPK's MIR and Gomory cuts */
+    int cpu;           /* t0 and tl are on the CPU clock (place_clock) */
     double t0, tl, ub; /* seconds: start time, time limit, the start's objective value (the model unit) */
     hsdag_place_report *r;
 } place_milp;

@@ -8,8 +8,14 @@
 
 hsdag_place_opts hsdag_place_opts_default(void)
 {
-    return (hsdag_place_opts){
-        .seed = 1, .time_limit_s = 0, .max_evals = 0, .init = NULL, .device = -1, .budget = 0, .noise = 0};
+    return (hsdag_place_opts){.seed = 1,
+                              .time_limit_s = 0,
+                              .max_evals = 0,
+                              .init = NULL,
+                              .device = -1,
+                              .budget = 0,
+                              .noise = 0,
+                              .time_limit_cpu = 0};
 }
 
 /* ---- colour classes -> groups ---- */
@@ -595,9 +601,10 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
         fn = place_single;
     }
     for (int32_t v = 0; v < p->n; v++) device[v] = -1;
-    double t0 = hsdag_now();
+    double t0 = hsdag_now(), c0 = hsdag_cpu_now();
     int rc = fn(p, &opts, device, &r->rep, e);
     r->place_s = hsdag_now() - t0;
+    r->cpu_s = hsdag_cpu_now() - c0;
     if (rc < 0) return rc;
     for (int32_t v = 0; v < p->n; v++)
         if (device[v] < 0 || device[v] >= p->k)

@@ -60,6 +60,7 @@ int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p, 
     hsdag_jw_str(&w, "lower_bound_rule", r->lower_bound_rule);
     hsdag_jw_num(&w, "gap", r->gap);
     hsdag_jw_num(&w, "wall_s", r->place_s);
+    hsdag_jw_num(&w, "cpu_s", r->cpu_s);
     hsdag_jw_bool(&w, "optimal", r->rep.optimal);
     hsdag_jw_num(&w, "method_bound_ms", r->rep.bound_s * 1e3);
     hsdag_jw_bool(&w, "method_bound_contiguous", r->rep.bound_contiguous);
@@ -149,6 +150,7 @@ static void rj_compare(hsdag_jw *w, const hsdag_place_problem *p, const hsdag_bo
         hsdag_jw_bool(w, "contiguous", ok && r->contiguous);
         hsdag_jw_num(w, "gap", ok ? r->gap : NAN);
         hsdag_jw_num(w, "wall_s", r->place_s);
+        hsdag_jw_num(w, "cpu_s", r->cpu_s);
         hsdag_jw_bool(w, "optimal", ok && r->rep.optimal);
         hsdag_jw_num(w, "method_bound_ms", ok ? r->rep.bound_s * 1e3 : NAN);
         hsdag_jw_bool(w, "method_bound_contiguous", ok && r->rep.bound_contiguous);

@@ -1,6 +1,7 @@
 # tarnawski.sh - CLI checks of the Tarnawski benchmark: --objective on simulate/place/compare/bound and the
 # "objective"/"objective_ms" keys, the expert splits' max-load (their dp.exe's numbers), a training split
-# completed by colour class, dp/pipedream/ilp, bound --contiguous, compare's contiguous bound, bad options.
+# completed by colour class, dp/pipedream/ilp (and --cpu-time), bound --contiguous, compare's contiguous
+# bound, bad options.
 # Not here: the solvers in depth (tests/test_tw_methods.c). Entry points: run by tests/run.sh.
 . tests/cli_lib.sh
 TP=tests/data/tarnawski/throughput-inputs/LayerGraphs
@@ -40,6 +41,13 @@ expect_grep '"objective_ms": 100\.218' "$TMP/out"
 # their latency IP: a bound over contiguous splits, never above its incumbent
 expect_rc 0 $HSDAG place $LT/bert24_inference.json --method ilp --time-limit 1 --json
 expect_grep '"note": "(optimal|time limit|LP relaxation)' "$TMP/out"
+# --cpu-time: the limit counts the thread's CPU seconds (cpu_s), the note says on which clock; methods that
+# read no time limit refuse it
+expect_rc 0 $HSDAG place $LT/bert24_inference.json --method ilp --time-limit 1 --cpu-time --json
+expect_grep '"cpu_s": [01]\.[0-9]+' "$TMP/out"
+expect_grep '"note": "[^"]*CPU s' "$TMP/out"
+expect_rc 2 $HSDAG place $LT/bert24_inference.json --method greedy-tarnawski --cpu-time
+one_line "$TMP/err"
 
 # bound: throughput terms, and --contiguous runs the DP
 expect_rc 0 $HSDAG bound $TP/bert24_inference.json --objective throughput --json

@@ -129,6 +129,14 @@ def pipedream_fanout(n, fanin=False):
     return ("\n".join(lines) + "\n").encode()
 
 
+def pipedream_compact(n, edges):
+    """n ops of 1 ms each way (split 16 ways by the RAMP lookahead) in the shortest lines, and the edges."""
+    lines = ["node%d -- R -- forward_compute_time=1, backward_compute_time=1, activation_size=1, "
+             "parameter_size=0" % (i + 1) for i in range(n)]
+    lines += ["\tnode%d -- node%d" % (u + 1, v + 1) for u, v in edges]
+    return ("\n".join(lines) + "\n").encode()
+
+
 def dot_chain(n):
     return ("digraph g {\n" + "".join('"%d n%d" [id=%d, type=Conv];\n' % (i, i, i) for i in range(n)) +
             "".join('"%d n%d" -> "%d n%d" [label="[1, 64, 56, 56]"];\n' % (i, i, i + 1, i + 1)
