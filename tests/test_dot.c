@@ -264,6 +264,13 @@ static void test_bad(void)
         hsdag_graph_free(g);
         g = NULL;
     }
+    /* '#' starts a comment anywhere outside a string (cgraph's scanner), so the pre-scan must skip it too:
+     * it counted "t#;" as a statement end and no edge, and the bound on cgraph's edges was wrong (fuzz_dot) */
+    const char *hash = "digraph{t#;\n->\"\"}";
+    CHECK_EQ_INT(hsdag_dot_read(&g, hash, strlen(hash), "hash.dot", &e), 0);
+    CHECK(g && g->n_nodes == 2 && g->n_edges == 1);
+    hsdag_graph_free(g);
+    g = NULL;
     const char *ok = "digraph { a -> b [label=\"[2]\"] }";
     CHECK_EQ_INT(hsdag_dot_read(&g, ok, strlen(ok), "ok", &e), 0);
     if (g) {

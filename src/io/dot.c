@@ -533,7 +533,7 @@ static size_t dot_skip_lexeme(const char *s, size_t n, size_t i)
         while (i < n && s[i] != '\n') i++;
         return i;
     }
-    if (s[i] == '#' && (i == 0 || s[i - 1] == '\n')) {
+    if (s[i] == '#') { /* cgraph 2.42's scanner: '#' to the end of the line, anywhere outside a string */
         while (i < n && s[i] != '\n') i++;
         return i;
     }
@@ -643,7 +643,8 @@ static int dot_kw(const char *p, size_t k, const char *kw)
     return 1;
 }
 
-/* Blanks and comments before the next token (cgraph: '#' lines only at a line start). */
+/* Blanks and comments before the next token (cgraph: '#' starts a comment anywhere, not only at a line
+ * start: "a#;\n-> b" is the edge a -> b). */
 static void dot_lex_skip(dot_lex *x)
 {
     for (;;) {
@@ -655,7 +656,7 @@ static void dot_lex_skip(dot_lex *x)
         } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
             x->i++;
         } else if ((c == '/' && x->i + 1 < x->n && (x->s[x->i + 1] == '/' || x->s[x->i + 1] == '*')) ||
-                   (c == '#' && (x->i == 0 || x->s[x->i - 1] == '\n'))) {
+                   c == '#') {
             size_t j = dot_skip_lexeme(x->s, x->n, x->i);
             for (size_t k = x->i; k < j; k++) x->line += x->s[k] == '\n';
             x->i = j;
