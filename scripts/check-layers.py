@@ -20,7 +20,7 @@ RANK = {"core": 0, "graph": 1, "nn": 1, "io": 2, "sim": 3, "place": 4, "learn": 
 # public header -> the layer that implements it
 PUBLIC = {
     "common.h": "core", "codec.h": "core",
-    "graph.h": "graph", "gen.h": "graph",
+    "graph.h": "graph", "gen.h": "graph", "coarsen.h": "graph",
     "nn.h": "nn",
     "io.h": "io", "devices.h": "io", "placement.h": "io", "split.h": "io", "ortprof.h": "io",
     "sim.h": "sim", "calibrate.h": "sim",

@@ -4,6 +4,7 @@
  * Not here: the layers themselves (test_rnn.c, test_nn.c), the HSDAG learner (test_learn.c).
  * Entry points: main. */
 #include "check.h"
+#include "gradcheck.h"
 #include "hsdag/placeto.h"
 #include "hsdag/pretrain.h"
 #include "hsdag/rnnplace.h"
@@ -44,6 +45,7 @@ typedef struct fixture {
     hsdag_place_problem *p;
 } fixture;
 
+/* 0, or -1 counted as a failed check */
 static int fixture_open(fixture *f, const char *devices)
 {
     hsdag_err e = {0};
@@ -52,6 +54,7 @@ static int fixture_open(fixture *f, const char *devices)
     if (!f->g || hsdag_devices_load(&f->d, devices, f->g, &e) < 0 ||
         hsdag_place_problem_create(&f->p, f->g, f->d, NULL, &e) < 0) {
         fprintf(stderr, "fixture: %s\n", e.msg);
+        CHECK(0);
         return -1;
     }
     return 0;
@@ -99,15 +102,58 @@ static double brute_force_units(hsdag_place_problem *p, const int32_t *unit_of, 
     return best;
 }
 
+/* One training run's outcome. */
+typedef struct run_out {
+    int32_t best[NOPS]; /* the best placement (zero when none) */
+    double lat;         /* its latency, seconds */
+    int64_t at;         /* the measurement it came at */
+    long calls;         /* measurements made */
+    double drift[2];    /* rnn: mean sampled latency of the first and last fifth of the updates */
+} run_out;
+
+typedef int (*run_fn)(fixture *f, const void *cfg, run_out *o);
+
+static int run_same(const run_out *a, const run_out *b)
+{
+    return a->lat == b->lat && a->at == b->at && memcmp(a->best, b->best, sizeof a->best) == 0;
+}
+
+/* A learned baseline trained with cfg reaches opt, the brute-forced optimum over its units, in exactly budget
+ * measurements, and a second run with the same seed is bit-identical. r: the first run. */
+static void check_optimum_repeat(const char *who, fixture *f, run_fn run, const void *cfg, long budget,
+                                 int32_t units, double opt, run_out *r)
+{
+    run_out again = {0};
+    CHECK_EQ_INT(run(f, cfg, r), 0);
+    printf("%s: %d units, optimum %.6g ms, reached %.6g ms at measurement %lld of %ld\n", who, (int)units,
+           opt * 1e3, r->lat * 1e3, (long long)r->at, r->calls);
+    CHECK(r->calls == budget); /* exactly the budget */
+    CHECK(r->lat <= opt * (1 + 1e-9));
+    CHECK_EQ_INT(run(f, cfg, &again), 0);
+    CHECK(run_same(r, &again)); /* bit-identical per seed */
+}
+
 /* ---- Placeto ---- */
+
+typedef struct placeto_gc {
+    hsdag_placeto *P;
+    hsdag_placeto_policy *pol;
+    uint64_t seed;
+    int32_t step, *act;
+    hsdag_err e;
+} placeto_gc;
+
+static int placeto_gc_loss(void *ctx, double *loss)
+{
+    placeto_gc *c = ctx;
+    hsdag_placeto_debug_loss(c->P, c->pol, c->seed, c->step, c->act, 0.05, 0, loss, &c->e);
+    return 0; /* differentiable everywhere but on a ReLU kink: no entry is skipped */
+}
 
 static void test_placeto_gradcheck(void)
 {
     fixture f;
-    if (fixture_open(&f, "cpu-4gpu") < 0) {
-        CHECK(0);
-        return;
-    }
+    if (fixture_open(&f, "cpu-4gpu") < 0) return;
     hsdag_placeto_config cfg = hsdag_placeto_config_default();
     cfg.hidden = 6;
     hsdag_placeto_policy *pol = NULL;
@@ -121,6 +167,7 @@ static void test_placeto_gradcheck(void)
     size_t np = hsdag_nn_params_count(pp);
     float *val = hsdag_nn_params_value(pp, -1), *gr = hsdag_nn_params_grad(pp, -1);
     float *ana = malloc(sizeof(float) * np);
+    gc_tally t = {0};
     /* biases start at exactly 0 (as the reference), so an empty aggregation sits on a ReLU kink: move every
      * parameter a little, as training would */
     hsdag_rng r;
@@ -128,43 +175,19 @@ static void test_placeto_gradcheck(void)
     for (size_t i = 0; i < np; i++) val[i] += (float)(0.1 * (hsdag_rng_uniform(&r) - 0.5));
     /* three states: first, middle (parents, children and parallel units all present) and last unit */
     int32_t steps[3] = {0, 4, 7};
-    int checked = 0, bad = 0;
-    double worst = 0;
     for (int s = 0; s < 3; s++) {
         int32_t act = -1;
         double loss;
         CHECK_EQ_INT(hsdag_placeto_debug_loss(P, pol, 11 + s, steps[s], &act, 0.05, 1, &loss, &e), 0);
         memcpy(ana, gr, sizeof(float) * np);
-        for (size_t i = (size_t)s; i < np; i += 3) {
-            float old = val[i];
-            double lp, lm;
-            val[i] = old + 1e-3f;
-            hsdag_placeto_debug_loss(P, pol, 11 + s, steps[s], &act, 0.05, 0, &lp, &e);
-            val[i] = old - 1e-3f;
-            hsdag_placeto_debug_loss(P, pol, 11 + s, steps[s], &act, 0.05, 0, &lm, &e);
-            val[i] = old;
-            double num = (lp - lm) / 2e-3, err = fabs(num - ana[i]) / fmax(1.0, fabs(num) + fabs(ana[i]));
-            checked++;
-            if (err > worst) worst = err;
-            if (err > 2e-2) {
-                bad++;
-                if (getenv("HSDAG_TEST_VERBOSE")) {
-                    const char *tn = "?";
-                    for (int32_t t = 0; t < hsdag_nn_params_n_tensors(pp); t++)
-                        if (hsdag_nn_params_offset(pp, t) <= i) tn = hsdag_nn_params_name(pp, t);
-                    fprintf(stderr, "  placeto param %zu (%s): numeric %.6g analytic %.6g\n", i, tn, num,
-                            ana[i]);
-                }
-            }
-        }
+        placeto_gc c = {.P = P, .pol = pol, .seed = 11 + (uint64_t)s, .step = steps[s], .act = &act};
+        gc_model(&t, pp, ana, (size_t)s, 3, NULL, placeto_gc_loss, &c, "placeto");
     }
     /* the gradient is not trivially zero */
-    double gn = 0;
-    for (size_t i = 0; i < np; i++) gn += (double)ana[i] * ana[i];
-    CHECK(gn > 1e-8);
-    printf("placeto gradcheck: %d params checked, %d off, worst rel err %.3g\n", checked, bad, worst);
-    CHECK(checked > 1000);
-    CHECK(bad * 100 <= checked); /* a few may sit on a ReLU kink */
+    CHECK(gc_sumsq(ana, np) > 1e-8);
+    printf("placeto gradcheck: %d params checked, %d off, worst rel err %.3g\n", t.checked, t.bad, t.worst);
+    CHECK(t.checked > 1000);
+    CHECK(t.bad * 100 <= t.checked); /* a few may sit on a ReLU kink */
     free(ana);
 done:
     hsdag_placeto_free(P);
@@ -172,9 +195,9 @@ done:
     fixture_close(&f);
 }
 
-static int placeto_run(fixture *f, const hsdag_placeto_config *cfg, int32_t *best_out, double *lat,
-                       int64_t *at, long *calls)
+static int placeto_run(fixture *f, const void *cfgv, run_out *o)
 {
+    const hsdag_placeto_config *cfg = cfgv;
     hsdag_placeto_policy *pol = NULL;
     hsdag_placeto *P = NULL;
     hsdag_err e = {0};
@@ -184,12 +207,12 @@ static int placeto_run(fixture *f, const hsdag_placeto_config *cfg, int32_t *bes
     if (rc == 0) rc = hsdag_placeto_train(P, pol, count_eval, &c, cfg->budget, -1, &e);
     if (rc == 0) {
         const int32_t *b;
-        hsdag_placeto_best(P, &b, lat, at, NULL);
-        if (b) memcpy(best_out, b, sizeof(int32_t) * (size_t)f->p->n);
+        hsdag_placeto_best(P, &b, &o->lat, &o->at, NULL);
+        if (b) memcpy(o->best, b, sizeof(int32_t) * (size_t)f->p->n);
         CHECK_EQ_INT(hsdag_placeto_evals(P), c.calls);
     } else
         fprintf(stderr, "placeto: %s\n", e.msg);
-    *calls = c.calls;
+    o->calls = c.calls;
     hsdag_placeto_free(P);
     hsdag_placeto_policy_free(pol);
     return rc;
@@ -198,10 +221,7 @@ static int placeto_run(fixture *f, const hsdag_placeto_config *cfg, int32_t *bes
 static void test_placeto_optimum_and_determinism(void)
 {
     fixture f;
-    if (fixture_open(&f, "cpu-gpu") < 0) {
-        CHECK(0);
-        return;
-    }
+    if (fixture_open(&f, "cpu-gpu") < 0) return;
     /* 12 units (ops merged into runs): 4096 placements, so 500 random ones would find the best with
      * probability 0.11 */
     hsdag_placeto_config cfg = hsdag_placeto_config_default();
@@ -215,30 +235,18 @@ static void test_placeto_optimum_and_determinism(void)
     CHECK_EQ_INT(units, 12);
     double opt = brute_force_units(f.p, hsdag_placeto_unit_of(P), units);
     hsdag_placeto_free(P);
-    int32_t b1[NOPS], b2[NOPS];
-    double l1 = 0, l2 = 0;
-    int64_t a1 = 0, a2 = 0;
-    long c1 = 0, c2 = 0;
-    CHECK_EQ_INT(placeto_run(&f, &cfg, b1, &l1, &a1, &c1), 0);
-    printf("placeto: %d units, optimum %.6g ms, reached %.6g ms at measurement %lld of %ld\n", (int)units,
-           opt * 1e3, l1 * 1e3, (long long)a1, c1);
-    CHECK(c1 == cfg.budget); /* exactly the budget */
-    CHECK(l1 <= opt * (1 + 1e-9));
-    CHECK_EQ_INT(placeto_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
-    CHECK(l1 == l2 && a1 == a2 && memcmp(b1, b2, sizeof b1) == 0); /* bit-identical per seed */
+    run_out r1 = {0}, r2 = {0};
+    check_optimum_repeat("placeto", &f, placeto_run, &cfg, cfg.budget, units, opt, &r1);
     cfg.seed = 2;
-    CHECK_EQ_INT(placeto_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
-    CHECK(a1 != a2 || l1 != l2 || memcmp(b1, b2, sizeof b1) != 0); /* another seed, another run */
+    CHECK_EQ_INT(placeto_run(&f, &cfg, &r2), 0);
+    CHECK(!run_same(&r1, &r2)); /* another seed, another run */
     fixture_close(&f);
 }
 
 static void test_placeto_policy_io(void)
 {
     fixture f;
-    if (fixture_open(&f, "cpu-4gpu") < 0) {
-        CHECK(0);
-        return;
-    }
+    if (fixture_open(&f, "cpu-4gpu") < 0) return;
     hsdag_placeto_config cfg = hsdag_placeto_config_default();
     hsdag_placeto_policy *pol = NULL, *pol2 = NULL, *pol3 = NULL;
     hsdag_placeto *P = NULL;
@@ -275,13 +283,29 @@ static void test_placeto_policy_io(void)
 
 /* ---- the RNN placer ---- */
 
+typedef struct rnn_gc {
+    hsdag_rnnplace *R;
+    int32_t *act;
+    hsdag_err e;
+} rnn_gc;
+
+static int rnn_gc_loss(void *ctx, double *loss)
+{
+    rnn_gc *c = ctx;
+    hsdag_rnnplace_debug_loss(c->R, 5, c->act, 0.05, 0, loss, &c->e);
+    return 0; /* smooth everywhere: no entry is skipped */
+}
+
+/* every parameter of the small tensors, half of the rest */
+static int rnn_gc_want(size_t i)
+{
+    return !(i % 2 && i > 64);
+}
+
 static void test_rnn_gradcheck(void)
 {
     fixture f;
-    if (fixture_open(&f, "cpu-4gpu") < 0) {
-        CHECK(0);
-        return;
-    }
+    if (fixture_open(&f, "cpu-4gpu") < 0) return;
     hsdag_rnnplace_config cfg = hsdag_rnnplace_config_default();
     cfg.hidden = 6;
     cfg.embed = 4;
@@ -297,55 +321,29 @@ static void test_rnn_gradcheck(void)
     CHECK(N >= 6);
     hsdag_nn_params *pp = hsdag_rnnplace_params(R);
     size_t np = hsdag_nn_params_count(pp);
-    float *val = hsdag_nn_params_value(pp, -1), *gr = hsdag_nn_params_grad(pp, -1);
     float *ana = malloc(sizeof(float) * np);
     int32_t *act = malloc(sizeof(int32_t) * (size_t)N);
     act[0] = -1;
     double loss;
     CHECK_EQ_INT(hsdag_rnnplace_debug_loss(R, 5, act, 0.05, 1, &loss, &e), 0);
-    memcpy(ana, gr, sizeof(float) * np);
-    int checked = 0, bad = 0;
-    double worst = 0;
-    for (size_t i = 0; i < np; i++) {
-        if (i % 2 && i > 64) continue; /* every parameter of the small tensors, half of the rest */
-        float old = val[i];
-        double lp, lm;
-        val[i] = old + 1e-3f;
-        hsdag_rnnplace_debug_loss(R, 5, act, 0.05, 0, &lp, &e);
-        val[i] = old - 1e-3f;
-        hsdag_rnnplace_debug_loss(R, 5, act, 0.05, 0, &lm, &e);
-        val[i] = old;
-        double num = (lp - lm) / 2e-3, err = fabs(num - ana[i]) / fmax(1.0, fabs(num) + fabs(ana[i]));
-        checked++;
-        if (err > worst) worst = err;
-        if (err > 2e-2) {
-            bad++;
-            if (getenv("HSDAG_TEST_VERBOSE")) {
-                const char *tn = "?";
-                for (int32_t t = 0; t < hsdag_nn_params_n_tensors(pp); t++)
-                    if (hsdag_nn_params_offset(pp, t) <= i) tn = hsdag_nn_params_name(pp, t);
-                fprintf(stderr, "  rnn param %zu (%s): numeric %.6g analytic %.6g\n", i, tn, num, ana[i]);
-            }
-        }
-    }
-    double gn = 0;
-    for (size_t i = 0; i < np; i++) gn += (double)ana[i] * ana[i];
-    CHECK(gn > 1e-8);
-    printf("rnn gradcheck: %d params checked, %d off, worst rel err %.3g, loss %.4f\n", checked, bad, worst,
-           loss);
-    CHECK(checked > 500);
-    CHECK(bad == 0); /* smooth everywhere: no ReLU in this network */
+    memcpy(ana, hsdag_nn_params_grad(pp, -1), sizeof(float) * np);
+    gc_tally t = {0};
+    rnn_gc c = {.R = R, .act = act};
+    gc_model(&t, pp, ana, 0, 1, rnn_gc_want, rnn_gc_loss, &c, "rnn");
+    CHECK(gc_sumsq(ana, np) > 1e-8);
+    printf("rnn gradcheck: %d params checked, %d off, worst rel err %.3g, loss %.4f\n", t.checked, t.bad,
+           t.worst, loss);
+    CHECK(t.checked > 500);
+    CHECK(t.bad == 0); /* smooth everywhere: no ReLU in this network */
     free(ana);
     free(act);
     hsdag_rnnplace_free(R);
     fixture_close(&f);
 }
 
-/* mean sampled latency of the first and last fifth of the updates */
-static double drift[2];
-static int rnn_run(fixture *f, const hsdag_rnnplace_config *cfg, int32_t *best_out, double *lat, int64_t *at,
-                   long *calls)
+static int rnn_run(fixture *f, const void *cfgv, run_out *o)
 {
+    const hsdag_rnnplace_config *cfg = cfgv;
     hsdag_rnnplace *R = NULL;
     hsdag_err e = {0};
     counter c = {f->p->sim, 0};
@@ -353,19 +351,19 @@ static int rnn_run(fixture *f, const hsdag_rnnplace_config *cfg, int32_t *best_o
     if (rc == 0) rc = hsdag_rnnplace_train(R, count_eval, &c, cfg->budget, &e);
     if (rc == 0) {
         const int32_t *b;
-        hsdag_rnnplace_best(R, &b, lat, at, NULL);
-        if (b) memcpy(best_out, b, sizeof(int32_t) * (size_t)f->p->n);
+        hsdag_rnnplace_best(R, &b, &o->lat, &o->at, NULL);
+        if (b) memcpy(o->best, b, sizeof(int32_t) * (size_t)f->p->n);
         CHECK_EQ_INT(hsdag_rnnplace_evals(R), c.calls);
         int32_t nu;
         const double *cv = hsdag_rnnplace_curve(R, &nu);
-        drift[0] = drift[1] = 0;
+        o->drift[0] = o->drift[1] = 0;
         for (int32_t i = 0; i < nu / 5; i++) {
-            drift[0] += cv[i] / (nu / 5);
-            drift[1] += cv[nu - 1 - i] / (nu / 5);
+            o->drift[0] += cv[i] / (nu / 5);
+            o->drift[1] += cv[nu - 1 - i] / (nu / 5);
         }
     } else
         fprintf(stderr, "rnn: %s\n", e.msg);
-    *calls = c.calls;
+    o->calls = c.calls;
     hsdag_rnnplace_free(R);
     return rc;
 }
@@ -373,10 +371,7 @@ static int rnn_run(fixture *f, const hsdag_rnnplace_config *cfg, int32_t *best_o
 static void test_rnn_optimum_and_determinism(void)
 {
     fixture f;
-    if (fixture_open(&f, "cpu-gpu") < 0) {
-        CHECK(0);
-        return;
-    }
+    if (fixture_open(&f, "cpu-gpu") < 0) return;
     hsdag_rnnplace_config cfg = hsdag_rnnplace_config_default();
     cfg.no_coarsen = 1;
     cfg.max_units = 12;
@@ -388,27 +383,18 @@ static void test_rnn_optimum_and_determinism(void)
     CHECK_EQ_INT(hsdag_rnnplace_units(R), 12);
     double opt = brute_force_units(f.p, hsdag_rnnplace_unit_of(R), 12);
     hsdag_rnnplace_free(R);
-    int32_t b1[NOPS], b2[NOPS];
-    double l1 = 0, l2 = 0;
-    int64_t a1 = 0, a2 = 0;
-    long c1 = 0, c2 = 0;
-    CHECK_EQ_INT(rnn_run(&f, &cfg, b1, &l1, &a1, &c1), 0);
-    printf("rnn: 12 units, optimum %.6g ms, reached %.6g ms at measurement %lld of %ld\n", opt * 1e3,
-           l1 * 1e3, (long long)a1, c1);
-    CHECK(c1 == cfg.budget);
-    CHECK(l1 <= opt * (1 + 1e-9));
-    double good[2] = {drift[0], drift[1]};
+    run_out r1 = {0}, r2 = {0};
+    check_optimum_repeat("rnn", &f, rnn_run, &cfg, cfg.budget, 12, opt, &r1);
+    const double *good = r1.drift;
     CHECK(good[1] < good[0]); /* -sqrt(latency): the sampled placements get faster */
-    CHECK_EQ_INT(rnn_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
-    CHECK(l1 == l2 && a1 == a2 && memcmp(b1, b2, sizeof b1) == 0);
     /* the reference's bug: rewarding +sqrt(latency) reinforces slower placements */
     cfg.reward = HSDAG_RNNPLACE_REWARD_SQRT_BUG;
-    CHECK_EQ_INT(rnn_run(&f, &cfg, b2, &l2, &a2, &c2), 0);
-    CHECK(c2 == cfg.budget);
+    CHECK_EQ_INT(rnn_run(&f, &cfg, &r2), 0);
+    CHECK(r2.calls == cfg.budget);
     printf("rnn: mean sampled latency, first / last fifth of the updates: -sqrt %.4g / %.4g ms, +sqrt (the "
            "reference's bug) %.4g / %.4g ms\n",
-           good[0] * 1e3, good[1] * 1e3, drift[0] * 1e3, drift[1] * 1e3);
-    CHECK(drift[1] > drift[0]);
+           good[0] * 1e3, good[1] * 1e3, r2.drift[0] * 1e3, r2.drift[1] * 1e3);
+    CHECK(r2.drift[1] > r2.drift[0]);
     hsdag_rnnplace_reward rw;
     CHECK(hsdag_rnnplace_reward_parse(&rw, "sqrt-bug", NULL) == 0 && rw == HSDAG_RNNPLACE_REWARD_SQRT_BUG);
     CHECK(hsdag_rnnplace_reward_parse(&rw, "sqrt", NULL) == HSDAG_EINVAL);
@@ -420,10 +406,7 @@ static void test_rnn_optimum_and_determinism(void)
 static void test_pretrain(hsdag_policy_method m)
 {
     fixture f1, f2;
-    if (fixture_open(&f1, "cpu-4gpu") < 0 || fixture_open(&f2, "cpu-4gpu") < 0) {
-        CHECK(0);
-        return;
-    }
+    if (fixture_open(&f1, "cpu-4gpu") < 0 || fixture_open(&f2, "cpu-4gpu") < 0) return;
     hsdag_pretrain_config cfg = hsdag_pretrain_config_default();
     cfg.method = m;
     cfg.rounds = 2;

@@ -4,6 +4,7 @@
  * Entry points: main. */
 #include "check.h"
 #include "flip_sweep.h"
+#include "gradcheck.h"
 #include "oom_sweep.h"
 #include "hsdag/io.h"
 #include "hsdag/learn.h"
@@ -101,6 +102,20 @@ static hsdag_learn_config small_cfg(void)
     return cfg;
 }
 
+typedef struct learn_gc {
+    hsdag_learn *L;
+    int32_t *act, nc;
+    hsdag_err e;
+} learn_gc;
+
+static int learn_gc_loss(void *ctx, double *loss)
+{
+    learn_gc *c = ctx;
+    int32_t n = c->nc;
+    /* < 0 when parsing changed the cluster count: not differentiable there */
+    return hsdag_learn_debug_loss(c->L, 7, c->act, &n, 0.1, 0, loss, &c->e);
+}
+
 static void test_gradcheck(hsdag_nn_gnn_kind kind)
 {
     hsdag_graph *g = small_graph();
@@ -116,40 +131,17 @@ static void test_gradcheck(hsdag_nn_gnn_kind kind)
     CHECK_EQ_INT(hsdag_learn_debug_loss(L, 7, act, &nc, 0.1, 1, &loss, &e), 0);
     CHECK(nc >= 2);
     size_t np = hsdag_nn_params_count(P);
-    float *val = hsdag_nn_params_value(P, -1), *gr = hsdag_nn_params_grad(P, -1);
     float *ana = hsdag_malloc(sizeof(float) * np);
-    memcpy(ana, gr, sizeof(float) * np);
-    /* central differences on every 7th parameter (all tensors are hit), float parameters, eps 1e-3 */
-    int checked = 0, bad = 0;
-    double worst = 0;
-    for (size_t i = 0; i < np; i += 7) {
-        float old = val[i];
-        double lp = 0, lm = 0;
-        int32_t n1 = nc, n2 = nc;
-        val[i] = old + 1e-3f;
-        int r1 = hsdag_learn_debug_loss(L, 7, act, &n1, 0.1, 0, &lp, &e);
-        val[i] = old - 1e-3f;
-        int r2 = hsdag_learn_debug_loss(L, 7, act, &n2, 0.1, 0, &lm, &e);
-        val[i] = old;
-        if (r1 < 0 || r2 < 0) continue; /* parsing changed the cluster count: not differentiable there */
-        double num = (lp - lm) / 2e-3, err = fabs(num - ana[i]) / fmax(1.0, fabs(num) + fabs(ana[i]));
-        checked++;
-        if (err > worst) worst = err;
-        if (err > 2e-2) {
-            bad++;
-            if (getenv("HSDAG_TEST_VERBOSE")) {
-                const char *tn = "?";
-                for (int32_t t = 0; t < hsdag_nn_params_n_tensors(P); t++)
-                    if (hsdag_nn_params_offset(P, t) <= i) tn = hsdag_nn_params_name(P, t);
-                fprintf(stderr, "  param %zu (%s): numeric %.6g analytic %.6g\n", i, tn, num, ana[i]);
-            }
-        }
-    }
+    memcpy(ana, hsdag_nn_params_grad(P, -1), sizeof(float) * np);
+    /* central differences on every 7th parameter (all tensors are hit) */
+    gc_tally t = {0};
+    learn_gc c = {.L = L, .act = act, .nc = nc};
+    gc_model(&t, P, ana, 0, 7, NULL, learn_gc_loss, &c, hsdag_nn_gnn_kind_name(kind));
     printf("gradcheck %s: %d params checked, %d off, worst rel err %.3g, loss %.4f\n",
-           hsdag_nn_gnn_kind_name(kind), checked, bad, worst, loss);
-    CHECK(checked > 100);
+           hsdag_nn_gnn_kind_name(kind), t.checked, t.bad, t.worst, loss);
+    CHECK(t.checked > 100);
     /* a handful may sit on a ReLU kink or flip a parse; the rest must match */
-    CHECK(bad * 50 <= checked);
+    CHECK(t.bad * 50 <= t.checked);
     hsdag_free(ana);
     hsdag_learn_free(L);
     hsdag_graph_free(g);

@@ -379,28 +379,59 @@ static double brute_min(hsdag_place_problem *p, const uint32_t *reach, int all_d
     return best;
 }
 
+/* One random instance of the brute-force tests: its problem on the tarnawski devices and the transitive
+ * closure of its graph (at most 16 nodes). */
+typedef struct tw_case {
+    hsdag_graph *g;
+    hsdag_devices *d;
+    hsdag_place_problem *p;
+    uint32_t reach[16];
+} tw_case;
+
+/* Takes g (may be NULL); sc NULL: the default simulator configuration. 0, or -1 (a failed check, what and
+ * the message on stderr) with nothing left to free. */
+static int tw_case_open(tw_case *c, hsdag_graph *g, const hsdag_sim_config *sc, const char *what)
+{
+    hsdag_err e = {0};
+    c->g = g;
+    c->d = NULL;
+    c->p = NULL;
+    CHECK(g && hsdag_devices_preset(&c->d, "tarnawski", g, &e) == 0 &&
+          hsdag_place_problem_create(&c->p, g, c->d, sc, &e) == 0);
+    if (!c->p) {
+        fprintf(stderr, "%s: %s\n", what, e.msg);
+        hsdag_devices_free(c->d);
+        hsdag_graph_free(g);
+        return -1;
+    }
+    closure(g, c->reach);
+    return 0;
+}
+
+static void tw_case_close(tw_case *c)
+{
+    hsdag_place_problem_free(c->p);
+    hsdag_devices_free(c->d);
+    hsdag_graph_free(c->g);
+}
+
 static void test_dp_brute(void)
 {
     int cases = 0, improved_chain = 0;
     for (uint64_t seed = 1; seed <= 14; seed++) {
         /* 3^12 = 531,441 placements for the 12-node graphs (two accelerators + the CPU); 4^8 for three */
         int32_t k = seed > 2 && seed % 3 == 0 ? 3 : 2, n = seed <= 2 ? 12 : (k == 3 ? 8 : 9);
-        hsdag_graph *g = rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.45 : 2.0, k, 1);
-        hsdag_devices *d = NULL;
-        hsdag_place_problem *p = NULL;
-        hsdag_err e = {0};
         hsdag_sim_config sc = hsdag_sim_config_default();
         sc.objective = HSDAG_OBJ_THROUGHPUT;
-        CHECK(g && hsdag_devices_preset(&d, "tarnawski", g, &e) == 0 &&
-              hsdag_place_problem_create(&p, g, d, &sc, &e) == 0);
-        if (!p) {
-            fprintf(stderr, "dp brute: %s\n", e.msg);
-            hsdag_devices_free(d);
-            hsdag_graph_free(g);
+        tw_case c;
+        if (tw_case_open(&c, rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.45 : 2.0, k, 1), &sc,
+                         "dp brute") < 0)
             continue;
-        }
-        uint32_t reach[16];
-        closure(g, reach);
+        hsdag_graph *g = c.g;
+        hsdag_devices *d = c.d;
+        hsdag_place_problem *p = c.p;
+        const uint32_t *reach = c.reach;
+        hsdag_err e = {0};
         double want = brute_min(p, reach, 1);
         int32_t dev[16], dev2[16];
         hsdag_place_result r, rc;
@@ -421,9 +452,7 @@ static void test_dp_brute(void)
         CHECK_NEAR(ri.rep.bound_s, want, 1e-6 * want);
         improved_chain += r.objective_s < rc.objective_s * (1 - 1e-9);
         cases++;
-        hsdag_place_problem_free(p);
-        hsdag_devices_free(d);
-        hsdag_graph_free(g);
+        tw_case_close(&c);
     }
     CHECK_EQ_INT(cases, 14);
     CHECK(improved_chain > 0); /* the ideals matter: on some graph no single chain reaches the optimum */
@@ -436,20 +465,15 @@ static void test_ilp_brute(void)
     int cases = 0, beat_greedy = 0;
     for (uint64_t seed = 21; seed <= 30; seed++) {
         int32_t n = seed <= 22 ? 11 : 9;
-        hsdag_graph *g = rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.4 : 0.7, 2, 1);
-        hsdag_devices *d = NULL;
-        hsdag_place_problem *p = NULL;
-        hsdag_err e = {0};
-        CHECK(g && hsdag_devices_preset(&d, "tarnawski", g, &e) == 0 &&
-              hsdag_place_problem_create(&p, g, d, NULL, &e) == 0);
-        if (!p) {
-            fprintf(stderr, "ilp brute: %s\n", e.msg);
-            hsdag_devices_free(d);
-            hsdag_graph_free(g);
+        tw_case c;
+        if (tw_case_open(&c, rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.4 : 0.7, 2, 1), NULL,
+                         "ilp brute") < 0)
             continue;
-        }
-        uint32_t reach[16];
-        closure(g, reach);
+        hsdag_graph *g = c.g;
+        hsdag_devices *d = c.d;
+        hsdag_place_problem *p = c.p;
+        const uint32_t *reach = c.reach;
+        hsdag_err e = {0};
         double want = brute_min(p, reach, 0);
         int32_t dev[16], gdev[16];
         hsdag_place_result r, rg;
@@ -468,9 +492,7 @@ static void test_ilp_brute(void)
         CHECK(r.objective_s >= r.lower_bound_s * (1 - 1e-12));
         beat_greedy += r.objective_s < rg.objective_s * (1 - 1e-9);
         cases++;
-        hsdag_place_problem_free(p);
-        hsdag_devices_free(d);
-        hsdag_graph_free(g);
+        tw_case_close(&c);
     }
     CHECK_EQ_INT(cases, 10);
     CHECK(beat_greedy > 0);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CMP_MAX_METHODS 128
 
@@ -238,21 +239,45 @@ done:
     return rc;
 }
 
-static const char *suite_path(const char *name, char *buf, size_t cap)
+/* The suite file: NAME itself when it is a path (a '/' or ".suite" in it), else bench/NAME.suite found by
+ * hsdag_data_find (the build tree, $HSDAG_DATA or the installed data; any working directory). root (cap
+ * bytes) gets the tree it was found in, "" for a path. 0 or a status (e says where it looked). */
+static int suite_path(char *path, char *root, size_t cap, const char *name, hsdag_err *e)
 {
-    if (strchr(name, '/') || strstr(name, ".suite")) return name;
-    snprintf(buf, cap, "bench/%s.suite", name);
+    root[0] = 0;
+    if (strchr(name, '/') || strstr(name, ".suite")) {
+        if (strlen(name) >= cap) return hsdag_err_set(e, HSDAG_EINVAL, "--suite: path too long");
+        strcpy(path, name);
+        return 0;
+    }
+    char rel[600];
+    snprintf(rel, sizeof rel, "bench/%.500s.suite", name);
+    int st = hsdag_data_find(path, cap, rel, "benchmark suite", e);
+    if (st == 0) snprintf(root, cap, "%.*s", (int)(strlen(path) - strlen(rel)), path);
+    return st;
+}
+
+/* A suite's relative file name (a model, a device file), as the suite file writes it, relative to the tree
+ * it came from: read from the working directory when it is there (the tree's root), else from root. */
+static const char *entry_file(char *buf, size_t cap, const char *root, const char *file)
+{
+    if (!root[0] || file[0] == '/' || access(file, R_OK) == 0) return file;
+    snprintf(buf, cap, "%s%s", root, file);
     return buf;
 }
 
 /* The arguments of one suite entry: its model, and its own --devices, --semantics, --costs and --mem over
- * the command line's. CLI_OK or 2 (a bad value, with the file and line). */
-static int entry_args(cli_args *ia, const cli_args *a, const hsdag_suite_entry *en, const char *path)
+ * the command line's; files relative to root (entry_file: buf holds 2 x 4200 bytes). CLI_OK or 2 (a bad
+ * value, with the file and line). */
+static int entry_args(cli_args *ia, const cli_args *a, const hsdag_suite_entry *en, const char *path,
+                      const char *root, char *buf)
 {
     *ia = *a;
-    ia->pos[0] = en->model;
+    ia->pos[0] = entry_file(buf, 4200, root, en->model);
     ia->n_pos = 1;
-    if (en->devices) ia->devices = en->devices;
+    if (en->devices)
+        ia->devices = strchr(en->devices, '/') ? entry_file(buf + 4200, 4200, root, en->devices)
+                                               : en->devices; /* a preset name */
     char where[4200];
     snprintf(where, sizeof where, "%s:%d: %s", path, (int)en->line, en->name);
     if (en->semantics) {
@@ -313,11 +338,11 @@ static void summary_print(const cli_args *a, int32_t n_inst, const sum_col *cols
 
 static int run_suite(const cli_args *a, cmp_row *names, hsdag_place_compare_row *rows)
 {
-    char pbuf[4096];
-    const char *path = suite_path(a->suite, pbuf, sizeof pbuf);
+    char path[4096], root[4096], files[2 * 4200];
     hsdag_err e = {0};
     hsdag_suite *S = NULL;
-    int st = hsdag_suite_read_file(&S, path, &e);
+    int st = suite_path(path, root, sizeof path, a->suite, &e);
+    if (st == 0) st = hsdag_suite_read_file(&S, path, &e);
     if (st < 0) return cli_fail(a->name, st, &e);
     sum_col *cols = hsdag_calloc(CMP_MAX_METHODS, sizeof *cols);
     cli_args *ia = hsdag_malloc(sizeof *ia);
@@ -341,7 +366,7 @@ static int run_suite(const cli_args *a, cmp_row *names, hsdag_place_compare_row 
             save = sub;
         }
         int n = 0;
-        if ((rc = entry_args(ia, a, en, path)) != CLI_OK) break;
+        if ((rc = entry_args(ia, a, en, path, root, files)) != CLI_OK) break;
         if ((rc = run_instance(ia, &in, names, rows, &n, a->json ? &w : NULL, save)) != CLI_OK) break;
         if (!a->json) printf("\n");
         summary_add(cols, &ncols, en, rows, n);

@@ -85,6 +85,10 @@ HSDAG_API void *hsdag_realloc(void *p, size_t n);
 HSDAG_API void hsdag_free(void *p);
 /* Test hook: the n-th allocation from now fails (n >= 1); 0 disables. Not thread-safe by design. */
 HSDAG_API void hsdag_alloc_fail_after(long n);
+/* count elements of size bytes each, zeroed (one byte when count is 0), or NULL with HSDAG_ENOMEM and
+ * "who: out of memory (N bytes)" in e: the one "allocate an array or say so" helper. Several arrays checked
+ * once: pass a local hsdag_err and test its status. */
+HSDAG_API void *hsdag_alloc_n(size_t count, size_t size, const char *who, hsdag_err *e);
 
 /* Grows a dynamic array *pp of *cap elements of size elem so that it can hold need elements.
  * Returns 0 or HSDAG_ENOMEM (the old array stays valid). */

@@ -16,6 +16,7 @@
 #include "hsdag/codec.h"
 #include "hsdag/graph.h"
 #include "hsdag/gen.h"
+#include "hsdag/coarsen.h"
 #include "hsdag/nn.h"
 #include "hsdag/devices.h"
 #include "hsdag/io.h"

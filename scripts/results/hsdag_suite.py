@@ -45,7 +45,7 @@ def equal_budget(entries):
     cmds = [["place"] + argv + ["--method", "hsdag", "--max-evals", "20000", "--seed", str(s)]
             for _, _, _, argv in entries for s in SEEDS]
     res = iter(run_all(cmds))
-    return {name: [next(res) for _ in SEEDS] for name, _, _, _ in entries}
+    return {name: {s: next(res) for s in SEEDS} for name, _, _, _ in entries}
 
 
 def hard_suite(L, entries, runs, learned, eq):
@@ -78,9 +78,13 @@ def hard_suite(L, entries, runs, learned, eq):
     L.append("| instance | best known (how) | lower bound (rule) | MILP | best other | hsdag | hsdag worst seed | "
              "vs best other | hsdag >= table, every seed | hsdag at 20k | 20k vs best other | hsdag-learned | hsdag-paper | bb-random | bb-local |")
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    S = []
+    S, not_run, partial, eq_missing = [], [], [], []
     for name, best_ms, how, argv in entries:
         r = runs[name]
+        if r.get("error") == "not run":
+            L.append("| %s | not run (RESULTS_CACHED_ONLY: the run did not finish in time) |" % name)
+            not_run.append(name)
+            continue
         if r.get("error") or not r["seeds"][0]:
             L.append("| %s | failed: %s |" % (name, (r.get("error") or "no rows")[:80]))
             continue
@@ -93,30 +97,50 @@ def hard_suite(L, entries, runs, learned, eq):
         # per seed: hsdag against the best row of the issue's table in that seed's run
         margins = [lat(d.get("hsdag")) / min(lat(d.get(m)) for m in OTHER) - 1 for d in seeds]
         dominated = all(x <= 1e-9 for x in margins)
-        em = mean(lat(x) for x in eq[name])
-        e_dom = all(lat(x) <= min(lat(d.get(m)) for m in OTHER) * (1 + 1e-9) for x, d in zip(eq[name], seeds))
+        if len(seeds) < n_seeds:
+            partial.append("%s (seeds %s)" % (name, ",".join(map(str, r["seeds_run"]))))
+        pairs = [(eq[name][sd], d) for sd, d in zip(r["seeds_run"], seeds) if not eq[name][sd].get("not_run")]
+        em = mean(lat(x) for x, _ in pairs) if pairs else None
+        e_dom = all(lat(x) <= min(lat(d.get(m)) for m in OTHER) * (1 + 1e-9) for x, d in pairs) if pairs else None
+        if len(pairs) < len(seeds):
+            eq_missing.append("%s (%d of %d seeds)" % (name, len(pairs), len(seeds)))
         mtxt, mopt = milp(seeds, r.get("sem"))
         bk, bhow = best_known(name, runs, best_ms, how)
         S.append({"name": name, "hm": hm, "hw": hw, "bo": bo, "bo_m": bo_m, "dom": dominated,
                   "worst_margin": max(margins), "em": em, "e_dom": e_dom, "lb": r["lb"], "rule": r["rule"], "ilp_opt": mopt, "best": bk})
-        L.append("| %s | %s (%s) | %s (%s) | %s | %s (%s) | %s | %s | %+.2f%% | %s | %s | %+.2f%% | %s | %s | %s | %s |" % (
+        L.append("| %s | %s (%s) | %s (%s) | %s | %s (%s) | %s | %s | %+.2f%% | %s | %s | %s | %s | %s | %s | %s |" % (
             name, fmt(bk, 6), bhow, fmt(r["lb"]), r["rule"], mtxt, fmt(bo), bo_m, fmt(hm, 6), fmt(hw, 6),
-            100 * (hm / bo - 1), "yes" if dominated else "no (%+.2f%%)" % (100 * max(margins)), fmt(em, 6),
-            100 * (1 - em / bo),
+            100 * (hm / bo - 1), "yes" if dominated else "no (%+.2f%%)" % (100 * max(margins)),
+            fmt(em, 6) if em is not None else "not run", "%+.2f%%" % (100 * (1 - em / bo)) if em is not None else "-",
             fmt(learned.get(name, float("nan"))), fmt(mean(lat(d.get("hsdag-paper")) for d in seeds)),
             fmt(mean(lat(d.get("bb-random")) for d in seeds)), fmt(mean(lat(d.get("bb-local")) for d in seeds))))
     L.append("")
+    targets(L, S, not_run, partial, eq_missing)
+    return S
+
+
+def targets(L, S, not_run, partial, eq_missing):
+    """The issue's hard-suite targets judged on hard_suite's per-instance summaries S."""
+    n_seeds = len(SEEDS)
     n = len(S)
     dom = [s for s in S if s["dom"]]
     gains = sorted(100 * (1 - s["hm"] / s["bo"]) for s in S)
     med = gains[n // 2] if n % 2 else (gains[n // 2 - 1] + gains[n // 2]) / 2
     ok5 = [s for s in S if s["hm"] <= 0.95 * s["bo"] or (s["lb"] and s["hm"] <= 1.01 * s["lb"])]
     ilp = [s for s in S if s["ilp_opt"]]
-    egains = sorted(100 * (1 - s["em"] / s["bo"]) for s in S)
-    emed = egains[n // 2] if n % 2 else (egains[n // 2 - 1] + egains[n // 2]) / 2
+    E = [s for s in S if s["em"] is not None]
+    egains = sorted(100 * (1 - s["em"] / s["bo"]) for s in E)
+    ne = len(E)
+    emed = (egains[ne // 2] if ne % 2 else (egains[ne // 2 - 1] + egains[ne // 2]) / 2) if ne else float("nan")
     ilp_ok = [s for s in ilp if s["hw"] <= 1.01 * s["ilp_opt"]]
     L.append("Targets (%d seeds per instance):" % n_seeds)
     L.append("")
+    if not_run or partial or eq_missing:
+        L.append("- **Not everything ran** (the section was laid out from the runs that finished, "
+                 "`RESULTS_CACHED_ONLY=1`): %s. The counts below are over the instances and seeds that ran." % "; ".join(
+                     x for x in ("compare not run on " + ", ".join(not_run) if not_run else "",
+                                 "fewer seeds on " + ", ".join(partial) if partial else "",
+                                 "*hsdag at 20k* incomplete on " + ", ".join(eq_missing) if eq_missing else "") if x))
     L.append("- `hsdag` at least as good as every row of the issue's table, on every seed: **%d of %d** instances%s."
              % (len(dom), n, "" if len(dom) == n else "; not on " + ", ".join(
                  "%s (%+.2f%% on its worst seed)" % (s["name"], 100 * s["worst_margin"]) for s in S if not s["dom"])))
@@ -124,17 +148,19 @@ def hard_suite(L, entries, runs, learned, eq):
              "instances of 1 - hsdag / best other; target: >= 5%%, or within 1%% of a proven lower bound); %d of "
              "%d instances meet one of the two (%s)." % (
                  med, len(ok5), n, ", ".join(s["name"] for s in ok5) or "none"))
-    L.append("- At equal budget (*hsdag at 20k*: the whole run within local-search's 20,000 evaluations): at least "
-             "as good as every row on every seed on %d of %d instances (%s); median gain over the best other "
-             "row %+.2f%%." % (len([s for s in S if s["e_dom"]]), n, "not on " + ", ".join(
-                 s["name"] for s in S if not s["e_dom"]) if any(not s["e_dom"] for s in S) else "all", emed))
+    if not ne:
+        L.append("- At equal budget (*hsdag at 20k*): not run.")
+    else:
+        L.append("- At equal budget (*hsdag at 20k*: the whole run within local-search's 20,000 evaluations): at least "
+                 "as good as every row on every seed on %d of %d instances (%s); median gain over the best other "
+                 "row %+.2f%%." % (len([s for s in E if s["e_dom"]]), ne, "not on " + ", ".join(
+                     s["name"] for s in E if not s["e_dom"]) if any(not s["e_dom"] for s in E) else "all", emed))
     L.append("- Where the MILP proves an optimum (in its own model: %s): `hsdag`'s worst seed is within 1%% of it "
              "on **%d of %d**%s." % (", ".join(s["name"] for s in ilp) or "none", len(ilp_ok), len(ilp),
                                     "" if len(ilp_ok) == len(ilp) else "; not on " + ", ".join(
                                         "%s (%+.2f%%)" % (s["name"], 100 * (s["hw"] / s["ilp_opt"] - 1))
                                         for s in ilp if s not in ilp_ok)))
     L.append("")
-    return S
 
 
 def learning_shows(L, entries, runs):
@@ -167,12 +193,21 @@ def learning_shows(L, entries, runs):
         learned_means = {}
         misses = []
         unreachable = []
+        skipped, fewer = [], []
         for name, best_ms, _, _ in entries:
             tr, br, bl = [], [], []
             for _ in SEEDS:
-                tr.append(next(res))
-                br.append(next(res))
-                bl.append(next(res))
+                t, b, c = next(res), next(res), next(res)
+                if not (t.get("not_run") or b.get("not_run") or c.get("not_run")):
+                    tr.append(t)
+                    br.append(b)
+                    bl.append(c)
+            if not tr:
+                L.append("| %s | not run (RESULTS_CACHED_ONLY: the runs did not finish in time) |" % name)
+                skipped.append(name)
+                continue
+            if len(tr) < len(SEEDS):
+                fewer.append("%s (%d seeds)" % (name, len(tr)))
             ok = [t for t in tr if "error" not in t]
             tl = [t["latency_ms"] if "error" not in t and t.get("feasible") else float("inf") for t in tr]
             wins = sum(1 for a, b, c in zip(tl, br, bl) if a < min(lat(b), lat(c)))
@@ -196,8 +231,19 @@ def learning_shows(L, entries, runs):
             L.append("| %s | %s | %s | %s | %d/%d | %d/%d | %.2f | %.2f | %.2f -> %.2f |" % (
                 name, fmt(mean(tl)), fmt(mean(lat(b) for b in br)), fmt(mean(lat(c) for c in bl)), wins, len(tr),
                 after, len(tr), ratio, floor, mean(c["ent_first"] for c in cs), mean(c["ent_last"] for c in cs)))
-        n = len(entries)
+        n = len(entries) - len(skipped)
         L.append("")
+        if skipped or fewer:
+            L.append("**Not everything ran** (laid out from the runs that finished, `RESULTS_CACHED_ONLY=1`): %s; "
+                     "the counts below are over the %d instances that ran." % ("; ".join(x for x in (
+                         "not run on " + ", ".join(skipped) if skipped else "",
+                         "fewer seeds on " + ", ".join(fewer) if fewer else "") if x), n))
+            L.append("")
+        if not nruns:
+            L.append("noise %g: no run finished; nothing to count." % noise)
+            L.append("")
+            totals[noise] = {}
+            continue
         L.append("noise %g: the learner's mean beats both baselines' on **%d of %d** instances (%.0f%%; target 80%%%s); "
                  "best after episode 0 in **%d of %d** runs (%.0f%%; target 80%%); last 5 episodes >= 20%% below "
                  "the first 5 on **%d of %d** instances (mean over seeds) and in %d of %d runs." % (

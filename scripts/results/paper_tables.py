@@ -2,21 +2,26 @@
 baselines (Placeto, the RNN placer): Table 2 on the paper's setting and on the hard suite, HSDAG against
 Placeto as the paper reports it, Table 3 (feature ablation), the GNN-layer table and the running-time table.
 Every learned method gets the same budget (500 measurements); 3 seeds, mean ± std.
-Not here: the runs (the hsdag CLI: compare, train), other sections. Entry point: generate(L).
+Not here: the runs (the hsdag CLI: compare, train, through hsdag_runs' cache), other sections. Entry point:
+generate(L).
 """
 import os
 import re
 
 import common
-from common import run_json, mean_std, SEEDS
+from common import mean_std, SEEDS
+from hsdag_runs import cli, run_all, suite
 
-# PAPER_TABLES_REDUCED=1: the reduced run of a loaded shared machine (the section says so): Table 2 on SqueezeNet
-# 1.1 and ResNet-50 instead of the paper's three models, three hard-suite instances run one by one instead of
-# the whole suite, no Table 3 / GNN-layer runs. Budget and seeds are the same.
-REDUCED = os.environ.get("PAPER_TABLES_REDUCED") == "1"
-MODELS = ([("SqueezeNet-1.1", "tests/data/onnx/squeezenet1_1.onnx"), ("ResNet-50", "tests/data/onnx/resnet50.onnx")]
-          if REDUCED else common.MODELS)
-HARD_SUBSET = ["mem50-squeezenet1_1", "igpu-squeezenet1_1", "mem50-resnet50"]
+# What runs: PAPER_TABLES_PARTS (comma list of table2, hard, table3, gnn; default all four) and
+# PAPER_TABLES_HARD (comma list of bench/hard.suite names; default every instance), PAPER_TABLES_VARIANT_MODELS below. The section says what ran.
+# Every command goes through hsdag_runs.cli (cached per command and binary, RESULTS_JOBS at a time), so a
+# run that is stopped keeps what it measured and a rerun resumes.
+PARTS = os.environ.get("PAPER_TABLES_PARTS", "table2,hard,table3,gnn").split(",")
+HARD_ONLY = [x for x in os.environ.get("PAPER_TABLES_HARD", "").split(",") if x]
+MODELS = common.MODELS
+# PAPER_TABLES_VARIANT_MODELS: comma list of model names (MODELS' first column) for Table 3 and the GNN table
+VARIANT_ONLY = [x for x in os.environ.get("PAPER_TABLES_VARIANT_MODELS", "").split(",") if x]
+VARIANT_MODELS = [m for m in MODELS if not VARIANT_ONLY or m[0] in VARIANT_ONLY]
 
 TITLE = "The HSDAG paper's tables: HSDAG vs Placeto and the RNN placer"
 
@@ -27,12 +32,30 @@ LABEL = {"cpu-only": "CPU-only", "gpu-only": "GPU-only", "placeto": "Placeto", "
          "heft": "HEFT", "m-etf": "m-ETF", "m-sct": "m-SCT", "metis": "METIS", "local-search": "local search",
          "mincut": "min cut (exact)", "ilp": "ILP (exact, 10 s)", "bb-random": "black-box random search"}
 DETERMINISTIC = ["cpu-only", "gpu-only", "heft", "m-etf", "m-sct", "metis", "mincut", "ilp"]
+SEEDED = ["local-search"] + LEARNED
+HARD_METHODS = ["cpu-only", "gpu-only", "heft", "local-search"] + LEARNED
+BUDGETED = {"bb-random", "bb-local", "hsdag", "hsdag-learned", "hsdag-paper", "placeto", "rnn"}  # read --budget
+ABLATIONS = [("all features", ["--paper"]), ("no output shape", ["--paper", "--no-shape"]),
+             ("no node id", ["--paper", "--no-id"]), ("no structural features", ["--paper", "--no-struct"])]
+GNNS = [("GCN (paper)", ["--paper"]), ("GAT", ["--paper", "--gnn", "gat"]), ("GIN", ["--paper", "--gnn", "gin"]),
+        ("GraphSAGE", ["--paper", "--gnn", "sage"])]
+
+
+def run_json(args):
+    r = cli(args)
+    if "error" in r and len(r) == 1:
+        raise RuntimeError("hsdag %s: %s" % (" ".join(args), r["error"]))
+    return r
+
+
+def compare_args(path, devices, methods, seed, extra=()):
+    """`hsdag compare` arguments; --budget only when a method reads it (the CLI rejects it otherwise)."""
+    return (["compare", path] + (["--devices", devices] if devices else []) + ["--methods", ",".join(methods),
+            "--seed", str(seed)] + (["--budget", str(BUDGET)] if BUDGETED & set(methods) else []) + list(extra))
 
 
 def compare(path, devices, methods, seed, extra=()):
-    args = ["compare", path] + (["--devices", devices] if devices else []) + [
-        "--methods", ",".join(methods), "--seed", str(seed), "--budget", str(BUDGET)] + list(extra)
-    return {m["method"]: m for m in run_json(args)["methods"]}
+    return {m["method"]: m for m in run_json(compare_args(path, devices, methods, seed, extra))["methods"]}
 
 
 def to_best_s(row):
@@ -41,12 +64,12 @@ def to_best_s(row):
     n = row.get("placements_evaluated") or 0
     m = re.search(r"best at measurement (\d+)", row.get("note", ""))
     if m and n:
-        return row["place_s"] * int(m.group(1)) / n
+        return row["wall_s"] * int(m.group(1)) / n
     m = re.search(r"(\d+) steps x (\d+) samples", row.get("note", ""))
     if m and n and row.get("best_episode") is not None:
         per = int(m.group(1)) * int(m.group(2))
-        return row["place_s"] * min(n, (row["best_episode"] + 1) * per) / n
-    return row["place_s"]
+        return row["wall_s"] * min(n, (row["best_episode"] + 1) * per) / n
+    return row["wall_s"]
 
 
 def fmt(xs):
@@ -112,150 +135,108 @@ def hsdag_vs_placeto(L, lat, where):
     return gains
 
 
-def suite_rows(L, suite, methods):
-    """Table 2 on a benchmark suite: per instance the best known latency and each method's mean ± std."""
-    res = [run_json(["compare", "--suite", suite, "--methods", ",".join(methods), "--seed", str(s),
-                     "--budget", str(BUDGET)]) for s in SEEDS]
-    L.append("| instance | best known ms | " + " | ".join(LABEL.get(m, m) for m in methods) + " |")
-    L.append("|---|---|" + "---|" * len(methods))
-    wins = {m: 0 for m in methods}
-    agg = {}
-    for i, inst in enumerate(res[0]["instances"]):
-        name = inst.get("name", "?")
-        best = inst.get("best_known_ms")
-        row = [name, "%.4f" % best if isinstance(best, (int, float)) else "-"]
-        means = {}
-        for m in methods:
-            xs, fs = [], True
-            for r in res:
-                x = next(y for y in r["instances"][i]["methods"] if y["method"] == m)
-                xs.append(x["latency_ms"])
-                fs = fs and x["feasible"]
-            means[m] = (sum(xs) / len(xs), fs)
-            agg.setdefault(m, []).append(means[m])
-            row.append(fmt(xs) + ("" if fs else " (inf.)"))
-        top = min(v[0] for v in means.values() if v[1]) if any(v[1] for v in means.values()) else None
-        for m in methods:
-            if top is not None and means[m][1] and means[m][0] <= top * (1 + 1e-9):
-                wins[m] += 1
-        L.append("| " + " | ".join(row) + " |")
-    L.append("")
-    L.append("Instances where each method is the best of these (ties count for each): " +
-             ", ".join("%s %d" % (LABEL.get(m, m), wins[m]) for m in methods) + " of %d." % len(res[0]["instances"]))
-    L.append("")
-    return res
-
-
-def train_variant(path, devices, extra, seed):
-    d = "/tmp/hsdag-results-paper-%d" % os.getpid()
-    return run_json(["train", path, "--devices", devices, "--seed", str(seed), "--budget", str(BUDGET),
-                     "--out", d] + extra)
+def train_args(path, devices, extra, seed):
+    return ["train", path, "--devices", devices, "--seed", str(seed), "--budget", str(BUDGET)] + extra
 
 
 def variant_table(L, devices, variants):
-    L.append("| variant | " + " | ".join("%s ms" % n for n, _ in MODELS) + " |")
-    L.append("|---|" + "---|" * len(MODELS))
+    L.append("| variant | " + " | ".join("%s ms" % n for n, _ in VARIANT_MODELS) + " |")
+    L.append("|---|" + "---|" * len(VARIANT_MODELS))
     for label, extra in variants:
         row = [label]
-        for name, path in MODELS:
-            xs = [train_variant(path, devices, extra, s)["latency_ms"] for s in SEEDS]
+        for name, path in VARIANT_MODELS:
+            xs = [run_json(train_args(path, devices, extra, s))["latency_ms"] for s in SEEDS]
             row.append(fmt(xs))
         L.append("| " + " | ".join(row) + " |")
     L.append("")
 
 
-def hard_subset(L, suite):
-    """Table 2 on some instances of the hard suite, each run as its own compare (the suite's arguments)."""
-    rows = {}
-    for line in open(suite):
-        f = line.split()
-        if f and not f[0].startswith("#"):
-            rows[f[0]] = f
-    methods = ["cpu-only", "gpu-only", "heft", "local-search"] + LEARNED
-    L.append("## Table 2 on hard instances (%s of `bench/hard.suite`, run one by one)" % ", ".join(HARD_SUBSET))
+def hard_entries():
+    """The hard suite's instances this run measures: (name, best_ms, argv, methods); gpu-only is left out
+    where the instance has no GPU (Tarnawski's accelerators: no --devices), as `compare --suite` marks it n/a."""
+    out = []
+    for name, best, _, argv in suite():
+        if HARD_ONLY and name not in HARD_ONLY:
+            continue
+        methods = [m for m in HARD_METHODS if m != "gpu-only" or "--devices" in argv]
+        out.append((name, best, argv, methods))
+    return out
+
+
+def hard_cmds(e):
+    name, _, argv, methods = e
+    return [compare_args(argv[0], None, methods, s, argv[1:]) for s in SEEDS]
+
+
+def hard_table(L):
+    """Table 2 on the hard suite, each instance its own compare (the suite line's MODEL and options)."""
+    entries = hard_entries()
+    n_all = len(suite())
+    L.append("## Table 2 on the hard suite (`bench/hard.suite`: memory caps, several accelerators, comparable "
+             "devices)")
     L.append("")
-    L.append("`hsdag compare MODEL ARGS --methods M --seed S --budget %d --json` with the suite line's MODEL "
-             "and ARGS, mean ± std over seeds %s; best known = the suite's column, or the best of the row "
-             "when the suite has none (`-`)." % (BUDGET, ",".join(map(str, SEEDS))))
+    L.append("%s; each instance run as its own `hsdag compare MODEL ARGS --methods M --seed S --budget %d --json` "
+             "with the suite line's MODEL and ARGS (what `compare --suite hard` runs per instance), mean ± std "
+             "over seeds %s; best known = the suite's BEST_MS column (how it was found is in the file), or the best "
+             "of the row when the suite has none (`-`); GPU-only is n/a on Tarnawski's accelerator sets." % (
+                 "All %d instances" % n_all if len(entries) == n_all else
+                 "%d of the %d instances (%s)" % (len(entries), n_all, ", ".join(e[0] for e in entries)),
+                 BUDGET, ",".join(map(str, SEEDS))))
     L.append("")
-    L.append("| instance | best known ms | " + " | ".join(LABEL.get(m, m) for m in methods) + " |")
-    L.append("|---|---|" + "---|" * len(methods))
-    lat_s, wins = {}, {m: 0 for m in methods}
-    for name in HARD_SUBSET:
-        f = rows[name]
+    L.append("| instance | best known ms | " + " | ".join(LABEL.get(m, m) for m in HARD_METHODS) + " |")
+    L.append("|---|---|" + "---|" * len(HARD_METHODS))
+    lat_s, wins = {}, {m: 0 for m in HARD_METHODS}
+    for e in entries:
+        name, best_ms, _, methods = e
         per, feas = {}, {}
-        for s in SEEDS:
-            for m, r in compare(f[3], None, methods, s, f[4:]).items():
+        for args in hard_cmds(e):
+            for m, r in {x["method"]: x for x in run_json(args)["methods"]}.items():
                 per.setdefault(m, []).append(r["latency_ms"])
                 feas[m] = feas.get(m, True) and r["feasible"]
         ok = [sum(per[m]) / len(per[m]) for m in methods if feas[m]]
-        best = float(f[1]) if f[1] != "-" else (min(ok) if ok else float("nan"))
+        best = best_ms if best_ms is not None else (min(ok) if ok else float("nan"))
         top = min(ok) if ok else None
         for m in methods:
             if top is not None and feas[m] and sum(per[m]) / len(per[m]) <= top * (1 + 1e-9):
                 wins[m] += 1
         lat_s[name] = {m: per[m] for m in LEARNED}
         L.append("| %s | %.4f | %s |" % (name, best, " | ".join(
-            fmt(per[m]) + ("" if feas[m] else " (infeasible)") for m in methods)))
+            (fmt(per[m]) + ("" if feas[m] else " (infeasible)")) if m in per else "n/a" for m in HARD_METHODS)))
     L.append("")
     L.append("Instances where each method is the best of these (ties count for each): " +
-             ", ".join("%s %d" % (LABEL.get(m, m), wins[m]) for m in methods) + " of %d." % len(HARD_SUBSET))
+             ", ".join("%s %d" % (LABEL.get(m, m), wins[m]) for m in HARD_METHODS) + " of %d." % len(entries))
     L.append("")
-    hsdag_vs_placeto(L, lat_s, "these hard instances")
+    hsdag_vs_placeto(L, lat_s, "the hard suite")
 
 
-def generate(L):
-    if REDUCED:
-        L.append("**Reduced regeneration** (`PAPER_TABLES_REDUCED=1`, 2026-12-01, a shared 2-core machine at "
-                 "load ~20): Table 2 on SqueezeNet 1.1 and ResNet-50 instead of the paper's Inception-V3, "
-                 "ResNet-50 and BERT-base; three hard-suite instances; no Table 3 or GNN-layer runs. Budget "
-                 "(%d measurements per learned method) and seeds (%s) as in the full section." % (
-                     BUDGET, ",".join(map(str, SEEDS))))
-        L.append("")
-    seeded = ["local-search"] + LEARNED
-    L.append("## Table 2: the paper's setting (`cpu-gpu`: Core i9-12900K + Arc A770, sequential as OpenVINO "
-             "HETERO)")
-    L.append("")
-    L.append("Latency in ms; learned methods and local search: mean ± std over seeds %s, each learned method "
-             "with %d measurements of the simulator; speed-up = (CPU-only - method) / CPU-only. Commands: "
-             "`hsdag compare MODEL --devices cpu-gpu --methods M --seed S --budget %d --json`." % (
-                 ",".join(map(str, SEEDS)), BUDGET, BUDGET))
-    L.append("")
-    lat, tbest = table2(L, "cpu-gpu", DETERMINISTIC, seeded)
-    L.append("")
-    hsdag_vs_placeto(L, lat, "the paper's setting")
+def prefetch():
+    """Every command of the parts that run, cheapest tables first, RESULTS_JOBS at a time (fills the cache the
+    layout below reads)."""
+    cmds = []
+    if "table2" in PARTS:
+        for _, path in MODELS:
+            cmds.append(compare_args(path, "cpu-gpu", DETERMINISTIC, 1))
+            cmds += [compare_args(path, "cpu-gpu", SEEDED, s) for s in SEEDS]
+    for part, variants in (("table3", ABLATIONS), ("gnn", GNNS)):
+        if part in PARTS:
+            cmds += [train_args(path, "cpu-gpu", extra, s) for _, extra in variants for _, path in VARIANT_MODELS
+                     for s in SEEDS]
+    if "hard" in PARTS:
+        for e in hard_entries():
+            cmds += hard_cmds(e)
+    run_all(cmds)
 
-    suite = "bench/hard.suite"
-    if REDUCED:
-        hard_subset(L, suite)
-    elif os.path.exists(suite):
-        L.append("## Table 2 on the hard suite (`bench/hard.suite`: memory caps, several accelerators, "
-                 "comparable devices)")
-        L.append("")
-        L.append("`hsdag compare --suite hard --methods M --seed S --budget %d --json`, mean ± std over seeds "
-                 "%s; \"best known\" is the suite's column (how it was found is in the file)." % (
-                     BUDGET, ",".join(map(str, SEEDS))))
-        L.append("")
-        res = suite_rows(L, "hard", ["cpu-only", "gpu-only", "heft", "local-search"] + LEARNED)
-        lat_s = {}
-        for i, inst in enumerate(res[0]["instances"]):
-            lat_s[inst.get("name", str(i))] = {
-                m: [next(y for y in r["instances"][i]["methods"] if y["method"] == m)["latency_ms"] for r in res]
-                for m in LEARNED}
-        hsdag_vs_placeto(L, lat_s, "the hard suite")
-    else:
-        L.append("(The hard suite `bench/hard.suite` is not in this tree: its Table 2 is skipped.)")
-        L.append("")
 
+def running_time(L, tbest):
     L.append("## Running time: seconds to reach the best placement (`cpu-gpu`, mean over seeds)")
     L.append("")
     L.append("Learned methods: the run's time up to the measurement that found its best (from the note of "
              "`compare --json`, at equal time per measurement); one-shot methods: their whole run. Wall "
-             "seconds on a shared 2-core machine.")
+             "seconds on a shared 2-core machine (load 10-15 while measuring: only the ratios mean much).")
     L.append("")
     L.append("| method | " + " | ".join("%s s" % n for n, _ in MODELS) + " |")
     L.append("|---|" + "---|" * len(MODELS))
-    for m in DETERMINISTIC + seeded:
+    for m in DETERMINISTIC + SEEDED:
         row = [LABEL.get(m, m)]
         for name, _ in MODELS:
             xs = tbest[name][m]
@@ -263,24 +244,52 @@ def generate(L):
         L.append("| " + " | ".join(row) + " |")
     L.append("")
 
-    if REDUCED:
-        L.append("Table 3 (feature ablation) and the GNN-layer table were not run in this reduced regeneration "
-                 "(`PAPER_TABLES_REDUCED=1`); `make results SECTIONS=paper_tables` without it runs them "
-                 "(`hsdag train MODEL --devices cpu-gpu --paper [--no-shape|--no-id|--no-struct|--gnn K] "
-                 "--budget %d --seed S`)." % BUDGET)
-        L.append("")
-        return
-    L.append("## Table 3: feature ablation (the paper's algorithm, `cpu-gpu`, mean ± std over seeds %s)"
-             % ",".join(map(str, SEEDS)))
-    L.append("")
-    L.append("`hsdag train MODEL --devices cpu-gpu --paper [ABLATION] --budget %d --seed S --json`." % BUDGET)
-    L.append("")
-    variant_table(L, "cpu-gpu", [("all features", ["--paper"]), ("no output shape", ["--paper", "--no-shape"]),
-                                 ("no node id", ["--paper", "--no-id"]),
-                                 ("no structural features", ["--paper", "--no-struct"])])
 
-    L.append("## GNN layer (the paper's algorithm, `cpu-gpu`, mean ± std over seeds %s)"
-             % ",".join(map(str, SEEDS)))
-    L.append("")
-    variant_table(L, "cpu-gpu", [("GCN (paper)", ["--paper"]), ("GAT", ["--paper", "--gnn", "gat"]),
-                                 ("GIN", ["--paper", "--gnn", "gin"]), ("GraphSAGE", ["--paper", "--gnn", "sage"])])
+def generate(L):
+    prefetch()
+    skipped = [p for p in ("table2", "hard", "table3", "gnn") if p not in PARTS]
+    if skipped or HARD_ONLY or VARIANT_ONLY:
+        notes = ["not run: " + ", ".join(skipped)] if skipped else []
+        if HARD_ONLY and "hard" in PARTS:
+            notes.append("the hard-suite table on %d of its %d instances only" % (len(hard_entries()), len(suite())))
+        if VARIANT_ONLY:
+            notes.append("Table 3 and the GNN-layer table on %s only (not %s)" % (
+                ", ".join(n for n, _ in VARIANT_MODELS), ", ".join(n for n, _ in MODELS if (n, _) not in VARIANT_MODELS)))
+        env = ["PAPER_TABLES_PARTS=" + ",".join(PARTS)] + (["PAPER_TABLES_HARD=" + ",".join(HARD_ONLY)] if HARD_ONLY else [])
+        env += ["PAPER_TABLES_VARIANT_MODELS=" + ",".join(VARIANT_ONLY)] if VARIANT_ONLY else []
+        L.append("**Partial regeneration** (`%s`, what fitted in a session on a shared 2-core machine): %s. "
+                 "`make results SECTIONS=paper_tables` without these variables runs every table on every model "
+                 "and instance." % (" ".join(env), "; ".join(notes)))
+        L.append("")
+    if "table2" in PARTS:
+        L.append("## Table 2: the paper's setting (`cpu-gpu`: Core i9-12900K + Arc A770, sequential as OpenVINO "
+                 "HETERO)")
+        L.append("")
+        L.append("Latency in ms; learned methods and local search: mean ± std over seeds %s, each learned method "
+                 "with %d measurements of the simulator; speed-up = (CPU-only - method) / CPU-only. Commands: "
+                 "`hsdag compare MODEL --devices cpu-gpu --methods M --seed S [--budget %d] --json` (--budget "
+                 "with the learned methods; the deterministic rows are seed 1's)." % (
+                     ",".join(map(str, SEEDS)), BUDGET, BUDGET))
+        L.append("")
+        lat, tbest = table2(L, "cpu-gpu", DETERMINISTIC, SEEDED)
+        L.append("")
+        hsdag_vs_placeto(L, lat, "the paper's setting")
+    if "hard" in PARTS:
+        hard_table(L)
+    if "table2" in PARTS:
+        running_time(L, tbest)
+    if "table3" in PARTS:
+        L.append("## Table 3: feature ablation (the paper's algorithm, `cpu-gpu`, mean ± std over seeds %s)"
+                 % ",".join(map(str, SEEDS)))
+        L.append("")
+        L.append("`hsdag train MODEL --devices cpu-gpu --paper [ABLATION] --budget %d --seed S --json`." % BUDGET)
+        L.append("")
+        variant_table(L, "cpu-gpu", ABLATIONS)
+    if "gnn" in PARTS:
+        L.append("## GNN layer (the paper's algorithm, `cpu-gpu`, mean ± std over seeds %s)"
+                 % ",".join(map(str, SEEDS)))
+        L.append("")
+        L.append("`hsdag train MODEL --devices cpu-gpu --paper [--gnn gat|gin|sage] --budget %d --seed S --json`."
+                 % BUDGET)
+        L.append("")
+        variant_table(L, "cpu-gpu", GNNS)

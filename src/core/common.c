@@ -106,6 +106,13 @@ void *hsdag_calloc(size_t count, size_t size)
     return calloc(count, size);
 }
 
+void *hsdag_alloc_n(size_t count, size_t size, const char *who, hsdag_err *e)
+{
+    void *p = hsdag_calloc(count, size);
+    if (!p) hsdag_err_set(e, HSDAG_ENOMEM, "%s: out of memory (%zu bytes)", who, count * size);
+    return p;
+}
+
 void *hsdag_realloc(void *p, size_t n)
 {
     if (alloc_should_fail()) return NULL;

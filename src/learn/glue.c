@@ -61,14 +61,6 @@ static int polish_from(hsdag_learn *L, hsdag_place_problem *p, const int32_t *in
     return 0;
 }
 
-static int32_t *dev_alloc(const hsdag_place_problem *p, hsdag_err *e)
-{
-    int32_t *d = hsdag_malloc(sizeof(int32_t) * (size_t)(p->n ? p->n : 1));
-    if (!d)
-        hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", sizeof(int32_t) * (size_t)p->n);
-    return d;
-}
-
 int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, uint64_t seed, int64_t max_evals,
                              double noise, double *polished_s, int64_t *evals, hsdag_err *e)
 {
@@ -79,10 +71,10 @@ int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, uint64_t se
     if (evals) *evals = 0;
     hsdag_learn_best(L, &best, &lat, NULL);
     if (!best) return 0;
-    int32_t *dev = dev_alloc(p, e);
+    int32_t *dev = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
     if (!dev) return HSDAG_ENOMEM;
     /* best points into L, which the offer may overwrite: polish a copy */
-    int32_t *init = dev_alloc(p, e);
+    int32_t *init = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
     int rc = init ? 0 : HSDAG_ENOMEM;
     if (init) memcpy(init, best, sizeof(int32_t) * (size_t)p->n);
     if (rc == 0) rc = polish_from(L, p, init, seed, max_evals, noise, dev, polished_s, &used, e);
@@ -125,7 +117,9 @@ static int learn_ils(hsdag_learn *L, hsdag_place_problem *p, const hsdag_place_o
                      int64_t *evals, int32_t *rounds, hsdag_err *e)
 {
     static const double fracs[] = {0.05, 0.1, 0.2};
-    int32_t *sample = dev_alloc(p, e), *cand = dev_alloc(p, e), *dev = dev_alloc(p, e);
+    int32_t *sample = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
+    int32_t *cand = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
+    int32_t *dev = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
     int rc = sample && cand && dev ? 0 : HSDAG_ENOMEM;
     hsdag_rng rng;
     hsdag_rng_seed(&rng, o->seed ^ 0x696c73ull);
@@ -161,10 +155,8 @@ static const char *const warm_methods[] = {"heft", "m-etf", "m-sct", "metis", "g
 int hsdag_learn_warm_start(hsdag_place_problem *p, hsdag_place_oracle *orc, const hsdag_place_opts *o,
                            int32_t *device, double *lat, int *feas, const char **from, hsdag_err *e)
 {
-    int32_t *tmp = hsdag_malloc(sizeof(int32_t) * (size_t)(p->n ? p->n : 1));
-    if (!tmp)
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
-                             sizeof(int32_t) * (size_t)p->n);
+    int32_t *tmp = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
+    if (!tmp) return HSDAG_ENOMEM;
     int rc = 0, have = 0;
     *from = NULL;
     int32_t ncand = p->k + (int32_t)(sizeof warm_methods / sizeof warm_methods[0]);
@@ -222,7 +214,7 @@ typedef struct run_log {
 static int default_warm(hsdag_learn *L, hsdag_place_problem *p, hsdag_place_oracle *orc,
                         const hsdag_place_opts *o, run_log *g, hsdag_err *e)
 {
-    int32_t *warm = dev_alloc(p, e);
+    int32_t *warm = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
     if (!warm) return HSDAG_ENOMEM;
     int32_t steps;
     double prob;
@@ -253,7 +245,8 @@ static int default_search(hsdag_learn *L, hsdag_place_problem *p, const hsdag_pl
     const int32_t *best;
     double lat;
     hsdag_learn_best(L, &best, &lat, NULL);
-    int32_t *mine = dev_alloc(p, e), *dev = dev_alloc(p, e);
+    int32_t *mine = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
+    int32_t *dev = hsdag_alloc_n((size_t)p->n, sizeof(int32_t), "hsdag", e);
     int rc = mine && dev ? 0 : HSDAG_ENOMEM;
     if (rc == 0 && best) memcpy(mine, best, sizeof(int32_t) * (size_t)p->n);
     if (rc == 0 && each > 0)

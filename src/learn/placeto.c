@@ -252,13 +252,6 @@ void hsdag_placeto_free(hsdag_placeto *P)
     hsdag_free(P);
 }
 
-static float *fbuf(size_t n, int *bad)
-{
-    float *p = hsdag_calloc(n ? n : 1, sizeof(float));
-    if (!p) *bad = 1;
-    return p;
-}
-
 /* static features: cost of the unit on each device (one scale for all devices), bytes leaving the unit and
  * memory, each divided by its maximum over the units (Placeto normalises its columns the same way) */
 static int static_features(hsdag_placeto *P, hsdag_err *e)
@@ -295,6 +288,66 @@ static int static_features(hsdag_placeto *P, hsdag_err *e)
     return 0;
 }
 
+/* The working arrays of N units, K devices and hidden width H (zeroed). 0 or HSDAG_ENOMEM. */
+static int placeto_buffers(hsdag_placeto *P, int32_t N, int32_t K, int32_t H, hsdag_err *e)
+{
+    int32_t H2 = 2 * H;
+    hsdag_err oom = {0}; /* any of the arrays failed */
+    size_t nh = (size_t)N * H, nh2 = (size_t)N * H2;
+    size_t wide = (size_t)N * (size_t)(P->F > 16 * H ? P->F : 16 * H);
+    P->desc = hsdag_calloc((size_t)N * P->W, sizeof(uint64_t));
+    P->stat = hsdag_alloc_n((size_t)N * (K + 2), sizeof(float), "placeto", &oom);
+    P->start = hsdag_calloc((size_t)N, sizeof(int32_t));
+    P->best_unit = hsdag_calloc((size_t)N, sizeof(int32_t));
+    P->ring = hsdag_calloc((size_t)P->cfg.baseline_window * N, sizeof(double));
+    P->X = hsdag_alloc_n((size_t)N * P->F, sizeof(float), "placeto", &oom);
+    P->ta = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+    P->tb = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+    P->T = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+    for (int d = 0; d < 2; d++) {
+        mpass *m = &P->mp[d];
+        m->emb = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+        m->f1 = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+        m->ff = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+        m->s = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+        m->g1 = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+        m->gg = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+        P->demb[d] = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+    }
+    P->E = hsdag_alloc_n(nh2, sizeof(float), "placeto", &oom);
+    for (int q = 0; q < NQ; q++) {
+        P->ag[q].a1 = hsdag_alloc_n(nh2, sizeof(float), "placeto", &oom);
+        P->ag[q].a2 = hsdag_alloc_n(nh2, sizeof(float), "placeto", &oom);
+        P->ag[q].s = hsdag_alloc_n((size_t)H2, sizeof(float), "placeto", &oom);
+        P->ag[q].o1 = hsdag_alloc_n((size_t)H2, sizeof(float), "placeto", &oom);
+        P->ag[q].o = hsdag_alloc_n((size_t)H2, sizeof(float), "placeto", &oom);
+    }
+    P->z = hsdag_alloc_n((size_t)4 * H2, sizeof(float), "placeto", &oom);
+    P->c1 = hsdag_alloc_n((size_t)8 * H2, sizeof(float), "placeto", &oom);
+    P->c2 = hsdag_alloc_n((size_t)4 * H2, sizeof(float), "placeto", &oom);
+    P->logits = hsdag_alloc_n((size_t)K, sizeof(float), "placeto", &oom);
+    P->logp = hsdag_alloc_n((size_t)K, sizeof(float), "placeto", &oom);
+    P->dlogp = hsdag_alloc_n((size_t)K, sizeof(float), "placeto", &oom);
+    P->dT = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+    P->dff = hsdag_alloc_n(nh, sizeof(float), "placeto", &oom);
+    P->dE = hsdag_alloc_n(nh2, sizeof(float), "placeto", &oom);
+    P->dA = hsdag_alloc_n(nh2, sizeof(float), "placeto", &oom);
+    P->s1 = hsdag_alloc_n(wide, sizeof(float), "placeto", &oom);
+    P->s2 = hsdag_alloc_n(wide, sizeof(float), "placeto", &oom);
+    P->dz = hsdag_alloc_n((size_t)16 * H2, sizeof(float), "placeto", &oom);
+    P->dsmall = hsdag_alloc_n((size_t)K + (size_t)16 * H2, sizeof(float), "placeto", &oom);
+    P->seg = hsdag_malloc(sizeof(int32_t) * (size_t)N);
+    P->cur = hsdag_malloc(sizeof(int32_t) * (size_t)N);
+    P->acts = hsdag_malloc(sizeof(int32_t) * (size_t)N);
+    P->op_dev = hsdag_malloc(sizeof(int32_t) * (size_t)P->p->n);
+    P->rew = hsdag_malloc(sizeof(double) * (size_t)N);
+    P->ret = hsdag_malloc(sizeof(double) * (size_t)N);
+    if (oom.status || !P->desc || !P->start || !P->best_unit || !P->ring || !P->seg || !P->cur || !P->acts ||
+        !P->op_dev || !P->rew || !P->ret)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "placeto: out of memory (%d units)", (int)N);
+    return 0;
+}
+
 int hsdag_placeto_create(hsdag_placeto **out, hsdag_place_problem *p, const hsdag_placeto_config *cfg,
                          hsdag_err *e)
 {
@@ -313,7 +366,7 @@ int hsdag_placeto_create(hsdag_placeto **out, hsdag_place_problem *p, const hsda
     int rc = lnodes_create(&P->u, p, cfg->max_units, cfg->no_coarsen, e);
     if (rc < 0) goto fail;
     if ((rc = ltrack_init(&P->tr, p->n, NULL, NULL, cfg->infeasible_penalty, e)) < 0) goto fail;
-    int32_t N = P->u->n, K = p->k, H = cfg->hidden, H2 = 2 * H;
+    int32_t N = P->u->n, K = p->k, H = cfg->hidden;
     P->N = N;
     P->K = K;
     P->H = H;
@@ -325,44 +378,7 @@ int hsdag_placeto_create(hsdag_placeto **out, hsdag_place_problem *p, const hsda
     }
     hsdag_rng_seed(&P->rng, cfg->seed);
     hsdag_rng_seed(&P->init_rng, cfg->seed ^ 0x5374617274ULL);
-    int bad = 0;
-    size_t nh = (size_t)N * H, nh2 = (size_t)N * H2;
-    size_t wide = (size_t)N * (size_t)(P->F > 16 * H ? P->F : 16 * H);
-    P->desc = hsdag_calloc((size_t)N * P->W, sizeof(uint64_t));
-    P->stat = fbuf((size_t)N * (K + 2), &bad);
-    P->start = hsdag_calloc((size_t)N, sizeof(int32_t));
-    P->best_unit = hsdag_calloc((size_t)N, sizeof(int32_t));
-    P->ring = hsdag_calloc((size_t)cfg->baseline_window * N, sizeof(double));
-    P->X = fbuf((size_t)N * P->F, &bad);
-    P->ta = fbuf(nh, &bad), P->tb = fbuf(nh, &bad), P->T = fbuf(nh, &bad);
-    for (int d = 0; d < 2; d++) {
-        mpass *m = &P->mp[d];
-        m->emb = fbuf(nh, &bad), m->f1 = fbuf(nh, &bad), m->ff = fbuf(nh, &bad);
-        m->s = fbuf(nh, &bad), m->g1 = fbuf(nh, &bad), m->gg = fbuf(nh, &bad);
-        P->demb[d] = fbuf(nh, &bad);
-    }
-    P->E = fbuf(nh2, &bad);
-    for (int q = 0; q < NQ; q++) {
-        P->ag[q].a1 = fbuf(nh2, &bad), P->ag[q].a2 = fbuf(nh2, &bad);
-        P->ag[q].s = fbuf((size_t)H2, &bad), P->ag[q].o1 = fbuf((size_t)H2, &bad);
-        P->ag[q].o = fbuf((size_t)H2, &bad);
-    }
-    P->z = fbuf((size_t)4 * H2, &bad), P->c1 = fbuf((size_t)8 * H2, &bad), P->c2 = fbuf((size_t)4 * H2, &bad);
-    P->logits = fbuf((size_t)K, &bad), P->logp = fbuf((size_t)K, &bad), P->dlogp = fbuf((size_t)K, &bad);
-    P->dT = fbuf(nh, &bad), P->dff = fbuf(nh, &bad), P->dE = fbuf(nh2, &bad), P->dA = fbuf(nh2, &bad);
-    P->s1 = fbuf(wide, &bad), P->s2 = fbuf(wide, &bad), P->dz = fbuf((size_t)16 * H2, &bad);
-    P->dsmall = fbuf((size_t)K + (size_t)16 * H2, &bad);
-    P->seg = hsdag_malloc(sizeof(int32_t) * (size_t)N);
-    P->cur = hsdag_malloc(sizeof(int32_t) * (size_t)N);
-    P->acts = hsdag_malloc(sizeof(int32_t) * (size_t)N);
-    P->op_dev = hsdag_malloc(sizeof(int32_t) * (size_t)p->n);
-    P->rew = hsdag_malloc(sizeof(double) * (size_t)N);
-    P->ret = hsdag_malloc(sizeof(double) * (size_t)N);
-    if (bad || !P->desc || !P->start || !P->best_unit || !P->ring || !P->seg || !P->cur || !P->acts ||
-        !P->op_dev || !P->rew || !P->ret) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "placeto: out of memory (%d units)", (int)N);
-        goto fail;
-    }
+    if ((rc = placeto_buffers(P, N, K, H, e)) < 0) goto fail;
     /* descendants, last unit first: desc[v] = union over successors w of {w} and desc[w] */
     for (int32_t v = N - 1; v >= 0; v--) {
         uint64_t *dv = P->desc + (size_t)v * P->W;

@@ -646,10 +646,8 @@ static int hsdag_learner(const hsdag_policy *pol, hsdag_place_problem *p, uint64
  * drawn from the fine-tuned policy (its own seeded stream), so a budget of N measures exactly N. */
 static int sample_rest(hsdag_learn *L, ltrack *t, int64_t budget, uint64_t seed, int32_t n, hsdag_err *e)
 {
-    int32_t *dev = hsdag_malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
-    if (!dev)
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
-                             sizeof(int32_t) * (size_t)n);
+    int32_t *dev = hsdag_alloc_n((size_t)n, sizeof(int32_t), "hsdag", e);
+    if (!dev) return HSDAG_ENOMEM;
     hsdag_rng rng;
     hsdag_rng_seed(&rng, seed ^ 0x72657374ull);
     int rc = 0, feas;

@@ -142,13 +142,6 @@ static void unit_features(hsdag_rnnplace *R)
             if (mx[j] > 0) R->num[(size_t)i * NF + j] /= mx[j];
 }
 
-static float *fb(size_t n, int *bad)
-{
-    float *p = hsdag_calloc(n ? n : 1, sizeof(float));
-    if (!p) *bad = 1;
-    return p;
-}
-
 static int build_params(hsdag_rnnplace *R, hsdag_err *e)
 {
     int rc = hsdag_nn_params_create(&R->P, NULL);
@@ -205,29 +198,45 @@ int hsdag_rnnplace_create(hsdag_rnnplace **out, hsdag_place_problem *p, const hs
     R->DIN = E + H;
     hsdag_rng_seed(&R->rng, cfg->seed);
     if ((rc = build_params(R, e)) < 0) goto fail;
-    int bad = 0;
+    hsdag_err oom = {0}; /* any of the arrays failed */
     size_t nh = (size_t)N * H;
     R->bag_off = hsdag_malloc(sizeof(int32_t) * ((size_t)N + 1));
     R->bag_idx = hsdag_malloc(sizeof(int32_t) * (size_t)p->n);
     R->acts = hsdag_malloc(sizeof(int32_t) * (size_t)N);
     R->op_dev = hsdag_malloc(sizeof(int32_t) * (size_t)p->n);
-    R->num = fb((size_t)N * NF, &bad);
-    R->X = fb((size_t)N * (E + NF), &bad), R->dX = fb((size_t)N * (E + NF), &bad);
-    R->enc_h = fb(nh, &bad), R->enc_c = fb(nh, &bad), R->enc_cache = fb(5 * nh, &bad);
-    R->kp = fb((size_t)N * A, &bad), R->d_kp = fb((size_t)N * A, &bad);
-    R->d_enc_h = fb(nh, &bad), R->d_enc_c = fb(nh, &bad);
-    R->din = fb((size_t)N * R->DIN, &bad), R->dh = fb(nh, &bad), R->dc = fb(nh, &bad);
-    R->dcache = fb(5 * nh, &bad), R->qp = fb((size_t)N * A, &bad), R->alpha = fb((size_t)N * N, &bad);
-    R->ctx = fb(nh, &bad), R->cat = fb(2 * nh, &bad), R->logp = fb((size_t)N * K, &bad);
-    R->dz = fb(4 * nh, &bad), R->dlg = fb((size_t)N * K, &bad), R->dqp = fb((size_t)N * A, &bad);
-    R->gh = fb((size_t)H, &bad), R->gc = fb((size_t)H, &bad);
-    R->gh2 = fb((size_t)H, &bad), R->gc2 = fb((size_t)H, &bad),
-    R->ddin = fb((size_t)R->DIN + E + NF + K, &bad);
-    R->dcat = fb((size_t)2 * H, &bad), R->dlog = fb((size_t)K, &bad);
-    R->att = fb((size_t)N + A, &bad);
+    R->num = hsdag_alloc_n((size_t)N * NF, sizeof(float), "rnn", &oom);
+    R->X = hsdag_alloc_n((size_t)N * (E + NF), sizeof(float), "rnn", &oom);
+    R->dX = hsdag_alloc_n((size_t)N * (E + NF), sizeof(float), "rnn", &oom);
+    R->enc_h = hsdag_alloc_n(nh, sizeof(float), "rnn", &oom);
+    R->enc_c = hsdag_alloc_n(nh, sizeof(float), "rnn", &oom);
+    R->enc_cache = hsdag_alloc_n(5 * nh, sizeof(float), "rnn", &oom);
+    R->kp = hsdag_alloc_n((size_t)N * A, sizeof(float), "rnn", &oom);
+    R->d_kp = hsdag_alloc_n((size_t)N * A, sizeof(float), "rnn", &oom);
+    R->d_enc_h = hsdag_alloc_n(nh, sizeof(float), "rnn", &oom);
+    R->d_enc_c = hsdag_alloc_n(nh, sizeof(float), "rnn", &oom);
+    R->din = hsdag_alloc_n((size_t)N * R->DIN, sizeof(float), "rnn", &oom);
+    R->dh = hsdag_alloc_n(nh, sizeof(float), "rnn", &oom);
+    R->dc = hsdag_alloc_n(nh, sizeof(float), "rnn", &oom);
+    R->dcache = hsdag_alloc_n(5 * nh, sizeof(float), "rnn", &oom);
+    R->qp = hsdag_alloc_n((size_t)N * A, sizeof(float), "rnn", &oom);
+    R->alpha = hsdag_alloc_n((size_t)N * N, sizeof(float), "rnn", &oom);
+    R->ctx = hsdag_alloc_n(nh, sizeof(float), "rnn", &oom);
+    R->cat = hsdag_alloc_n(2 * nh, sizeof(float), "rnn", &oom);
+    R->logp = hsdag_alloc_n((size_t)N * K, sizeof(float), "rnn", &oom);
+    R->dz = hsdag_alloc_n(4 * nh, sizeof(float), "rnn", &oom);
+    R->dlg = hsdag_alloc_n((size_t)N * K, sizeof(float), "rnn", &oom);
+    R->dqp = hsdag_alloc_n((size_t)N * A, sizeof(float), "rnn", &oom);
+    R->gh = hsdag_alloc_n((size_t)H, sizeof(float), "rnn", &oom);
+    R->gc = hsdag_alloc_n((size_t)H, sizeof(float), "rnn", &oom);
+    R->gh2 = hsdag_alloc_n((size_t)H, sizeof(float), "rnn", &oom);
+    R->gc2 = hsdag_alloc_n((size_t)H, sizeof(float), "rnn", &oom);
+    R->ddin = hsdag_alloc_n((size_t)R->DIN + E + NF + K, sizeof(float), "rnn", &oom);
+    R->dcat = hsdag_alloc_n((size_t)2 * H, sizeof(float), "rnn", &oom);
+    R->dlog = hsdag_alloc_n((size_t)K, sizeof(float), "rnn", &oom);
+    R->att = hsdag_alloc_n((size_t)N + A, sizeof(float), "rnn", &oom);
     /* the attention's tanh values of one sequence (N x N x A floats), when they fit in 256 MB */
-    if ((double)N * N * A <= 64e6) R->tcache = fb((size_t)N * N * A, &bad);
-    if (bad || !R->bag_off || !R->bag_idx || !R->acts || !R->op_dev) {
+    if ((double)N * N * A <= 64e6) R->tcache = hsdag_alloc_n((size_t)N * N * A, sizeof(float), "rnn", &oom);
+    if (oom.status || !R->bag_off || !R->bag_idx || !R->acts || !R->op_dev) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "rnn: out of memory (%d units)", (int)N);
         goto fail;
     }

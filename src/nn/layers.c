@@ -4,30 +4,11 @@
  * Entry points: hsdag_nn_<kernel>_forward/_backward, hsdag_nn_categorical_*, hsdag_nn_entropy_*.
  */
 #include "hsdag/nn.h"
+#include "vec4.h" /* the hot elementwise loops are written with 4-lane vectors */
 
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
-
-/* 4-lane float/int vectors (GNU C vector extensions, also in clang; SSE2 on x86-64, generic elsewhere):
- * GCC -O2 leaves the elementwise loops below scalar, so the hot ones are written with them. Loads and
- * stores go through memcpy (unaligned). */
-typedef float v4f_ __attribute__((vector_size(16)));
-typedef int32_t v4i_ __attribute__((vector_size(16)));
-static inline v4f_ ld4_(const float *p)
-{
-    v4f_ v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void st4_(float *p, v4f_ v)
-{
-    memcpy(p, &v, sizeof v);
-}
-static inline float hsum4_(v4f_ a)
-{
-    return (a[0] + a[1]) + (a[2] + a[3]);
-}
 
 /* ---- Linear ---- */
 

@@ -5,18 +5,11 @@
  * Entry points: hsdag_nn_lstm_cell_forward/backward, hsdag_nn_attention_forward/backward,
  *   hsdag_nn_embedding_bag_forward/backward. */
 #include "hsdag/nn.h"
+#include "vec4.h"
 
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
-
-static float sigm_(float v)
-{
-    /* stable for large |v| (as hsdag_nn_sigmoid_forward) */
-    if (v >= 0.0f) return 1.0f / (1.0f + expf(-v));
-    float z = expf(v);
-    return z / (1.0f + z);
-}
 
 /* ---- LSTM cell ---- */
 
@@ -51,16 +44,13 @@ void hsdag_nn_lstm_cell_forward(float *h1, float *c1, float *cache, const float 
         float *gi = z, *gf = z + hid, *gg = z + 2 * hid, *go = z + 3 * hid, *tc = z + 4 * hid;
         float *hr = h1 + (size_t)i * hid, *cr = c1 + (size_t)i * hid;
         const float *cp = c0 ? c0 + (size_t)i * hid : NULL;
-        for (int32_t j = 0; j < hid; j++) {
-            gi[j] = sigm_(gi[j]);
-            gf[j] = sigm_(gf[j]);
-            gg[j] = tanhf(gg[j]);
-            go[j] = sigm_(go[j]);
-            float c = gi[j] * gg[j] + (cp ? gf[j] * cp[j] : 0.0f);
-            cr[j] = c;
-            tc[j] = tanhf(c);
-            hr[j] = go[j] * tc[j];
-        }
+        /* the gates through layers.c's activations, in place: input and forget (adjacent), cell, output */
+        hsdag_nn_sigmoid_forward(gi, gi, (size_t)2 * hid);
+        hsdag_nn_tanh_forward(gg, gg, (size_t)hid);
+        hsdag_nn_sigmoid_forward(go, go, (size_t)hid);
+        for (int32_t j = 0; j < hid; j++) cr[j] = gi[j] * gg[j] + (cp ? gf[j] * cp[j] : 0.0f);
+        hsdag_nn_tanh_forward(tc, cr, (size_t)hid);
+        hsdag_nn_mul_forward(hr, go, tc, (size_t)hid);
     }
 }
 
@@ -99,20 +89,6 @@ void hsdag_nn_lstm_cell_backward(float *dx, float *dh0, float *dc0, float *dwx, 
 }
 
 /* ---- additive attention ---- */
-
-/* 4-lane float vectors (GNU C vector extensions, as layers.c); loads and stores through memcpy. */
-typedef float v4f_ __attribute__((vector_size(16)));
-typedef int32_t v4i_ __attribute__((vector_size(16)));
-static inline v4f_ ld4_(const float *p)
-{
-    v4f_ v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void st4_(float *p, v4f_ v)
-{
-    memcpy(p, &v, sizeof v);
-}
 
 /* tanh of 4 lanes: sign(x) (1 - t) / (1 + t), t = exp(-2 |x|) with |x| clamped to 9 (tanh(9) rounds to 1).
  * exp(y), y in [-18, 0]: y = k ln 2 + f, |f| <= ln2 / 2 (Cody-Waite split of ln 2), e^f by its degree-6
@@ -153,7 +129,7 @@ static float score_(float *th, const float *k, const float *q, const float *v, i
         st4_(th + t, h);
         acc += h * ld4_(v + t);
     }
-    float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    float s = hsum4_(acc);
     if (t < a) {
         float kb[4] = {0}, qb[4] = {0}, hb[4];
         memcpy(kb, k + t, sizeof(float) * (size_t)(a - t));

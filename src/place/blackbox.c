@@ -73,8 +73,8 @@ static void bb_offer(const hsdag_place_problem *p, bb_best *b, const int32_t *de
 int place_bb_random(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                     hsdag_err *e)
 {
-    int32_t *cur = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *cur);
-    if (!cur) return hsdag_err_set(e, HSDAG_ENOMEM, "bb-random: out of memory");
+    int32_t *cur = hsdag_alloc_n((size_t)p->n, sizeof *cur, "bb-random", e);
+    if (!cur) return HSDAG_ENOMEM;
     hsdag_rng rng;
     hsdag_rng_seed(&rng, o->seed);
     hsdag_place_oracle orc;

@@ -594,8 +594,8 @@ static void sct_greedy_favourites(const hsdag_place_problem *p, int32_t *favpare
 int place_msct(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                hsdag_err *e)
 {
-    int32_t *fav = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *fav);
-    if (!fav) return hsdag_err_set(e, HSDAG_ENOMEM, "place: m-sct: out of memory");
+    int32_t *fav = hsdag_alloc_n((size_t)p->n, sizeof *fav, "place: m-sct", e);
+    if (!fav) return HSDAG_ENOMEM;
     hsdag_err le = {0};
     (void)o;
     if (sct_favourites(p, fav, &le) < 0) {

@@ -889,51 +889,73 @@ static double pl_chain_search(hsdag_place_problem *p, const place_pl_model *m, p
     return INFINITY;
 }
 
+/* What both placers start from: the model, its segment, the deadline and the chain DP's split. */
+typedef struct pl_run {
+    place_pl_model m;
+    pl_seg s;
+    double deadline;
+    int timed_out; /* the chain search ran out of time */
+    double chain;  /* the chain DP's max-load (its split is in the caller's device), INFINITY when none */
+} pl_run;
+
+/* Builds the model and its segment, sets the deadline (o's time limit, else default_limit_s) and runs the
+ * chain search into device. 0, or a status with nothing left to free; after 0, pl_run_free. */
+static int pl_run_start(pl_run *run, hsdag_place_problem *p, const hsdag_place_opts *o,
+                        double default_limit_s, int32_t *device, const char *who, hsdag_err *e)
+{
+    int rc = place_pl_model_create(p, &run->m, e);
+    if (rc < 0) return rc;
+    if ((rc = seg_init(&run->s, &run->m)) < 0) {
+        place_pl_model_free(&run->m);
+        return hsdag_err_set(e, rc, "%s: out of memory", who);
+    }
+    run->timed_out = 0;
+    run->deadline = hsdag_now() + (o->time_limit_s > 0 ? o->time_limit_s : default_limit_s);
+    run->chain = pl_chain_search(p, &run->m, &run->s, device, run->deadline, &run->timed_out);
+    return 0;
+}
+
+static void pl_run_free(pl_run *run)
+{
+    seg_free(&run->s);
+    place_pl_model_free(&run->m);
+}
+
+/* The error when no split was found: the time ran out, or none fits (what says which kind of split). */
+static int pl_no_split(const pl_run *run, const char *who, const char *what, hsdag_err *e)
+{
+    return hsdag_err_set(e, run->timed_out ? HSDAG_ESOLVER : HSDAG_EINFEASIBLE, "%s: %s", who,
+                         run->timed_out ? "time limit before a split was found" : what);
+}
+
 int place_pipedream(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
                     hsdag_err *e)
 {
-    place_pl_model m;
-    pl_seg s;
-    int rc = place_pl_model_create(p, &m, e);
+    pl_run run;
+    int rc = pl_run_start(&run, p, o, 10.0, device, "pipedream", e);
     if (rc < 0) return rc;
-    if ((rc = seg_init(&s, &m)) < 0) {
-        place_pl_model_free(&m);
-        return hsdag_err_set(e, rc, "pipedream: out of memory");
-    }
-    int to = 0;
-    double deadline = hsdag_now() + (o->time_limit_s > 0 ? o->time_limit_s : 10.0);
-    double v = pl_chain_search(p, &m, &s, device, deadline, &to);
+    double v = run.chain;
     if (v < INFINITY) {
         r->objective_s = v;
         snprintf(r->note, sizeof r->note, "max-load %.6g ms over one chain of %d blocks%s%s", v * 1e3,
-                 (int)m.nu, p->obj == HSDAG_OBJ_LATENCY ? " (throughput split, scored by latency)" : "",
+                 (int)run.m.nu, p->obj == HSDAG_OBJ_LATENCY ? " (throughput split, scored by latency)" : "",
                  p->sem != HSDAG_SEM_TARNAWSKI ? " (tarnawski's load model: a heuristic here)" : "");
     } else {
-        rc = hsdag_err_set(e, to ? HSDAG_ESOLVER : HSDAG_EINFEASIBLE, "pipedream: %s",
-                           to ? "time limit before a split was found"
-                              : "no chain split fits the devices (a block fits on no device)");
+        rc = pl_no_split(&run, "pipedream", "no chain split fits the devices (a block fits on no device)", e);
     }
-    seg_free(&s);
-    place_pl_model_free(&m);
+    pl_run_free(&run);
     return rc;
 }
 
 int place_pipeline_dp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                       hsdag_place_report *r, hsdag_err *e)
 {
-    place_pl_model m;
-    pl_seg s;
-    int rc = place_pl_model_create(p, &m, e);
+    pl_run run;
+    int rc = pl_run_start(&run, p, o, 60.0, device, "dp", e);
     if (rc < 0) return rc;
-    if ((rc = seg_init(&s, &m)) < 0) {
-        place_pl_model_free(&m);
-        return hsdag_err_set(e, rc, "dp: out of memory");
-    }
-    int to = 0;
-    double deadline = hsdag_now() + (o->time_limit_s > 0 ? o->time_limit_s : 60.0);
-    double ub = pl_chain_search(p, &m, &s, device, deadline, &to);
+    double ub = run.chain;
     const char *inc = "the chain DP's split";
-    if (!(ub < INFINITY) && to && p->obj == HSDAG_OBJ_THROUGHPUT) {
+    if (!(ub < INFINITY) && run.timed_out && p->obj == HSDAG_OBJ_THROUGHPUT) {
         /* no chain split in time (a big graph): the greedy's, when it is contiguous, is the incumbent */
         hsdag_place_report gr = {.bound_s = NAN, .objective_s = NAN};
         hsdag_place_opts go = hsdag_place_opts_default();
@@ -943,20 +965,18 @@ int place_pipeline_dp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
         }
     }
     if (!(ub < INFINITY)) {
-        rc = hsdag_err_set(e, to ? HSDAG_ESOLVER : HSDAG_EINFEASIBLE, "dp: %s",
-                           to ? "time limit before a split was found"
-                              : "no contiguous split fits the devices (a block fits on no device)");
+        rc = pl_no_split(&run, "dp", "no contiguous split fits the devices (a block fits on no device)", e);
         goto done;
     }
     double best = INFINITY;
     int64_t n_ideals = 0, steps = 0;
     const char *why = "";
-    int32_t *dev2 = hsdag_malloc((size_t)(p->n ? p->n : 1) * sizeof *dev2);
+    int32_t *dev2 = hsdag_alloc_n((size_t)p->n, sizeof *dev2, "dp", e);
     if (!dev2) {
-        rc = hsdag_err_set(e, HSDAG_ENOMEM, "dp: out of memory");
+        rc = HSDAG_ENOMEM;
         goto done;
     }
-    rc = m.nu ? pl_ideal_dp(&m, &s, ub, deadline, dev2, &best, &n_ideals, &steps, &why) : 0;
+    rc = run.m.nu ? pl_ideal_dp(&run.m, &run.s, ub, run.deadline, dev2, &best, &n_ideals, &steps, &why) : 0;
     if (rc == HSDAG_ENOMEM) {
         hsdag_free(dev2);
         rc = hsdag_err_set(e, rc, "dp: out of memory");
@@ -991,7 +1011,6 @@ int place_pipeline_dp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
         rc = 0;
     }
 done:
-    seg_free(&s);
-    place_pl_model_free(&m);
+    pl_run_free(&run);
     return rc;
 }

@@ -13,8 +13,8 @@ static int whole_need(const hsdag_graph *g, const hsdag_devices *devs, const hsd
                       double *bytes, hsdag_err *e)
 {
     hsdag_sim *s = NULL;
-    int32_t *dev = hsdag_malloc(sizeof(int32_t) * (size_t)(g->n_nodes ? g->n_nodes : 1));
-    if (!dev) return hsdag_err_set(e, HSDAG_ENOMEM, "--mem: out of memory");
+    int32_t *dev = hsdag_alloc_n((size_t)g->n_nodes, sizeof *dev, "--mem", e);
+    if (!dev) return HSDAG_ENOMEM;
     int rc = hsdag_sim_create(&s, g, devs, cfg, e);
     if (rc == 0) {
         for (int32_t v = 0; v < g->n_nodes; v++) dev[v] = d;

@@ -70,6 +70,16 @@ printf 'a zz x %s\n' $A > "$TMP/bad.suite"
 expect_rc 2 $HSDAG compare --suite "$TMP/bad.suite" --methods heft
 one_line "$TMP/err"
 expect_rc 2 $HSDAG compare --suite "$TMP/none.suite"
+# --suite NAME is bench/NAME.suite of the binary's tree, and its relative models are read from there: any
+# working directory
+abs=$(cd "$(dirname "$HSDAG")" && pwd)/$(basename "$HSDAG")
+n_inst=$(grep -v '^#' bench/hard.suite | grep -c .)
+if (cd "$TMP" && "$abs" compare --suite hard --methods heft --json --quiet > "$TMP/suite.json" 2> "$TMP/err"); then
+    [ "$(grep -c '"best_known_ms"' "$TMP/suite.json")" -eq "$n_inst" ] && ok ||
+        bad "--suite hard from $TMP: not $n_inst instances"
+else
+    bad "--suite hard from $TMP failed: $(cat "$TMP/err")"
+fi
 expect_rc 2 $HSDAG compare --suite tests/data/suite/tiny.suite $A
 # the option table's rules for the learner's options: a companion without its option, contradicting pairs,
 # --noise on a real measurement, an unknown warm start; --suite with a MODEL or --mem; --save-dir per instance

@@ -1,7 +1,7 @@
 /* coarsen.c - co-location coarsening (in-degree-1 merge) and the group graph as a CSR DAG.
- * Not here: features of the groups (features.c) or anything learned.
+ * Not here: features of the groups (src/learn/features.c) or anything learned.
  * Entry points: hsdag_coarsen_create(_opts), hsdag_coarsen_free, hsdag_coarsen_expand. */
-#include "hsdag/features.h"
+#include "hsdag/coarsen.h"
 
 #include <string.h>
 
@@ -67,6 +67,75 @@ static int32_t merge_colocated(int32_t *group_of, int32_t n, int32_t ng, const i
     return k;
 }
 
+/* The group graph of c's grouping of g: out- and in-CSR of the merged group edges, and the undirected pairs.
+ * colocated: groups were merged by co-location (edges may then go both ways). 0 or HSDAG_ENOMEM. */
+static int coarse_edges(hsdag_coarse *c, const hsdag_graph *g, int colocated)
+{
+    int32_t ng = c->n_groups;
+    /* group edges: every op edge between different groups, merged */
+    int32_t m = 0;
+    hsdag_pair *ge = hsdag_malloc(sizeof(hsdag_pair) * (size_t)(g->n_edges ? g->n_edges : 1));
+    if (!ge) goto fail;
+    for (int32_t k = 0; k < g->n_edges; k++) {
+        int32_t a = c->group_of[g->edge_src[k]], b = c->group_of[g->out_dst[k]];
+        if (a == b) continue;
+        HSDAG_ASSERT(a < b || colocated);
+        ge[m].a = a;
+        ge[m].b = b;
+        ge[m].w = g->edge_bytes ? g->edge_bytes[k] : 0.0;
+        m++;
+    }
+    int32_t mu = hsdag_pairs_merge(ge, m, NULL);
+    c->n_edges = mu;
+    size_t me = (size_t)(mu ? mu : 1);
+    c->out_off = hsdag_calloc((size_t)ng + 1, sizeof(int32_t));
+    c->in_off = hsdag_calloc((size_t)ng + 2, sizeof(int32_t));
+    c->out_dst = hsdag_malloc(sizeof(int32_t) * me);
+    c->edge_src = hsdag_malloc(sizeof(int32_t) * me);
+    c->edge_bytes = hsdag_malloc(sizeof(double) * me);
+    c->in_src = hsdag_malloc(sizeof(int32_t) * me);
+    if (!c->out_off || !c->in_off || !c->out_dst || !c->edge_src || !c->edge_bytes || !c->in_src) goto fail;
+    for (int32_t k = 0; k < mu; k++) {
+        c->out_off[ge[k].a + 1]++;
+        c->in_off[ge[k].b + 1]++;
+        c->out_dst[k] = ge[k].b;
+        c->edge_src[k] = ge[k].a;
+        c->edge_bytes[k] = ge[k].w;
+    }
+    for (int32_t k = 0; k < ng; k++) {
+        c->out_off[k + 1] += c->out_off[k];
+        c->in_off[k + 1] += c->in_off[k];
+    }
+    {
+        /* edges are sorted by source, so filling by destination keeps sources ascending */
+        int32_t *fill = hsdag_malloc(sizeof(int32_t) * (size_t)(ng ? ng : 1));
+        if (!fill) goto fail;
+        memcpy(fill, c->in_off, sizeof(int32_t) * (size_t)ng);
+        for (int32_t k = 0; k < mu; k++) c->in_src[fill[ge[k].b]++] = ge[k].a;
+        hsdag_free(fill);
+    }
+    /* the undirected edges: unique pairs a < b (both directions exist only after co-location merges) */
+    for (int32_t k = 0; k < mu; k++)
+        if (ge[k].a > ge[k].b) {
+            int32_t t = ge[k].a;
+            ge[k].a = ge[k].b;
+            ge[k].b = t;
+        }
+    c->n_und = hsdag_pairs_merge(ge, mu, NULL);
+    c->und_u = hsdag_malloc(sizeof(int32_t) * me);
+    c->und_v = hsdag_malloc(sizeof(int32_t) * me);
+    if (!c->und_u || !c->und_v) goto fail;
+    for (int32_t k = 0; k < c->n_und; k++) {
+        c->und_u[k] = ge[k].a;
+        c->und_v[k] = ge[k].b;
+    }
+    hsdag_free(ge);
+    return 0;
+fail:
+    hsdag_free(ge);
+    return HSDAG_ENOMEM;
+}
+
 int hsdag_coarsen_create(hsdag_coarse **out, const hsdag_graph *g, int disable, hsdag_err *e)
 {
     hsdag_coarsen_opts o = {.disable = disable};
@@ -79,7 +148,6 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
     *out = NULL;
     int32_t n = g->n_nodes;
     const int32_t *colocate = o->colocate;
-    hsdag_pair *ge = NULL;
     int32_t *gops = NULL;
     double *gbytes = NULL;
     hsdag_coarse *c = hsdag_calloc(1, sizeof *c);
@@ -131,68 +199,10 @@ int hsdag_coarsen_create_opts(hsdag_coarse **out, const hsdag_graph *g, const hs
         hsdag_free(fill);
     }
 
-    /* group edges: every op edge between different groups, merged */
-    int32_t m = 0;
-    ge = hsdag_malloc(sizeof(hsdag_pair) * (size_t)(g->n_edges ? g->n_edges : 1));
-    if (!ge) goto oom;
-    for (int32_t k = 0; k < g->n_edges; k++) {
-        int32_t a = c->group_of[g->edge_src[k]], b = c->group_of[g->out_dst[k]];
-        if (a == b) continue;
-        HSDAG_ASSERT(a < b || colocate);
-        ge[m].a = a;
-        ge[m].b = b;
-        ge[m].w = g->edge_bytes ? g->edge_bytes[k] : 0.0;
-        m++;
-    }
-    int32_t mu = hsdag_pairs_merge(ge, m, NULL);
-    c->n_edges = mu;
-    size_t me = (size_t)(mu ? mu : 1);
-    c->out_off = hsdag_calloc((size_t)ng + 1, sizeof(int32_t));
-    c->in_off = hsdag_calloc((size_t)ng + 2, sizeof(int32_t));
-    c->out_dst = hsdag_malloc(sizeof(int32_t) * me);
-    c->edge_src = hsdag_malloc(sizeof(int32_t) * me);
-    c->edge_bytes = hsdag_malloc(sizeof(double) * me);
-    c->in_src = hsdag_malloc(sizeof(int32_t) * me);
-    if (!c->out_off || !c->in_off || !c->out_dst || !c->edge_src || !c->edge_bytes || !c->in_src) goto oom;
-    for (int32_t k = 0; k < mu; k++) {
-        c->out_off[ge[k].a + 1]++;
-        c->in_off[ge[k].b + 1]++;
-        c->out_dst[k] = ge[k].b;
-        c->edge_src[k] = ge[k].a;
-        c->edge_bytes[k] = ge[k].w;
-    }
-    for (int32_t k = 0; k < ng; k++) {
-        c->out_off[k + 1] += c->out_off[k];
-        c->in_off[k + 1] += c->in_off[k];
-    }
-    {
-        /* edges are sorted by source, so filling by destination keeps sources ascending */
-        int32_t *fill = hsdag_malloc(sizeof(int32_t) * (size_t)(ng ? ng : 1));
-        if (!fill) goto oom;
-        memcpy(fill, c->in_off, sizeof(int32_t) * (size_t)ng);
-        for (int32_t k = 0; k < mu; k++) c->in_src[fill[ge[k].b]++] = ge[k].a;
-        hsdag_free(fill);
-    }
-    /* the undirected edges: unique pairs a < b (both directions exist only after co-location merges) */
-    for (int32_t k = 0; k < mu; k++)
-        if (ge[k].a > ge[k].b) {
-            int32_t t = ge[k].a;
-            ge[k].a = ge[k].b;
-            ge[k].b = t;
-        }
-    c->n_und = hsdag_pairs_merge(ge, mu, NULL);
-    c->und_u = hsdag_malloc(sizeof(int32_t) * me);
-    c->und_v = hsdag_malloc(sizeof(int32_t) * me);
-    if (!c->und_u || !c->und_v) goto oom;
-    for (int32_t k = 0; k < c->n_und; k++) {
-        c->und_u[k] = ge[k].a;
-        c->und_v[k] = ge[k].b;
-    }
-    hsdag_free(ge);
+    if (coarse_edges(c, g, colocate != NULL) < 0) goto oom;
     *out = c;
     return 0;
 oom:
-    hsdag_free(ge);
     hsdag_free(gops);
     hsdag_free(gbytes);
     hsdag_coarsen_free(c);
