@@ -284,6 +284,14 @@ static void test_blocking_rules(void)
     CHECK_EQ_INT(m.blocked_jct, 1);
     CHECK_EQ_INT(m.blocked_action0, 2);
     CHECK_EQ_INT(m.blocked_horizon, 1);
+    /* both refusals had 24 or 32 workers free and a degree that fit in time: by choice */
+    CHECK_EQ_INT(m.refused_by_choice, 2);
+    CHECK_EQ_INT(m.refused_no_worker + m.refused_no_fit, 0);
+    CHECK_EQ_INT(m.decisions_per_degree[0], 2); /* action 0 and the invalid 3 */
+    CHECK_EQ_INT(m.decisions_per_degree[2] + m.decisions_per_degree[4] + m.decisions_per_degree[8] +
+                     m.decisions_per_degree[16],
+                 4);
+    CHECK_EQ_INT(m.decisions_per_degree[3], 0);
     CHECK_EQ_INT(m.jobs_blocked, 5);
     CHECK_EQ_INT(m.jobs_completed, 1);
     CHECK_NEAR(m.blocking_rate, 5 / 7.0, 1e-12);
@@ -293,6 +301,43 @@ static void test_blocking_rules(void)
     CHECK_NEAR(ret, -2, 0);
     /* alexnet's 8-way JCT is within 0.1% of JCT_seq / 8 (communication is ~1000x under-weighted) */
     CHECK(fabs(alex->jct[8] / (alex->jct_seq / 8) - 1) < 1e-3);
+    hsdag_cluster_free(env);
+}
+
+/* blocked_action0 = refused_no_worker + refused_no_fit + refused_by_choice, each by its rule. */
+static void test_refusal_split(void)
+{
+    hsdag_cluster_config c = hsdag_cluster_config_default();
+    c.horizon = 6000;
+    c.replication = 3;
+    hsdag_cluster *env = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), 0);
+    if (!env) return;
+    double r;
+    hsdag_cluster_force_next(env, 0, 1.0);
+    hsdag_cluster_reset(env, 1);
+    hsdag_cluster_force_next(env, 1, 1.0);
+    hsdag_cluster_step(env, 16, &r); /* t=0: alexnet on one (4,4,1) block, ends 2254.9 */
+    CHECK_NEAR(r, 1, 0);
+    hsdag_cluster_force_next(env, 2, 1.0);
+    hsdag_cluster_step(env, 16, &r); /* t=1000: vgg16 on the other, ends 3168.6 */
+    CHECK_NEAR(r, 1, 0);
+    CHECK_EQ_INT(hsdag_cluster_observe(env)->free_workers, 0);
+    hsdag_cluster_force_next(env, 3, 0.05);
+    hsdag_cluster_step(env, 0, &r); /* t=2000: resnet18, nothing free */
+    CHECK_EQ_INT(hsdag_cluster_observe(env)->free_workers, 16);
+    hsdag_cluster_force_next(env, 4, 1.0);
+    hsdag_cluster_step(env, 0, &r); /* t=3000: squeezenet, beta 0.05: no degree is in time */
+    hsdag_cluster_step(env, 0, &r); /* t=4000: gnmt, beta 1: refused with 32 free */
+    hsdag_cluster_metrics m;
+    hsdag_cluster_metrics_get(env, &m);
+    CHECK_EQ_INT(m.refused_no_worker, 1);
+    CHECK_EQ_INT(m.refused_no_fit, 1);
+    CHECK_EQ_INT(m.refused_by_choice, 1);
+    CHECK_EQ_INT(m.blocked_action0, 3);
+    CHECK_EQ_INT(m.decisions_per_degree[0], 3);
+    CHECK_EQ_INT(m.decisions_per_degree[16], 2);
     hsdag_cluster_free(env);
 }
 
@@ -463,6 +508,7 @@ int main(void)
     test_tiny_jct();
     test_beta();
     test_blocking_rules();
+    test_refusal_split();
     test_models_and_determinism();
     test_paper_baselines();
     test_oom();

@@ -198,6 +198,19 @@ static int cl_run(cl_opts *o)
             "at the horizon)\n",
             (long long)m.jobs_blocked, (long long)m.blocked_action0, (long long)m.blocked_placement,
             (long long)m.blocked_jct, (long long)m.blocked_horizon);
+        hsdag_buf_printf(
+            &b,
+            "  refusals         refused_no_worker %lld, refused_no_fit %lld (workers free, no degree "
+            "both placeable and on time), refused_by_choice %lld\n",
+            (long long)m.refused_no_worker, (long long)m.refused_no_fit, (long long)m.refused_by_choice);
+        hsdag_buf_printf(&b, "  decisions        ");
+        const char *sep = "";
+        for (int a = 0; a < HSDAG_CLUSTER_N_ACTIONS; a++)
+            if (m.decisions_per_degree[a]) {
+                hsdag_buf_printf(&b, "%sdegree %d: %lld", sep, a, (long long)m.decisions_per_degree[a]);
+                sep = ", ";
+            }
+        hsdag_buf_printf(&b, "  (per action taken; 0 = refuse)\n");
         hsdag_buf_printf(&b, "  jobs_completed   %lld\n", (long long)m.jobs_completed);
         hsdag_buf_printf(&b, "  blocking_rate    %.4f  (jobs_blocked / jobs_arrived; lower is better)\n",
                          m.blocking_rate);

@@ -112,6 +112,12 @@ typedef struct hsdag_cluster_obs {
 typedef struct hsdag_cluster_metrics {
     int64_t jobs_arrived, jobs_decided, jobs_blocked, jobs_completed, jobs_accepted_at_decision;
     int64_t blocked_action0, blocked_placement, blocked_jct, blocked_horizon; /* by rule */
+    /* blocked_action0 split by what the policy could have done: no worker free; workers free but no valid
+     * degree both placeable now (first fit) and on time (cached JCT <= beta JCT_seq); or such a degree
+     * existed and the policy refused anyway (admission control, or a mistake). */
+    int64_t refused_no_worker, refused_no_fit, refused_by_choice;
+    /* decisions per action taken, 0 (refuse) to 16 (an invalid action counts as 0) */
+    int64_t decisions_per_degree[HSDAG_CLUSTER_N_ACTIONS];
     double blocking_rate;   /* blocked / arrived: lower is better */
     double acceptance_rate; /* completed / arrived */
     double throughput;   /* mean demand total throughput: bytes of op memory + dependency size of the accepted

@@ -33,6 +33,27 @@ def cell(r, key="blocking_rate"):
     return "%.4f ± %.4f" % (r[key]["mean"], r[key]["std"])
 
 
+def breakdown(L, beta, policies):
+    """Where the blocking comes from: the episode JSON's refusal split and decisions per degree, summed over
+    SEEDS, as fractions of the arrivals."""
+    L.append("| policy | blocking_rate | refused_no_worker | refused_no_fit | refused_by_choice | blocked_jct + "
+             "blocked_placement | blocked_horizon | utilisation | decisions_per_degree (share of decisions) |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for p in policies:
+        runs = [run_json(["cluster", "run", "--policy", p, "--beta", beta, "--seed", str(s), "--quiet"])
+                for s in SEEDS]
+        arr = float(sum(r["jobs_arrived"] for r in runs))
+        dec = float(sum(r["jobs_decided"] for r in runs))
+        f = lambda k: sum(r[k] for r in runs) / arr
+        per = [sum(r["decisions_per_degree"][a] for r in runs) / dec for a in range(17)]
+        shares = ", ".join("%d: %.3f" % (a, v) for a, v in enumerate(per) if v >= 0.0005)
+        L.append("| %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.3f | %s |" % (
+            p, f("jobs_blocked"), f("refused_no_worker"), f("refused_no_fit"), f("refused_by_choice"),
+            f("blocked_jct") + f("blocked_placement"), f("blocked_horizon"),
+            sum(r["utilisation"] for r in runs) / len(runs), shares))
+    L.append("")
+
+
 def generate(L):
     have_learned = all(os.path.exists("policies/pacml/beta_%s.bin" % b) for b in BETAS)
     pols = HEURISTICS + (["learned"] if have_learned else [])
@@ -89,3 +110,14 @@ def generate(L):
                     line += " %.4f | %+.4f |" % (PAPER["PAC-ML (paper)"][i], lm - PAPER["PAC-ML (paper)"][i])
                 L.append(line)
             L.append("")
+            if not fix:
+                L.append("### Where the blocking comes from, beta C (seeds %s; fractions of the arrivals)" %
+                         ", ".join(map(str, SEEDS)))
+                L.append("")
+                breakdown(L, "C", ["learned", "fixed:4", "lookahead", "para-min-jct", "lookahead:1:2"])
+                L.append("`refused_*` split `blocked_action0`: no worker free; workers free but no valid degree "
+                         "both placeable now and on time; a degree was possible and the policy refused "
+                         "(`hsdag cluster run --json`, docs/formats.md). Why beta C only ties the paper "
+                         "(noise of 3 episodes, capacity): policies/pacml/README.md, \"Why β C only ties the "
+                         "paper\".")
+                L.append("")

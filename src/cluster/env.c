@@ -656,6 +656,22 @@ void hsdag_cluster_server_until(const hsdag_cluster *env, double *until)
         for (int32_t s = 0; s < env->run[i].n_srv; s++) until[env->run[i].srv[s]] = env->run[i].end;
 }
 
+/* Which of refused_no_worker / _no_fit / _by_choice the current job's refusal is (env->place as scratch). */
+static void cl_count_refusal(hsdag_cluster *env)
+{
+    const hsdag_cluster_obs *o = &env->obs;
+    if (o->free_workers == 0) {
+        env->met.refused_no_worker++;
+        return;
+    }
+    for (int d = 1; d < HSDAG_CLUSTER_N_ACTIONS; d++)
+        if (o->mask[d] && o->m->jct[d] <= o->max_jct && hsdag_cluster_try_place(env, d) >= 0) {
+            env->met.refused_by_choice++;
+            return;
+        }
+    env->met.refused_no_fit++;
+}
+
 int hsdag_cluster_step(hsdag_cluster *env, int action, double *reward)
 {
     if (env->done) return HSDAG_EINVAL;
@@ -663,8 +679,10 @@ int hsdag_cluster_step(hsdag_cluster *env, int action, double *reward)
     const cl_model *cm = &env->models[o->model];
     int a = action >= 0 && action < HSDAG_CLUSTER_N_ACTIONS && o->mask[action] ? action : 0;
     int accepted = 0;
+    env->met.decisions_per_degree[a]++;
     if (a == 0) {
         env->met.blocked_action0++;
+        cl_count_refusal(env);
     } else if (cl_job_place(cm, &env->c, env->busy, a, &env->place) < 0) {
         env->met.blocked_placement++;
     } else if (!(cm->pub.jct[a] <= o->max_jct)) { /* blocked if JCT > beta * JCT_seq (or not computable) */

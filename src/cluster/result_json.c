@@ -32,6 +32,13 @@ static void rj_metrics(hsdag_jw *w, const hsdag_cluster_metrics *m)
     hsdag_jw_int(w, "blocked_placement", (long long)m->blocked_placement);
     hsdag_jw_int(w, "blocked_jct", (long long)m->blocked_jct);
     hsdag_jw_int(w, "blocked_horizon", (long long)m->blocked_horizon);
+    hsdag_jw_int(w, "refused_no_worker", (long long)m->refused_no_worker);
+    hsdag_jw_int(w, "refused_no_fit", (long long)m->refused_no_fit);
+    hsdag_jw_int(w, "refused_by_choice", (long long)m->refused_by_choice);
+    hsdag_jw_array(w, "decisions_per_degree");
+    for (int a = 0; a < HSDAG_CLUSTER_N_ACTIONS; a++)
+        hsdag_jw_int(w, NULL, (long long)m->decisions_per_degree[a]);
+    hsdag_jw_close(w);
     hsdag_jw_num(w, "return", m->return_);
 }
 
