@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         return finish(CLI_OK);
     }
     if (strcmp(argv[1], "--version") == 0) {
-        puts("hsdag 0.1.0");
+        puts("hsdag " HSDAG_VERSION);
         return finish(CLI_OK);
     }
     /* process-wide settings belong to the program, not the library: one OpenBLAS thread (small matrices

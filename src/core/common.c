@@ -316,6 +316,7 @@ int32_t hsdag_strmap_get(const hsdag_strmap *m, const char *key, size_t keylen)
 static int strmap_resize(hsdag_strmap *m, size_t n)
 {
     size_t nc = m->cap;
+    if (n > SIZE_MAX / 4) return HSDAG_ENOMEM; /* n * 2 below must not wrap */
     while (n * 2 > nc) {
         if (nc > SIZE_MAX / 2 / sizeof *m->slots) return HSDAG_ENOMEM;
         nc *= 2;

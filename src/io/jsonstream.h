@@ -5,10 +5,10 @@
  * stops hands the text to its json-c tree reader, which finds the first problem and words it (jsonin.h).
  * Entry points: hsdag_jstream_init/_init_file/free, _peek, _open, _more, _key, _key_index, _string, _number, _null,
  * _skip, _end. */
-#include <stdio.h>
-
 #ifndef HSDAG_IO_JSONSTREAM_H
 #define HSDAG_IO_JSONSTREAM_H
+
+#include <stdio.h>
 
 #include "hsdag/common.h"
 
