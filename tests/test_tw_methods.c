@@ -221,6 +221,52 @@ static void test_greedy_published(void)
 
 /* Their dp.exe's maxLoad (full precision from its JSON output, commit b207b6a) on the fast throughput
  * workloads: the exact contiguous optimum must match to 1e-6 relative. */
+typedef struct tw_case {
+    hsdag_graph *g;
+    hsdag_devices *d;
+    hsdag_place_problem *p;
+    uint32_t reach[16];
+} tw_case;
+
+/* Takes g (may be NULL); sc NULL: the default simulator configuration. 0, or -1 (a failed check, what and
+ * the message on stderr) with nothing left to free. reach is the brute-force cases' to fill (closure). */
+static int tw_case_open(tw_case *c, hsdag_graph *g, const hsdag_sim_config *sc, const char *what)
+{
+    hsdag_err e = {0};
+    c->g = g;
+    c->d = NULL;
+    c->p = NULL;
+    CHECK(g && hsdag_devices_preset(&c->d, "tarnawski", g, &e) == 0 &&
+          hsdag_place_problem_create(&c->p, g, c->d, sc, &e) == 0);
+    if (!c->p) {
+        fprintf(stderr, "%s: %s\n", what, e.msg);
+        hsdag_devices_free(c->d);
+        hsdag_graph_free(g);
+        return -1;
+    }
+    return 0;
+}
+
+/* tw_case_open on the workload at path (loaded in any format). */
+static int tw_file_open(tw_case *c, const char *path, const hsdag_sim_config *sc)
+{
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        CHECK(0);
+        return -1;
+    }
+    return tw_case_open(c, g, sc, path);
+}
+
+static void tw_case_close(tw_case *c)
+{
+    hsdag_place_problem_free(c->p);
+    hsdag_devices_free(c->d);
+    hsdag_graph_free(c->g);
+}
+
 static void test_dp_theirs(void)
 {
     static const struct {
@@ -234,29 +280,19 @@ static void test_dp_theirs(void)
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; i++) {
         char path[256];
         snprintf(path, sizeof path, "tests/data/tarnawski/throughput-inputs/%s", dp[i].path);
-        hsdag_graph *g = NULL;
-        hsdag_devices *d = NULL;
-        hsdag_place_problem *p = NULL;
-        hsdag_err e = {0};
         hsdag_sim_config sc = hsdag_sim_config_default();
         sc.objective = HSDAG_OBJ_THROUGHPUT;
-        if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0 ||
-            hsdag_devices_preset(&d, "tarnawski", g, &e) < 0 ||
-            hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) {
-            fprintf(stderr, "%s\n", e.msg);
-            CHECK(0);
-        } else {
-            int32_t *dev = malloc((size_t)g->n_nodes * sizeof *dev);
-            hsdag_place_result r;
-            hsdag_place_opts o = hsdag_place_opts_default();
-            CHECK_EQ_INT(hsdag_place_run(p, "dp", &o, dev, &r, &e), 0);
-            CHECK(r.rep.optimal && r.feasible && r.contiguous);
-            CHECK_NEAR(r.objective_s * 1e3, dp[i].ms, 1e-6 * dp[i].ms);
-            free(dev);
-        }
-        hsdag_place_problem_free(p);
-        hsdag_devices_free(d);
-        hsdag_graph_free(g);
+        tw_case c;
+        if (tw_file_open(&c, path, &sc) < 0) continue;
+        hsdag_err e = {0};
+        int32_t *dev = malloc((size_t)c.g->n_nodes * sizeof *dev);
+        hsdag_place_result r;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        CHECK_EQ_INT(hsdag_place_run(c.p, "dp", &o, dev, &r, &e), 0);
+        CHECK(r.rep.optimal && r.feasible && r.contiguous);
+        CHECK_NEAR(r.objective_s * 1e3, dp[i].ms, 1e-6 * dp[i].ms);
+        free(dev);
+        tw_case_close(&c);
     }
 }
 
@@ -265,37 +301,29 @@ static void test_dp_theirs(void)
  * beside it. */
 static void test_dp_greedy_fallback(void)
 {
-    hsdag_graph *g = NULL;
-    hsdag_devices *d = NULL;
-    hsdag_place_problem *p = NULL;
-    hsdag_err e = {0};
     hsdag_sim_config sc = hsdag_sim_config_default();
     sc.objective = HSDAG_OBJ_THROUGHPUT;
-    if (hsdag_load_file(&g, "tests/data/tarnawski/throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
-                        HSDAG_FMT_UNKNOWN, &e) < 0 ||
-        hsdag_devices_preset(&d, "tarnawski", g, &e) < 0 ||
-        hsdag_place_problem_create(&p, g, d, &sc, &e) < 0) {
-        fprintf(stderr, "%s\n", e.msg);
-        CHECK(0);
-    } else {
-        int32_t *dev = malloc((size_t)g->n_nodes * sizeof *dev);
-        int32_t *gdev = malloc((size_t)g->n_nodes * sizeof *gdev);
-        hsdag_place_result r, rg;
-        hsdag_place_opts o = hsdag_place_opts_default();
-        CHECK_EQ_INT(hsdag_place_run(p, "greedy-tarnawski", &o, gdev, &rg, &e), 0);
-        o.time_limit_s = 1e-9;
-        CHECK_EQ_INT(hsdag_place_run(p, "dp", &o, dev, &r, &e), 0);
-        CHECK(strstr(r.rep.note, "the greedy's split (no chain split in time)") != NULL);
-        CHECK(!r.rep.optimal && r.feasible && r.contiguous);
-        CHECK_EQ_INT(memcmp(dev, gdev, (size_t)g->n_nodes * sizeof *dev), 0);
-        CHECK(r.objective_s == rg.objective_s);
-        CHECK(r.rep.bound_s > 0 && r.rep.bound_s <= r.objective_s);
-        free(dev);
-        free(gdev);
-    }
-    hsdag_place_problem_free(p);
-    hsdag_devices_free(d);
-    hsdag_graph_free(g);
+    tw_case c;
+    if (tw_file_open(&c, "tests/data/tarnawski/throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
+                     &sc) < 0)
+        return;
+    hsdag_err e = {0};
+    int32_t n = c.g->n_nodes;
+    int32_t *dev = malloc((size_t)n * sizeof *dev);
+    int32_t *gdev = malloc((size_t)n * sizeof *gdev);
+    hsdag_place_result r, rg;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    CHECK_EQ_INT(hsdag_place_run(c.p, "greedy-tarnawski", &o, gdev, &rg, &e), 0);
+    o.time_limit_s = 1e-9;
+    CHECK_EQ_INT(hsdag_place_run(c.p, "dp", &o, dev, &r, &e), 0);
+    CHECK(strstr(r.rep.note, "the greedy's split (no chain split in time)") != NULL);
+    CHECK(!r.rep.optimal && r.feasible && r.contiguous);
+    CHECK_EQ_INT(memcmp(dev, gdev, (size_t)n * sizeof *dev), 0);
+    CHECK(r.objective_s == rg.objective_s);
+    CHECK(r.rep.bound_s > 0 && r.rep.bound_s <= r.objective_s);
+    free(dev);
+    free(gdev);
+    tw_case_close(&c);
 }
 
 /* ---- brute force over every placement of small random graphs ---- */
@@ -421,40 +449,6 @@ static double brute_min(hsdag_place_problem *p, const uint32_t *reach, int all_d
 
 /* One random instance of the brute-force tests: its problem on the tarnawski devices and the transitive
  * closure of its graph (at most 16 nodes). */
-typedef struct tw_case {
-    hsdag_graph *g;
-    hsdag_devices *d;
-    hsdag_place_problem *p;
-    uint32_t reach[16];
-} tw_case;
-
-/* Takes g (may be NULL); sc NULL: the default simulator configuration. 0, or -1 (a failed check, what and
- * the message on stderr) with nothing left to free. */
-static int tw_case_open(tw_case *c, hsdag_graph *g, const hsdag_sim_config *sc, const char *what)
-{
-    hsdag_err e = {0};
-    c->g = g;
-    c->d = NULL;
-    c->p = NULL;
-    CHECK(g && hsdag_devices_preset(&c->d, "tarnawski", g, &e) == 0 &&
-          hsdag_place_problem_create(&c->p, g, c->d, sc, &e) == 0);
-    if (!c->p) {
-        fprintf(stderr, "%s: %s\n", what, e.msg);
-        hsdag_devices_free(c->d);
-        hsdag_graph_free(g);
-        return -1;
-    }
-    closure(g, c->reach);
-    return 0;
-}
-
-static void tw_case_close(tw_case *c)
-{
-    hsdag_place_problem_free(c->p);
-    hsdag_devices_free(c->d);
-    hsdag_graph_free(c->g);
-}
-
 static void test_dp_brute(void)
 {
     int cases = 0, improved_chain = 0;
@@ -467,6 +461,7 @@ static void test_dp_brute(void)
         if (tw_case_open(&c, rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.45 : 2.0, k, 1), &sc,
                          "dp brute") < 0)
             continue;
+        closure(c.g, c.reach);
         hsdag_graph *g = c.g;
         hsdag_devices *d = c.d;
         hsdag_place_problem *p = c.p;
@@ -509,6 +504,7 @@ static void test_ilp_brute(void)
         if (tw_case_open(&c, rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.4 : 0.7, 2, 1), NULL,
                          "ilp brute") < 0)
             continue;
+        closure(c.g, c.reach);
         hsdag_graph *g = c.g;
         hsdag_devices *d = c.d;
         hsdag_place_problem *p = c.p;
