@@ -104,13 +104,15 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzzlib
 fuzz: $(FUZZ_BINS)
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BINS)
-# Nightly length: FUZZ_LONG_SECONDS per target (default 600), two at a time under nice, corpora kept in
-# build-fuzz/corpus across runs, one table row per target appended to build-fuzz/fuzz-long.md.
+# Nightly length: FUZZ_LONG_SECONDS per target (default 600) of CPU time, not just of wall time (run.sh fuzzes
+# again until the target has used them), two at a time under nice, corpora kept in build-fuzz/corpus across
+# runs, one table row per target appended to build-fuzz/fuzz-long.md.
 FUZZ_LONG_SECONDS ?= 600
 FUZZ_JOBS ?= 2
 fuzz-long: $(FUZZ_BINS)
 	@mkdir -p build-fuzz/corpus
-	@FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_CORPUS_DIR=build-fuzz/corpus \
+	@FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_CPU_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
+	    FUZZ_CORPUS_DIR=build-fuzz/corpus \
 	    FUZZ_REPORT=build-fuzz/fuzz-long.md nice -n 10 sh fuzz/run.sh $(FUZZ_BINS)
 
 # the learner's large-graph rows read transformer graphs generated here (tests/gen_transformer.py)

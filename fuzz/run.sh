@@ -10,7 +10,11 @@
 #   FUZZ_ARTIFACTS=DIR     where crash/leak/timeout inputs are written (default: a temp dir, printed)
 #   FUZZ_TIMEOUT=S         an input running longer than S s of wall time is a failure (default 10; libFuzzer
 #                          counts wall time, so a fuzzer starved of CPU on a loaded machine needs more)
+#   FUZZ_CPU_SECONDS=C     after the FUZZ_SECONDS run, fuzz again (same corpus, C - CPU so far wall seconds, at
+#                          least 30) until the target has used C CPU seconds: libFuzzer's -max_total_time is
+#                          wall time, which a loaded machine turns into a fraction of that in fuzzing
 S=${FUZZ_SECONDS:-10}
+C=${FUZZ_CPU_SECONDS:-0}
 JOBS=${FUZZ_JOBS:-1}
 ROOT=$(mktemp -d)
 trap 'rm -rf "$ROOT"' EXIT
@@ -25,30 +29,43 @@ run_one() {
     mkdir -p "$art"
     dict=""; [ -f "fuzz/dict/$name.dict" ] && dict="-dict=fuzz/dict/$name.dict"
     log="$ROOT/$name.log"
-    # in a subshell, so that `times` reports this fuzzer's CPU time alone (on a loaded machine far below S)
-    cpu=$( (
-        "$f" $dict -max_total_time="$S" -max_len=65536 -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" -print_final_stats=1 \
-            -artifact_prefix="$art" "$work" >"$log" 2>&1
-        echo $? >"$ROOT/$name.rc"
-        times
-    ) | tail -n 1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.1f", t }')
+    # each run in a subshell, so that `times` reports this fuzzer's CPU time alone (on a loaded machine far
+    # below its wall budget); with FUZZ_CPU_SECONDS, rerun on the grown corpus until the CPU total reaches it
+    cpu=0; wall=0; budget=$S; execs_sum=0; rounds=0; : >"$log"
+    while [ "$rounds" -lt 20 ]; do
+        rounds=$((rounds + 1))
+        one=$( (
+            "$f" $dict -max_total_time="$budget" -max_len=65536 -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" \
+                -print_final_stats=1 -artifact_prefix="$art" "$work" >"$log.1" 2>&1
+            echo $? >"$ROOT/$name.rc"
+            times
+        ) | tail -n 1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.1f", t }')
+        cat "$log.1" >>"$log"
+        n=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log.1" | tail -n 1 | sed -n 's/^#\([0-9]*\).*/\1/p')
+        execs_sum=$((execs_sum + ${n:-0}))
+        cpu=$(awk -v a="$cpu" -v b="${one:-0}" 'BEGIN { printf "%.1f", a + b }')
+        wall=$((wall + budget))
+        [ "$(cat "$ROOT/$name.rc")" = 0 ] || break
+        budget=$(awk -v c="$C" -v u="$cpu" 'BEGIN { r = c - u; if (r <= 0) print 0; else if (r < 30) print 30; else printf "%d", r + 0.5 }')
+        [ "$budget" -gt 0 ] || break
+    done
     if [ "$(cat "$ROOT/$name.rc")" = 0 ]; then res=ok; else res=FAILED; fi
     done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
     [ -n "$done_line" ] || done_line=$(grep -E '^#[0-9]+[[:space:]]+(pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1)
-    execs=$(printf '%s\n' "$done_line" | sed -n 's/^#\([0-9]*\).*/\1/p')
+    execs=$execs_sum; [ "$execs" -gt 0 ] || execs=$(printf '%s\n' "$done_line" | sed -n 's/^#\([0-9]*\).*/\1/p')
     cov=$(printf '%s\n' "$done_line" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
     ft=$(printf '%s\n' "$done_line" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
     corp=$(printf '%s\n' "$done_line" | sed -n 's/.*corp: \([0-9]*\).*/\1/p')
     eps=$(grep -E 'stat::average_exec_per_sec' "$log" | sed 's/.*: *//' | tail -n 1)
     [ -n "$eps" ] || eps=$(printf '%s\n' "$done_line" | sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p')
-    printf 'fuzz %s: %s (%s s, %s s CPU, %s execs, %s exec/s, cov %s, ft %s, corpus %s)\n' "$name" "$res" "$S" \
+    printf 'fuzz %s: %s (%s s, %s s CPU, %s execs, %s exec/s, cov %s, ft %s, corpus %s)\n' "$name" "$res" "$wall" \
         "${cpu:-?}" "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}"
     if [ "$res" = FAILED ]; then
         tail -n 40 "$log"
         echo "fuzz $name: inputs kept in $art"; ls "$art"
         touch "$ROOT/failed"
     fi
-    [ -n "$FUZZ_REPORT" ] && printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$S" "${cpu:-?}" \
+    [ -n "$FUZZ_REPORT" ] && printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$wall" "${cpu:-?}" \
         "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$res" >>"$FUZZ_REPORT"
     return 0
 }
