@@ -2,6 +2,7 @@
  * determinism.
  * Not here: the simulator's own semantics (tests/test_sim.c) or the CLI (tests/cli/place.sh).
  * Entry points: main. Graphs are built in code (random DAGs with a fixed seed and small hand-made cases). */
+#include "../src/place/place_int.h"
 #include "check.h"
 #include "oom_sweep.h"
 
@@ -496,6 +497,105 @@ static void test_light_components(void)
     hsdag_graph_free(g);
 }
 
+/* ---- the sequential delta (seqdelta.c): equal to the simulator's change on random moves ----
+ * Random graphs on two devices and on cpu-4gpu run sequentially; from a random placement, moves of 1..4
+ * random nodes (so a producer, a consumer or both move) to random devices, kept or undone at random. Every
+ * delta must equal the simulated latency after the move minus before it (1e-9 relative), and after the kept
+ * moves the committed terms still add up to the simulator's latency. */
+static void seqdelta_moves(hsdag_place_problem *p, uint64_t seed, int moves)
+{
+    int32_t n = p->n, *dev = hsdag_malloc((size_t)n * sizeof *dev), moved[4], old[4];
+    hsdag_rng r;
+    hsdag_rng_seed(&r, seed);
+    for (int32_t v = 0; v < n; v++) dev[v] = (int32_t)hsdag_rng_below(&r, (uint32_t)p->k);
+    place_seqdelta sd;
+    CHECK_EQ_INT(place_seqdelta_init(&sd, p->c), 0);
+    place_seqdelta_reset(&sd, dev);
+    double lat = place_evaluate(p, dev).latency_s, worst = 0;
+    int kept = 0;
+    for (int m = 0; m < moves; m++) {
+        int nm = 1 + (int)hsdag_rng_below(&r, 4);
+        for (int i = 0; i < nm; i++) {
+            moved[i] = (int32_t)hsdag_rng_below(&r, (uint32_t)n);
+            if (i > 0 && hsdag_rng_uniform(&r) < 0.5 && p->g->in_off[moved[0] + 1] > p->g->in_off[moved[0]])
+                moved[i] = p->g->in_src[p->g->in_off[moved[0]]]; /* the first one's producer too */
+            old[i] = dev[moved[i]];
+            dev[moved[i]] = (int32_t)hsdag_rng_below(&r, (uint32_t)p->k);
+        }
+        double d = place_seqdelta_delta(&sd, dev, moved, nm), now = place_evaluate(p, dev).latency_s;
+        double err = fabs(d - (now - lat)) / lat;
+        if (err > worst) worst = err;
+        if (hsdag_rng_uniform(&r) < 0.5) {
+            place_seqdelta_commit(&sd);
+            lat = now;
+            kept++;
+        } else {
+            for (int i = nm - 1; i >= 0; i--) dev[moved[i]] = old[i];
+        }
+    }
+    CHECK(worst <= 1e-9);
+    CHECK(kept > moves / 4);
+    double sum = 0;
+    for (int32_t v = 0; v < n; v++) sum += sd.term[v];
+    CHECK_NEAR(sum, place_evaluate(p, dev).latency_s, 1e-9);
+    place_seqdelta_free(&sd);
+    hsdag_free(dev);
+}
+
+static void test_seqdelta(void)
+{
+    for (uint64_t seed = 0; seed < 4; seed++) {
+        hsdag_graph *g = random_dag(100 + seed, 150, 0, 0, 0, 7);
+        hsdag_devices *d2 = two_devices("sequential", 0), *d5 = preset("cpu-4gpu", NULL);
+        hsdag_place_problem *p2 = problem(g, d2, HSDAG_SEM_SEQUENTIAL),
+                            *p5 = problem(g, d5, HSDAG_SEM_SEQUENTIAL);
+        seqdelta_moves(p2, seed, 1500);
+        seqdelta_moves(p5, seed + 50, 1500);
+        hsdag_place_problem_free(p2);
+        hsdag_place_problem_free(p5);
+        hsdag_devices_free(d2);
+        hsdag_devices_free(d5);
+        hsdag_graph_free(g);
+    }
+}
+
+/* Local search under sequential latency screens its moves with the delta: with a GPU memory cap (the start
+ * is not optimal) the same seed and budget give the same placement twice, never worse than its start, with
+ * fewer full simulations than evaluations, and the latency it reports is the simulator's. */
+static void test_local_screened(void)
+{
+    hsdag_graph *g = random_dag(77, 300, 4, 1, 0, 6);
+    double stat = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++) stat += g->param_bytes[v];
+    hsdag_devices *d = two_devices("sequential", 0.4 * stat);
+    hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
+    int32_t n = g->n_nodes, *a = hsdag_malloc((size_t)n * sizeof *a),
+            *b = hsdag_malloc((size_t)n * sizeof *b);
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.max_evals = 20000;
+    for (uint64_t seed = 0; seed < 3; seed++) {
+        o.seed = seed;
+        hsdag_place_result r1, r2, h;
+        hsdag_err e = {0};
+        CHECK_EQ_INT(hsdag_place_run(p, "local-search", &o, a, &r1, &e), 0);
+        CHECK_EQ_INT(hsdag_place_run(p, "local-search", &o, b, &r2, &e), 0);
+        CHECK(memcmp(a, b, (size_t)n * sizeof *a) == 0 && r1.latency_s == r2.latency_s);
+        CHECK(!strcmp(r1.rep.note, r2.rep.note));
+        CHECK(r1.feasible && r1.rep.evals == 20000);
+        CHECK(r1.rep.objective_s == r1.latency_s); /* the kept score is a simulation, not a sum of deltas */
+        long long ev = 0, sims = 0;
+        CHECK(sscanf(r1.rep.note, "%lld evaluations (%lld full simulations", &ev, &sims) == 2);
+        CHECK(ev == 20000 && sims > 0 && sims < ev / 4);
+        CHECK_EQ_INT(hsdag_place_run(p, "heft", &o, b, &h, &e), 0);
+        CHECK(!h.feasible || r1.latency_s <= h.latency_s);
+    }
+    hsdag_free(a);
+    hsdag_free(b);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+}
+
 /* ---- allocation failures: the problem and every placer answer ENOMEM with a message, nothing leaks ---- */
 typedef struct place_oom {
     const hsdag_graph *g;
@@ -633,6 +733,8 @@ int main(void)
     test_fork();
     test_determinism();
     test_light_components();
+    test_seqdelta();
+    test_local_screened();
     test_oom();
     test_registry(); /* last: it registers a fake method */
     return check_summary("test_place");

@@ -2,7 +2,8 @@
  *           order, or a whole "light component" (ops with tiny outputs connected by tiny tensors, e.g. the
  *           shape arithmetic of transformer exports) to another device while the simulated latency improves;
  *           seeded restarts from perturbations.
- * Not here: any cost model of its own (every candidate is scored by p->sim under p->sem).
+ * Not here: any cost model of its own: every kept move is scored by p->sim under p->sem; under sequential
+ *           latency the moves are screened first by the change of the sequential sum (seqdelta.c).
  * Entry points: place_local_search.
  * Deterministic for a seed while the evaluation budget (max_evals), not the time limit, ends the search. */
 #include "place_int.h"
@@ -14,8 +15,9 @@ typedef struct ls_state {
     int32_t *save_dev;
     int32_t nsave;
     place_score score;
-    int64_t evals, max_evals;
-    double deadline; /* on the clock of cpu (place_clock) */
+    int64_t evals, max_evals; /* moves scored (by a delta or a simulation) and full starts */
+    int64_t sims;             /* of which full simulations */
+    double deadline;          /* on the clock of cpu (place_clock) */
     int cpu;
     double used[HSDAG_MAX_DEVICES]; /* bytes on each device (p->mem), kept in step with cur */
     int32_t n_comp;                 /* light components of 2..LS_COMP_MAX nodes */
@@ -23,11 +25,16 @@ typedef struct ls_state {
     int32_t *comp_node;             /* [n] at most */
     double noise;   /* o->noise: every score is a noisy measurement (latency x exp(noise z)) */
     hsdag_rng nrng; /* its stream */
+    int inc;        /* screen moves with sd (sequential latency, no noise) */
+    place_seqdelta sd;
+    int stat_ok;                    /* every static size is a number >= 0: stat[] screens memory */
+    double stat[HSDAG_MAX_DEVICES]; /* static bytes on each device, kept in step with cur */
 } ls_state;
 
 /* One scoring of dev: the simulator's, with the measurement noise of o->noise when asked for. */
 static place_score ls_eval(ls_state *s, const int32_t *dev)
 {
+    s->sims++;
     place_score sc = place_evaluate(s->p, dev);
     if (s->noise > 0) sc.latency_s *= exp(s->noise * hsdag_rng_normal(&s->nrng));
     return sc;
@@ -48,7 +55,19 @@ static void ls_set(ls_state *s, int32_t v, int32_t d)
     s->save_dev[s->nsave++] = s->cur[v];
     s->used[s->cur[v]] -= s->p->mem[v];
     s->used[d] += s->p->mem[v];
+    s->stat[s->cur[v]] -= s->p->c->static_bytes[v];
+    s->stat[d] += s->p->c->static_bytes[v];
     s->cur[v] = d;
+}
+
+/* After cur changed wholesale: the memory sums and the delta's terms from scratch. */
+static void ls_resync(ls_state *s)
+{
+    const hsdag_place_problem *p = s->p;
+    place_memory_used(p, s->cur, s->used);
+    for (int32_t d = 0; d < p->k; d++) s->stat[d] = 0;
+    for (int32_t v = 0; v < p->n; v++) s->stat[s->cur[v]] += p->c->static_bytes[v];
+    if (s->inc) place_seqdelta_reset(&s->sd, s->cur);
 }
 
 /* Moves classes [g0, g1) that may run on d to d; returns how many nodes changed (undo kept in save_*). */
@@ -149,6 +168,8 @@ static void ls_undo(ls_state *s)
         int32_t v = s->save_node[i];
         s->used[s->cur[v]] -= s->p->mem[v];
         s->used[s->save_dev[i]] += s->p->mem[v];
+        s->stat[s->cur[v]] -= s->p->c->static_bytes[v];
+        s->stat[s->save_dev[i]] += s->p->c->static_bytes[v];
         s->cur[v] = s->save_dev[i];
     }
     s->nsave = 0;
@@ -264,14 +285,35 @@ static int ls_descend_blocks(ls_state *s, hsdag_rng *rng)
     return improved;
 }
 
-/* Scores the move just applied (save_* holds its undo); keeps it if it improves the score. */
+#define LS_SCREEN_TOL 0.5e-12 /* below place_score_better's 1e-12: rounding never screens out a gain */
+
+/* Whether the static bytes alone already overflow a device (then the simulator's peak does too). */
+static int ls_static_over(const ls_state *s)
+{
+    if (!s->stat_ok) return 0;
+    for (int32_t d = 0; d < s->p->k; d++)
+        if (s->stat[d] > s->p->cap[d] * (1 + 1e-9)) return 1;
+    return 0;
+}
+
+/* Scores the move just applied (save_* holds its undo); keeps it if it improves the score. Under the
+ * screen, from a feasible placement, only a move whose sequential delta gains and whose static bytes fit
+ * is simulated: any other cannot be better (place_score_better: feasible first, then latency). */
 static int ls_keep_if_better(ls_state *s, int32_t moved)
 {
     if (!moved) return 0;
-    place_score sc = ls_eval(s, s->cur);
     s->evals++;
+    if (s->inc) {
+        double dl = place_seqdelta_delta(&s->sd, s->cur, s->save_node, s->nsave);
+        if (s->score.feasible && (!(dl < -LS_SCREEN_TOL * fabs(s->score.latency_s)) || ls_static_over(s))) {
+            ls_undo(s);
+            return 0;
+        }
+    }
+    place_score sc = ls_eval(s, s->cur);
     if (place_score_better(sc, s->score)) {
         s->score = sc;
+        if (s->inc) place_seqdelta_commit(&s->sd);
         return 1;
     }
     ls_undo(s);
@@ -344,6 +386,43 @@ static int ls_start(hsdag_place_problem *p, int32_t *best, int32_t *tmp, ls_stat
     return 0;
 }
 
+/* Seeded restarts from perturbations of the best (about 5% of the classes, at least one, to a random allowed
+ * device), each followed by a descent, until the budget runs out; *bscore/best keep the best. */
+static int ls_restarts(ls_state *s, int32_t *best, place_score *bscore, hsdag_rng *rng)
+{
+    const hsdag_place_problem *p = s->p;
+    int restarts = 0;
+    while (!ls_out_of_budget(s) && p->k > 1 && p->n_groups > 0) {
+        memcpy(s->cur, best, (size_t)p->n * sizeof *best);
+        for (int32_t gi = 0; gi < p->n_groups; gi++) {
+            if (hsdag_rng_uniform(rng) >= 0.05) continue;
+            int32_t d = (int32_t)hsdag_rng_below(rng, (uint32_t)p->k);
+            if (place_group_ok(p, gi, d)) place_group_set(p, s->cur, gi, d);
+        }
+        ls_resync(s);
+        s->score = ls_eval(s, s->cur);
+        s->evals++;
+        ls_descend(s, rng);
+        restarts++;
+        if (place_score_better(s->score, *bscore)) {
+            *bscore = s->score;
+            memcpy(best, s->cur, (size_t)p->n * sizeof *best);
+        }
+    }
+    return restarts;
+}
+
+/* The screen's set-up: on under sequential latency without measurement noise (a noisy score is not a sum). */
+static int ls_screen_init(ls_state *s)
+{
+    const hsdag_place_problem *p = s->p;
+    s->stat_ok = 1;
+    for (int32_t v = 0; v < p->n; v++)
+        if (!(p->c->static_bytes[v] >= 0)) s->stat_ok = 0;
+    s->inc = p->sem == HSDAG_SEM_SEQUENTIAL && p->obj == HSDAG_OBJ_LATENCY && s->noise == 0;
+    return s->inc ? place_seqdelta_init(&s->sd, p->c) : 0;
+}
+
 int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                        hsdag_place_report *r, hsdag_err *e)
 {
@@ -356,7 +435,7 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     s.save_node = hsdag_malloc(2 * n1 * sizeof *s.save_node);
     s.save_dev = hsdag_malloc(2 * n1 * sizeof *s.save_dev);
     int rc = 0;
-    if (!best || !s.cur || !s.save_node || !s.save_dev || ls_comps_build(&s) < 0) {
+    if (!best || !s.cur || !s.save_node || !s.save_dev || ls_comps_build(&s) < 0 || ls_screen_init(&s) < 0) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "local-search: out of memory");
         goto done;
     }
@@ -377,37 +456,21 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     hsdag_rng rng;
     hsdag_rng_seed(&rng, o->seed);
     memcpy(s.cur, best, (size_t)p->n * sizeof *best);
-    place_memory_used(p, s.cur, s.used);
+    ls_resync(&s);
     s.score = ls_eval(&s, s.cur);
     s.evals++;
     ls_descend(&s, &rng);
     place_score bscore = s.score;
     memcpy(best, s.cur, (size_t)p->n * sizeof *best);
-    int restarts = 0;
-    while (!ls_out_of_budget(&s) && p->k > 1 && p->n_groups > 0) {
-        /* perturb the best: about 5% of the classes (at least one) to a random allowed device */
-        memcpy(s.cur, best, (size_t)p->n * sizeof *best);
-        for (int32_t gi = 0; gi < p->n_groups; gi++) {
-            if (hsdag_rng_uniform(&rng) >= 0.05) continue;
-            int32_t d = (int32_t)hsdag_rng_below(&rng, (uint32_t)p->k);
-            if (place_group_ok(p, gi, d)) place_group_set(p, s.cur, gi, d);
-        }
-        place_memory_used(p, s.cur, s.used);
-        s.score = ls_eval(&s, s.cur);
-        s.evals++;
-        ls_descend(&s, &rng);
-        restarts++;
-        if (place_score_better(s.score, bscore)) {
-            bscore = s.score;
-            memcpy(best, s.cur, (size_t)p->n * sizeof *best);
-        }
-    }
+    int restarts = ls_restarts(&s, best, &bscore, &rng);
     memcpy(device, best, (size_t)p->n * sizeof *best);
     r->evals = s.evals;
     r->objective_s = bscore.latency_s;
-    snprintf(r->note, sizeof r->note, "%lld simulator evaluations, %d restarts%s", (long long)s.evals,
-             restarts, s.evals < s.max_evals ? " (stopped by the time limit: not reproducible)" : "");
+    snprintf(r->note, sizeof r->note, "%lld evaluations (%lld full simulations%s), %d restarts%s",
+             (long long)s.evals, (long long)s.sims, s.inc ? ", the rest sequential deltas" : "", restarts,
+             s.evals < s.max_evals ? " (stopped by the time limit: not reproducible)" : "");
 done:
+    place_seqdelta_free(&s.sd);
     hsdag_free(s.comp_off);
     hsdag_free(s.comp_node);
     hsdag_free(best);

@@ -49,6 +49,32 @@ int place_score_better(place_score a, place_score b); /* a strictly better than 
 /* Memory used per device by a full placement (sum of p->mem). used[k]. */
 void place_memory_used(const hsdag_place_problem *p, const int32_t *device, double *used);
 
+/* The sequential formula's term of node u (hsdag_place_sequential_cost sums them in node order): t + u's cost
+ * on its device + one copy per other device holding a consumer, added in that order (the simulator's). */
+double place_seq_add(const hsdag_costs *c, const int32_t *device, int32_t u, double t);
+
+/* ---- the sequential latency, move by move (seqdelta.c) ----
+ * Keeps every node's place_seq_add term under a committed placement; the change a move makes to the sum is
+ * the change of the terms of the moved nodes and of their producers (a term reads its node's device and its
+ * consumers' devices), O(their degrees). Usage: init, reset(dev); per move: delta(dev after the move, the
+ * moved nodes), then commit() if the move is kept; reset again after any change not passed to delta. */
+typedef struct place_seqdelta {
+    const hsdag_costs *c;
+    double *term;    /* [n] the committed terms */
+    double *fresh;   /* [n] the last delta's new terms, in the order of aff */
+    int32_t *aff;    /* [n] the nodes whose terms the last delta recomputed */
+    uint32_t *stamp; /* [n] epoch of the delta that last listed a node in aff */
+    uint32_t epoch;
+    int32_t naff;
+} place_seqdelta;
+int place_seqdelta_init(place_seqdelta *sd, const hsdag_costs *c); /* 0 or HSDAG_ENOMEM */
+void place_seqdelta_reset(place_seqdelta *sd, const int32_t *device);
+/* The sequential latency of device minus that of the committed placement, where device differs from it at
+ * most at moved[0..nmoved) (repeats allowed). */
+double place_seqdelta_delta(place_seqdelta *sd, const int32_t *device, const int32_t *moved, int32_t nmoved);
+void place_seqdelta_commit(place_seqdelta *sd); /* the last delta's placement becomes the committed one */
+void place_seqdelta_free(place_seqdelta *sd);
+
 /* ---- list scheduling engine (list.c): HEFT, m-ETF, m-SCT ---- */
 /* ---- built-in methods ---- */
 int place_single(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,

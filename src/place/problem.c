@@ -615,21 +615,24 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
 
 /* ---- the sequential formula ---- */
 
-double hsdag_place_sequential_cost(const hsdag_costs *c, const int32_t *device)
+double place_seq_add(const hsdag_costs *c, const int32_t *device, int32_t u, double t)
 {
     const hsdag_graph *g = c->g;
-    int32_t k = c->n_devices;
-    double t = 0;
-    for (int32_t u = 0; u < g->n_nodes; u++) {
-        int32_t a = device[u];
-        t += c->node_s[(size_t)u * (size_t)k + (size_t)a];
-        uint64_t seen = 0;
-        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
-            int32_t b = device[g->out_dst[j]];
-            if (b == a || ((seen >> b) & 1u)) continue;
-            seen |= (uint64_t)1 << b;
-            t += hsdag_costs_xfer_s(c, u, a, b);
-        }
+    int32_t a = device[u];
+    t += c->node_s[(size_t)u * (size_t)c->n_devices + (size_t)a];
+    uint64_t seen = 0;
+    for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
+        int32_t b = device[g->out_dst[j]];
+        if (b == a || ((seen >> b) & 1u)) continue;
+        seen |= (uint64_t)1 << b;
+        t += hsdag_costs_xfer_s(c, u, a, b);
     }
+    return t;
+}
+
+double hsdag_place_sequential_cost(const hsdag_costs *c, const int32_t *device)
+{
+    double t = 0;
+    for (int32_t u = 0; u < c->g->n_nodes; u++) t = place_seq_add(c, device, u, t);
     return t;
 }
