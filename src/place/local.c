@@ -17,6 +17,7 @@ typedef struct ls_state {
     place_score score;
     int64_t evals, max_evals; /* moves scored (by a delta or a simulation) and full starts */
     int64_t sims;             /* of which full simulations */
+    int64_t kept;             /* moves kept */
     double deadline;          /* on the clock of cpu (place_clock) */
     int cpu;
     double used[HSDAG_MAX_DEVICES]; /* bytes on each device (p->mem), kept in step with cur */
@@ -313,6 +314,7 @@ static int ls_keep_if_better(ls_state *s, int32_t moved)
     place_score sc = ls_eval(s, s->cur);
     if (place_score_better(sc, s->score)) {
         s->score = sc;
+        s->kept++;
         if (s->inc) place_seqdelta_commit(&s->sd);
         return 1;
     }
@@ -466,8 +468,9 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
     memcpy(device, best, (size_t)p->n * sizeof *best);
     r->evals = s.evals;
     r->objective_s = bscore.latency_s;
-    snprintf(r->note, sizeof r->note, "%lld evaluations (%lld full simulations%s), %d restarts%s",
-             (long long)s.evals, (long long)s.sims, s.inc ? ", the rest sequential deltas" : "", restarts,
+    snprintf(r->note, sizeof r->note,
+             "%lld evaluations (%lld full simulations%s), %lld moves kept, %d restarts%s", (long long)s.evals,
+             (long long)s.sims, s.inc ? ", the rest sequential deltas" : "", (long long)s.kept, restarts,
              s.evals < s.max_evals ? " (stopped by the time limit: not reproducible)" : "");
 done:
     place_seqdelta_free(&s.sd);
