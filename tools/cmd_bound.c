@@ -70,6 +70,7 @@ int cmd_bound(int argc, char **argv)
         if (!isnan(bd.work_per_device_s))
             printf("  work per device        %.6f ms\n", bd.work_per_device_s * 1e3);
         if (!isnan(bd.exact_s)) printf("  exact optimum          %.6f ms\n", bd.exact_s * 1e3);
+        if (!isnan(bd.path_blocks_s)) printf("  path blocks            %.6f ms\n", bd.path_blocks_s * 1e3);
         if (cb_method && isnan(cb)) printf("contiguous   no bound (%s: %s)\n", cb_method, cb_note);
         if (!isnan(cb))
             printf("contiguous   %.6f ms: bound over contiguous splits (%s: %s)\n", cb * 1e3, cb_method,
