@@ -238,8 +238,9 @@ typedef struct hsdag_bound {
     double exact_s;            /* from the exact hook, NAN if none or not applicable */
     double path_blocks_s;      /* tarnawski latency: the cheapest run of the longest paths with memory-capped
                            * accelerator blocks and their communication, NAN otherwise or when too long */
-    const char
-        *rule; /* "critical-path", "work/devices", "sum-min-cost", "max-class", "exact", "path-blocks" */
+    double memory_s;  /* the placers' min-cut bound with memory caps (hsdag_place_bound_memory), else NAN */
+    const char *rule; /* "critical-path", "work/devices", "sum-min-cost", "max-class", "exact", "path-blocks",
+                       * "mincut-memory" */
 } hsdag_bound;
 
 /* Valid terms per semantics:

@@ -277,6 +277,7 @@ int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantic
     out->work_per_device_s = sem == HSDAG_SEM_CONCURRENT ? work / c->n_devices : NAN;
     out->exact_s = NAN;
     out->path_blocks_s = NAN;
+    out->memory_s = NAN;
     if (out->objective == HSDAG_OBJ_THROUGHPUT) return bound_throughput(c, out, e);
     switch (sem) {
     case HSDAG_SEM_SEQUENTIAL:
@@ -344,6 +345,7 @@ int hsdag_bound_write_json(hsdag_buf *out, const hsdag_costs *c, const hsdag_bou
     hsdag_jw_num(&w, "exact_ms", b->exact_s * 1e3);
     hsdag_jw_num(&w, "max_class_ms", b->max_class_s * 1e3);
     hsdag_jw_num(&w, "path_blocks_ms", b->path_blocks_s * 1e3);
+    hsdag_jw_num(&w, "memory_bound_ms", b->memory_s * 1e3);
     hsdag_jw_num(&w, "contiguous_bound_ms", contiguous_s * 1e3);
     hsdag_jw_str(&w, "contiguous_method", contiguous_method);
     hsdag_jw_str(&w, "contiguous_note", contiguous_method ? contiguous_note : NULL);
