@@ -278,8 +278,9 @@ HSDAG_API int hsdag_place_bound_exact(void *ctx, double *opt_s, const hsdag_cost
  * static bytes on each device within its capacity, so for every lambda >= 0 the minimum over all placements
  * of latency + lambda (static bytes on d - capacity of d) is a lower bound on the capped optimum (a
  * Lagrangian relaxation, each term a minimum cut); *bound_s = its maximum over lambda for each capped device
- * (bisection, 60 cuts each), NAN when no capacity binds. Returns 0, HSDAG_EUNSUPPORTED elsewhere, or
- * HSDAG_ENOMEM. */
+ * (bisection, 60 cuts each), NAN when no capacity binds. Returns 0, HSDAG_EUNSUPPORTED elsewhere and above
+ * HSDAG_PLACE_MEMORY_BOUND_MAX_NODES ops (60 cuts: 1.7 CPU s at 10,000, about 90 at 100,000), or HSDAG_ENOMEM. */
+#define HSDAG_PLACE_MEMORY_BOUND_MAX_NODES 10000
 HSDAG_API int hsdag_place_bound_memory(double *bound_s, const hsdag_costs *c, hsdag_semantics sem,
                                        hsdag_err *e);
 /* The bound over contiguous splits (each accelerator one contiguous subgraph; tarnawski semantics only): the
