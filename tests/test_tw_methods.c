@@ -4,6 +4,7 @@
  * Not here: the reader (test_tarnawski.c), the simulator's latency model (test_sim.c), the other placers
  * (test_place.c). Entry points: main. */
 #include "check.h"
+#include "clock_warp.h"
 
 #include "hsdag/io.h"
 #include "hsdag/place.h"
@@ -326,6 +327,23 @@ static void test_dp_greedy_fallback(void)
     tw_case_close(&c);
 }
 
+/* --cpu-time: dp and pipedream count their limit on the thread's CPU clock (clock_warp.h). ResNet-50's 177
+ * blocks reach pipedream's first clock check (every 64 blocks). */
+static void test_cpu_time(void)
+{
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    sc.objective = HSDAG_OBJ_THROUGHPUT;
+    tw_case c;
+    if (tw_file_open(&c, "tests/data/tarnawski/throughput-inputs/LayerGraphs/resnet50_inference.json", &sc) <
+        0)
+        return;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.time_limit_s = 30;
+    warp_check(c.p, "dp", o);
+    warp_check(c.p, "pipedream", o);
+    tw_case_close(&c);
+}
+
 /* ---- brute force over every placement of small random graphs ---- */
 
 /* A random Tarnawski-style DAG of n <= 12 nodes (1-2 predecessors among the previous 4, costs and sizes
@@ -540,6 +558,7 @@ int main(void)
     test_greedy_published();
     test_dp_theirs();
     test_dp_greedy_fallback();
+    test_cpu_time();
     test_dp_brute();
     test_ilp_brute();
     return check_summary("test_tw_methods");

@@ -245,6 +245,10 @@ HSDAG_API int hsdag_jw_end(hsdag_jw *w); /* closes all, appends "\n"; 0 or HSDAG
 
 /* Monotonic wall clock in seconds. */
 HSDAG_API double hsdag_now(void);
+/* Test hook: every later hsdag_now reading returns step_s seconds more than the one before it would have
+ * (the wall clock races ahead of the CPU clock, as on a loaded machine: any wall interval that holds a
+ * reading lasts at least step_s); 0 stops the race, keeping the offset so far. Not thread-safe by design. */
+HSDAG_API void hsdag_clock_warp(double step_s);
 /* The calling thread's CPU time in seconds (user + system): what a time limit counts on a shared machine,
  * where wall time depends on everyone else's load. */
 HSDAG_API double hsdag_cpu_now(void);

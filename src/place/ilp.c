@@ -533,6 +533,7 @@ static int tw_make(void *ctx, int i, int32_t *tmp, hsdag_err *e)
     const hsdag_place_opts *o = s->o;
     hsdag_place_opts so = hsdag_place_opts_default();
     so.time_limit_s = o->time_limit_s > 0 ? 0.1 * o->time_limit_s : 1.0;
+    so.time_limit_cpu = o->time_limit_cpu;
     hsdag_place_report rep = {.bound_s = NAN, .objective_s = NAN};
     if (i == 0) {
         if (!o->init) return 0;

@@ -31,6 +31,22 @@ static inline double place_clock(int cpu)
 {
     return cpu ? hsdag_cpu_now() : hsdag_now();
 }
+/* The end of a time limit, on the clock it counts (place_clock). */
+typedef struct place_deadline {
+    double at; /* seconds on that clock */
+    int cpu;   /* hsdag_place_opts.time_limit_cpu */
+} place_deadline;
+/* Now plus o's time limit (default_s when o gives none), on o's clock. */
+static inline place_deadline place_deadline_in(const hsdag_place_opts *o, double default_s)
+{
+    place_deadline d = {.cpu = o->time_limit_cpu};
+    d.at = place_clock(d.cpu) + (o->time_limit_s > 0 ? o->time_limit_s : default_s);
+    return d;
+}
+static inline int place_deadline_passed(place_deadline d)
+{
+    return place_clock(d.cpu) > d.at;
+}
 /* Device to use when nothing else fits a group: its first allowed device. */
 int32_t place_group_fallback(const hsdag_place_problem *p, int32_t gi);
 /* Puts every member of group gi on d. */
