@@ -21,6 +21,8 @@
 #include <limits.h>
 
 #define ILP_MAX_COLS 400000
+/* Simplex iterations per slice on the CPU clock (place_ilp_simplex): a restart costs about one iteration */
+#define ILP_SLICE_ITERATIONS 1000
 
 /* GLPK branch-and-cut callback shared by both MILP models (place_int.h): records the best bound and hands
  * GLPK the warm start once, at its first heuristic point. */
@@ -39,16 +41,33 @@ void place_ilp_callback(glp_tree *tree, void *info)
     if (cb->cpu_end > 0 && hsdag_cpu_now() > cb->cpu_end) glp_ios_terminate(tree);
 }
 
-/* glp_simplex until end on the clock of cpu: one call on the wall clock; on the CPU clock, wall slices of the
- * CPU time left, each resuming from the basis the last one left, until solved or the CPU time is spent. */
-static int ilp_simplex(glp_prob *lp, glp_smcp *sp, double end, int cpu)
+int place_ilp_simplex(glp_prob *lp, double end, int cpu)
 {
+    glp_smcp sp;
+    glp_init_smcp(&sp);
+    sp.msg_lev = GLP_MSG_OFF;
     for (;;) {
-        int sr = glp_simplex(lp, sp);
         double left = end - place_clock(cpu);
-        if (!cpu || sr != GLP_ETMLIM || left < 0.01) return sr;
-        sp->tm_lim = (int)fmax(1, fmin(left * 1e3, 2e9));
+        sp.tm_lim = (int)fmax(1, fmin(left * 1e3, 2e9));
+        if (cpu) sp.it_lim = ILP_SLICE_ITERATIONS;
+        int sr = glp_simplex(lp, &sp);
+        if (!cpu || (sr != GLP_EITLIM && sr != GLP_ETMLIM)) return sr;
+        if (end - place_clock(cpu) < 0.01) return GLP_ETMLIM;
     }
+}
+
+int place_ilp_intopt(glp_prob *lp, double left, int cpu, unsigned cuts, place_ilp_cb *cb)
+{
+    glp_iocp ip;
+    glp_init_iocp(&ip);
+    ip.msg_lev = GLP_MSG_OFF;
+    ip.tm_lim = (int)fmax(1, fmin(left * 1e3, 2e9));
+    if (cpu) ip.tm_lim = INT_MAX, cb->cpu_end = hsdag_cpu_now() + left;
+    ip.cb_func = place_ilp_callback;
+    ip.cb_info = cb;
+    if (cuts & PLACE_ILP_MIR) ip.mir_cuts = GLP_ON;
+    if (cuts & PLACE_ILP_GMI) ip.gmi_cuts = GLP_ON;
+    return glp_intopt(lp, &ip);
 }
 
 void place_ilp_solve(glp_prob *lp, double deadline, int cpu, int cuts, place_ilp_cb *cb, place_ilp_run *out)
@@ -59,15 +78,11 @@ void place_ilp_solve(glp_prob *lp, double deadline, int cpu, int cuts, place_ilp
     out->obj = out->bound = NAN;
     out->cpu = cpu;
     double c0 = place_clock(cpu);
-    glp_smcp sp;
-    glp_init_smcp(&sp);
-    sp.msg_lev = GLP_MSG_OFF;
     double lp_s = 0.7 * (deadline - place_clock(cpu));
-    sp.tm_lim = (int)fmax(1, fmin(lp_s * 1e3, 2e9));
     /* GLPK's iterative scaling costs more than it gains on big models (23 s of a 30 s limit on a 10,000-op
      * graph) and the objective is already O(1): only small ones get it */
     if (glp_get_num_nz(lp) < 200000) glp_scale_prob(lp, GLP_SF_AUTO);
-    out->sr = ilp_simplex(lp, &sp, place_clock(cpu) + lp_s, cpu);
+    out->sr = place_ilp_simplex(lp, place_clock(cpu) + lp_s, cpu);
     out->lp_s = place_clock(cpu) - c0;
     out->lp_status = glp_get_status(lp);
     out->lp_ok = out->sr == 0 && out->lp_status == GLP_OPT;
@@ -75,15 +90,7 @@ void place_ilp_solve(glp_prob *lp, double deadline, int cpu, int cuts, place_ilp
     cb->bound = glp_get_obj_val(lp);
     double left = deadline - place_clock(cpu);
     if (left > 0) {
-        glp_iocp ip;
-        glp_init_iocp(&ip);
-        ip.msg_lev = GLP_MSG_OFF;
-        ip.tm_lim = (int)fmax(1, fmin(0.95 * left * 1e3, 2e9));
-        if (cpu) ip.tm_lim = INT_MAX, cb->cpu_end = hsdag_cpu_now() + 0.95 * left;
-        ip.cb_func = place_ilp_callback;
-        ip.cb_info = cb;
-        if (cuts) ip.mir_cuts = ip.gmi_cuts = GLP_ON;
-        out->ir = glp_intopt(lp, &ip);
+        out->ir = place_ilp_intopt(lp, 0.95 * left, cpu, cuts ? PLACE_ILP_MIR | PLACE_ILP_GMI : 0, cb);
         out->mip_status = glp_mip_status(lp);
         out->mip_s = place_clock(cpu) - c0 - out->lp_s;
     }
@@ -609,7 +616,8 @@ static int ilp_solve(void *ctx, hsdag_err *e)
     hsdag_place_report *r = c->r;
     ilp_model *m = &c->m;
     place_ilp_cb cb = {.bound = -INFINITY};
-    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
+    int cpu = o->time_limit_cpu;
+    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = place_clock(cpu);
     int rc = 0, have_start = 0;
     m->lp = glp_create_prob();
     if ((rc = ilp_build(p, m, e)) < 0) goto done;
@@ -629,13 +637,10 @@ static int ilp_solve(void *ctx, hsdag_err *e)
         ilp_fill(p, m, c->start, c->x);
         cb.heur = c->x;
     }
-    glp_smcp sp;
-    glp_init_smcp(&sp);
-    sp.msg_lev = GLP_MSG_OFF;
     /* GLPK checks its clock coarsely: give each stage a margin so the whole call stays within the limit */
-    sp.tm_lim = (int)fmax(1, fmin(0.8 * (tl - (hsdag_now() - t0)) * 1e3, 2e9));
+    double now = place_clock(cpu), lp_end = now + 0.8 * (tl - (now - t0));
     glp_scale_prob(m->lp, GLP_SF_AUTO);
-    int sr = glp_simplex(m->lp, &sp);
+    int sr = place_ilp_simplex(m->lp, lp_end, cpu);
     int lp_ok = sr == 0 && glp_get_status(m->lp) == GLP_OPT;
     if (sr == 0 && glp_get_status(m->lp) == GLP_NOFEAS) {
         rc = hsdag_err_set(e, HSDAG_EINFEASIBLE,
@@ -644,16 +649,9 @@ static int ilp_solve(void *ctx, hsdag_err *e)
     }
     if (lp_ok) cb.bound = glp_get_obj_val(m->lp);
     int ir = -1, st = GLP_UNDEF;
-    double left = tl - (hsdag_now() - t0);
+    double left = tl - (place_clock(cpu) - t0);
     if (lp_ok && left > 0) {
-        glp_iocp ip;
-        glp_init_iocp(&ip);
-        ip.msg_lev = GLP_MSG_OFF;
-        ip.tm_lim = (int)fmax(1, fmin(0.9 * left * 1e3, 2e9));
-        ip.cb_func = place_ilp_callback;
-        ip.cb_info = &cb;
-        ip.mir_cuts = GLP_ON;
-        ir = glp_intopt(m->lp, &ip);
+        ir = place_ilp_intopt(m->lp, 0.9 * left, cpu, PLACE_ILP_MIR, &cb);
         st = glp_mip_status(m->lp);
     }
     if (st == GLP_OPT || st == GLP_FEAS) {

@@ -145,12 +145,22 @@ typedef struct place_ilp_cb {
     double cpu_end; /* > 0: stop branch-and-cut once the thread's CPU time (hsdag_cpu_now) passes it */
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
+struct glp_prob;
+/* glp_simplex (messages off) until end on the clock of cpu (place_clock). Wall clock: one call with GLPK's
+ * tm_lim. CPU clock (GLPK has neither a CPU limit nor a simplex callback): slices of ILP_SLICE_ITERATIONS
+ * iterations (it_lim counts per call), each resumed from the basis the last one left and capped at the CPU
+ * time left as wall time (a slice cannot spend more CPU than its length), until solved or the CPU time is
+ * spent (then GLP_ETMLIM). The slices end at the same iterations however loaded the machine, so while the
+ * limit is not reached the LP's path, and its result, do not depend on the load. Returns glp_simplex's code. */
+int place_ilp_simplex(struct glp_prob *lp, double end, int cpu);
+/* glp_intopt (messages off, the callback place_ilp_callback with cb) for left seconds on the clock of cpu:
+ * GLPK's tm_lim (wall time), or on the CPU clock the callback's stop (cb->cpu_end). cuts: PLACE_ILP_*. */
+enum { PLACE_ILP_MIR = 1, PLACE_ILP_GMI = 2 };
+int place_ilp_intopt(struct glp_prob *lp, double left, int cpu, unsigned cuts, place_ilp_cb *cb);
 /* One run of a warm-started minimisation whose objective is in units of the start's value (so the start is
  * 1): scaling (small models only), the LP relaxation with 70% of the time left until deadline, then
  * branch-and-cut with the rest, the callback tracking the bound and handing GLPK cb->heur. deadline is on
- * the clock of cpu (place_clock): GLPK's own tm_lim counts wall time, so on the CPU clock the simplex runs
- * in wall slices of at most the CPU time left (a slice can spend no more), resumed from its basis, and
- * branch-and-cut is stopped by the callback (cb->cpu_end). */
+ * the clock of cpu (place_clock; place_ilp_simplex, place_ilp_intopt). */
 typedef struct place_ilp_run {
     int lp_ok;          /* the LP relaxation was solved */
     int sr, lp_status;  /* glp_simplex's return and status */
