@@ -552,6 +552,35 @@ static void test_ilp_brute(void)
     CHECK(beat_greedy > 0);
 }
 
+/* The tarnawski MILPs (latency and throughput) on a random 11-node graph they solve to optimality: with
+ * --cpu-time a racing wall clock changes nothing (clock_warp.h); and the note holds no timing, so a
+ * wall-clock run under the race, with a limit beyond it, gives the quiet run's note (on main the note ended
+ * "wall s: LP 1e+03, ..."), the seconds being in lp_cpu_s and branch_and_cut_cpu_s. */
+static void test_milp_cpu_time_and_note(void)
+{
+    for (int obj = 0; obj < 2; obj++) {
+        hsdag_sim_config sc = hsdag_sim_config_default();
+        sc.objective = obj ? HSDAG_OBJ_THROUGHPUT : HSDAG_OBJ_LATENCY;
+        tw_case c;
+        if (tw_case_open(&c, rand_tw(21, 11, 1, 0.4, 2, 1), &sc, "milp note") < 0) continue;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        o.time_limit_s = 30;
+        warp_check(c.p, "ilp", o);
+        warp_run quiet, raced;
+        o.time_limit_s = 1e7;
+        warp_one(&quiet, c.p, "ilp", o, 0, 0);
+        warp_one(&raced, c.p, "ilp", o, 0, WARP_STEP_S);
+        CHECK(quiet.rc == 0 && quiet.r.rep.optimal);
+        CHECK_STR(raced.msg, quiet.msg);
+        CHECK(warp_same(&quiet, &raced, c.p->n));
+        CHECK(quiet.r.rep.lp_cpu_s >= 0 && quiet.r.rep.branch_and_cut_cpu_s >= 0);
+        CHECK(quiet.r.rep.lp_cpu_s + quiet.r.rep.branch_and_cut_cpu_s <= quiet.r.cpu_s);
+        free(quiet.dev);
+        free(raced.dev);
+        tw_case_close(&c);
+    }
+}
+
 int main(void)
 {
     test_greedy_hand_made();
@@ -561,5 +590,6 @@ int main(void)
     test_cpu_time();
     test_dp_brute();
     test_ilp_brute();
+    test_milp_cpu_time_and_note();
     return check_summary("test_tw_methods");
 }

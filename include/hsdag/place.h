@@ -113,12 +113,16 @@ typedef struct hsdag_place_report {
     int optimal;          /* 1 if the method proved optimality for the problem it solved */
     int64_t evals; /* simulator evaluations / measurements used (local-search, bb-*, the learned placers) */
     int32_t best_episode; /* learned placers: episode of the best placement (0-based); -1 otherwise */
-    char note[256];       /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
+    double lp_cpu_s;      /* MILPs: the thread's CPU seconds in the LP relaxation (scaling included), NAN if
+                           * none was solved or tried */
+    double branch_and_cut_cpu_s; /* MILPs: its CPU seconds in branch-and-cut, NAN if it did not run */
+    char note[256]; /* one line for the user: what was ignored, a fallback taken, ... ("" if none); the same
+                     * for the same input and seed (timings go in the fields above) */
 } hsdag_place_report;
 
 /* A placer: writes device[p->n] (indices into p->devs). Return 0 or a negative status with e set
  * (HSDAG_EUNSUPPORTED when the method does not apply, e.g. mincut on three devices). r is pre-cleared:
- * bound_s = objective_s = NAN, best_episode = -1, everything else 0. */
+ * bound_s = objective_s = lp_cpu_s = branch_and_cut_cpu_s = NAN, best_episode = -1, everything else 0. */
 typedef int (*hsdag_place_fn)(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                               hsdag_place_report *r, hsdag_err *e);
 

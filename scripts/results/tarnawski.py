@@ -109,7 +109,10 @@ def latency_row(w):
         cells["dp"], cells["pipedream"], cells["heft"], cells["local-search"],
         fmt(ls2["latency_ms"], ls2["feasible"]), cells["ilp"], fmt(bound, True, 1), gap,
         c["lower_bound_ms"], ilp["cpu_s"] if ilp else 0, gain)
-    return line, gain, gap, (ilp["note"] if ilp else "")
+    secs = ""
+    if ilp and ilp.get("lp_cpu_s") is not None:
+        secs = "; CPU s: LP %.3g, branch-and-cut %.3g" % (ilp["lp_cpu_s"], ilp["branch_and_cut_cpu_s"] or 0)
+    return line, gain, gap, (ilp["note"] + secs if ilp else "")
 
 
 def latency(L):

@@ -272,14 +272,18 @@ static int ilpc_model(hsdag_place_problem *p, const hsdag_place_opts *o, const i
     ilpc_start(&m, start, x);
     /* the LP relaxation first (its optimum is a bound), then branch and cut from the start placement */
     glp_prob *lp = m.lp;
+    double c0 = hsdag_cpu_now();
     glp_scale_prob(lp, GLP_SF_AUTO);
     int sr = place_ilp_simplex(lp, place_clock(cpu) + 0.5 * tl, cpu), ir = -1, st = GLP_UNDEF;
+    r->lp_cpu_s = hsdag_cpu_now() - c0;
     place_ilp_cb cb = {.bound = -INFINITY, .heur = x};
     if (sr == 0 && glp_get_status(lp) == GLP_OPT) {
         cb.bound = glp_get_obj_val(lp);
         double left = tl - (place_clock(cpu) - t0);
         if (left > 0) {
+            double c1 = hsdag_cpu_now();
             ir = place_ilp_intopt(lp, 0.9 * left, cpu, 0, &cb);
+            r->branch_and_cut_cpu_s = hsdag_cpu_now() - c1;
             st = glp_mip_status(lp);
         }
     }

@@ -166,8 +166,8 @@ typedef struct place_ilp_run {
     int sr, lp_status;  /* glp_simplex's return and status */
     int ir, mip_status; /* glp_intopt's return and status (GLP_UNDEF if not run) */
     double obj, bound;  /* incumbent and bound in model units (obj NAN if GLPK has no integer solution) */
-    int cpu;            /* the clock of lp_s, mip_s (place_clock) */
-    double lp_s, mip_s; /* seconds in the LP relaxation (scaling included) and in branch-and-cut */
+    double lp_cpu_s, mip_cpu_s; /* CPU seconds (hsdag_cpu_now) in the LP relaxation (scaling included) and in
+                                 * branch-and-cut (NAN if not run): hsdag_place_report's fields */
 } place_ilp_run;
 struct glp_prob;
 void place_ilp_solve(struct glp_prob *lp, double deadline, int cpu, int cuts, place_ilp_cb *cb,
