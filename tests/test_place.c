@@ -226,6 +226,11 @@ static void test_cpu_time(void)
     hsdag_graph *g = random_dag(42, 12, 1, 0, 0, 6);
     hsdag_place_problem *ps = problem(g, seq, HSDAG_SEM_SEQUENTIAL),
                         *pc = problem(g, conc, HSDAG_SEM_CONCURRENT);
+    int32_t cnt, all = 1;
+    const hsdag_place_method *m = hsdag_place_methods(&cnt);
+    for (int32_t i = 0; i < cnt; i++) /* every method that reads a time limit can count it in CPU time */
+        all &= !(m[i].uses & HSDAG_PLACE_USES_TIME_LIMIT) || (m[i].uses & HSDAG_PLACE_USES_CPU_TIME);
+    CHECK(all);
     hsdag_place_opts o = hsdag_place_opts_default();
     o.time_limit_s = 30;
     o.max_evals = 2000;

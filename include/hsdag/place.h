@@ -101,8 +101,9 @@ typedef struct hsdag_place_opts {
     double noise;        /* black-box methods: sigma of the multiplicative log-normal measurement noise
                           * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
     int time_limit_cpu;  /* 1: time_limit_s counts the calling thread's CPU time (hsdag_cpu_now), not wall
-                          * time, in ilp (tarnawski semantics, both objectives: the starts, the model, the
-                          * LP and branch-and-cut) and local-search; for measuring on a shared machine */
+                          * time, in every method that reads it (HSDAG_PLACE_USES_CPU_TIME: ilp under every
+                          * semantics with its starts, LP and branch-and-cut; dp; pipedream; local-search);
+                          * for measuring on a shared machine */
 } hsdag_place_opts;
 HSDAG_API hsdag_place_opts hsdag_place_opts_default(void);
 
@@ -149,7 +150,10 @@ enum {
     HSDAG_PLACE_USES_TIME_LIMIT = 1u << 0, /* time_limit_s */
     HSDAG_PLACE_USES_MAX_EVALS = 1u << 1,  /* max_evals */
     HSDAG_PLACE_USES_BUDGET = 1u << 2,     /* budget and noise (a black-box oracle's measurements) */
-    HSDAG_PLACE_USES_INIT = 1u << 3        /* init */
+    HSDAG_PLACE_USES_INIT = 1u << 3,       /* init */
+    HSDAG_PLACE_USES_CPU_TIME = 1u << 4    /* time_limit_cpu: time_limit_s counted on the thread's CPU clock
+                                            * throughout (every built-in that reads time_limit_s); a method
+                                            * without it must not be given --cpu-time (the CLI refuses it) */
 };
 
 /* The registry, in display order: the built-in methods, then the registered ones in registration order. */
