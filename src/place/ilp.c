@@ -21,7 +21,9 @@
 #include <limits.h>
 
 #define ILP_MAX_COLS 400000
-/* Simplex iterations per slice on the CPU clock (place_ilp_simplex): a restart costs about one iteration */
+/* Simplex iterations per slice on the CPU clock (place_ilp_simplex). Measured on Layer GNMT's LP (8,806 x
+ * 3,913): 8 slices, 7,925 iterations, 6.11 CPU s, against 7,696 and 5.87 s in one call; a slice is 0.8 CPU s
+ * there and 2 s on Layer Inception-V3's 52,562 x 24,919 model, the most a solve runs past its limit. */
 #define ILP_SLICE_ITERATIONS 1000
 
 /* GLPK branch-and-cut callback shared by both MILP models (place_int.h): records the best bound and hands
@@ -49,7 +51,7 @@ int place_ilp_simplex(glp_prob *lp, double end, int cpu)
     for (;;) {
         double left = end - place_clock(cpu);
         sp.tm_lim = (int)fmax(1, fmin(left * 1e3, 2e9));
-        if (cpu) sp.it_lim = ILP_SLICE_ITERATIONS;
+        if (cpu) sp.it_lim = ILP_SLICE_ITERATIONS, sp.tm_lim = INT_MAX;
         int sr = glp_simplex(lp, &sp);
         if (!cpu || (sr != GLP_EITLIM && sr != GLP_ETMLIM)) return sr;
         if (end - place_clock(cpu) < 0.01) return GLP_ETMLIM;

@@ -148,10 +148,11 @@ void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; inf
 struct glp_prob;
 /* glp_simplex (messages off) until end on the clock of cpu (place_clock). Wall clock: one call with GLPK's
  * tm_lim. CPU clock (GLPK has neither a CPU limit nor a simplex callback): slices of ILP_SLICE_ITERATIONS
- * iterations (it_lim counts per call), each resumed from the basis the last one left and capped at the CPU
- * time left as wall time (a slice cannot spend more CPU than its length), until solved or the CPU time is
- * spent (then GLP_ETMLIM). The slices end at the same iterations however loaded the machine, so while the
- * limit is not reached the LP's path, and its result, do not depend on the load. Returns glp_simplex's code. */
+ * iterations (it_lim counts per call) without a wall limit, each resumed from the basis the last one left,
+ * until solved or the CPU time is spent (then GLP_ETMLIM), so it can run one slice past end. The slices end
+ * at the same iterations however loaded the machine: while the limit is not reached the LP's path, and its
+ * result, do not depend on the load (a wall-time cap would end them where the load puts them). Returns
+ * glp_simplex's code. */
 int place_ilp_simplex(struct glp_prob *lp, double end, int cpu);
 /* glp_intopt (messages off, the callback place_ilp_callback with cb) for left seconds on the clock of cpu:
  * GLPK's tm_lim (wall time), or on the CPU clock the callback's stop (cb->cpu_end). cuts: PLACE_ILP_*. */
