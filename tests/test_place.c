@@ -179,6 +179,51 @@ static void test_exact_vs_brute(void)
     hsdag_devices_free(d);
 }
 
+/* ---- the min-cut bound with memory caps against brute force (sequential, two devices, GPU capped at 40% of
+ * the graph's static bytes): never above the capped optimum, above the uncapped one where the cap binds ---- */
+static void test_memory_bound_brute(void)
+{
+    int cases = 0, above_exact = 0;
+    for (uint64_t seed = 51; seed <= 58; seed++) {
+        int32_t n = 12;
+        hsdag_graph *g = random_dag(seed, n, seed % 2 ? 0 : 2, seed % 3 == 0, 0, 6);
+        double total = 0;
+        for (int32_t v = 0; g && v < n; v++) total += g->param_bytes[v];
+        hsdag_devices *d = two_devices("sequential", 0.4 * total);
+        hsdag_place_problem *p = g && d ? problem(g, d, HSDAG_SEM_SEQUENTIAL) : NULL;
+        CHECK(p != NULL);
+        if (!p) {
+            hsdag_devices_free(d);
+            hsdag_graph_free(g);
+            continue;
+        }
+        int32_t dev[12];
+        double best = INFINITY;
+        hsdag_sim_result sr;
+        for (uint32_t mask = 0; mask < (1u << n); mask++) {
+            for (int32_t v = 0; v < n; v++) dev[v] = (int32_t)((mask >> v) & 1u);
+            if (hsdag_sim_run(p->sim, dev, &sr) == 0 && sr.feasible && sr.makespan_s < best)
+                best = sr.makespan_s;
+        }
+        hsdag_bound b;
+        hsdag_err e = {0};
+        CHECK_EQ_INT(hsdag_place_lower_bound(p, &b, &e), 0);
+        CHECK(isfinite(best) && isfinite(b.memory_s) && isfinite(b.exact_s));
+        if (b.memory_s > best * (1 + 1e-12))
+            fprintf(stderr, "memory bound seed %d: %.9g ms above the capped optimum %.9g ms\n", (int)seed,
+                    b.memory_s * 1e3, best * 1e3);
+        CHECK(b.memory_s <= best * (1 + 1e-12) && b.lower_s <= best * (1 + 1e-12));
+        above_exact += b.memory_s > b.exact_s * (1 + 1e-9);
+        cases++;
+        hsdag_place_problem_free(p);
+        hsdag_devices_free(d);
+        hsdag_graph_free(g);
+    }
+    CHECK_EQ_INT(cases, 8);
+    CHECK(above_exact >= 3);
+    fprintf(stderr, "  memory bound: %d instances, above the uncapped min cut on %d\n", cases, above_exact);
+}
+
 /* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own
  * ---- */
 static void test_ilp_concurrent(void)
@@ -655,6 +700,7 @@ int main(void)
     hsdag_err re = {0};
     CHECK_EQ_INT(hsdag_learn_register_methods(&re), 0);
     test_exact_vs_brute();
+    test_memory_bound_brute();
     test_ilp_concurrent();
     test_ilp_coarse();
     test_cpu_time();

@@ -448,7 +448,8 @@ static int in_class(const hsdag_graph *g, const hsdag_devices *d, const uint32_t
     return done == nu;
 }
 
-/* Minimum of the problem's objective over every feasible placement in the class (brute force), or INFINITY. */
+/* Minimum of the problem's objective over every feasible placement in the class (brute force), or INFINITY.
+ * all_devices: 0 the latency class, 1 the throughput class (in_class), 2 every placement (reach unused). */
 static double brute_min(hsdag_place_problem *p, const uint32_t *reach, int all_devices)
 {
     int32_t n = p->n, D = p->k, dev[16] = {0};
@@ -456,7 +457,7 @@ static double brute_min(hsdag_place_problem *p, const uint32_t *reach, int all_d
     for (;;) {
         hsdag_sim_result sr;
         if (hsdag_sim_run(p->sim, dev, &sr) == 0 && sr.feasible && sr.objective_s < best &&
-            in_class(p->g, p->devs, reach, dev, all_devices))
+            (all_devices == 2 || in_class(p->g, p->devs, reach, dev, all_devices)))
             best = sr.objective_s;
         int32_t i = 0;
         while (i < n && ++dev[i] == D) dev[i++] = 0;
@@ -581,6 +582,39 @@ static void test_milp_cpu_time_and_note(void)
     }
 }
 
+/* The path-blocks bound (hsdag_bound) against brute force over every feasible placement, contiguous or not:
+ * never above the optimum; above the critical path on several instances, so that it is tested where it
+ * bites (memory caps that force segments apart, communication into and out of them). */
+static void test_path_bound_brute(void)
+{
+    int cases = 0, above_cp = 0, tight = 0;
+    for (uint64_t seed = 61; seed <= 72; seed++) {
+        int32_t n = seed <= 62 ? 11 : 9; /* 3^11 = 177,147 placements */
+        tw_case c;
+        if (tw_case_open(&c, rand_tw(seed, n, (int)(seed % 3), seed % 2 ? 0.3 : 0.45, 2, 1), NULL,
+                         "path bound brute") < 0)
+            continue;
+        hsdag_bound b;
+        hsdag_err e = {0};
+        CHECK_EQ_INT(hsdag_place_lower_bound(c.p, &b, &e), 0);
+        double want = brute_min(c.p, NULL, 2);
+        CHECK(isfinite(want) && isfinite(b.path_blocks_s));
+        if (b.path_blocks_s > want * (1 + 1e-12))
+            fprintf(stderr, "path bound brute seed %d: bound %.9g ms above the optimum %.9g ms\n", (int)seed,
+                    b.path_blocks_s * 1e3, want * 1e3);
+        CHECK(b.path_blocks_s <= want * (1 + 1e-12) && b.lower_s <= want * (1 + 1e-12));
+        above_cp += b.path_blocks_s > b.critical_path_s * (1 + 1e-9);
+        tight += b.path_blocks_s >= want * (1 - 1e-9);
+        cases++;
+        tw_case_close(&c);
+    }
+    CHECK_EQ_INT(cases, 12);
+    CHECK(above_cp >= 4);
+    fprintf(stderr,
+            "  path-blocks bound: %d instances, above the critical path on %d, equal to the optimum on %d\n",
+            cases, above_cp, tight);
+}
+
 int main(void)
 {
     test_greedy_hand_made();
@@ -591,5 +625,6 @@ int main(void)
     test_dp_brute();
     test_ilp_brute();
     test_milp_cpu_time_and_note();
+    test_path_bound_brute();
     return check_summary("test_tw_methods");
 }

@@ -21,16 +21,14 @@ int cmd_bound(int argc, char **argv)
     hsdag_costs *c = NULL;
     hsdag_err e = {0};
     hsdag_buf b = {0};
-    if ((rc = simcli_load(&a, &s)) != CLI_OK) goto done;
+    if ((rc = simcli_load(&a, &s)) != CLI_OK || (rc = simcli_mem(&s)) != CLI_OK) goto done;
     int lrc = hsdag_costs_create(&c, s.g, s.devs, &s.sc.costs, &e);
     if (lrc == HSDAG_EUNSUPPORTED && s.sc.costs.source == HSDAG_COSTSRC_FILE) {
         rc = cli_usage_error(a.name, "%s: --costs file does not apply: %s", s.model, e.msg);
         goto done;
     }
     hsdag_bound bd;
-    if (lrc == 0)
-        lrc = hsdag_bound_objective(&bd, c, s.sc.semantics, s.sc.objective,
-                                    a.no_exact ? NULL : hsdag_place_bound_exact, NULL, &e);
+    if (lrc == 0) lrc = hsdag_place_bound_compute(&bd, c, s.sc.semantics, s.sc.objective, !a.no_exact, &e);
     if (lrc < 0) {
         rc = cli_fail(a.name, lrc, &e);
         goto done;
@@ -70,6 +68,8 @@ int cmd_bound(int argc, char **argv)
         if (!isnan(bd.work_per_device_s))
             printf("  work per device        %.6f ms\n", bd.work_per_device_s * 1e3);
         if (!isnan(bd.exact_s)) printf("  exact optimum          %.6f ms\n", bd.exact_s * 1e3);
+        if (!isnan(bd.path_blocks_s)) printf("  path blocks            %.6f ms\n", bd.path_blocks_s * 1e3);
+        if (!isnan(bd.memory_s)) printf("  min cut, memory caps   %.6f ms\n", bd.memory_s * 1e3);
         if (cb_method && isnan(cb)) printf("contiguous   no bound (%s: %s)\n", cb_method, cb_note);
         if (!isnan(cb))
             printf("contiguous   %.6f ms: bound over contiguous splits (%s: %s)\n", cb * 1e3, cb_method,

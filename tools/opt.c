@@ -679,7 +679,7 @@ static const cli_opt table[] = {
      "auto: file when every op has measured times", NULL},
     {"profile", "CSV", K_IN, OFF(profile), 0, 0, NULL, ALL_MODEL,
      "per-op per-device times (lines node,device,ms) overriding the cost model", NULL, NULL},
-    {"mem", "DEV=SIZE", K_LIST, OFF(mem), 0, 0, NULL, C(SIMULATE) | C(PLACE) | C(COMPARE) | TRAINS,
+    {"mem", "DEV=SIZE", K_LIST, OFF(mem), 0, 0, NULL, C(SIMULATE) | C(PLACE) | C(COMPARE) | C(BOUND) | TRAINS,
      "cap DEV's memory: bytes with a K/M/G/T suffix, or P% of what the whole model needs on DEV (GPU=50%: "
      "the GPU holds about half the model)",
      NULL, NULL},

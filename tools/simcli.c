@@ -40,13 +40,21 @@ int simcli_set_devices(simcli *s, const char *spec)
     return CLI_OK;
 }
 
-int simcli_problem(simcli *s, hsdag_place_problem **p)
+int simcli_mem(simcli *s)
 {
     hsdag_err e = {0};
     int rc;
     for (int i = 0; i < s->a->mem.n; i++) /* --mem caps, in order */
         if ((rc = hsdag_devices_mem_override(s->devs, s->g, &s->sc, s->a->mem.v[i], &e)) < 0)
             return cli_fail(s->a->name, rc, &e);
+    return CLI_OK;
+}
+
+int simcli_problem(simcli *s, hsdag_place_problem **p)
+{
+    hsdag_err e = {0};
+    int rc = simcli_mem(s);
+    if (rc != CLI_OK) return rc;
     rc = hsdag_place_problem_create(p, s->g, s->devs, &s->sc, &e);
     if (rc == HSDAG_EUNSUPPORTED && s->sc.costs.source == HSDAG_COSTSRC_FILE)
         return cli_usage_error(s->a->name, "%s: --costs file does not apply: %s", s->model, e.msg);

@@ -24,6 +24,8 @@ typedef struct simcli {
     hsdag_sim_config sc;   /* semantics, op costs and profile from the options */
     int devices_defaulted; /* 1 when --devices was not given */
 } simcli;
+/* Applies the --mem caps to s->devs in order; CLI_OK or the error's exit status (message printed). */
+int simcli_mem(simcli *s);
 
 /* Loads a->pos[0], --profile and --devices, and fills s->sc from --semantics, --costs, --priority and
  * --objective. Returns CLI_OK or an exit code (after printing the error). */

@@ -268,16 +268,29 @@ HSDAG_API int hsdag_place_oracle_eval(void *ctx, const int32_t *device, double *
                                       hsdag_err *e);
 
 /* ---- lower bounds ----
- * The valid lower bound on p->obj of any feasible placement under p->sem: hsdag_bound_objective with
- * hsdag_place_bound_exact as the exact hook (latency, sequential on two devices: the min-cut optimum). Cached
- * in p. */
+ * The valid lower bound on p->obj of any feasible placement under p->sem: hsdag_place_bound_compute with the
+ * placers. Cached in p. */
 HSDAG_API int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e);
+/* hsdag_bound_objective, and with placers != 0 the placers' terms: hsdag_place_bound_exact as the exact hook
+ * (latency, sequential on two devices: the min-cut optimum) and hsdag_place_bound_memory (out->memory_s, rule
+ * "mincut-memory" where it is the largest). placers = 0: the simulator's terms alone (bound --no-exact). */
+HSDAG_API int hsdag_place_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
+                                        hsdag_objective obj, int placers, hsdag_err *e);
 /* The exact hook for hsdag_bound_compute (signature hsdag_bound_exact_fn; ctx unused, may be NULL):
  * sequential semantics on exactly two devices -> the min-cut optimum in seconds, with colour classes and
  * allowed devices enforced and memory capacities ignored (a relaxation, so a valid bound). Anything else
  * -> HSDAG_EUNSUPPORTED. */
 HSDAG_API int hsdag_place_bound_exact(void *ctx, double *opt_s, const hsdag_costs *c, hsdag_semantics sem,
                                       hsdag_err *e);
+/* The min-cut bound with memory caps (sequential semantics on two devices): a feasible placement keeps the
+ * static bytes on each device within its capacity, so for every lambda >= 0 the minimum over all placements
+ * of latency + lambda (static bytes on d - capacity of d) is a lower bound on the capped optimum (a
+ * Lagrangian relaxation, each term a minimum cut); *bound_s = its maximum over lambda for each capped device
+ * (bisection, 60 cuts each), NAN when no capacity binds. Returns 0, HSDAG_EUNSUPPORTED elsewhere and above
+ * HSDAG_PLACE_MEMORY_BOUND_MAX_NODES ops (60 cuts: 1.7 CPU s at 10,000, about 90 at 100,000), or HSDAG_ENOMEM. */
+#define HSDAG_PLACE_MEMORY_BOUND_MAX_NODES 10000
+HSDAG_API int hsdag_place_bound_memory(double *bound_s, const hsdag_costs *c, hsdag_semantics sem,
+                                       hsdag_err *e);
 /* The bound over contiguous splits (each accelerator one contiguous subgraph; tarnawski semantics only): the
  * exact solver of p->obj over that class ("dp" for throughput, "ilp" for latency) run with a time limit of
  * time_limit_s (<= 0 = the method's default). *bound_s = its proven bound, NAN if it proved none; *method = the

@@ -236,7 +236,11 @@ typedef struct hsdag_bound {
                                * hold ops, accelerators capped by max_accels_used), else NAN */
     double max_class_s;        /* throughput: the costliest colour class at its cheapest device, else NAN */
     double exact_s;            /* from the exact hook, NAN if none or not applicable */
-    const char *rule; /* "critical-path", "work/devices", "sum-min-cost", "max-class", "exact", ... */
+    double path_blocks_s;      /* tarnawski latency: the cheapest run of the longest paths with memory-capped
+                           * accelerator blocks and their communication, NAN otherwise or when too long */
+    double memory_s;  /* the placers' min-cut bound with memory caps (hsdag_place_bound_memory), else NAN */
+    const char *rule; /* "critical-path", "work/devices", "sum-min-cost", "max-class", "exact", "path-blocks",
+                       * "mincut-memory" */
 } hsdag_bound;
 
 /* Valid terms per semantics:
@@ -244,7 +248,10 @@ typedef struct hsdag_bound {
  *   concurrent: max(critical-path, work/devices);
  *   tarnawski:  critical path with each node at min(cpuLatency, fpgaLatency if allowed) - every path's nodes
  *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its
- * inputs).
+ * inputs); and path-blocks: on three longest paths (under the cheapest cost, cpuLatency, size), the
+ *               cheapest split into CPU nodes and accelerator segments that each fit one accelerator's memory,
+ *               each segment paying the communication into and out of it along the path. Valid for feasible
+ *               placements (memory caps and allowed devices respected), as every bound is used.
  * sem AUTO = the device set's default. exact may be NULL. */
 HSDAG_API int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
                                   hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e);

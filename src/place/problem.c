@@ -489,11 +489,27 @@ int32_t hsdag_place_single_device(const hsdag_devices *devs, const char *name)
 
 /* ---- scoring ---- */
 
+int hsdag_place_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
+                              hsdag_objective obj, int placers, hsdag_err *e)
+{
+    int rc = hsdag_bound_objective(out, c, sem, obj, placers ? hsdag_place_bound_exact : NULL, NULL, e);
+    if (rc < 0 || !placers || out->objective != HSDAG_OBJ_LATENCY) return rc;
+    double m = NAN;
+    rc = hsdag_place_bound_memory(&m, c, out->semantics, e);
+    if (rc < 0 && rc != HSDAG_EUNSUPPORTED) return rc;
+    out->memory_s = m;
+    if (m > out->lower_s) {
+        out->lower_s = m;
+        out->rule = "mincut-memory";
+    }
+    return 0;
+}
+
 int hsdag_place_lower_bound(hsdag_place_problem *p, hsdag_bound *out, hsdag_err *e)
 {
     place_problem_priv *pp = (place_problem_priv *)p;
     if (!pp->bound_ready) {
-        int rc = hsdag_bound_objective(&pp->bound, p->c, p->sem, p->obj, hsdag_place_bound_exact, NULL, e);
+        int rc = hsdag_place_bound_compute(&pp->bound, p->c, p->sem, p->obj, 1, e);
         if (rc < 0) return rc;
         pp->bound_ready = 1;
     }

@@ -1,6 +1,6 @@
 /* bound.c - lower bounds on the latency of any placement, per semantics (the proofs are in
- * docs/simulator.md).
- * Not here: exact solvers (the placers provide them through hsdag_bound_exact_fn) or memory-aware bounds.
+ * docs/simulator.md), and the tarnawski path-blocks bound that also uses memory caps and communication.
+ * Not here: exact solvers (the placers provide them through hsdag_bound_exact_fn).
  * Entry points: hsdag_bound_compute, hsdag_bound_objective, hsdag_bound_write_json,
  *   hsdag_costs_write_json_head.
  */
@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int key_cmp(const void *a, const void *b)
 {
@@ -91,6 +92,159 @@ static int bound_throughput(const hsdag_costs *c, hsdag_bound *out, hsdag_err *e
     return 0;
 }
 
+/* ---- tarnawski latency: one path's cheapest run with memory-capped accelerator blocks ----
+ * Along any path of the graph, every accelerator block's nodes on the path are consecutive (a path never
+ * re-enters a block: contiguity, docs/simulator.md), the block's finish is at least its path predecessor's
+ * finish + the comm of each distinct node before it on the path that feeds it + the accelerator cost of its
+ * path nodes + the comm of each of its path nodes that feeds a later path node, and its path nodes fit one
+ * accelerator's memory; a CPU node adds its cpuLatency. The cheapest split of the path into CPU nodes and
+ * such segments (a DP over segment ends) is therefore a lower bound on the latency of every feasible
+ * placement. */
+typedef struct pb_data {
+    const hsdag_graph *g;
+    double *cpu, *acc, *comm, *size; /* [n] cheapest CPU / accelerator cost, comm to the host, static bytes */
+    double cap;                      /* the largest accelerator memory (INFINITY = unlimited) */
+    int32_t *path, *pos, *arg;       /* [n] the path, each node's position on it (-1 off it), scratch */
+    uint32_t *mark, gen;             /* [n] distinct-feeder marks */
+    double *F, *G;                   /* [n + 1] best prefix ending on a CPU node / a segment */
+} pb_data;
+
+/* Segments ending at path position j, from the shortest; stops at an unsupported node or the memory cap.
+ * Returns the work done: nodes and edges looked at. */
+static int64_t pb_segments(pb_data *d, int32_t j)
+{
+    const hsdag_graph *g = d->g;
+    const int32_t *P = d->path, *pos = d->pos;
+    double m = 0, fs = 0, ex = 0, ent = 0, best = INFINITY;
+    int64_t work = 0;
+    if (++d->gen == 0) memset(d->mark, 0, (size_t)g->n_nodes * sizeof *d->mark), d->gen = 1;
+    for (int32_t i = j; i >= 0; i--) {
+        int32_t u = P[i];
+        work += 1 + (g->out_off[u + 1] - g->out_off[u]) + (g->in_off[u + 1] - g->in_off[u]);
+        if (!isfinite(d->acc[u])) break;
+        m += d->size[u];
+        if (m > d->cap) break;
+        fs += d->acc[u];
+        for (int32_t k = g->out_off[u]; k < g->out_off[u + 1]; k++)
+            if (pos[g->out_dst[k]] > j) {
+                ex += d->comm[u];
+                break;
+            }
+        if (d->mark[u] == d->gen) ent -= d->comm[u]; /* a feeder of the segment is now inside it */
+        d->mark[u] = 0;
+        for (int32_t k = g->in_off[u]; k < g->in_off[u + 1]; k++) {
+            int32_t w = g->in_src[k];
+            if (pos[w] >= 0 && pos[w] < i && d->mark[w] != d->gen) d->mark[w] = d->gen, ent += d->comm[w];
+        }
+        double pre = d->F[i] < d->G[i] ? d->F[i] : d->G[i], val = pre + (ent > 0 ? ent : 0) + fs + ex;
+        if (val < best) best = val;
+    }
+    d->G[j + 1] = best;
+    return work;
+}
+
+/* The DP over the path d->path[0..n) (positions set in d->pos); NAN once *work, shared by the paths, passes
+ * PB_MAX_WORK (a long path without a binding memory cap: no bound rather than quadratic time). */
+#define PB_MAX_WORK 20000000
+static double pb_path(pb_data *d, int32_t n, int64_t *work)
+{
+    d->F[0] = d->G[0] = 0;
+    for (int32_t j = 0; j < n; j++) {
+        int32_t v = d->path[j];
+        double pre = d->F[j] < d->G[j] ? d->F[j] : d->G[j];
+        d->F[j + 1] = pre + d->cpu[v];
+        if ((*work += pb_segments(d, j)) > PB_MAX_WORK) return NAN;
+    }
+    return d->F[n] < d->G[n] ? d->F[n] : d->G[n];
+}
+
+/* The longest path under weight w (nodes are in topological order) into d->path; returns its length. */
+static int32_t pb_longest(pb_data *d, const double *w, double *len)
+{
+    const hsdag_graph *g = d->g;
+    int32_t end = 0, n = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++) {
+        double b = 0;
+        d->arg[v] = -1;
+        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (len[g->in_src[k]] > b || d->arg[v] < 0) b = len[g->in_src[k]], d->arg[v] = g->in_src[k];
+        len[v] = b + w[v];
+        if (len[v] > len[end]) end = v;
+    }
+    for (int32_t v = end; v >= 0; v = d->arg[v]) d->path[n++] = v;
+    for (int32_t i = 0; i < n / 2; i++) {
+        int32_t t = d->path[i];
+        d->path[i] = d->path[n - 1 - i], d->path[n - 1 - i] = t;
+    }
+    return n;
+}
+
+/* Per-node costs of the bound: 0, or 1 when some node may run nowhere (no bound). */
+static int pb_costs(pb_data *d, const hsdag_costs *c)
+{
+    int32_t D = c->n_devices;
+    d->cap = 0;
+    for (int32_t a = 0; a < D; a++) {
+        double m = c->devs->dev[a].mem_capacity;
+        if (c->devs->dev[a].kind == HSDAG_DEV_CPU) continue;
+        if (m <= 0)
+            d->cap = INFINITY; /* unlimited */
+        else if (m > d->cap)
+            d->cap = m;
+    }
+    for (int32_t v = 0; v < c->n_nodes; v++) {
+        d->cpu[v] = d->acc[v] = d->comm[v] = INFINITY;
+        for (int32_t a = 0; a < D; a++) {
+            size_t i = (size_t)v * D + a;
+            int cpu = c->devs->dev[a].kind == HSDAG_DEV_CPU;
+            double *t = cpu ? &d->cpu[v] : &d->acc[v];
+            if (c->allowed[i] && c->node_s[i] < *t) *t = c->node_s[i];
+            if (!cpu && hsdag_costs_host_xfer_s(c, v, a) < d->comm[v])
+                d->comm[v] = hsdag_costs_host_xfer_s(c, v, a);
+        }
+        if (!isfinite(d->comm[v])) d->comm[v] = 0;
+        d->size[v] = c->static_bytes[v];
+        if (!isfinite(d->cpu[v]) && !isfinite(d->acc[v])) return 1;
+    }
+    return 0;
+}
+
+/* The path-blocks bound: the DP on the longest paths under the cheapest cost, the CPU cost and the memory
+ * size; NAN when it does not apply. Work is about the paths' lengths times the longest segment that fits. */
+static int bound_path_blocks(double *out, const hsdag_costs *c, hsdag_err *e)
+{
+    int32_t n = c->n_nodes;
+    hsdag_err le = {0};
+    pb_data d = {.g = c->g};
+    double *buf = hsdag_alloc_n((size_t)n * 8 + 2, sizeof *buf, "bound", &le);
+    int32_t *ibuf = hsdag_alloc_n((size_t)n * 3 + 1, sizeof *ibuf, "bound", &le);
+    d.mark = hsdag_alloc_n((size_t)n + 1, sizeof *d.mark, "bound", &le);
+    *out = NAN;
+    if (le.status < 0) {
+        hsdag_free(buf), hsdag_free(ibuf), hsdag_free(d.mark);
+        return hsdag_err_set(e, le.status, "%s", le.msg);
+    }
+    d.cpu = buf, d.acc = buf + n, d.comm = buf + 2 * (size_t)n, d.size = buf + 3 * (size_t)n;
+    d.F = buf + 4 * (size_t)n, d.G = buf + 5 * (size_t)n + 1;
+    double *len = buf + 6 * (size_t)n + 2, *mc = buf + 7 * (size_t)n + 2, *w[3] = {mc, d.cpu, d.size};
+    d.path = ibuf, d.pos = ibuf + n, d.arg = ibuf + 2 * (size_t)n;
+    if (n > 0 && !pb_costs(&d, c)) {
+        double best = NAN;
+        int64_t work = 0;
+        for (int32_t v = 0; v < n; v++) mc[v] = d.cpu[v] < d.acc[v] ? d.cpu[v] : d.acc[v], d.pos[v] = -1;
+        for (int wi = 0; wi < 3; wi++) {
+            int32_t np = pb_longest(&d, w[wi], len);
+            for (int32_t i = 0; i < np; i++) d.pos[d.path[i]] = i;
+            double val = pb_path(&d, np, &work);
+            for (int32_t i = 0; i < np; i++) d.pos[d.path[i]] = -1;
+            if (!isnan(val) && !(val <= best)) best = val;
+        }
+        *out = isfinite(best) ? best : NAN; /* an infinite one: no feasible run of some path */
+    }
+    hsdag_free(buf), hsdag_free(ibuf), hsdag_free(d.mark);
+    return 0;
+}
+
 int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
                         hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e)
 {
@@ -122,6 +276,8 @@ int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantic
     out->work_s = work;
     out->work_per_device_s = sem == HSDAG_SEM_CONCURRENT ? work / c->n_devices : NAN;
     out->exact_s = NAN;
+    out->path_blocks_s = NAN;
+    out->memory_s = NAN;
     if (out->objective == HSDAG_OBJ_THROUGHPUT) return bound_throughput(c, out, e);
     switch (sem) {
     case HSDAG_SEM_SEQUENTIAL:
@@ -132,10 +288,17 @@ int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantic
         out->lower_s = crit >= out->work_per_device_s ? crit : out->work_per_device_s;
         out->rule = crit >= out->work_per_device_s ? "critical-path" : "work/devices";
         break;
-    default:
+    default: {
         out->lower_s = crit;
         out->rule = "critical-path";
+        int rc = bound_path_blocks(&out->path_blocks_s, c, e);
+        if (rc < 0) return rc;
+        if (out->path_blocks_s > out->lower_s) {
+            out->lower_s = out->path_blocks_s;
+            out->rule = "path-blocks";
+        }
         break;
+    }
     }
     if (exact) {
         double opt = NAN;
@@ -181,6 +344,8 @@ int hsdag_bound_write_json(hsdag_buf *out, const hsdag_costs *c, const hsdag_bou
     hsdag_jw_num(&w, "work_per_device_ms", b->work_per_device_s * 1e3);
     hsdag_jw_num(&w, "exact_ms", b->exact_s * 1e3);
     hsdag_jw_num(&w, "max_class_ms", b->max_class_s * 1e3);
+    hsdag_jw_num(&w, "path_blocks_ms", b->path_blocks_s * 1e3);
+    hsdag_jw_num(&w, "memory_bound_ms", b->memory_s * 1e3);
     hsdag_jw_num(&w, "contiguous_bound_ms", contiguous_s * 1e3);
     hsdag_jw_str(&w, "contiguous_method", contiguous_method);
     hsdag_jw_str(&w, "contiguous_note", contiguous_method ? contiguous_note : NULL);

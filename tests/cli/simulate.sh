@@ -79,8 +79,16 @@ expect_grep 'simulating on tarnawski:6:8' "$TMP/err"
 expect_rc 0 $HSDAG simulate $T --placement cpu-only --semantics sequential --json
 expect_grep '"semantics": "sequential"' "$TMP/out"
 expect_rc 0 $HSDAG bound $T --json
-expect_grep '"lower_bound_ms": 187.45(5|49)' "$TMP/out"
-expect_grep '"lower_bound_rule": "critical-path"' "$TMP/out"
+expect_grep '"critical_path_ms": 187.45(5|49)' "$TMP/out"
+expect_grep '"lower_bound_ms": 997.373' "$TMP/out" # path-blocks: 2 GiB accelerators and 96 ms transfers
+expect_grep '"lower_bound_rule": "path-blocks"' "$TMP/out"
+# --mem caps the bound too: the static bytes on a capped device bind (a Lagrangian min cut)
+expect_rc 0 $HSDAG bound tests/data/onnx/alexnet.onnx --devices cpu-gpu --json
+expect_grep '"lower_bound_rule": "exact"' "$TMP/out"
+expect_grep '"memory_bound_ms": null' "$TMP/out"
+expect_rc 0 $HSDAG bound tests/data/onnx/alexnet.onnx --devices cpu-gpu --mem GPU=50% --json
+expect_grep '"lower_bound_rule": "mincut-memory"' "$TMP/out"
+expect_grep '"memory_bound_ms": 2\.049' "$TMP/out"
 expect_rc 0 $HSDAG bound $M --devices cpu-4gpu --json
 expect_grep '"semantics": "concurrent"' "$TMP/out"
 expect_grep '"work_per_device_ms": [0-9]' "$TMP/out"

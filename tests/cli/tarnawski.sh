@@ -50,6 +50,15 @@ if grep -Eq '"note": "[^"]*(CPU|wall) s' "$TMP/out"; then bad "seconds in the no
 expect_rc 2 $HSDAG place $LT/bert24_inference.json --method greedy-tarnawski --cpu-time
 one_line "$TMP/err"
 
+# bound: the latency bound with memory caps (path-blocks) reaches their greedy's 100.2185 ms on BERT-24, which
+# proves it optimal; the ilp takes it as its objective's floor and proves it too
+expect_rc 0 $HSDAG bound $LT/bert24_inference.json --json
+expect_grep '"lower_bound_rule": "path-blocks"' "$TMP/out"
+expect_grep '"path_blocks_ms": 100\.2185' "$TMP/out"
+expect_grep '"critical_path_ms": 92\.406' "$TMP/out"
+expect_rc 0 $HSDAG place $LT/bert24_inference.json --method ilp --time-limit 30 --cpu-time --json
+expect_grep '"optimal": true' "$TMP/out"
+
 # bound: throughput terms, and --contiguous runs the DP
 expect_rc 0 $HSDAG bound $TP/bert24_inference.json --objective throughput --json
 expect_grep '"objective": "throughput"' "$TMP/out"
