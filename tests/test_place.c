@@ -4,6 +4,7 @@
  * Entry points: main. Graphs are built in code (random DAGs with a fixed seed and small hand-made cases). */
 #include "../src/place/place_int.h"
 #include "check.h"
+#include "clock_warp.h"
 #include "oom_sweep.h"
 
 #include "hsdag/io.h"
@@ -261,6 +262,35 @@ static void test_ilp_concurrent(void)
     }
     CHECK(optimal >= 5); /* 9 ops: GLPK proves optimality well within its 10 s */
     hsdag_devices_free(d);
+}
+
+/* ---- --cpu-time: the sequential and concurrent MILPs and local search count their limit on the thread's
+ * CPU clock (clock_warp.h); the coarsened MILP is the sequential one on fewer groups ---- */
+static void test_cpu_time(void)
+{
+    hsdag_devices *seq = two_devices("sequential", 0), *conc = two_devices("concurrent", 0);
+    hsdag_graph *g = random_dag(42, 12, 1, 0, 0, 6);
+    hsdag_place_problem *ps = problem(g, seq, HSDAG_SEM_SEQUENTIAL),
+                        *pc = problem(g, conc, HSDAG_SEM_CONCURRENT);
+    int32_t cnt, all = 1;
+    const hsdag_place_method *m = hsdag_place_methods(&cnt);
+    for (int32_t i = 0; i < cnt; i++) /* every method that reads a time limit can count it in CPU time */
+        all &= !(m[i].uses & HSDAG_PLACE_USES_TIME_LIMIT) || (m[i].uses & HSDAG_PLACE_USES_CPU_TIME);
+    CHECK(all);
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.time_limit_s = 30;
+    o.max_evals = 2000;
+    if (ps && pc) {
+        warp_check(ps, "ilp", o);
+        warp_check(pc, "ilp", o);
+        warp_check(pc, "local-search", o);
+    }
+    CHECK(ps && pc);
+    hsdag_place_problem_free(ps);
+    hsdag_place_problem_free(pc);
+    hsdag_graph_free(g);
+    hsdag_devices_free(seq);
+    hsdag_devices_free(conc);
 }
 
 /* ---- every method: valid, colour classes kept, never below the bound ---- */
@@ -773,6 +803,7 @@ int main(void)
     test_memory_bound_brute();
     test_ilp_concurrent();
     test_ilp_coarse();
+    test_cpu_time();
     test_all_methods();
     test_memory();
     test_hand_made();

@@ -4,6 +4,7 @@
  * Not here: the reader (test_tarnawski.c), the simulator's latency model (test_sim.c), the other placers
  * (test_place.c). Entry points: main. */
 #include "check.h"
+#include "clock_warp.h"
 
 #include "hsdag/io.h"
 #include "hsdag/place.h"
@@ -326,6 +327,23 @@ static void test_dp_greedy_fallback(void)
     tw_case_close(&c);
 }
 
+/* --cpu-time: dp and pipedream count their limit on the thread's CPU clock (clock_warp.h). ResNet-50's 177
+ * blocks reach pipedream's first clock check (every 64 blocks). */
+static void test_cpu_time(void)
+{
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    sc.objective = HSDAG_OBJ_THROUGHPUT;
+    tw_case c;
+    if (tw_file_open(&c, "tests/data/tarnawski/throughput-inputs/LayerGraphs/resnet50_inference.json", &sc) <
+        0)
+        return;
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.time_limit_s = 30;
+    warp_check(c.p, "dp", o);
+    warp_check(c.p, "pipedream", o);
+    tw_case_close(&c);
+}
+
 /* ---- brute force over every placement of small random graphs ---- */
 
 /* A random Tarnawski-style DAG of n <= 12 nodes (1-2 predecessors among the previous 4, costs and sizes
@@ -535,6 +553,35 @@ static void test_ilp_brute(void)
     CHECK(beat_greedy > 0);
 }
 
+/* The tarnawski MILPs (latency and throughput) on a random 11-node graph they solve to optimality: with
+ * --cpu-time a racing wall clock changes nothing (clock_warp.h); and the note holds no timing, so a
+ * wall-clock run under the race, with a limit beyond it, gives the quiet run's note (on main the note ended
+ * "wall s: LP 1e+03, ..."), the seconds being in lp_cpu_s and branch_and_cut_cpu_s. */
+static void test_milp_cpu_time_and_note(void)
+{
+    for (int obj = 0; obj < 2; obj++) {
+        hsdag_sim_config sc = hsdag_sim_config_default();
+        sc.objective = obj ? HSDAG_OBJ_THROUGHPUT : HSDAG_OBJ_LATENCY;
+        tw_case c;
+        if (tw_case_open(&c, rand_tw(21, 11, 1, 0.4, 2, 1), &sc, "milp note") < 0) continue;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        o.time_limit_s = 30;
+        warp_check(c.p, "ilp", o);
+        warp_run quiet, raced;
+        o.time_limit_s = 1e7;
+        warp_one(&quiet, c.p, "ilp", o, 0, 0);
+        warp_one(&raced, c.p, "ilp", o, 0, WARP_STEP_S);
+        CHECK(quiet.rc == 0 && quiet.r.rep.optimal);
+        CHECK_STR(raced.msg, quiet.msg);
+        CHECK(warp_same(&quiet, &raced, c.p->n));
+        CHECK(quiet.r.rep.lp_cpu_s >= 0 && quiet.r.rep.branch_and_cut_cpu_s >= 0);
+        CHECK(quiet.r.rep.lp_cpu_s + quiet.r.rep.branch_and_cut_cpu_s <= quiet.r.cpu_s);
+        free(quiet.dev);
+        free(raced.dev);
+        tw_case_close(&c);
+    }
+}
+
 /* The path-blocks bound (hsdag_bound) against brute force over every feasible placement, contiguous or not:
  * never above the optimum; above the critical path on several instances, so that it is tested where it
  * bites (memory caps that force segments apart, communication into and out of them). */
@@ -574,8 +621,10 @@ int main(void)
     test_greedy_published();
     test_dp_theirs();
     test_dp_greedy_fallback();
+    test_cpu_time();
     test_dp_brute();
     test_ilp_brute();
+    test_milp_cpu_time_and_note();
     test_path_bound_brute();
     return check_summary("test_tw_methods");
 }

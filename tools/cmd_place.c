@@ -24,6 +24,9 @@ static void print_text(const simcli *s, const hsdag_place_problem *p, const int3
     printf(")\n");
     printf("placed in   %.3f ms%s\n", r->place_s * 1e3,
            r->rep.optimal ? "  (proven optimal for its model)" : "");
+    if (!isnan(r->rep.lp_cpu_s))
+        printf("solver      CPU s: LP relaxation %.3g, branch-and-cut %.3g (of %.3g)\n", r->rep.lp_cpu_s,
+               isnan(r->rep.branch_and_cut_cpu_s) ? 0.0 : r->rep.branch_and_cut_cpu_s, r->cpu_s);
     printf("ops         ");
     for (int32_t d = 0; d < p->k; d++) printf("%s%s %d", d ? ", " : "", p->devs->dev[d].name, (int)per[d]);
     printf("\n");

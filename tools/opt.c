@@ -366,11 +366,10 @@ static const cli_opt table[] = {
      "--contiguous solver)",
      "10 (dp: 60)", NULL},
     {"cpu-time", NULL, K_FLAG, OFF(cpu_time), 0, 0, NULL, C(PLACE) | C(COMPARE),
-     "--time-limit counts the placing thread's CPU time, not wall time, in ilp under tarnawski semantics "
-     "(its "
-     "LP, branch-and-cut and local-search start) and in local-search: the same work on a loaded machine as "
-     "on an "
-     "idle one; every other method and start still counts wall time",
+     "--time-limit counts the placing thread's CPU time, not wall time, in every method that reads it: ilp "
+     "(every semantics and objective, with its starts, LP and branch-and-cut), dp, pipedream and "
+     "local-search; the same work, and the same result, on a loaded machine as on an idle one (unless the "
+     "limit is reached)",
      NULL, NULL},
     {"max-evals", "N", K_INT, OFF(max_evals), 1, 1e9, NULL, C(PLACE) | C(COMPARE),
      "local-search simulator evaluations (the reproducible stop); hsdag: the whole run's evaluations",

@@ -26,7 +26,7 @@
  * are exported from libhsdag.so; everything else, the generated protobuf-c code included, stays inside.
  * HSDAG_VERSION is the library version (libhsdag.so.0.MINOR.PATCH, SONAME libhsdag.so.0); before 1.0 a change of
  * a public struct's layout bumps MINOR (0.2.0: hsdag_place_opts.time_limit_cpu, hsdag_place_result.cpu_s,
- * hsdag_cluster_metrics' refusal counters). */
+ * hsdag_place_report.lp_cpu_s and branch_and_cut_cpu_s, hsdag_cluster_metrics' refusal counters). */
 #if defined(__GNUC__) || defined(__clang__)
 #define HSDAG_API __attribute__((visibility("default")))
 #else
@@ -245,6 +245,10 @@ HSDAG_API int hsdag_jw_end(hsdag_jw *w); /* closes all, appends "\n"; 0 or HSDAG
 
 /* Monotonic wall clock in seconds. */
 HSDAG_API double hsdag_now(void);
+/* Test hook: every later hsdag_now reading returns step_s seconds more than the one before it would have
+ * (the wall clock races ahead of the CPU clock, as on a loaded machine: any wall interval that holds a
+ * reading lasts at least step_s); 0 stops the race, keeping the offset so far. Not thread-safe by design. */
+HSDAG_API void hsdag_clock_warp(double step_s);
 /* The calling thread's CPU time in seconds (user + system): what a time limit counts on a shared machine,
  * where wall time depends on everyone else's load. */
 HSDAG_API double hsdag_cpu_now(void);

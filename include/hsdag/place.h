@@ -101,8 +101,9 @@ typedef struct hsdag_place_opts {
     double noise;        /* black-box methods: sigma of the multiplicative log-normal measurement noise
                           * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
     int time_limit_cpu;  /* 1: time_limit_s counts the calling thread's CPU time (hsdag_cpu_now), not wall
-                          * time, in ilp (tarnawski semantics, both objectives: the starts, the model, the
-                          * LP and branch-and-cut) and local-search; for measuring on a shared machine */
+                          * time, in every method that reads it (HSDAG_PLACE_USES_CPU_TIME: ilp under every
+                          * semantics with its starts, LP and branch-and-cut; dp; pipedream; local-search);
+                          * for measuring on a shared machine */
 } hsdag_place_opts;
 HSDAG_API hsdag_place_opts hsdag_place_opts_default(void);
 
@@ -113,12 +114,16 @@ typedef struct hsdag_place_report {
     int optimal;          /* 1 if the method proved optimality for the problem it solved */
     int64_t evals; /* simulator evaluations / measurements used (local-search, bb-*, the learned placers) */
     int32_t best_episode; /* learned placers: episode of the best placement (0-based); -1 otherwise */
-    char note[256];       /* one line for the user: what was ignored, a fallback taken, ... ("" if none) */
+    double lp_cpu_s;      /* MILPs: the thread's CPU seconds in the LP relaxation (scaling included), NAN if
+                           * none was solved or tried */
+    double branch_and_cut_cpu_s; /* MILPs: its CPU seconds in branch-and-cut, NAN if it did not run */
+    char note[256]; /* one line for the user: what was ignored, a fallback taken, ... ("" if none); the same
+                     * for the same input and seed (timings go in the fields above) */
 } hsdag_place_report;
 
 /* A placer: writes device[p->n] (indices into p->devs). Return 0 or a negative status with e set
  * (HSDAG_EUNSUPPORTED when the method does not apply, e.g. mincut on three devices). r is pre-cleared:
- * bound_s = objective_s = NAN, best_episode = -1, everything else 0. */
+ * bound_s = objective_s = lp_cpu_s = branch_and_cut_cpu_s = NAN, best_episode = -1, everything else 0. */
 typedef int (*hsdag_place_fn)(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device,
                               hsdag_place_report *r, hsdag_err *e);
 
@@ -145,7 +150,10 @@ enum {
     HSDAG_PLACE_USES_TIME_LIMIT = 1u << 0, /* time_limit_s */
     HSDAG_PLACE_USES_MAX_EVALS = 1u << 1,  /* max_evals */
     HSDAG_PLACE_USES_BUDGET = 1u << 2,     /* budget and noise (a black-box oracle's measurements) */
-    HSDAG_PLACE_USES_INIT = 1u << 3        /* init */
+    HSDAG_PLACE_USES_INIT = 1u << 3,       /* init */
+    HSDAG_PLACE_USES_CPU_TIME = 1u << 4    /* time_limit_cpu: time_limit_s counted on the thread's CPU clock
+                                            * throughout (every built-in that reads time_limit_s); a method
+                                            * without it must not be given --cpu-time (the CLI refuses it) */
 };
 
 /* The registry, in display order: the built-in methods, then the registered ones in registration order. */

@@ -111,7 +111,10 @@ def latency_row(w):
         fmt(ls2["latency_ms"], ls2["feasible"]), cells["ilp"], fmt(bound, True, 1), gap,
         c["lower_bound_ms"], c.get("lower_bound_rule", ""), ilp["cpu_s"] if ilp else 0, gain,
         100 * (best - lb) / best)
-    return line, gain, gap, (ilp["note"] if ilp else "")
+    secs = ""
+    if ilp and ilp.get("lp_cpu_s") is not None:
+        secs = "; CPU s: LP %.3g, branch-and-cut %.3g" % (ilp["lp_cpu_s"], ilp["branch_and_cut_cpu_s"] or 0)
+    return line, gain, gap, (ilp["note"] + secs if ilp else "")
 
 
 def latency(L):
@@ -120,9 +123,9 @@ def latency(L):
     L.append("`hsdag compare W --methods greedy-tarnawski,heft,metis,pipedream,dp,local-search,ilp "
              "--time-limit %d --cpu-time` on each of `tests/data/tarnawski/latency-inputs`, plus local search "
              "with 200,000 evaluations (`place --method local-search --max-evals 200000 --time-limit %d "
-             "--cpu-time`). `--cpu-time`: the ilp's and local search's time limits count CPU seconds of the "
-             "placing thread, not wall time (the machine that made this table was shared by six sessions: 60 s "
-             "of wall time there was 2-3 s of CPU); the other methods' limits (dp, pipedream) count wall time. "
+             "--cpu-time`). `--cpu-time`: every time limit (ilp, dp, pipedream, local search) counts CPU seconds "
+             "of the placing thread, not wall time (the machine that made this table was shared by six "
+             "sessions: 60 s of wall time there was 2-3 s of CPU). "
              "ms; `!` = infeasible (memory cap or accelerator count). *their greedy*: their published "
              "figure; *expert*: the human-expert split (made for the throughput inputs' 6 x 16 GiB "
              "accelerators, so infeasible here); *dp*: their max-load DP baseline (the throughput optimum, "

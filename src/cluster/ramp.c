@@ -23,7 +23,8 @@ typedef struct cl_shape {
 } cl_shape;
 
 /* Shapes for degree a in search order. The (4,4,2) RAMP lists of the spec; other cluster shapes get every
- * factorisation c*r*s = a that fits (lexicographic) plus the diagonal when a <= min(nc, nr). */
+ * factorisation c*r*s = a that fits (lexicographic) and whose all-reduce subgroups the transceivers can
+ * serve, plus the diagonal when a <= min(nc, nr). */
 static int32_t cl_shapes(int32_t nc, int32_t nr, int32_t ns, int32_t a, cl_shape *out, int32_t cap)
 {
     int32_t n = 0;
@@ -67,10 +68,13 @@ static int32_t cl_shapes(int32_t nc, int32_t nr, int32_t ns, int32_t a, cl_shape
         for (int32_t i = 0; i < m && n < cap; i++) out[n++] = t[i];
         return n;
     }
+    /* a block's all-reduce runs in subgroups of its c groups, r racks and ceil(s / nc) server sets, each
+     * served by the nc transceivers with bandwidth min(x, x / (size - 1)) (hsdag_ramp_allreduce_time, x =
+     * nc): a subgroup of more than nc + 1 gets none, so such blocks are not offered (they would never end) */
     for (int32_t c = 1; c <= nc; c++)
-        for (int32_t r = 1; r <= nr; r++)
+        for (int32_t r = 1; r <= nr && r <= nc + 1; r++)
             for (int32_t s = 1; s <= ns; s++)
-                if (c * r * s == a && n < cap) out[n++] = (cl_shape){c, r, s};
+                if (c * r * s == a && (s + nc - 1) / nc <= nc + 1 && n < cap) out[n++] = (cl_shape){c, r, s};
     if (a > 1 && a <= nc && a <= nr && n < cap) out[n++] = (cl_shape){a, a, -1};
     return n;
 }

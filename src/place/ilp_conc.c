@@ -251,7 +251,8 @@ static int ilpc_model(hsdag_place_problem *p, const hsdag_place_opts *o, const i
         return hsdag_err_set(e, HSDAG_EUNSUPPORTED, "ilp: the concurrent model is for graphs up to %d ops",
                              ILPC_MAX_NODES);
     const double ms = 1e3;
-    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = hsdag_now();
+    int cpu = o->time_limit_cpu;
+    double tl = o->time_limit_s > 0 ? o->time_limit_s : 10.0, t0 = place_clock(cpu);
     int rc = 0, cap = ng + 2 * k + 2 * n + 16;
     double *x = NULL;
     ilpc m = {.p = p, .lp = glp_create_prob(), .bigm = ilpc_bigm(p, ms), .ms = ms};
@@ -271,24 +272,18 @@ static int ilpc_model(hsdag_place_problem *p, const hsdag_place_opts *o, const i
     ilpc_start(&m, start, x);
     /* the LP relaxation first (its optimum is a bound), then branch and cut from the start placement */
     glp_prob *lp = m.lp;
+    double c0 = hsdag_cpu_now();
     glp_scale_prob(lp, GLP_SF_AUTO);
-    glp_smcp sp;
-    glp_init_smcp(&sp);
-    sp.msg_lev = GLP_MSG_OFF;
-    sp.tm_lim = (int)fmax(1, 0.5 * tl * 1e3);
-    int sr = glp_simplex(lp, &sp), ir = -1, st = GLP_UNDEF;
+    int sr = place_ilp_simplex(lp, place_clock(cpu) + 0.5 * tl, cpu), ir = -1, st = GLP_UNDEF;
+    r->lp_cpu_s = hsdag_cpu_now() - c0;
     place_ilp_cb cb = {.bound = -INFINITY, .heur = x};
     if (sr == 0 && glp_get_status(lp) == GLP_OPT) {
         cb.bound = glp_get_obj_val(lp);
-        double left = tl - (hsdag_now() - t0);
+        double left = tl - (place_clock(cpu) - t0);
         if (left > 0) {
-            glp_iocp ip;
-            glp_init_iocp(&ip);
-            ip.msg_lev = GLP_MSG_OFF;
-            ip.tm_lim = (int)fmax(1, fmin(0.9 * left * 1e3, 2e9));
-            ip.cb_func = place_ilp_callback;
-            ip.cb_info = &cb;
-            ir = glp_intopt(lp, &ip);
+            double c1 = hsdag_cpu_now();
+            ir = place_ilp_intopt(lp, 0.9 * left, cpu, 0, &cb);
+            r->branch_and_cut_cpu_s = hsdag_cpu_now() - c1;
             st = glp_mip_status(lp);
         }
     }

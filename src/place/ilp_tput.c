@@ -348,6 +348,7 @@ int place_ilp_throughput(hsdag_place_problem *p, const hsdag_place_opts *o, int3
     /* the start: the PipeDream-style chain DP (a chain of ideals, so in the model's class) */
     hsdag_place_opts so = hsdag_place_opts_default();
     so.time_limit_s = 0.4 * mr.tl;
+    so.time_limit_cpu = mr.cpu;
     hsdag_place_report srep = {.bound_s = NAN, .objective_s = NAN};
     if (place_pipedream(p, &so, device, &srep, NULL) < 0) {
         /* no chain split in time: the greedy's, when it is a chain of ideals (nothing spilled to the CPU) */

@@ -18,8 +18,7 @@ typedef struct ls_state {
     int64_t evals, max_evals; /* moves scored (by a delta or a simulation) and full starts */
     int64_t sims;             /* of which full simulations */
     int64_t kept;             /* moves kept */
-    double deadline;          /* on the clock of cpu (place_clock) */
-    int cpu;
+    place_deadline deadline;
     double used[HSDAG_MAX_DEVICES]; /* bytes on each device (p->mem), kept in step with cur */
     int32_t n_comp;                 /* light components of 2..LS_COMP_MAX nodes */
     int32_t *comp_off;              /* [n_comp + 1] CSR into comp_node */
@@ -46,7 +45,7 @@ static place_score ls_eval(ls_state *s, const int32_t *dev)
 
 static int ls_out_of_budget(const ls_state *s)
 {
-    return s->evals >= s->max_evals || ((s->evals & 63) == 0 && place_clock(s->cpu) > s->deadline);
+    return s->evals >= s->max_evals || ((s->evals & 63) == 0 && place_deadline_passed(s->deadline));
 }
 
 /* Puts node v on d, keeping the undo record and the memory sums. */
@@ -442,8 +441,7 @@ int place_local_search(hsdag_place_problem *p, const hsdag_place_opts *o, int32_
         goto done;
     }
     s.max_evals = o->max_evals > 0 ? o->max_evals : 20000;
-    s.cpu = o->time_limit_cpu;
-    s.deadline = place_clock(s.cpu) + (o->time_limit_s > 0 ? o->time_limit_s : 10.0);
+    s.deadline = place_deadline_in(o, 10.0);
     if (o->init) {
         for (int32_t v = 0; v < p->n; v++)
             if (o->init[v] < 0 || o->init[v] >= p->k) {

@@ -373,7 +373,7 @@ static void pl_place(const place_pl_model *m, const int32_t *seg_of_unit, const 
 enum { PL_NONE = 0, PL_SEG_ACC, PL_SEG_CPU, PL_DROP_ACC, PL_DROP_CPU };
 
 static double pl_chain(const place_pl_model *m, pl_seg *s, double bound, int32_t *device, int *timed_out,
-                       double deadline)
+                       place_deadline deadline)
 {
     int32_t nu = m->nu, K = m->k, L = m->l, C = (L + 1) * (K + 1);
     size_t cells = ((size_t)nu + 1) * (size_t)C;
@@ -389,7 +389,7 @@ static double pl_chain(const place_pl_model *m, pl_seg *s, double bound, int32_t
         int32_t *bj = from + (size_t)j * C;
         uint8_t *kj = kind + (size_t)j * C;
         for (int32_t c = 0; c < C; c++) fj[c] = INFINITY, kj[c] = PL_NONE;
-        if ((j & 63) == 0 && hsdag_now() > deadline) {
+        if ((j & 63) == 0 && place_deadline_passed(deadline)) {
             *timed_out = 1;
             goto done;
         }
@@ -512,7 +512,7 @@ static void pl_ideals_free(pl_ideals *id)
  * smaller id than its super-ideals) and their immediate sub-ideals. Returns 0, HSDAG_ELIMIT when the memory
  * budget would be exceeded (bytes_per_dp: the dp table's bytes per ideal), HSDAG_ETIMEOUT-like HSDAG_ELIMIT
  * with *timed_out set at the deadline, or HSDAG_ENOMEM. */
-static int pl_enumerate(const place_pl_model *m, pl_ideals *id, double bytes_per_dp, double deadline,
+static int pl_enumerate(const place_pl_model *m, pl_ideals *id, double bytes_per_dp, place_deadline deadline,
                         int *timed_out)
 {
     int32_t nu = m->nu, W = (nu + 63) / 64 ? (nu + 63) / 64 : 1;
@@ -534,7 +534,7 @@ static int pl_enumerate(const place_pl_model *m, pl_ideals *id, double bytes_per
     id->n = 1; /* the empty ideal, id 0 */
     pl_tab_insert(id, 0);
     for (int32_t t = 0; t < id->n; t++) {
-        if ((t & 255) == 0 && hsdag_now() > deadline) {
+        if ((t & 255) == 0 && place_deadline_passed(deadline)) {
             *timed_out = 1;
             rc = HSDAG_ELIMIT;
             goto done;
@@ -747,8 +747,8 @@ static int pl_split_ok(const place_pl_model *m, double wi, double wr, double ub,
 
 /* Runs the DP below bound. Returns 0 and *best (INFINITY when nothing beats bound, with device untouched),
  * HSDAG_ELIMIT (memory budget or time limit; *why says which), HSDAG_ENOMEM. */
-static int pl_ideal_dp(const place_pl_model *m, pl_seg *s, double bound, double deadline, int32_t *device,
-                       double *best, int64_t *n_ideals, int64_t *n_steps, const char **why)
+static int pl_ideal_dp(const place_pl_model *m, pl_seg *s, double bound, place_deadline deadline,
+                       int32_t *device, double *best, int64_t *n_ideals, int64_t *n_steps, const char **why)
 {
     int32_t K = m->k, L = m->l, C = (L + 1) * (K + 1), nu = m->nu;
     pl_ideals id;
@@ -799,7 +799,7 @@ static int pl_ideal_dp(const place_pl_model *m, pl_seg *s, double bound, double 
                 if (c > 0 && di[at - (K + 1)] < di[at]) di[at] = di[at - (K + 1)];
             }
         d.alive[I] = di[C - 1] < bound;
-        if ((I & 63) == 0 && hsdag_now() > deadline) {
+        if ((I & 63) == 0 && place_deadline_passed(deadline)) {
             *n_steps = steps;
             *why = "time limit in the DP";
             rc = HSDAG_ELIMIT;
@@ -865,7 +865,7 @@ done:
 /* The chain DP over the blocks' topological order, from a bound just above the generic lower bound, raised
  * until a split exists (each run is exact below its bound). Returns the max-load or INFINITY. */
 static double pl_chain_search(hsdag_place_problem *p, const place_pl_model *m, pl_seg *s, int32_t *device,
-                              double deadline, int *timed_out)
+                              place_deadline deadline, int *timed_out)
 {
     hsdag_bound b;
     double lo = 0;
@@ -893,9 +893,9 @@ static double pl_chain_search(hsdag_place_problem *p, const place_pl_model *m, p
 typedef struct pl_run {
     place_pl_model m;
     pl_seg s;
-    double deadline;
-    int timed_out; /* the chain search ran out of time */
-    double chain;  /* the chain DP's max-load (its split is in the caller's device), INFINITY when none */
+    place_deadline deadline; /* o's time limit on o's clock */
+    int timed_out;           /* the chain search ran out of time */
+    double chain; /* the chain DP's max-load (its split is in the caller's device), INFINITY when none */
 } pl_run;
 
 /* Builds the model and its segment, sets the deadline (o's time limit, else default_limit_s) and runs the
@@ -910,7 +910,7 @@ static int pl_run_start(pl_run *run, hsdag_place_problem *p, const hsdag_place_o
         return hsdag_err_set(e, rc, "%s: out of memory", who);
     }
     run->timed_out = 0;
-    run->deadline = hsdag_now() + (o->time_limit_s > 0 ? o->time_limit_s : default_limit_s);
+    run->deadline = place_deadline_in(o, default_limit_s);
     run->chain = pl_chain_search(p, &run->m, &run->s, device, run->deadline, &run->timed_out);
     return 0;
 }

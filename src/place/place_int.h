@@ -31,6 +31,22 @@ static inline double place_clock(int cpu)
 {
     return cpu ? hsdag_cpu_now() : hsdag_now();
 }
+/* The end of a time limit, on the clock it counts (place_clock). */
+typedef struct place_deadline {
+    double at; /* seconds on that clock */
+    int cpu;   /* hsdag_place_opts.time_limit_cpu */
+} place_deadline;
+/* Now plus o's time limit (default_s when o gives none), on o's clock. */
+static inline place_deadline place_deadline_in(const hsdag_place_opts *o, double default_s)
+{
+    place_deadline d = {.cpu = o->time_limit_cpu};
+    d.at = place_clock(d.cpu) + (o->time_limit_s > 0 ? o->time_limit_s : default_s);
+    return d;
+}
+static inline int place_deadline_passed(place_deadline d)
+{
+    return place_clock(d.cpu) > d.at;
+}
 /* Device to use when nothing else fits a group: its first allowed device. */
 int32_t place_group_fallback(const hsdag_place_problem *p, int32_t gi);
 /* Puts every member of group gi on d. */
@@ -155,19 +171,30 @@ typedef struct place_ilp_cb {
     double cpu_end; /* > 0: stop branch-and-cut once the thread's CPU time (hsdag_cpu_now) passes it */
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
+struct glp_prob;
+/* glp_simplex (messages off) until end on the clock of cpu (place_clock). Wall clock: one call with GLPK's
+ * tm_lim. CPU clock (GLPK has neither a CPU limit nor a simplex callback): slices of ILP_SLICE_ITERATIONS
+ * iterations (it_lim counts per call) without a wall limit, each resumed from the basis the last one left,
+ * until solved or the CPU time is spent (then GLP_ETMLIM), so it can run one slice past end. The slices end
+ * at the same iterations however loaded the machine: while the limit is not reached the LP's path, and its
+ * result, do not depend on the load (a wall-time cap would end them where the load puts them). Returns
+ * glp_simplex's code. */
+int place_ilp_simplex(struct glp_prob *lp, double end, int cpu);
+/* glp_intopt (messages off, the callback place_ilp_callback with cb) for left seconds on the clock of cpu:
+ * GLPK's tm_lim (wall time), or on the CPU clock the callback's stop (cb->cpu_end). cuts: PLACE_ILP_*. */
+enum { PLACE_ILP_MIR = 1, PLACE_ILP_GMI = 2 };
+int place_ilp_intopt(struct glp_prob *lp, double left, int cpu, unsigned cuts, place_ilp_cb *cb);
 /* One run of a warm-started minimisation whose objective is in units of the start's value (so the start is
  * 1): scaling (small models only), the LP relaxation with 70% of the time left until deadline, then
  * branch-and-cut with the rest, the callback tracking the bound and handing GLPK cb->heur. deadline is on
- * the clock of cpu (place_clock): GLPK's own tm_lim counts wall time, so on the CPU clock the simplex runs
- * in wall slices of at most the CPU time left (a slice can spend no more), resumed from its basis, and
- * branch-and-cut is stopped by the callback (cb->cpu_end). */
+ * the clock of cpu (place_clock; place_ilp_simplex, place_ilp_intopt). */
 typedef struct place_ilp_run {
     int lp_ok;          /* the LP relaxation was solved */
     int sr, lp_status;  /* glp_simplex's return and status */
     int ir, mip_status; /* glp_intopt's return and status (GLP_UNDEF if not run) */
     double obj, bound;  /* incumbent and bound in model units (obj NAN if GLPK has no integer solution) */
-    int cpu;            /* the clock of lp_s, mip_s (place_clock) */
-    double lp_s, mip_s; /* seconds in the LP relaxation (scaling included) and in branch-and-cut */
+    double lp_cpu_s, mip_cpu_s; /* CPU seconds (hsdag_cpu_now) in the LP relaxation (scaling included) and in
+                                 * branch-and-cut (NAN if not run): hsdag_place_report's fields */
 } place_ilp_run;
 struct glp_prob;
 void place_ilp_solve(struct glp_prob *lp, double deadline, int cpu, int cuts, place_ilp_cb *cb,

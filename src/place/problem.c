@@ -586,7 +586,7 @@ static int place_score_fields(hsdag_place_problem *p, const int32_t *device, hsd
 int hsdag_place_score(hsdag_place_problem *p, const int32_t *device, hsdag_place_result *r, hsdag_err *e)
 {
     memset(r, 0, sizeof *r);
-    r->rep.bound_s = r->rep.objective_s = NAN;
+    r->rep.bound_s = r->rep.objective_s = r->rep.lp_cpu_s = r->rep.branch_and_cut_cpu_s = NAN;
     return place_score_fields(p, device, r, e);
 }
 
@@ -596,7 +596,7 @@ int hsdag_place_run(hsdag_place_problem *p, const char *method, const hsdag_plac
     hsdag_place_opts opts = o ? *o : hsdag_place_opts_default();
     memset(r, 0, sizeof *r);
     r->method = method;
-    r->rep.bound_s = r->rep.objective_s = NAN;
+    r->rep.bound_s = r->rep.objective_s = r->rep.lp_cpu_s = r->rep.branch_and_cut_cpu_s = NAN;
     r->rep.best_episode = -1;
     const hsdag_place_method *m = hsdag_place_method_find(method);
     hsdag_place_fn fn = m ? m->fn : NULL;

@@ -42,18 +42,20 @@ static const hsdag_place_method builtin[] = {
      "exact MILP (GLPK), time-limited, proven gap: sequential latency (memory caps, colour classes); "
      "concurrent without link contention up to 30 ops; tarnawski: their latency IP, the contiguous "
      "throughput IP",
-     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT},
+     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME},
     {"dp", place_pipeline_dp,
      "exact contiguous max-load (Tarnawski et al.'s throughput DP over ideals, pruned, bounded memory); "
      "tarnawski semantics",
-     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT},
+     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME},
     {"pipedream", place_pipedream,
      "PipeDream-style DP: the best max-load split of one linear chain of the blocks; tarnawski semantics", R,
-     R, 1, HSDAG_PLACE_USES_TIME_LIMIT},
+     R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME},
     {"local-search", place_local_search,
      "moves classes, topological segments and whole blocks (spilling what overflows) while the simulated "
      "objective improves, seeded restarts",
-     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_MAX_EVALS | HSDAG_PLACE_USES_INIT},
+     R, R, 1,
+     HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME | HSDAG_PLACE_USES_MAX_EVALS |
+         HSDAG_PLACE_USES_INIT},
     {"bb-random", place_bb_random,
      "black-box random search: uniformly random placements, --budget measurements (default 500), the best "
      "kept",

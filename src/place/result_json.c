@@ -66,6 +66,8 @@ int hsdag_place_result_write_json(hsdag_buf *out, const hsdag_place_problem *p, 
     hsdag_jw_bool(&w, "method_bound_contiguous", r->rep.bound_contiguous);
     hsdag_jw_int(&w, "placements_evaluated", (long long)r->rep.evals);
     rj_episode(&w, r->rep.best_episode);
+    hsdag_jw_num(&w, "lp_cpu_s", r->rep.lp_cpu_s);
+    hsdag_jw_num(&w, "branch_and_cut_cpu_s", r->rep.branch_and_cut_cpu_s);
     hsdag_jw_str(&w, "note", r->rep.note);
     hsdag_jw_num(&w, "max_excess_bytes", s->max_excess_bytes);
     hsdag_jw_int(&w, "unsupported_ops", s->n_unsupported);
@@ -156,6 +158,8 @@ static void rj_compare(hsdag_jw *w, const hsdag_place_problem *p, const hsdag_bo
         hsdag_jw_bool(w, "method_bound_contiguous", ok && r->rep.bound_contiguous);
         hsdag_jw_int(w, "placements_evaluated", ok ? (long long)r->rep.evals : 0);
         rj_episode(w, ok ? r->rep.best_episode : -1);
+        hsdag_jw_num(w, "lp_cpu_s", ok ? r->rep.lp_cpu_s : NAN);
+        hsdag_jw_num(w, "branch_and_cut_cpu_s", ok ? r->rep.branch_and_cut_cpu_s : NAN);
         hsdag_jw_str(w, "note", ok ? r->rep.note : "");
         hsdag_jw_close(w);
     }

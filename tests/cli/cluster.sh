@@ -45,6 +45,12 @@ one_line "$TMP/err"
 expect_rc 2 "$HSDAG" cluster run --policy para-max --beta E
 expect_rc 2 "$HSDAG" cluster run --policy para-max --seed -1
 expect_rc 2 "$HSDAG" cluster run --policy para-max --shape 4,4
+# shapes with more racks (or server sets) than the transceivers can serve in one all-reduce subgroup: those
+# blocks are not offered, so every job ends (4,8,2 and 2,2,16 aborted on "ops_done == n_ops" before)
+for sh in 4,8,2 2,8,2 1,8,1 2,2,16; do
+    expect_rc 0 "$HSDAG" cluster run --policy random --shape $sh --beta C --json
+    expect_grep '"blocking_rate"' "$TMP/out"
+done
 expect_rc 2 "$HSDAG" cluster run --policy para-max --nope
 expect_rc 2 "$HSDAG" cluster run
 expect_rc 2 "$HSDAG" cluster frobnicate
