@@ -82,7 +82,7 @@ test:
 	@sh scripts/install-deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: check-layers $(LIB) $(CLI) $(TEST_BINS)
+test-run: check-layers $(LIB) $(CLI) $(TEST_BINS) $(BUILD)/lsbench
 	@BUILD=$(BUILD) sh tests/run.sh $(TEST_BINS)
 
 # Includes point down the layers (README.md, "Layout"); the self-test proves the check can fail.
@@ -124,13 +124,17 @@ $(BUILD)/bench/transformer_100k.json: tests/gen_transformer.py
 	@mkdir -p $(dir $@)
 	python3 tests/gen_transformer.py --layers 1076 > $@
 
-bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BENCH_GRAPHS) bench-scale
+bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BUILD)/lsbench $(BENCH_GRAPHS) bench-scale
 	$(BUILD)/bench_hsdag
 
 # issue 15: every command on generated 1k..1M-op decoders, CPU time, peak RSS, growth exponent (graphs kept in /tmp)
 SCALE_SIZES ?= 1000,10000,100000,1000000
 bench-scale: $(CLI)
 	nice -n 10 python3 scripts/bench-scale.py $(CLI) --sizes $(SCALE_SIZES) $(SCALE_ARGS)
+
+# local search at 100k-1M ops (docs/scale.md); built by make test too, so that it keeps compiling
+$(BUILD)/lsbench: bench/local_scale/lsbench.c $(LIB)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LIBS)
 
 $(BUILD)/bench_hsdag: $(BENCH_SRCS) $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(BENCH_SRCS) $(LIB) $(LDFLAGS) $(LIBS)

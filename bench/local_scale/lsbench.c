@@ -1,8 +1,8 @@
 /* lsbench.c - local search at 100k-1M ops (docs/scale.md, "Local search"): the registered local-search placer
  *   called directly, so the CLI's lower bound (minutes under a memory cap at 100k) is not part of the run;
  *   prints the start's latency (the placer stopped after its starts), the final one, the note and CPU seconds.
- * Not here: the scale benchmark itself (scripts/bench-scale.py). Not built by make; build it with
- *   cc -O2 -Iinclude -o /tmp/lsbench bench/local_scale/lsbench.c build/libhsdag.a $(LIBS of the Makefile)
+ * Not here: the scale benchmark itself (scripts/bench-scale.py). Built by make bench and make test as
+ *   build/lsbench.
  * Usage: lsbench GRAPH DEVICES MEMSPEC[,MEMSPEC...]|- SEMANTICS CPU_SECONDS [SEED] */
 #include "hsdag/io.h"
 #include "hsdag/place.h"
