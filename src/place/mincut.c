@@ -139,6 +139,19 @@ static int mc_key_cmp(const void *a, const void *b)
     return (x->node > y->node) - (x->node < y->node);
 }
 
+/* The sum of every finite capacity of the network: both costs of every node (with pen[2 v + d] when pen is
+ * not NULL) and both transfers of every tensor; 4x it stands for infinity. */
+static double mc_finite(const hsdag_costs *c, const double *pen)
+{
+    double finite = 0;
+    for (int32_t v = 0; v < c->n_nodes; v++) {
+        finite += c->node_s[2 * (size_t)v] + c->node_s[2 * (size_t)v + 1];
+        finite += hsdag_costs_xfer_s(c, v, 0, 1) + hsdag_costs_xfer_s(c, v, 1, 0);
+        if (pen) finite += pen[2 * (size_t)v] + pen[2 * (size_t)v + 1];
+    }
+    return finite;
+}
+
 /* The minimum cut with pen[2 v + d] (NULL: none) added to node v's cost on device d: device[] gets the
  * cheapest placement of latency + penalties, opt_s (may be NULL) its latency alone. */
 static int mc_solve(const hsdag_costs *c, const double *pen, int32_t *device, double *opt_s, hsdag_err *e)
@@ -158,12 +171,9 @@ static int mc_solve(const hsdag_costs *c, const double *pen, int32_t *device, do
     int rc = fn_init(&f, nv, max_edges);
     if (rc < 0) goto oom;
     if (!dev && !(dev = hsdag_malloc((size_t)(n ? n : 1) * sizeof *dev))) goto oom;
-    double finite = 0;
-    for (int32_t v = 0; v < n; v++) {
-        finite += c->node_s[2 * (size_t)v] + c->node_s[2 * (size_t)v + 1];
-        finite += hsdag_costs_xfer_s(c, v, 0, 1) + hsdag_costs_xfer_s(c, v, 1, 0);
-    }
-    const double big = 4 * finite + 1.0, eps = 1e-13 * (finite + 1e-300);
+    /* infinity above every cut of finite edges, penalties included; the flow tolerance from the costs alone */
+    const double finite = mc_finite(c, NULL), big = 4 * (pen ? mc_finite(c, pen) : finite) + 1.0,
+                 eps = 1e-13 * (finite + 1e-300);
     for (int32_t v = 0; v < n; v++) {
         double p0 = pen ? pen[2 * (size_t)v] : 0, p1 = pen ? pen[2 * (size_t)v + 1] : 0;
         fn_add(&f, s, v, c->allowed[2 * (size_t)v + 1] ? c->node_s[2 * (size_t)v + 1] + p1 : big);
@@ -235,12 +245,9 @@ static int mc_memory_one(const hsdag_costs *c, int32_t d, double cap, double *pe
                          hsdag_err *e)
 {
     int32_t n = c->n_nodes;
-    double finite = 0, smin = INFINITY, lo = 0, hi;
-    for (int32_t v = 0; v < n; v++) {
-        finite += c->node_s[2 * (size_t)v] + c->node_s[2 * (size_t)v + 1];
-        finite += hsdag_costs_xfer_s(c, v, 0, 1) + hsdag_costs_xfer_s(c, v, 1, 0);
+    double finite = mc_finite(c, NULL), smin = INFINITY, lo = 0, hi;
+    for (int32_t v = 0; v < n; v++)
         if (c->static_bytes[v] > 0 && c->static_bytes[v] < smin) smin = c->static_bytes[v];
-    }
     if (!isfinite(smin)) return 0;
     hi = 2 * (finite + 1e-300) / smin; /* past it no static byte is worth keeping on d */
     for (int it = 0; it < 60; it++) {
