@@ -110,6 +110,14 @@ static hsdag_graph *random_dag(uint64_t seed, int32_t n, int colors, int no_acce
     return g;
 }
 
+/* The graph's weight bytes (what a static memory cap is set against). */
+static double param_total(const hsdag_graph *g)
+{
+    double total = 0;
+    for (int32_t v = 0; v < g->n_nodes; v++) total += g->param_bytes[v];
+    return total;
+}
+
 static hsdag_place_problem *problem(const hsdag_graph *g, const hsdag_devices *d, hsdag_semantics sem)
 {
     hsdag_place_problem *p = NULL;
@@ -188,9 +196,7 @@ static void test_memory_bound_brute(void)
     for (uint64_t seed = 51; seed <= 58; seed++) {
         int32_t n = 12;
         hsdag_graph *g = random_dag(seed, n, seed % 2 ? 0 : 2, seed % 3 == 0, 0, 6);
-        double total = 0;
-        for (int32_t v = 0; g && v < n; v++) total += g->param_bytes[v];
-        hsdag_devices *d = two_devices("sequential", 0.4 * total);
+        hsdag_devices *d = g ? two_devices("sequential", 0.4 * param_total(g)) : NULL;
         hsdag_place_problem *p = g && d ? problem(g, d, HSDAG_SEM_SEQUENTIAL) : NULL;
         CHECK(p != NULL);
         if (!p) {
@@ -354,8 +360,7 @@ static void test_all_methods(void)
 static void test_memory(void)
 {
     hsdag_graph *g = random_dag(21, 40, 0, 0, 0, 4);
-    double total = 0;
-    for (int32_t v = 0; v < g->n_nodes; v++) total += g->param_bytes[v];
+    double total = param_total(g);
     /* tensors here are <= 1e4 bytes; leave room for received copies, which the heuristics do not reserve */
     hsdag_devices *d = two_devices("sequential", total * 0.5 + 1e6);
     hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
@@ -640,9 +645,7 @@ static void test_seqdelta(void)
 static void test_local_screened(void)
 {
     hsdag_graph *g = random_dag(77, 300, 4, 1, 0, 6);
-    double stat = 0;
-    for (int32_t v = 0; v < g->n_nodes; v++) stat += g->param_bytes[v];
-    hsdag_devices *d = two_devices("sequential", 0.4 * stat);
+    hsdag_devices *d = two_devices("sequential", 0.4 * param_total(g));
     hsdag_place_problem *p = problem(g, d, HSDAG_SEM_SEQUENTIAL);
     int32_t n = g->n_nodes, *a = hsdag_malloc((size_t)n * sizeof *a),
             *b = hsdag_malloc((size_t)n * sizeof *b);

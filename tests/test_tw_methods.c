@@ -261,6 +261,14 @@ static int tw_file_open(tw_case *c, const char *path, const hsdag_sim_config *sc
     return tw_case_open(c, g, sc, path);
 }
 
+/* tw_file_open under the throughput objective. */
+static int tw_tput_open(tw_case *c, const char *path)
+{
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    sc.objective = HSDAG_OBJ_THROUGHPUT;
+    return tw_file_open(c, path, &sc);
+}
+
 static void tw_case_close(tw_case *c)
 {
     hsdag_place_problem_free(c->p);
@@ -281,10 +289,8 @@ static void test_dp_theirs(void)
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; i++) {
         char path[256];
         snprintf(path, sizeof path, "tests/data/tarnawski/throughput-inputs/%s", dp[i].path);
-        hsdag_sim_config sc = hsdag_sim_config_default();
-        sc.objective = HSDAG_OBJ_THROUGHPUT;
         tw_case c;
-        if (tw_file_open(&c, path, &sc) < 0) continue;
+        if (tw_tput_open(&c, path) < 0) continue;
         hsdag_err e = {0};
         int32_t *dev = malloc((size_t)c.g->n_nodes * sizeof *dev);
         hsdag_place_result r;
@@ -302,11 +308,8 @@ static void test_dp_theirs(void)
  * beside it. */
 static void test_dp_greedy_fallback(void)
 {
-    hsdag_sim_config sc = hsdag_sim_config_default();
-    sc.objective = HSDAG_OBJ_THROUGHPUT;
     tw_case c;
-    if (tw_file_open(&c, "tests/data/tarnawski/throughput-inputs/OperatorGraphs/bert_l-3_inference.json",
-                     &sc) < 0)
+    if (tw_tput_open(&c, "tests/data/tarnawski/throughput-inputs/OperatorGraphs/bert_l-3_inference.json") < 0)
         return;
     hsdag_err e = {0};
     int32_t n = c.g->n_nodes;
@@ -331,11 +334,8 @@ static void test_dp_greedy_fallback(void)
  * blocks reach pipedream's first clock check (every 64 blocks). */
 static void test_cpu_time(void)
 {
-    hsdag_sim_config sc = hsdag_sim_config_default();
-    sc.objective = HSDAG_OBJ_THROUGHPUT;
     tw_case c;
-    if (tw_file_open(&c, "tests/data/tarnawski/throughput-inputs/LayerGraphs/resnet50_inference.json", &sc) <
-        0)
+    if (tw_tput_open(&c, "tests/data/tarnawski/throughput-inputs/LayerGraphs/resnet50_inference.json") < 0)
         return;
     hsdag_place_opts o = hsdag_place_opts_default();
     o.time_limit_s = 30;
