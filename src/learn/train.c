@@ -215,17 +215,19 @@ static int memory_tables(hsdag_learn *L, const hsdag_place_problem *p, hsdag_err
         L->gstatic[co->group_of[v]] += b > 0 ? b : 0;
     }
     /* activations: under the sequential and concurrent models an op's inputs and output are live on its device
-     * while it runs, so each capped device keeps room for the largest such working set of the graph (tarnawski
-     * counts static bytes only) */
-    double ws = 0;
+     * while it runs, so each capped device keeps room for the largest such working set among the graph's ops
+     * that it could hold at all (one larger than the capacity runs elsewhere; tarnawski counts static bytes
+     * only) */
+    double ws[HSDAG_MAX_DEVICES] = {0};
     if (p->sem != HSDAG_SEM_TARNAWSKI)
         for (int32_t v = 0; v < L->n_nodes; v++) {
             double w = p->c->act_bytes[v];
             for (int32_t k = L->g->in_off[v]; k < L->g->in_off[v + 1]; k++)
                 w += L->g->edge_bytes[L->g->in_eid[k]];
-            if (w > ws) ws = w;
+            for (int32_t d = 0; d < L->K; d++)
+                if (w > ws[d] && w <= p->cap[d]) ws[d] = w;
         }
-    for (int32_t d = 0; d < L->K; d++) L->cap[d] = p->cap[d] - ws;
+    for (int32_t d = 0; d < L->K; d++) L->cap[d] = p->cap[d] - ws[d];
     return 0;
 }
 
