@@ -29,10 +29,18 @@ def main():
     for name in want:
         t0 = time.time()
         mod = importlib.import_module(name)
+        runs = sys.modules.get("hsdag_runs")
+        before = dict(runs.STATS) if runs else {"run": 0, "cached": 0}  # a first import starts at 0
         lines = []
         mod.generate(lines)
         lines.append("")
-        lines.append("Section regenerated in %.0f s." % (time.time() - t0))
+        runs = sys.modules.get("hsdag_runs")
+        if runs and runs.STATS["cached"] > before["cached"]:  # say what came from build/results-cache
+            lines.append("Section regenerated in %.0f s (%d commands run, %d read from the results cache of the "
+                         "same binary)." % (time.time() - t0, runs.STATS["run"] - before["run"],
+                                            runs.STATS["cached"] - before["cached"]))
+        else:
+            lines.append("Section regenerated in %.0f s." % (time.time() - t0))
         with open("docs/results/%s.md" % name, "w") as f:
             f.write("\n".join(lines) + "\n")
         print("wrote docs/results/%s.md (%.0f s)" % (name, time.time() - t0))

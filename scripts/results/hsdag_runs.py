@@ -29,6 +29,7 @@ def _binary_key():
 
 
 _BIN = None
+STATS = {"run": 0, "cached": 0}  # commands run and read from the cache (results.py reports them per section)
 
 
 def cli(args):
@@ -39,11 +40,13 @@ def cli(args):
     key = hashlib.md5(json.dumps([_BIN] + args).encode()).hexdigest()
     path = os.path.join(CACHE, key + ".json")
     if os.path.exists(path):
+        STATS["cached"] += 1
         with open(path) as f:
             return json.load(f)
     if CACHED_ONLY:
         return dict(NOT_RUN)
     os.makedirs(CACHE, exist_ok=True)
+    STATS["run"] += 1
     out = None
     if args[0] == "train":  # each run its own directory; the curve is read back into the result
         d = os.path.join(CACHE, key + ".d")
