@@ -122,7 +122,7 @@ $(BUILD)/bench/transformer_7k.json: tests/gen_transformer.py
 	python3 tests/gen_transformer.py --layers 76 > $@
 $(BUILD)/bench/transformer_100k.json: tests/gen_transformer.py
 	@mkdir -p $(dir $@)
-	python3 tests/gen_transformer.py --layers 1076 > $@
+	python3 tests/gen_transformer.py --layers 1235 > $@
 
 bench: $(LIB) $(CLI) $(BUILD)/bench_hsdag $(BUILD)/lsbench $(BENCH_GRAPHS) bench-scale
 	$(BUILD)/bench_hsdag
