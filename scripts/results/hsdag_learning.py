@@ -90,7 +90,8 @@ def ablation(L, entries, runs):
     L.append("")
     L.append("Instances: %s. *vs default*: geometric mean over instances and seeds of the latency ratio to the "
              "default learner's run with the same seed; *wins*: runs beating both black-box baselines (same seed); "
-             "*last/first* and *after ep. 0* as above; *wall s*: mean wall time of a training run (two at a time on 2 cores). Command: `hsdag train MODEL "
+             "*last/first* and *after ep. 0* as above; *wall s*: mean wall time of a training run (two at a "
+             "time on 2 cores). Command: `hsdag train MODEL "
              "[instance options] [change] --seed S --json`." % ", ".join(inst))
     L.append("")
     L.append("| change | vs default | wins | after ep. 0 | last/first | wall s |")

@@ -71,7 +71,8 @@ def hard_suite(L, entries, runs, learned, eq):
              "ENTRY --seed 0 --json` (every method) and `hsdag compare ENTRY --seed S --methods "
              "random,metis,local-search,ilp,bb-random,bb-local,hsdag,hsdag-paper --json` (S = 1, 2; "
              "deterministic rows are seed 0's; the MILP runs at every seed, as its start includes a local search "
-             "with the run's seed; its *MILP* column is seed 0's), ENTRY = the suite line's MODEL and options. *hsdag at 20k*: the same "
+             "with the run's seed; its *MILP* column is seed 0's), ENTRY = the suite line's MODEL and options. "
+             "*hsdag at 20k*: the same "
              "`hsdag` with the whole run held to local-search's 20,000 evaluations (`hsdag place ENTRY --method "
              "hsdag --max-evals 20000 --seed S`: warm start and learning, then the rest split in three), mean "
              "over the seeds, and its gain over the best other row." % len(entries))
