@@ -3,8 +3,8 @@
 shaped like a torch.onnx export of BERT/Swin blocks: LayerNorm spelled out, Q/K/V projections, the shape
 arithmetic of the head split (Shape/Gather/Unsqueeze/Concat/Reshape chains), softmax attention, an erf-GELU MLP.
 81 ops per layer and 12 more, so --layers 76 gives 6,168 ops and --layers 1235 100,047.
-Not here: weights or numerics (graph structure, shapes, FLOPs and weight bytes only); a stand-in until
-`hsdag gen transformer` exists (issue 15).
+Not here: weights or numerics (graph structure, shapes, FLOPs and weight bytes only); `hsdag gen transformer`
+(the scale benchmarks' decoder generator) is the other one, this one stays for the learner's bench graphs.
 Usage: python3 tests/gen_transformer.py --layers 76 [--seq 196] [--hidden 384] [--heads 6] > /tmp/t7k.json
 """
 import argparse
