@@ -70,7 +70,7 @@ static void one(hsdag_graph *g, const char *label)
     hsdag_err e = {0};
     hsdag_devices *d = NULL;
     hsdag_place_problem *p = NULL;
-    if (hsdag_devices_preset("cpu-4gpu", g, &d, &e) < 0 ||
+    if (hsdag_devices_preset(&d, "cpu-4gpu", g, &e) < 0 ||
         hsdag_place_problem_create(&p, g, d, NULL, &e) < 0) {
         fprintf(stderr, "bench_baselines: %s\n", e.msg);
         goto done;
@@ -104,7 +104,7 @@ void bench_baselines(void)
         snprintf(path, sizeof path, "tests/data/onnx/%s.onnx", models[i]);
         hsdag_graph *g = NULL;
         hsdag_err e = {0};
-        if (hsdag_load_file(path, HSDAG_FMT_UNKNOWN, &g, &e) < 0) {
+        if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0) {
             fprintf(stderr, "bench_baselines: %s\n", e.msg);
             continue;
         }
@@ -115,7 +115,7 @@ void bench_baselines(void)
     uint8_t *big = bench_make_big_onnx(10000, &len);
     hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_load(big, len, HSDAG_FMT_UNKNOWN, "generated 10,000-op graph", &g, &e) == 0)
+    if (hsdag_load(&g, big, len, HSDAG_FMT_UNKNOWN, "generated 10,000-op graph", &e) == 0)
         one(g, "generated 10k");
     else
         fprintf(stderr, "bench_baselines: %s\n", e.msg);
