@@ -277,10 +277,11 @@ static void refresh_frame(unsigned char *img)
     for (int i = 0; i < 8; i++) img[24 + i] = (unsigned char)(h >> (8 * i));
 }
 
-/* A version-3 checkpoint (default learner: LOO baseline, log reward, moving variance) with one state value
- * replaced and its checksum re-made loads only while the value is one a run can produce. Offsets in the
- * frame: 32 header + 18 fingerprint words + episode i32 + evals i64 + 4 RNG words = 220 baseline, 228 the
- * baseline flag, 229 reference latency, 237 reward variance, 245 best latency. */
+/* A version-4 checkpoint (default learner: LOO baseline, log reward, moving variance, self-imitation) with one
+ * state value replaced and its checksum re-made loads only while the value is one a run can produce. Offsets in
+ * the frame: 32 header + 19 fingerprint words + episode i32 + evals i64 + 4 RNG words = 228 baseline, 236 the
+ * baseline flag, 237 reference latency, 245 reward variance, 253 best latency, 261 best episode, 265 the best
+ * placement (6 ops), 289 the self-imitation count, 293 its units, 297 the first one's reward. */
 static void test_learn_ckpt_ranges(void)
 {
     hsdag_err e = {0};
@@ -304,19 +305,30 @@ static void test_learn_ckpt_ranges(void)
     if (!A || !B || !sim) goto done;
     CHECK_EQ_INT(hsdag_learn_train(A, hsdag_learn_sim_eval, sim, NULL, NULL, &e), 0);
     CHECK_EQ_INT(hsdag_learn_save(A, &ck, &e), 0);
-    CHECK(ck.len > 260 && ck.data[8] == 3);
-    if (ck.len <= 260) goto done;
+    CHECK(ck.len > 305 && ck.data[8] == 4);
+    if (ck.len <= 305) goto done;
+    int32_t n_sil = 0;
+    memcpy(&n_sil, ck.data + 289, 4);
+    CHECK(n_sil >= 1); /* so 297 is a self-imitation reward */
     CHECK_EQ_INT(hsdag_learn_load(B, ck.data, ck.len, &e), 0);
     struct {
         size_t at;
         double v;
         const char *field;
-    } bad[] = {{220, NAN, "baseline"},           {220, 0.5, "baseline"}, /* LOO: never set, so 0 */
-               {229, -1.0, "reference latency"}, {229, INFINITY, "reference latency"},
-               {229, NAN, "reference latency"},  {229, 1e300, "reference latency"},
-               {237, -0.5, "reward variance"},   {237, NAN, "reward variance"},
-               {237, 1e300, "reward variance"},  {245, 0.0, "best latency"},
-               {245, -1e-3, "best latency"},     {245, NAN, "best latency"}};
+    } bad[] = {{228, NAN, "baseline"},
+               {228, 0.5, "baseline"}, /* LOO: never set, so 0 */
+               {237, -1.0, "reference latency"},
+               {237, INFINITY, "reference latency"},
+               {237, NAN, "reference latency"},
+               {237, 1e300, "reference latency"},
+               {245, -0.5, "reward variance"},
+               {245, NAN, "reward variance"},
+               {245, 1e300, "reward variance"},
+               {253, 0.0, "best latency"},
+               {253, -1e-3, "best latency"},
+               {253, NAN, "best latency"},
+               {297, NAN, "self-imitation reward"},
+               {297, -1e300, "self-imitation reward"}};
     unsigned char *img = hsdag_malloc(ck.len);
     for (size_t i = 0; img && i < sizeof bad / sizeof bad[0]; i++) {
         memcpy(img, ck.data, ck.len);
@@ -331,7 +343,7 @@ static void test_learn_ckpt_ranges(void)
     }
     if (img) { /* the baseline flag is 0 or 1 */
         memcpy(img, ck.data, ck.len);
-        img[228] = 7;
+        img[236] = 7;
         refresh_frame(img);
         CHECK_EQ_INT(hsdag_learn_load(B, img, ck.len, &e), HSDAG_EPARSE);
         CHECK(strstr(e.msg, "baseline flag") != NULL);

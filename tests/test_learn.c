@@ -147,6 +147,52 @@ static void test_gradcheck(hsdag_nn_gnn_kind kind)
     hsdag_graph_free(g);
 }
 
+/* The per-decision offsets: the same loss with random nonzero offsets (so the network's gradient goes through
+ * their softmax) checked against central differences in both the network and the offsets. */
+static void test_gradcheck_offsets(void)
+{
+    hsdag_graph *g = small_graph();
+    hsdag_learn_config cfg = small_cfg();
+    cfg.update = HSDAG_LEARN_STEP;
+    cfg.baseline = HSDAG_LEARN_BASE_LOO;
+    cfg.samples = 4;
+    cfg.fixed_clusters = 1;
+    cfg.offset_lr = 0.1;
+    hsdag_learn *L = NULL;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, 2, &cfg, &e), 0);
+    if (!L) return;
+    hsdag_nn_params *P = hsdag_learn_params(L), *O = hsdag_learn_offsets(L);
+    CHECK(O != NULL);
+    hsdag_rng r;
+    hsdag_rng_seed(&r, 5);
+    size_t no = hsdag_nn_params_count(O);
+    gc_rand_f(hsdag_nn_params_value(O, -1), no, &r, -1.5, 1.5);
+    int32_t act[64], nc = 0;
+    double loss = 0;
+    CHECK_EQ_INT(hsdag_learn_debug_loss(L, 7, act, &nc, 0.1, 1, &loss, &e), 0);
+    CHECK(nc >= 2);
+    size_t np = hsdag_nn_params_count(P);
+    float *ana = hsdag_malloc(sizeof(float) * np), *anao = hsdag_malloc(sizeof(float) * no);
+    memcpy(ana, hsdag_nn_params_grad(P, -1), sizeof(float) * np);
+    memcpy(anao, hsdag_nn_params_grad(O, -1), sizeof(float) * no);
+    /* the offsets of the decisions made move the loss (the inherit offsets do not enter this loss) */
+    CHECK(gc_sumsq(anao, (size_t)nc * 2) > 1e-6);
+    gc_tally t = {0}, to = {0};
+    learn_gc c = {.L = L, .act = act, .nc = nc};
+    gc_model(&t, P, ana, 0, 7, NULL, learn_gc_loss, &c, "network with offsets");
+    gc_model(&to, O, anao, 0, 1, NULL, learn_gc_loss, &c, "offsets");
+    printf("gradcheck offsets: network %d checked, %d off (worst %.3g); offsets %d checked, %d off (worst "
+           "%.3g)\n",
+           t.checked, t.bad, t.worst, to.checked, to.bad, to.worst);
+    CHECK(t.checked > 100 && t.bad * 50 <= t.checked);
+    CHECK(to.checked >= 2 * nc && to.bad == 0);
+    hsdag_free(ana);
+    hsdag_free(anao);
+    hsdag_learn_free(L);
+    hsdag_graph_free(g);
+}
+
 static void test_train_optimum(void)
 {
     hsdag_graph *g = small_graph();
@@ -250,6 +296,13 @@ static int stop_at_3(void *ctx, const hsdag_learn_row *row, int32_t total)
 
 /* Same seed, same curve and placement; stopped, saved and resumed, the same again: for the paper's episode
  * update (step = 0) and for the default per-step update with its samples, epochs and entropy schedule. */
+/* flip_sweep's loader: a learner checkpoint into L */
+static int learn_load_into(void *L, const void *buf, size_t len)
+{
+    hsdag_err e = {0};
+    return hsdag_learn_load(L, buf, len, &e);
+}
+
 static void test_determinism_resume(int step)
 {
     hsdag_graph *g = small_graph();
@@ -270,6 +323,9 @@ static void test_determinism_resume(int step)
         cfg.entropy_end = 0.001;
         cfg.entropy_decay = 40;
         cfg.fixed_clusters = 1;
+        cfg.sil = 1.0; /* the self-imitation samples and the offsets are checkpointed too */
+        cfg.sil_elite = 3;
+        cfg.offset_lr = 0.1;
     }
     hsdag_err e = {0};
     hsdag_learn *A = NULL, *B = NULL, *C = NULL;
@@ -318,6 +374,11 @@ static void test_determinism_resume(int step)
     CHECK_EQ_INT(hsdag_learn_load(D, ck.data, ck.len, &e), HSDAG_EINVAL);
     CHECK(strstr(e.msg, "seed") != NULL);
     hsdag_learn_free(D);
+    if (step) { /* every flipped bit of a checkpoint with self-imitation samples and offsets is refused */
+        int tried = 0;
+        CHECK_EQ_INT(flip_sweep_run(ck.data, ck.len, 3, learn_load_into, C, &tried), 0);
+        CHECK(tried > 1000);
+    }
     hsdag_buf_free(&ck);
     hsdag_learn_free(A);
     hsdag_learn_free(C);
@@ -382,11 +443,6 @@ done:
 }
 
 /* ---- a version-1 checkpoint (tests/data/legacy) continues exactly like the run that wrote it ---- */
-static int learn_load_into(void *L, const void *buf, size_t len)
-{
-    hsdag_err e = {0};
-    return hsdag_learn_load(L, buf, len, &e);
-}
 
 static void test_legacy_checkpoint(void)
 {
@@ -427,10 +483,10 @@ static void test_legacy_checkpoint(void)
                 h == rows[i].entropy && r == rows[i].reward && c == rows[i].clusters;
     }
     CHECK_EQ_INT(same, 3); /* bit-identical to the uninterrupted run of the build that wrote the file */
-    /* read old, write new: a version-3 checkpoint of the continued run; every flipped bit is refused */
+    /* read old, write new: a version-4 checkpoint of the continued run; every flipped bit is refused */
     hsdag_buf b2 = {0};
     CHECK_EQ_INT(hsdag_learn_save(L, &b2, &e), 0);
-    CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 3);
+    CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 4);
     CHECK_EQ_INT(hsdag_learn_create(&M, g, d->n, &cfg, &e), 0);
     if (M) {
         CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
@@ -512,6 +568,7 @@ int main(void)
     hsdag_nn_set_threads(1);
     test_gradcheck(HSDAG_NN_GNN_GCN);
     test_gradcheck(HSDAG_NN_GNN_SAGE);
+    test_gradcheck_offsets();
     test_train_optimum();
     test_train_sim_optimum();
     test_determinism_resume(0);

@@ -129,6 +129,9 @@ static hsdag_learn_config train_config(const cli_args *a)
     if (GIVEN(max_groups)) cfg.max_groups = (int32_t)a->max_groups;
     if (GIVEN(group_mem)) cfg.group_mem_frac = a->group_mem;
     if (GIVEN(imitate_steps)) cfg.imitate_steps = (int32_t)a->imitate_steps;
+    if (GIVEN(sil)) cfg.sil = a->sil;
+    if (GIVEN(sil_elite)) cfg.sil_elite = (int32_t)a->sil_elite;
+    if (GIVEN(offset_lr)) cfg.offset_lr = a->offset_lr;
     if (GIVEN(penalty)) cfg.infeasible_penalty = a->penalty;
     if (GIVEN(gnn)) hsdag_nn_gnn_kind_parse(&cfg.gnn, a->gnn, NULL); /* one of the table's choices */
 #undef GIVEN

@@ -460,6 +460,16 @@ static const cli_opt table[] = {
      "entropy bonus weight (train: at the start, decaying linearly to --entropy-end; paper 0)", NULL, NULL},
     {"entropy-end", "X", K_NUM, OFF(entropy_end), 0, 100, NULL, C(TRAIN),
      "the entropy weight at the end of the decay", "--entropy's when only that is given, else 0", NULL},
+    {"sil", "W", K_NUM, OFF(sil), 0, 1000, NULL, C(TRAIN),
+     "self-imitation: the --sil-elite best placements measured so far join every update, each as W more "
+     "samples when better than the step's mean (0 = off, paper)",
+     NULL, NULL},
+    {"sil-elite", "N", K_INT, OFF(sil_elite), 0, 1024, NULL, C(TRAIN),
+     "with --sil: how many of the best placements are kept", NULL, NULL},
+    {"offset-lr", "X", K_NUM, OFF(offset_lr), 0, 100, NULL, C(TRAIN),
+     "per-decision offsets: each decision's own logits, added to the network's and trained at rate X (0 = "
+     "off, paper; train --graphs: off while pre-training)",
+     NULL, NULL},
     {"warm-start", "M", K_STR, OFF(warm_start), 0, 0, NULL, TRAINS,
      "imitation warm start from method M's placement (auto: the best of every single device, heft, m-etf, "
      "greedy-tarnawski and on two devices mincut, measured and counted); not with --resume; train --graphs: "
@@ -800,6 +810,9 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
         a->dropout = c.dropout;
         a->entropy_end = c.entropy_end;
         a->imitate_steps = c.imitate_steps;
+        a->sil = c.sil;
+        a->sil_elite = c.sil_elite;
+        a->offset_lr = c.offset_lr;
         a->polish_evals = 20000;
         a->min_groups = c.min_groups;
         a->max_groups = c.max_groups;

@@ -86,10 +86,11 @@ typedef struct cli_args {
     int no_exact, contiguous;
     const char *objective; /* simulate, place, bound, compare */
     /* train */
-    long episodes, steps, samples, levels, min_clusters, measure_retries, polish_evals, imitate_steps;
+    long episodes, steps, samples, levels, min_clusters, measure_retries, polish_evals, imitate_steps,
+        sil_elite;
     long min_groups, max_groups;
     long rounds, units; /* train --graphs */
-    double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout;
+    double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout, sil, offset_lr;
     const char *gnn, *measure_cmd, *baseline, *update, *reward, *normalize, *warm_start;
     int paper, polish, no_shape, no_id, no_struct, no_coarsen;
     int fixed_clusters, dynamic_clusters, inherit, no_inherit, state_update, no_state_update, no_memory_mask;

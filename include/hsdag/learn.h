@@ -85,8 +85,15 @@ typedef struct hsdag_learn_config {
     int64_t entropy_decay;     /* placements of the decay (500; not tied to episodes, so a run resumed with
                                 * more episodes repeats the shorter run exactly) */
     double infeasible_penalty; /* reward of an infeasible placement = that of penalty x its latency; 10 */
-    int32_t imitate_steps;     /* hsdag_learn_imitate: Adam steps of cross-entropy towards the start */
-    double imitate_prob;       /* ... stopping once the mean probability of the start's devices reaches it */
+    double sil;                /* STEP + fixed clusters: self-imitation weight: the sil_elite best distinct
+                                * feasible samples so far join every update, each as sil more samples of
+                                * its advantage over the step's mean when positive; 0 = off (paper) */
+    int32_t sil_elite;         /* ... how many are kept (0 = off) */
+    double offset_lr;      /* STEP + fixed clusters: > 0 = per-decision offsets, this graph's own logit per
+                                * unit and device and inherit logit per unit, added to the network's and
+                                * trained by their own Adam at this rate; 0 = off (paper) */
+    int32_t imitate_steps; /* hsdag_learn_imitate: Adam steps of cross-entropy towards the start */
+    double imitate_prob;   /* ... stopping once the mean probability of the start's devices reaches it */
 } hsdag_learn_config;
 HSDAG_API hsdag_learn_config hsdag_learn_config_default(void);
 HSDAG_API hsdag_learn_config hsdag_learn_config_paper(void);
@@ -244,6 +251,10 @@ HSDAG_API int hsdag_learn_run_write_json(hsdag_buf *out, const hsdag_learn *L, c
 HSDAG_API int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int32_t *n_clusters,
                                      double entropy_w, int grad, double *loss, hsdag_err *e);
 HSDAG_API hsdag_nn_params *hsdag_learn_params(hsdag_learn *L);
+/* The per-decision offsets (tensors "device_offset" (groups, K) and "inherit_offset" (groups, 1); only the
+ * first n_clusters rows are used), or NULL when cfg.offset_lr is 0. hsdag_learn_debug_loss applies them and,
+ * with grad, writes their gradient too. */
+HSDAG_API hsdag_nn_params *hsdag_learn_offsets(hsdag_learn *L);
 
 #ifdef __cplusplus
 }

@@ -183,6 +183,8 @@ static int train_hsdag(hsdag_policy *pol, hsdag_place_problem *const *probs, int
         hsdag_learn_config c = cfg->hsdag;
         c.episodes = 0;
         c.seed = cfg->hsdag.seed + (uint64_t)i; /* each graph its own sampling and dropout stream */
+        c.offset_lr =
+            0; /* per-graph offsets would learn what the shared network should (kept for fine-tuning) */
         rc = hsdag_learn_create_problem(&L[i], probs[i], &c, e);
     }
     if (rc < 0) goto done;
@@ -372,6 +374,9 @@ static const field fields[] = {
     HF(entropy_end, F_F64),
     HF(entropy_decay, F_I64),
     HF(infeasible_penalty, F_F64),
+    HF(sil, F_F64),
+    HF(sil_elite, F_I32),
+    HF(offset_lr, F_F64),
     PF(seed, F_U64),
     PF(hidden, F_I32),
     PF(max_units, F_I32),

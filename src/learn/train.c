@@ -44,6 +44,9 @@ hsdag_learn_config hsdag_learn_config_paper(void)
         .entropy_end = 0.0,
         .entropy_decay = 500,
         .infeasible_penalty = 10.0,
+        .sil = 0.0,
+        .sil_elite = 0,
+        .offset_lr = 0.0,
         .imitate_steps = 0,
         .imitate_prob = 0.9,
     };
@@ -70,6 +73,9 @@ hsdag_learn_config hsdag_learn_config_default(void)
     c.clip = 0.2;
     c.entropy = 0.01;
     c.entropy_end = 0.0;
+    c.sil = 1.0;
+    c.sil_elite = 4;
+    c.offset_lr = 0.1;
     c.imitate_steps = 50;
     return c;
 }
@@ -108,6 +114,16 @@ struct hsdag_learn {
     double *ug, *umem; /* per-unit gradient weights; static bytes per unit */
     double *gstatic;   /* (n_groups) static bytes per group (memory masks), NULL = none */
     double *cap;       /* (K) memory capacities (INFINITY = none), NULL = no memory masks */
+    /* self-imitation (cfg.sil): the best distinct feasible samples so far, as unit actions, best first */
+    int32_t *elite;            /* (sil_elite, n_groups) */
+    double *elite_r;           /* (sil_elite) their rewards */
+    int32_t n_elite, elite_c;  /* samples held; units per sample (the fixed clusters' count) */
+    double step_mean, step_sd; /* the last step's mean reward and its advantages' divisor (0: none) */
+    /* per-decision offsets (cfg.offset_lr): this graph's own logit per unit and device, and inherit logit per
+     * unit, added to the network's; their own Adam block */
+    hsdag_nn_params *off;
+    float *lpo; /* (n_groups, K) log-softmax of the network's log-probabilities + offsets, over the mask */
+    float *qo;  /* (n_groups) inherit logits + offsets */
 };
 
 void hsdag_learn_free(hsdag_learn *L)
@@ -136,6 +152,11 @@ void hsdag_learn_free(hsdag_learn *L)
     hsdag_free(L->umem);
     hsdag_free(L->gstatic);
     hsdag_free(L->cap);
+    hsdag_free(L->elite);
+    hsdag_free(L->elite_r);
+    hsdag_nn_params_free(L->off);
+    hsdag_free(L->lpo);
+    hsdag_free(L->qo);
     hsdag_free(L);
 }
 
@@ -178,6 +199,16 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
     if (c->min_groups < 0 || c->max_groups < 0 || !(c->group_mem_frac >= 0 && c->group_mem_frac <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: min groups must be >= 0 and group memory in [0, 1]");
     if (c->entropy_decay < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: entropy decay must be >= 0");
+    if (!(c->sil >= 0 && c->sil <= 1000) || c->sil_elite < 0 || c->sil_elite > 1024 ||
+        !(c->offset_lr >= 0 && c->offset_lr <= 100))
+        return hsdag_err_set(e, HSDAG_EINVAL,
+                             "hsdag: self-imitation weight, elite size or offset learning rate out of range");
+    if ((c->sil > 0 && c->sil_elite > 0) || c->offset_lr > 0)
+        if (c->update != HSDAG_LEARN_STEP || !c->fixed_clusters)
+            return hsdag_err_set(
+                e, HSDAG_EINVAL,
+                "hsdag: self-imitation and per-decision offsets need the step update and fixed "
+                "clusters (--sil 0 --offset-lr 0 with --paper)");
     if (c->imitate_steps < 0 || c->imitate_steps > 100000 || !(c->imitate_prob > 0 && c->imitate_prob <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: imitation steps or probability out of range");
     return 0;
@@ -297,6 +328,31 @@ static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devic
         }
     }
     if (p && cfg->memory_mask && (rc = memory_tables(L, p, e)) < 0) goto fail;
+    if (cfg->offset_lr > 0) {
+        /* the offsets start at 0: the network's policy, which a pre-trained one keeps at its first sample */
+        if ((rc = hsdag_nn_params_create(&L->off, e)) < 0 ||
+            (rc = hsdag_nn_params_add(L->off, "device_offset", L->n_groups, L->K, HSDAG_NN_INIT_CONST, 0.0f,
+                                      e)) < 0 ||
+            (rc = hsdag_nn_params_add(L->off, "inherit_offset", L->n_groups, 1, HSDAG_NN_INIT_CONST, 0.0f,
+                                      e)) < 0 ||
+            (rc = hsdag_nn_params_alloc(L->off, &L->rng, e)) < 0)
+            goto fail;
+        L->lpo = hsdag_calloc(ng * (size_t)L->K, sizeof(float));
+        L->qo = hsdag_calloc(ng, sizeof(float));
+        if (!L->lpo || !L->qo) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", ng * (size_t)L->K * 4);
+            goto fail;
+        }
+    }
+    if (cfg->sil > 0 && cfg->sil_elite > 0) {
+        L->elite = hsdag_calloc((size_t)cfg->sil_elite * ng, sizeof(int32_t));
+        L->elite_r = hsdag_calloc((size_t)cfg->sil_elite, sizeof(double));
+        if (!L->elite || !L->elite_r) {
+            rc = hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
+                               (size_t)cfg->sil_elite * ng * sizeof(int32_t));
+            goto fail;
+        }
+    }
     L->best_lat = INFINITY;
     L->best_episode = -1;
     *out = L;
@@ -345,6 +401,10 @@ size_t hsdag_learn_param_count(const hsdag_learn *L)
 hsdag_nn_params *hsdag_learn_params(hsdag_learn *L)
 {
     return lmodel_params(L->M);
+}
+hsdag_nn_params *hsdag_learn_offsets(hsdag_learn *L)
+{
+    return L->off;
 }
 const hsdag_learn_config *hsdag_learn_get_config(const hsdag_learn *L)
 {
@@ -691,6 +751,68 @@ static int run_episode_paper(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx
 
 /* ---- the per-step update (HSDAG_LEARN_STEP): samples, advantages, clipped epochs ---- */
 
+/* ---- per-decision offsets (cfg.offset_lr) ----
+ * The policy of unit c is softmax over its mask of (log pi_c + o_c), and its inherit logit q_c + u_c: the
+ * network's policy, shifted by offsets this graph learns alone (at their own, larger rate: a decision the
+ * shared network can only move through its 148k weights moves here directly). Forward next to backward. */
+
+/* Points st's log-probabilities and inherit logits at the offset ones (nothing without offsets). */
+static void offsets_forward(hsdag_learn *L, lstep *st)
+{
+    if (!L->off) return;
+    int32_t C = st->n_clusters, K = L->K;
+    const float *o = hsdag_nn_params_value(L->off, 0), *u = hsdag_nn_params_value(L->off, 1);
+    for (int32_t c = 0; c < C; c++) {
+        const float *lp = st->logp + (size_t)c * K;
+        float *y = L->lpo + (size_t)c * K;
+        double mx = -INFINITY, z = 0;
+        for (int32_t d = 0; d < K; d++) {
+            y[d] = lp[d] == -INFINITY ? -INFINITY : lp[d] + o[(size_t)c * K + d];
+            if (y[d] > mx) mx = y[d];
+        }
+        for (int32_t d = 0; d < K; d++)
+            if (y[d] != -INFINITY) z += exp((double)y[d] - mx);
+        double lz = mx + log(z);
+        for (int32_t d = 0; d < K; d++)
+            if (y[d] != -INFINITY) y[d] = (float)((double)y[d] - lz);
+    }
+    st->logp = L->lpo;
+    if (st->q) {
+        for (int32_t c = 0; c < C; c++) L->qo[c] = st->q[c] + u[c];
+        st->q = L->qo;
+    }
+}
+
+/* dlogp (C, K: d loss / d the offset log-probabilities) becomes d loss / d (log pi + o), whose rows sum to
+ * 0, so the network's log-softmax backward passes it through unchanged; it and dq (may be NULL) are added to
+ * the offsets' gradients. */
+static void offsets_backward(hsdag_learn *L, const lstep *st, float *dlogp, const float *dq)
+{
+    if (!L->off) return;
+    int32_t C = st->n_clusters, K = L->K;
+    float *go = hsdag_nn_params_grad(L->off, 0), *gu = hsdag_nn_params_grad(L->off, 1);
+    for (int32_t c = 0; c < C; c++) {
+        float *dl = dlogp + (size_t)c * K;
+        const float *lp = st->logp + (size_t)c * K;
+        double s = 0;
+        for (int32_t d = 0; d < K; d++) s += dl[d];
+        for (int32_t d = 0; d < K; d++) {
+            if (lp[d] != -INFINITY) dl[d] -= (float)(exp((double)lp[d]) * s);
+            go[(size_t)c * K + d] += dl[d];
+        }
+        if (dq && st->q) gu[c] += dq[c];
+    }
+}
+
+static void offsets_step(hsdag_learn *L)
+{
+    if (!L->off) return;
+    hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
+    ac.lr = (float)L->cfg.offset_lr;
+    hsdag_nn_adam_step(L->off, &ac, NULL);
+    hsdag_nn_params_zero_grad(L->off);
+}
+
 /* Advantages of the step's S samples from L->rew into L->adv. */
 static void advantages(hsdag_learn *L, int32_t S)
 {
@@ -713,6 +835,8 @@ static void advantages(hsdag_learn *L, int32_t S)
         L->adv[i] = a;
         var += (r - mean) * (r - mean);
     }
+    L->step_mean = mean;
+    L->step_sd = 1.0;
     if (cfg->normalize && S > 1) {
         /* 1: this step's standard deviation; 2: a moving average (decay 0.9) of the steps' variances, so that
          * once a policy has converged its samples' small (or noise-only) differences stay small */
@@ -722,6 +846,7 @@ static void advantages(hsdag_learn *L, int32_t S)
             v = L->run_var;
         }
         double sd = sqrt(v);
+        L->step_sd = sd > 1e-12 ? sd : 0.0;
         for (int32_t i = 0; i < S; i++) L->adv[i] = sd > 1e-12 ? L->adv[i] / sd : 0.0;
     }
 }
@@ -748,6 +873,14 @@ static void surrogate_grad(hsdag_learn *L, const lstep *st, int32_t S, int epoch
         }
         sample_replay(L, st, a, NULL, L->ug);
     }
+    /* self-imitation (Oh et al. 2018): each kept sample better than the step's mean reward counts as cfg.sil
+     * more samples of advantage (r_e - mean) / sd, unclipped (it was measured, under an older policy) */
+    for (int32_t j = 0; j < L->n_elite && L->step_sd > 0 && L->elite_c == C; j++) {
+        double A = (L->elite_r[j] - L->step_mean) / L->step_sd;
+        if (!(A > 0)) continue;
+        for (int32_t c = 0; c < C; c++) L->ug[c] = -L->cfg.sil * A * scale;
+        sample_replay(L, st, L->elite + (size_t)j * C, NULL, L->ug);
+    }
     if (ew > 0) {
         for (int32_t c = 0; c < C; c++) L->ent[c] = (float)(-ew / C);
         hsdag_nn_entropy_backward(L->dlogp, L->ent, st->logp, C, K);
@@ -761,10 +894,31 @@ static int update_step(hsdag_learn *L, lstep *st, int32_t S, double ew, hsdag_er
     ac.lr = L->cfg.lr;
     hsdag_nn_params_zero_grad(P);
     surrogate_grad(L, st, S, 0, ew);
+    offsets_backward(L, st, L->dlogp, st->q ? L->dq : NULL);
     int rc = lmodel_step_backward(L->M, st, L->dlogp, st->q ? L->dq : NULL, e);
     if (rc < 0) return rc;
     hsdag_nn_adam_step(P, &ac, NULL);
+    offsets_step(L);
     return 0;
+}
+
+/* Offers the unit actions a[C] of a feasible sample of reward r to the self-imitation samples: the
+ * cfg.sil_elite best distinct ones, best first (ties: the earlier stays ahead). */
+static void elite_offer(hsdag_learn *L, const int32_t *a, int32_t C, double r)
+{
+    int32_t E = L->elite ? L->cfg.sil_elite : 0;
+    if (E <= 0) return;
+    L->elite_c = C;
+    for (int32_t j = 0; j < L->n_elite; j++)
+        if (!memcmp(L->elite + (size_t)j * C, a, sizeof(int32_t) * (size_t)C)) return;
+    if (L->n_elite == E && !(r > L->elite_r[E - 1])) return;
+    int32_t j = L->n_elite < E ? L->n_elite++ : E - 1;
+    for (; j > 0 && L->elite_r[j - 1] < r; j--) {
+        L->elite_r[j] = L->elite_r[j - 1];
+        memcpy(L->elite + (size_t)j * C, L->elite + (size_t)(j - 1) * C, sizeof(int32_t) * (size_t)C);
+    }
+    L->elite_r[j] = r;
+    memcpy(L->elite + (size_t)j * C, a, sizeof(int32_t) * (size_t)C);
 }
 
 static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx, hsdag_learn_row *row,
@@ -785,6 +939,7 @@ static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx,
             break;
         }
         int32_t C = st.n_clusters;
+        offsets_forward(L, &st);
         ent_sum += entropy_mean(L, &st);
         unit_preds(L, &st);
         for (int32_t i = 0; i < S && rc == 0; i++) {
@@ -815,6 +970,8 @@ static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx,
                                                                   : rmin / cfg->infeasible_penalty;
             rew_sum += L->rew[i];
         }
+        for (int32_t i = 0; i < S; i++)
+            if (L->adv[i] != 0) elite_offer(L, L->acts + (size_t)i * C, C, L->rew[i]);
         advantages(L, S);
         /* epoch 0 differentiates the sampling pass itself (ratio 1); later epochs run a fresh pass with the
          * updated parameters and clip each decision's ratio */
@@ -830,13 +987,16 @@ static int run_episode_step(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx,
                     lmodel_step_end(&s2);
                     break;
                 }
+                offsets_forward(L, &s2);
                 hsdag_nn_params_zero_grad(P);
                 surrogate_grad(L, &s2, S, ep, ew);
+                offsets_backward(L, &s2, L->dlogp, s2.q ? L->dq : NULL);
                 rc = lmodel_step_backward(L->M, &s2, L->dlogp, s2.q ? L->dq : NULL, e);
                 if (rc == 0) {
                     hsdag_nn_adam_config ac = hsdag_nn_adam_config_default();
                     ac.lr = cfg->lr;
                     hsdag_nn_adam_step(P, &ac, NULL);
+                    offsets_step(L);
                 }
             }
             lmodel_step_end(&s2);
@@ -902,6 +1062,7 @@ int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps
             lmodel_step_end(&st);
             break;
         }
+        offsets_forward(L, &st);
         int32_t C = st.n_clusters;
         /* cluster targets by op count of their groups' targets (reuse dlogp as the tally) */
         memset(L->dlogp, 0, sizeof(float) * (size_t)C * K);
@@ -932,8 +1093,12 @@ int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps
         for (int32_t c = 0; c < C; c++) L->ug[c] = -1.0 / C;
         sample_replay(L, &st, tgt, NULL, L->ug);
         hsdag_nn_params_zero_grad(P);
+        offsets_backward(L, &st, L->dlogp, st.q ? L->dq : NULL);
         rc = lmodel_step_backward(L->M, &st, L->dlogp, st.q ? L->dq : NULL, e);
-        if (rc == 0) hsdag_nn_adam_step(P, &ac, NULL);
+        if (rc == 0) {
+            hsdag_nn_adam_step(P, &ac, NULL);
+            offsets_step(L);
+        }
         lmodel_step_end(&st);
         (*steps_done)++;
     }
@@ -949,10 +1114,19 @@ int hsdag_learn_imitate(hsdag_learn *L, const int32_t *op_device, int32_t *steps
  * (HSDAG_FNV64_BASIS_V1) of everything before it, then a version-1 parameter image; still read. */
 
 #define CK_MAGIC "HSDAGLRN"
-#define CK_VERSION 3u
+#define CK_VERSION 4u
+
+/* Version 4's word for self-imitation and the offsets; a version-3 checkpoint had neither (0, 0, 0). */
+static uint64_t fp_sil(double sil, int32_t elite, double offset_lr)
+{
+    uint64_t a, b;
+    memcpy(&a, &sil, 8);
+    memcpy(&b, &offset_lr, 8);
+    return a ^ (b * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)(uint32_t)elite << 40);
+}
 
 /* What must match for a checkpoint to continue bit-identically. */
-#define FP_N 18
+#define FP_N 19
 static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
 {
     const hsdag_learn_config *c = &L->cfg;
@@ -992,6 +1166,7 @@ static void fingerprint(const hsdag_learn *L, uint64_t fp[FP_N])
         fp[16] ^= gm * 0x9e3779b97f4a7c15ull;
     }
     fp[17] = 0x48534441474c4e32ull ^ ((uint64_t)c->entropy_decay << 1); /* "HSDAGLN2" ^ the entropy decay */
+    fp[18] = fp_sil(c->sil, c->sil_elite, c->offset_lr);
 }
 
 static const char *fp_names[FP_N] = {"nodes",
@@ -1011,7 +1186,8 @@ static const char *fp_names[FP_N] = {"nodes",
                                      "baseline decay/inherit init",
                                      "imitation steps/min groups",
                                      "imitation probability/group memory",
-                                     "learner version/entropy decay"};
+                                     "learner version/entropy decay",
+                                     "self-imitation/offsets"};
 
 /* The fingerprint of versions 1 and 2 (the paper learner of earlier builds). */
 static void fingerprint_v2(const hsdag_learn *L, uint64_t fp[12])
@@ -1053,7 +1229,9 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
     /* reserve the whole checkpoint once (header, placement, curve, params with Adam state, tensor names)
      * instead of growing through a doubling series of reallocations and copies */
     size_t need = out->len + 8192 + (size_t)L->n_nodes * 4 + (size_t)L->n_curve * 48 +
-                  hsdag_nn_params_count(lmodel_params(L->M)) * 12;
+                  hsdag_nn_params_count(lmodel_params(L->M)) * 12 +
+                  (size_t)L->n_elite * ((size_t)L->elite_c * 4 + 8) +
+                  (L->off ? hsdag_nn_params_count(L->off) * 12 : 0);
     if (!out->oom && hsdag_grow((void **)&out->data, &out->cap, need, 1) < 0) out->oom = 1;
     uint64_t fp[FP_N];
     fingerprint(L, fp);
@@ -1069,6 +1247,11 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
     hsdag_put_f64(out, L->best_lat);
     hsdag_put_i32(out, L->best_episode);
     for (int32_t v = 0; v < L->n_nodes; v++) hsdag_put_i32(out, L->best[v]);
+    /* version 4: the self-imitation samples (count, units each, rewards, unit actions) */
+    hsdag_put_i32(out, L->n_elite);
+    hsdag_put_i32(out, L->elite_c);
+    for (int32_t j = 0; j < L->n_elite; j++) hsdag_put_f64(out, L->elite_r[j]);
+    for (size_t i = 0; i < (size_t)L->n_elite * (size_t)L->elite_c; i++) hsdag_put_i32(out, L->elite[i]);
     hsdag_put_i32(out, L->n_curve);
     for (int32_t i = 0; i < L->n_curve; i++) {
         const hsdag_learn_row *r = &L->curve[i];
@@ -1083,6 +1266,7 @@ int hsdag_learn_save(const hsdag_learn *L, hsdag_buf *out, hsdag_err *e)
     if (hsdag_frame_end(out, at) < 0)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
     int rc = hsdag_nn_params_save(lmodel_params(L->M), out, e);
+    if (rc == 0 && L->off) rc = hsdag_nn_params_save(L->off, out, e); /* version 4: then the offsets */
     if (rc < 0) return rc;
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory writing a checkpoint");
     return 0;
@@ -1098,7 +1282,10 @@ typedef struct ck_state {
     hsdag_rng rng;
     double baseline, best_lat;
     int bset;
-    int32_t *best;          /* [n_nodes] */
+    int32_t *best; /* [n_nodes] */
+    int32_t n_elite, elite_c;
+    double *elite_r;        /* [n_elite] (version 4) */
+    int32_t *elite;         /* [n_elite * elite_c] */
     hsdag_learn_row *curve; /* [n_curve] */
     size_t curve_cap;
     size_t params_pos; /* where the parameter image starts */
@@ -1157,10 +1344,10 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
     uint32_t ver = 0;
     int rc = hsdag_frame_open(&r, &ver, &c->params_pos, buf, len, CK_MAGIC, "checkpoint", e);
     if (rc < 0) return rc;
-    if (ver != 2 && ver != CK_VERSION)
-        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: version %u, expected 1, 2 or %u", ver, CK_VERSION);
+    if (ver < 2 || ver > CK_VERSION)
+        return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: version %u, expected 1 to %u", ver, CK_VERSION);
     c->version = ver;
-    int nfp = ver == 2 ? 12 : FP_N;
+    int nfp = ver == 2 ? 12 : ver == 3 ? 18 : FP_N;
     size_t row = ver == 2 ? 40 : 48;
     for (int i = 0; i < nfp; i++) c->fp[i] = hsdag_get_u64(&r);
     c->episode = hsdag_get_i32(&r);
@@ -1179,6 +1366,28 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
     for (int32_t v = 0; v < L->n_nodes; v++) {
         int32_t d = hsdag_get_i32(&r);
         c->best[v] = d >= 0 && d < L->K ? d : -1;
+    }
+    if (ver >= 4) {
+        c->n_elite = hsdag_get_i32(&r);
+        c->elite_c = hsdag_get_i32(&r);
+        int32_t E = L->elite ? L->cfg.sil_elite : 0;
+        if (r.bad || c->n_elite < 0 || c->n_elite > E || c->elite_c < 0 || c->elite_c > L->n_groups ||
+            (c->n_elite > 0 && c->elite_c < 1) ||
+            (hsdag_rd_left(&r) - (size_t)c->n_elite * 8) / 4 < (size_t)c->n_elite * (size_t)c->elite_c ||
+            hsdag_rd_left(&r) < (size_t)c->n_elite * 8)
+            return hsdag_err_set(e, HSDAG_EPARSE,
+                                 "checkpoint: truncated or inconsistent self-imitation samples");
+        size_t na = (size_t)c->n_elite * (size_t)c->elite_c;
+        c->elite_r = hsdag_malloc(sizeof(double) * (size_t)(c->n_elite ? c->n_elite : 1));
+        c->elite = hsdag_malloc(sizeof(int32_t) * (na ? na : 1));
+        if (!c->elite_r || !c->elite) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory");
+        for (int32_t j = 0; j < c->n_elite; j++) c->elite_r[j] = hsdag_get_f64(&r);
+        for (size_t i = 0; i < na; i++) {
+            int32_t d = hsdag_get_i32(&r);
+            if (d < 0 || d >= L->K)
+                return hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: device index out of range");
+            c->elite[i] = d;
+        }
     }
     int32_t nc = hsdag_get_i32(&r);
     if (r.bad || nc < 0 || (size_t)nc != hsdag_rd_left(&r) / row || hsdag_rd_left(&r) % row)
@@ -1228,6 +1437,8 @@ static int ck_check_values(const ck_state *c, const hsdag_learn *L, hsdag_err *e
         bad = "best latency";
     else if (c->best_ep < -1 || c->best_ep > c->episode)
         bad = "best episode";
+    for (int32_t j = 0; !bad && j < c->n_elite; j++)
+        if (!(fabs(c->elite_r[j]) <= CK_MAX_REWARD)) bad = "self-imitation reward";
     for (int32_t i = 0; !bad && i < c->n_curve; i++) {
         const hsdag_learn_row *w = &c->curve[i];
         if (w->episode < 0 || w->episode >= c->episode || w->clusters < 0 ||
@@ -1253,6 +1464,7 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     int rc = v1 ? ck_read_v1(&c, L, buf, len, e) : ck_read_v2(&c, L, buf, len, e);
     if (rc < 0) goto done;
     if (v1) c.version = 1;
+    if (c.version == 3) c.fp[18] = fp_sil(0.0, 0, 0.0); /* before self-imitation and offsets */
     uint64_t fp[FP_N];
     if (c.version < 3) {
         /* an earlier build's checkpoint: its learner is the paper's, so only a paper learner continues it */
@@ -1285,6 +1497,12 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
         fingerprint(L, fp);
         for (int i = 0; i < FP_N; i++)
             if (c.fp[i] != fp[i]) {
+                if (i == 18 && c.version == 3) {
+                    rc = hsdag_err_set(e, HSDAG_EINVAL,
+                                       "checkpoint: written before self-imitation and per-decision offsets: "
+                                       "continue it with --sil 0 --offset-lr 0");
+                    goto done;
+                }
                 rc = hsdag_err_set(e, HSDAG_EINVAL,
                                    "checkpoint: made with a different %s (graph or options differ)",
                                    fp_names[i]);
@@ -1302,8 +1520,16 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     }
     if ((rc = ck_check_values(&c, L, e)) < 0) goto done;
     size_t used = 0;
+    hsdag_buf keep = {0}; /* the network as it was, in case the offsets' image after it is bad */
+    if (L->off && (rc = hsdag_nn_params_save(lmodel_params(L->M), &keep, e)) < 0) goto done;
     rc = hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + c.params_pos,
                               len - c.params_pos, &used, e);
+    if (rc == 0 && L->off) {
+        size_t at = c.params_pos + used;
+        rc = hsdag_nn_params_load(L->off, (const unsigned char *)buf + at, len - at, NULL, e);
+        if (rc < 0) hsdag_nn_params_load(lmodel_params(L->M), keep.data, keep.len, NULL, NULL);
+    }
+    hsdag_buf_free(&keep);
     if (rc < 0) goto done;
     /* commit */
     memcpy(L->best, c.best, sizeof(int32_t) * (size_t)L->n_nodes);
@@ -1321,8 +1547,16 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     L->run_var = c.run_var;
     L->best_lat = c.best_lat;
     L->best_episode = c.best_ep;
+    L->n_elite = c.n_elite;
+    L->elite_c = c.elite_c;
+    if (c.n_elite) {
+        memcpy(L->elite_r, c.elite_r, sizeof(double) * (size_t)c.n_elite);
+        memcpy(L->elite, c.elite, sizeof(int32_t) * (size_t)c.n_elite * (size_t)c.elite_c);
+    }
 done:
     hsdag_free(c.best);
+    hsdag_free(c.elite_r);
+    hsdag_free(c.elite);
     hsdag_free(c.curve);
     return rc;
 }
@@ -1342,6 +1576,7 @@ int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int3
         lmodel_step_end(&st);
         return rc;
     }
+    offsets_forward(L, &st);
     int32_t C = st.n_clusters, K = L->K;
     if (*n_clusters <= 0) {
         for (int32_t c = 0; c < C; c++)
@@ -1363,6 +1598,8 @@ int hsdag_learn_debug_loss(hsdag_learn *L, uint64_t seed, int32_t *actions, int3
         for (int32_t c = 0; c < C; c++) L->dlogp[(size_t)c * K + actions[c]] = -1.0f;
         for (int32_t c = 0; c < C; c++) L->ent[c] = (float)-entropy_w;
         hsdag_nn_entropy_backward(L->dlogp, L->ent, st.logp, C, K);
+        if (L->off) hsdag_nn_params_zero_grad(L->off);
+        offsets_backward(L, &st, L->dlogp, NULL);
         rc = lmodel_step_backward(L->M, &st, L->dlogp, NULL, e);
     }
     lmodel_step_end(&st);
@@ -1428,6 +1665,7 @@ static int policy_place(hsdag_learn *L, hsdag_rng *rng, int32_t *device, hsdag_e
     lstep st;
     int rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e);
     if (rc == 0) {
+        offsets_forward(L, &st);
         unit_preds(L, &st);
         if (rng) {
             hsdag_rng keep = L->rng;
