@@ -76,6 +76,9 @@ ABL = [("default", []),
        ("reward 1 / latency", ["--reward", "inv"]),
        ("20 samples per step (1 step)", ["--samples", "20", "--steps", "1"]),
        ("dropout 0.2 while sampling", ["--dropout", "0.2"]),
+       ("self-imitation off (`--sil 0`)", ["--sil", "0"]),
+       ("per-decision offsets off (`--offset-lr 0`)", ["--offset-lr", "0"]),
+       ("both off (the default learner before them)", ["--sil", "0", "--offset-lr", "0"]),
        ("+ imitation warm start (best cheap heuristic)", ["--warm-start", "auto"]),
        ("+ warm start and local-search polish (= place --method hsdag)", ["--warm-start", "auto", "--polish"])]
 
@@ -125,7 +128,55 @@ def ablation(L, entries, runs):
     L.append("")
 
 
+# ---- E: self-imitation and the per-decision offsets on the whole suite ----
+
+SUITE_VARIANTS = [("default (self-imitation and offsets)", []),
+                  ("self-imitation off (`--sil 0`)", ["--sil", "0"]),
+                  ("offsets off (`--offset-lr 0`)", ["--offset-lr", "0"]),
+                  ("both off (the default learner before them)", ["--sil", "0", "--offset-lr", "0"])]
+
+
+def suite_choices(L, entries, runs):
+    """The two choices of this round, measured where they were chosen: every hard instance, every seed."""
+    cmds = [["train"] + a + v + ["--seed", str(s)] for _, v in SUITE_VARIANTS for _, _, _, a in entries
+            for s in SEEDS]
+    res = iter(run_all(cmds))
+    L.append("## Self-imitation and per-decision offsets on the whole hard suite (train, 500 placements, seeds "
+             "%s, %d instances)" % (",".join(map(str, SEEDS)), len(entries)))
+    L.append("")
+    L.append("*learned / best known*: geometric mean over instances of the mean learned latency over the "
+             "suite's best known latency (1 = every run at the best known); *wins*: instances where the mean "
+             "over the seeds beats both black-box baselines' means; *20%% drop*: instances whose mean last-5 / "
+             "first-5 episode latency is <= 0.80; *after ep. 0*: runs whose best placement came after episode 0. "
+             "Command: `hsdag train ENTRY [change] --seed S --json`.")
+    L.append("")
+    L.append("| learner | learned / best known | wins | 20% drop | after ep. 0 |")
+    L.append("|---|---|---|---|---|")
+    for label, _ in SUITE_VARIANTS:
+        ratios, wins, drop, after, n = [], 0, 0, 0, 0
+        for name, best, _, _ in entries:
+            rs = [next(res) for _ in SEEDS]
+            seeds = runs[name]["seeds"]
+            ls = [r["latency_ms"] if "error" not in r and r.get("feasible") else float("inf") for r in rs]
+            m = mean(ls)
+            if best:
+                ratios.append(m / best)
+            br = mean(lat(seeds[i].get("bb-random")) for i in range(len(seeds)))
+            bl = mean(lat(seeds[i].get("bb-local")) for i in range(len(seeds)))
+            wins += m < br and m < bl
+            cs = [curve_stats(r) for r in rs if "error" not in r]
+            lf = [c["last5"] / c["first5"] for c in cs if c]
+            drop += bool(lf) and mean(lf) <= 0.80
+            after += sum(1 for r in rs if "error" not in r and r["best_episode"] > 0)
+            n += len(rs)
+        L.append("| %s | %.4f | %d/%d | %d/%d | %d/%d |" % (label, gmean(ratios), wins, len(entries), drop,
+                                                           len(entries), after, n))
+    L.append("")
+
+
 def generate(L):
     entries = suite()
     diag(L)
-    ablation(L, entries, suite_runs(entries))
+    runs = suite_runs(entries)
+    ablation(L, entries, runs)
+    suite_choices(L, entries, runs)
