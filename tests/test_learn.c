@@ -507,6 +507,68 @@ done:
     hsdag_free(want);
 }
 
+/* ---- a version-3 checkpoint (the default learner before self-imitation and offsets, tests/data/legacy) is
+ * refused by today's default with the options that continue it, and continues exactly with them ---- */
+static void test_v3_checkpoint(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *d = NULL;
+    hsdag_sim *sim = NULL;
+    hsdag_learn *L = NULL, *M = NULL;
+    char *ck = NULL, *want = NULL;
+    size_t len = 0, wlen = 0;
+    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/legacy/tiny.json", HSDAG_FMT_UNKNOWN, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&ck, &len, "tests/data/legacy/learn_v3.bin", 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&want, &wlen, "tests/data/legacy/learn_v3.expect", 0, &e), 0);
+    if (!g || !ck || !want) goto done;
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    CHECK_EQ_INT(hsdag_devices_preset(&d, "cpu-gpu", g, &e), 0);
+    CHECK_EQ_INT(hsdag_sim_create(&sim, g, d, &sc, &e), 0);
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.hidden = 8, cfg.embed = 4, cfg.steps = 1, cfg.samples = 4, cfg.seed = 7, cfg.episodes = 3;
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, d->n, &cfg, &e), 0);
+    if (!L) goto done;
+    CHECK_EQ_INT(hsdag_learn_load(L, ck, len, &e), HSDAG_EINVAL);
+    CHECK(strstr(e.msg, "--sil 0 --offset-lr 0") != NULL);
+    hsdag_learn_free(L);
+    L = NULL;
+    cfg.sil = 0, cfg.sil_elite = 0, cfg.offset_lr = 0;
+    CHECK_EQ_INT(hsdag_learn_create(&L, g, d->n, &cfg, &e), 0);
+    if (!L) goto done;
+    CHECK_EQ_INT(hsdag_learn_load(L, ck, len, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, sim, NULL, NULL, &e), 0);
+    int32_t n = 0;
+    const hsdag_learn_row *rows = hsdag_learn_curve(L, &n);
+    CHECK_EQ_INT(n, 3);
+    int same = 0;
+    char *s = want;
+    for (int32_t i = 0; i < n; i++) {
+        long ep = strtol(s, &s, 10);
+        double m = strtod(s, &s), b = strtod(s, &s), h = strtod(s, &s), r = strtod(s, &s);
+        long c = strtol(s, &s, 10);
+        double f = strtod(s, &s);
+        same += ep == rows[i].episode && m == rows[i].mean_latency_s && b == rows[i].best_latency_s &&
+                h == rows[i].entropy && r == rows[i].reward && c == rows[i].clusters &&
+                f == rows[i].feasible_frac;
+    }
+    CHECK_EQ_INT(same, 3); /* bit-identical to the uninterrupted run of the build that wrote the file */
+    hsdag_buf b2 = {0};    /* written again as version 4, it loads into the same configuration */
+    CHECK_EQ_INT(hsdag_learn_save(L, &b2, &e), 0);
+    CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 4);
+    CHECK_EQ_INT(hsdag_learn_create(&M, g, d->n, &cfg, &e), 0);
+    if (M) CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
+    hsdag_buf_free(&b2);
+done:
+    hsdag_learn_free(L);
+    hsdag_learn_free(M);
+    hsdag_sim_free(sim);
+    hsdag_devices_free(d);
+    hsdag_graph_free(g);
+    hsdag_free(ck);
+    hsdag_free(want);
+}
+
 /* ---- allocation failures: create, train, save and load answer ENOMEM with a message, nothing leaks ---- */
 typedef struct learn_oom {
     const hsdag_graph *g;
@@ -574,6 +636,7 @@ int main(void)
     test_determinism_resume(0);
     test_determinism_resume(1);
     test_legacy_checkpoint();
+    test_v3_checkpoint();
     test_oom(0);
     test_oom(1);
     test_constraints();

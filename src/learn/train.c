@@ -1370,8 +1370,8 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
     if (ver >= 4) {
         c->n_elite = hsdag_get_i32(&r);
         c->elite_c = hsdag_get_i32(&r);
-        int32_t E = L->elite ? L->cfg.sil_elite : 0;
-        if (r.bad || c->n_elite < 0 || c->n_elite > E || c->elite_c < 0 || c->elite_c > L->n_groups ||
+        /* against the configuration only once the fingerprint has matched (hsdag_learn_load) */
+        if (r.bad || c->n_elite < 0 || c->n_elite > 1024 || c->elite_c < 0 || c->elite_c > L->n_groups ||
             (c->n_elite > 0 && c->elite_c < 1) ||
             (hsdag_rd_left(&r) - (size_t)c->n_elite * 8) / 4 < (size_t)c->n_elite * (size_t)c->elite_c ||
             hsdag_rd_left(&r) < (size_t)c->n_elite * 8)
@@ -1516,6 +1516,10 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
         }
     if (c.n_curve > c.episode) {
         rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: inconsistent curve");
+        goto done;
+    }
+    if (c.n_elite > (L->elite ? L->cfg.sil_elite : 0)) {
+        rc = hsdag_err_set(e, HSDAG_EPARSE, "checkpoint: more self-imitation samples than the learner keeps");
         goto done;
     }
     if ((rc = ck_check_values(&c, L, e)) < 0) goto done;
