@@ -1525,7 +1525,10 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
     if ((rc = ck_check_values(&c, L, e)) < 0) goto done;
     size_t used = 0;
     hsdag_buf keep = {0}; /* the network as it was, in case the offsets' image after it is bad */
-    if (L->off && (rc = hsdag_nn_params_save(lmodel_params(L->M), &keep, e)) < 0) goto done;
+    if (L->off && (rc = hsdag_nn_params_save(lmodel_params(L->M), &keep, e)) < 0) {
+        hsdag_buf_free(&keep);
+        goto done;
+    }
     rc = hsdag_nn_params_load(lmodel_params(L->M), (const unsigned char *)buf + c.params_pos,
                               len - c.params_pos, &used, e);
     if (rc == 0 && L->off) {
