@@ -208,7 +208,7 @@ static int cfg_check(const hsdag_learn_config *c, int32_t K, hsdag_err *e)
             return hsdag_err_set(
                 e, HSDAG_EINVAL,
                 "hsdag: self-imitation and per-decision offsets need the step update and fixed "
-                "clusters (--sil 0 --offset-lr 0 with --paper)");
+                "clusters: add --sil 0 --offset-lr 0");
     if (c->imitate_steps < 0 || c->imitate_steps > 100000 || !(c->imitate_prob > 0 && c->imitate_prob <= 1))
         return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: imitation steps or probability out of range");
     return 0;

@@ -71,6 +71,11 @@ if [ -e pwned-by-hsdag-test ]; then bad "shell code in --out was run"; rm -f pwn
 # ablation switches and GNN variants run
 expect_rc 0 $HSDAG train $M --episodes 1 --steps 2 --out-dir "$TMP/x" --no-shape --no-id --no-struct --gnn gat --levels 2 --baseline moving --entropy 0.01 --polish
 # bad input
+# self-imitation and the per-decision offsets need fixed clusters: re-parsed ones say which options to add
+expect_rc 2 $HSDAG train $M --dynamic-clusters --episodes 1 --out-dir "$TMP/dc"
+expect_grep "add --sil 0 --offset-lr 0" "$TMP/err"
+one_line "$TMP/err"
+expect_rc 0 $HSDAG train $M --dynamic-clusters --sil 0 --offset-lr 0 --episodes 1 --out-dir "$TMP/dc"
 expect_rc 2 $HSDAG train $M --gnn nope
 expect_rc 2 $HSDAG train $M --steps 0
 expect_rc 2 $HSDAG train "$TMP/does-not-exist.onnx" --out-dir "$TMP/y"
