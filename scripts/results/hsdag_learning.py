@@ -66,7 +66,8 @@ ABL = [("default", []),
        ("memory masks off", ["--no-memory-mask"]),
        ("inherit-the-predecessor off", ["--no-inherit"]),
        ("no pooling (one decision per group)", ["--levels", "0"]),
-       ("clusters re-parsed every step", ["--dynamic-clusters"]),
+       ("clusters re-parsed every step (so without self-imitation and offsets, which need fixed clusters)",
+        ["--dynamic-clusters", "--sil", "0", "--offset-lr", "0"]),
        ("coarsening without group limits (min-groups 0, group-mem 0)", ["--min-groups", "0", "--group-mem", "0"]),
        ("1 epoch (no PPO re-use)", ["--epochs", "1"]),
        ("4 epochs", ["--epochs", "4"]),
@@ -146,7 +147,7 @@ def suite_choices(L, entries, runs):
     L.append("")
     L.append("*learned / best known*: geometric mean over instances of the mean learned latency over the "
              "suite's best known latency (1 = every run at the best known); *wins*: instances where the mean "
-             "over the seeds beats both black-box baselines' means; *20%% drop*: instances whose mean last-5 / "
+             "over the seeds beats both black-box baselines' means; *20% drop*: instances whose mean last-5 / "
              "first-5 episode latency is <= 0.80; *after ep. 0*: runs whose best placement came after episode 0. "
              "Command: `hsdag train ENTRY [change] --seed S --json`.")
     L.append("")
