@@ -1372,9 +1372,8 @@ static int ck_read_v2(ck_state *c, const hsdag_learn *L, const void *buf, size_t
         c->elite_c = hsdag_get_i32(&r);
         /* against the configuration only once the fingerprint has matched (hsdag_learn_load) */
         if (r.bad || c->n_elite < 0 || c->n_elite > 1024 || c->elite_c < 0 || c->elite_c > L->n_groups ||
-            (c->n_elite > 0 && c->elite_c < 1) ||
-            (hsdag_rd_left(&r) - (size_t)c->n_elite * 8) / 4 < (size_t)c->n_elite * (size_t)c->elite_c ||
-            hsdag_rd_left(&r) < (size_t)c->n_elite * 8)
+            (c->n_elite > 0 && c->elite_c < 1) || hsdag_rd_left(&r) < (size_t)c->n_elite * 8 ||
+            (hsdag_rd_left(&r) - (size_t)c->n_elite * 8) / 4 < (size_t)c->n_elite * (size_t)c->elite_c)
             return hsdag_err_set(e, HSDAG_EPARSE,
                                  "checkpoint: truncated or inconsistent self-imitation samples");
         size_t na = (size_t)c->n_elite * (size_t)c->elite_c;
