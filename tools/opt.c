@@ -69,7 +69,8 @@ static const cli_command_info commands[CMD_COUNT_] = {
          "policy, policy gradient) and keeps the best placement seen. Reward: latency from the "
          "simulator, or from --measure-cmd. The defaults are the project's learner (docs/hsdag.md: "
          "per-step leave-one-out advantages on the log latency, PPO-style clipped epochs, an "
-         "entropy schedule); --paper gives the paper's algorithm exactly. Every episode writes "
+         "entropy schedule, self-imitation of the best placements measured, per-decision offsets); "
+         "--paper gives the paper's algorithm exactly. Every episode writes "
          "curve.csv and checkpoint.bin in the run directory (atomically); the end writes "
          "best_placement.json there."},
     [CMD_PRETRAIN] =
