@@ -6,7 +6,8 @@ the default table, the MILP with its default 10 s) and `--seed 1`, `--seed 2` wi
 same runs as `make results SECTIONS=hsdag_suite`, keeps the best feasible latency of any row, and says how it
 was obtained: "bound:exact" (it equals compare's exact lower bound), "ilp:optimal" (the MILP proved it optimal
 and its placement, simulated, is the best row), "ilp:gap=X%" (the MILP's placement is the best row, X its proven
-gap in its own model), both only under sequential semantics (the MILP's objective), else "best:METHOD" (the best
+gap), both only under sequential semantics (where the MILP's model is the simulator's latency and a relaxation of
+its memory, so the proofs hold for the simulator), else "best:METHOD" (the best
 row, by method). A file entry that is already better than
 every run is kept. Not here: running placers (the CLI does). Usage: python3 scripts/suite-best.py [build/hsdag]
 [bench/hard.suite] [--dry-run]; prints one line per entry (what it ran, what it chose).

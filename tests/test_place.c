@@ -231,6 +231,74 @@ static void test_memory_bound_brute(void)
     fprintf(stderr, "  memory bound: %d instances, above the uncapped min cut on %d\n", cases, above_exact);
 }
 
+/* ---- the sequential MILP with memory caps (its liveness relaxation, ilp.c) against brute force: the GPU
+ * capped at 35-75% of the all-GPU peak (weights and activations); the bound is never above the optimum, the
+ * placement never below it, "optimal" is the optimum; some solutions overflow and take the fallback ---- */
+static void test_ilp_memory_brute(void)
+{
+    int cases = 0, optimal = 0, fallback = 0, binding = 0;
+    for (uint64_t seed = 61; seed <= 84; seed++) {
+        int32_t n = 12, dev[12];
+        hsdag_graph *g = random_dag(seed, n, seed % 4 == 0 ? 2 : 0, 0, 0, 7);
+        hsdag_devices *d0 = g ? two_devices("sequential", 0) : NULL;
+        hsdag_place_problem *p0 = d0 ? problem(g, d0, HSDAG_SEM_SEQUENTIAL) : NULL;
+        hsdag_sim_result sr;
+        CHECK(p0 != NULL);
+        if (!p0) {
+            hsdag_devices_free(d0);
+            hsdag_graph_free(g);
+            continue;
+        }
+        for (int32_t v = 0; v < n; v++) dev[v] = 1;
+        CHECK_EQ_INT(hsdag_sim_run(p0->sim, dev, &sr), 0);
+        double cap = (0.35 + 0.05 * (double)(seed % 9)) * sr.peak_mem_bytes[1], uncapped = INFINITY;
+        for (uint32_t mask = 0; mask < (1u << n); mask++) {
+            for (int32_t v = 0; v < n; v++) dev[v] = (int32_t)((mask >> v) & 1u);
+            if (hsdag_sim_run(p0->sim, dev, &sr) == 0 && sr.feasible && sr.makespan_s < uncapped)
+                uncapped = sr.makespan_s;
+        }
+        hsdag_place_problem_free(p0);
+        hsdag_devices_free(d0);
+        hsdag_devices *d = two_devices("sequential", cap);
+        hsdag_place_problem *p = d ? problem(g, d, HSDAG_SEM_SEQUENTIAL) : NULL;
+        CHECK(p != NULL);
+        double best = INFINITY;
+        for (uint32_t mask = 0; p && mask < (1u << n); mask++) {
+            for (int32_t v = 0; v < n; v++) dev[v] = (int32_t)((mask >> v) & 1u);
+            if (hsdag_sim_run(p->sim, dev, &sr) == 0 && sr.feasible && sr.makespan_s < best)
+                best = sr.makespan_s;
+        }
+        hsdag_place_result r;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        hsdag_err e = {0};
+        int rc = p ? hsdag_place_run(p, "ilp", &o, dev, &r, &e) : -1;
+        if (p && isfinite(best)) {
+            CHECK_EQ_INT(rc, 0);
+            CHECK(r.feasible && colours_kept(g, dev));
+            CHECK(r.latency_s >= best * (1 - 1e-12));
+            if (!(r.rep.bound_s <= best * (1 + 1e-9)))
+                fprintf(stderr, "seed %d: ilp bound %.9g ms above the capped optimum %.9g ms\n", (int)seed,
+                        r.rep.bound_s * 1e3, best * 1e3);
+            CHECK(r.rep.bound_s <= best * (1 + 1e-9));
+            if (r.rep.optimal) CHECK_NEAR(r.latency_s, best, 1e-7 * best);
+            optimal += r.rep.optimal && fabs(r.latency_s - best) <= 1e-7 * best;
+            fallback += strstr(r.rep.note, "overflows") != NULL;
+            binding += best > uncapped * (1 + 1e-9);
+            cases++;
+        } else if (p) {
+            CHECK(rc < 0 || !r.feasible); /* no placement fits: none is claimed */
+        }
+        hsdag_place_problem_free(p);
+        hsdag_devices_free(d);
+        hsdag_graph_free(g);
+    }
+    fprintf(stderr,
+            "  ilp with memory caps: %d instances (the cap binds on %d), optimal on %d, fallback on %d\n",
+            cases, binding, optimal, fallback);
+    CHECK(cases >= 16 && binding >= 8);
+    CHECK(optimal >= cases - 4);
+}
+
 /* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own
  * ---- */
 static void test_ilp_concurrent(void)
@@ -804,6 +872,7 @@ int main(void)
     CHECK_EQ_INT(hsdag_learn_register_methods(&re), 0);
     test_exact_vs_brute();
     test_memory_bound_brute();
+    test_ilp_memory_brute();
     test_ilp_concurrent();
     test_ilp_coarse();
     test_cpu_time();
