@@ -442,131 +442,139 @@ done:
     hsdag_graph_free(g);
 }
 
-/* ---- a version-1 checkpoint (tests/data/legacy) continues exactly like the run that wrote it ---- */
+/* ---- checkpoints of earlier versions (tests/data/legacy): the tiny graph on cpu-gpu, the checkpoint and the
+ * curve the run that wrote it went on to print ---- */
+typedef struct legacy_fix {
+    hsdag_graph *g;
+    hsdag_devices *d;
+    hsdag_sim *sim;
+    char *ck, *want; /* the checkpoint (len bytes) and its .expect curve */
+    size_t len;
+} legacy_fix;
 
+/* Loads the fixture of checkpoint bin and curve expect; 1 when everything loaded (each failure a CHECK). */
+static int legacy_open(legacy_fix *f, const char *bin, const char *expect)
+{
+    hsdag_err e = {0};
+    size_t wlen = 0;
+    memset(f, 0, sizeof *f);
+    CHECK_EQ_INT(hsdag_load_file(&f->g, "tests/data/legacy/tiny.json", HSDAG_FMT_UNKNOWN, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&f->ck, &f->len, bin, 0, &e), 0);
+    CHECK_EQ_INT(hsdag_read_file(&f->want, &wlen, expect, 0, &e), 0);
+    if (!f->g || !f->ck || !f->want) return 0;
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    CHECK_EQ_INT(hsdag_devices_preset(&f->d, "cpu-gpu", f->g, &e), 0);
+    CHECK_EQ_INT(hsdag_sim_create(&f->sim, f->g, f->d, &sc, &e), 0);
+    return f->sim != NULL;
+}
+
+static void legacy_close(legacy_fix *f)
+{
+    hsdag_sim_free(f->sim);
+    hsdag_devices_free(f->d);
+    hsdag_graph_free(f->g);
+    hsdag_free(f->ck);
+    hsdag_free(f->want);
+}
+
+/* The rows of L's curve equal to the fixture's, bit for bit: episode, mean, best, entropy, reward, clusters
+ * and, with feasible (version 3 on), the feasible fraction. */
+static int legacy_curve_same(const legacy_fix *f, const hsdag_learn *L, int feasible)
+{
+    int32_t n = 0;
+    const hsdag_learn_row *rows = hsdag_learn_curve(L, &n);
+    int same = 0;
+    char *s = f->want;
+    for (int32_t i = 0; i < n; i++) {
+        long ep = strtol(s, &s, 10);
+        double m = strtod(s, &s), b = strtod(s, &s), h = strtod(s, &s), r = strtod(s, &s);
+        long c = strtol(s, &s, 10);
+        double fr = feasible ? strtod(s, &s) : rows[i].feasible_frac;
+        same += ep == rows[i].episode && m == rows[i].mean_latency_s && b == rows[i].best_latency_s &&
+                h == rows[i].entropy && r == rows[i].reward && c == rows[i].clusters &&
+                fr == rows[i].feasible_frac;
+    }
+    return same;
+}
+
+/* ---- a version-1 checkpoint continues exactly like the run that wrote it ---- */
 static void test_legacy_checkpoint(void)
 {
     hsdag_err e = {0};
-    hsdag_graph *g = NULL;
-    hsdag_devices *d = NULL;
-    hsdag_sim *sim = NULL;
+    legacy_fix f;
     hsdag_learn *L = NULL, *M = NULL;
-    char *ck = NULL, *want = NULL;
-    size_t len = 0, wlen = 0;
-    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/legacy/tiny.json", HSDAG_FMT_UNKNOWN, &e), 0);
-    CHECK_EQ_INT(hsdag_read_file(&ck, &len, "tests/data/legacy/learn_v1.bin", 0, &e), 0);
-    CHECK_EQ_INT(hsdag_read_file(&want, &wlen, "tests/data/legacy/learn_v1.expect", 0, &e), 0);
-    if (!g || !ck || !want) goto done;
-    hsdag_sim_config sc = hsdag_sim_config_default();
-    CHECK_EQ_INT(hsdag_devices_preset(&d, "cpu-gpu", g, &e), 0);
-    CHECK_EQ_INT(hsdag_sim_create(&sim, g, d, &sc, &e), 0);
+    if (!legacy_open(&f, "tests/data/legacy/learn_v1.bin", "tests/data/legacy/learn_v1.expect")) goto done;
     hsdag_learn_config cfg = hsdag_learn_config_paper(); /* the learner of the build that wrote it */
     cfg.hidden = 8;
     cfg.embed = 4;
     cfg.steps = 3;
     cfg.seed = 7;
     cfg.episodes = 3;
-    CHECK_EQ_INT(hsdag_learn_create(&L, g, d->n, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_create(&L, f.g, f.d->n, &cfg, &e), 0);
     if (!L) goto done;
-    CHECK_EQ_INT(hsdag_learn_load(L, ck, len, &e), 0);
-    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, sim, NULL, NULL, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_load(L, f.ck, f.len, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, f.sim, NULL, NULL, &e), 0);
     int32_t n = 0;
-    const hsdag_learn_row *rows = hsdag_learn_curve(L, &n);
+    hsdag_learn_curve(L, &n);
     CHECK_EQ_INT(n, 3);
-    int same = 0;
-    char *s = want;
-    for (int32_t i = 0; i < n; i++) {
-        long ep = strtol(s, &s, 10);
-        double m = strtod(s, &s), b = strtod(s, &s), h = strtod(s, &s), r = strtod(s, &s);
-        long c = strtol(s, &s, 10);
-        same += ep == rows[i].episode && m == rows[i].mean_latency_s && b == rows[i].best_latency_s &&
-                h == rows[i].entropy && r == rows[i].reward && c == rows[i].clusters;
-    }
-    CHECK_EQ_INT(same, 3); /* bit-identical to the uninterrupted run of the build that wrote the file */
+    /* bit-identical to the uninterrupted run of the build that wrote the file */
+    CHECK_EQ_INT(legacy_curve_same(&f, L, 0), 3);
     /* read old, write new: a version-4 checkpoint of the continued run; every flipped bit is refused */
     hsdag_buf b2 = {0};
     CHECK_EQ_INT(hsdag_learn_save(L, &b2, &e), 0);
     CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 4);
-    CHECK_EQ_INT(hsdag_learn_create(&M, g, d->n, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_create(&M, f.g, f.d->n, &cfg, &e), 0);
     if (M) {
         CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
         CHECK_EQ_INT(hsdag_learn_evals(M), hsdag_learn_evals(L));
         int tried = 0;
         CHECK_EQ_INT(flip_sweep_run(b2.data, b2.len, 5, learn_load_into, M, &tried), 0);
         CHECK(tried > 1000);
-        CHECK_EQ_INT(flip_sweep_run(ck, len, 5, learn_load_into, M, &tried), 0);
+        CHECK_EQ_INT(flip_sweep_run(f.ck, f.len, 5, learn_load_into, M, &tried), 0);
     }
     hsdag_buf_free(&b2);
 done:
     hsdag_learn_free(L);
     hsdag_learn_free(M);
-    hsdag_sim_free(sim);
-    hsdag_devices_free(d);
-    hsdag_graph_free(g);
-    hsdag_free(ck);
-    hsdag_free(want);
+    legacy_close(&f);
 }
 
-/* ---- a version-3 checkpoint (the default learner before self-imitation and offsets, tests/data/legacy) is
- * refused by today's default with the options that continue it, and continues exactly with them ---- */
+/* ---- a version-3 checkpoint (the default learner before self-imitation and offsets) is refused by today's
+ * default with the options that continue it, and continues exactly with them ---- */
 static void test_v3_checkpoint(void)
 {
     hsdag_err e = {0};
-    hsdag_graph *g = NULL;
-    hsdag_devices *d = NULL;
-    hsdag_sim *sim = NULL;
+    legacy_fix f;
     hsdag_learn *L = NULL, *M = NULL;
-    char *ck = NULL, *want = NULL;
-    size_t len = 0, wlen = 0;
-    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/legacy/tiny.json", HSDAG_FMT_UNKNOWN, &e), 0);
-    CHECK_EQ_INT(hsdag_read_file(&ck, &len, "tests/data/legacy/learn_v3.bin", 0, &e), 0);
-    CHECK_EQ_INT(hsdag_read_file(&want, &wlen, "tests/data/legacy/learn_v3.expect", 0, &e), 0);
-    if (!g || !ck || !want) goto done;
-    hsdag_sim_config sc = hsdag_sim_config_default();
-    CHECK_EQ_INT(hsdag_devices_preset(&d, "cpu-gpu", g, &e), 0);
-    CHECK_EQ_INT(hsdag_sim_create(&sim, g, d, &sc, &e), 0);
+    if (!legacy_open(&f, "tests/data/legacy/learn_v3.bin", "tests/data/legacy/learn_v3.expect")) goto done;
     hsdag_learn_config cfg = hsdag_learn_config_default();
     cfg.hidden = 8, cfg.embed = 4, cfg.steps = 1, cfg.samples = 4, cfg.seed = 7, cfg.episodes = 3;
-    CHECK_EQ_INT(hsdag_learn_create(&L, g, d->n, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_create(&L, f.g, f.d->n, &cfg, &e), 0);
     if (!L) goto done;
-    CHECK_EQ_INT(hsdag_learn_load(L, ck, len, &e), HSDAG_EINVAL);
+    CHECK_EQ_INT(hsdag_learn_load(L, f.ck, f.len, &e), HSDAG_EINVAL);
     CHECK(strstr(e.msg, "--sil 0 --offset-lr 0") != NULL);
     hsdag_learn_free(L);
     L = NULL;
     cfg.sil = 0, cfg.sil_elite = 0, cfg.offset_lr = 0;
-    CHECK_EQ_INT(hsdag_learn_create(&L, g, d->n, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_create(&L, f.g, f.d->n, &cfg, &e), 0);
     if (!L) goto done;
-    CHECK_EQ_INT(hsdag_learn_load(L, ck, len, &e), 0);
-    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, sim, NULL, NULL, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_load(L, f.ck, f.len, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_train(L, hsdag_learn_sim_eval, f.sim, NULL, NULL, &e), 0);
     int32_t n = 0;
-    const hsdag_learn_row *rows = hsdag_learn_curve(L, &n);
+    hsdag_learn_curve(L, &n);
     CHECK_EQ_INT(n, 3);
-    int same = 0;
-    char *s = want;
-    for (int32_t i = 0; i < n; i++) {
-        long ep = strtol(s, &s, 10);
-        double m = strtod(s, &s), b = strtod(s, &s), h = strtod(s, &s), r = strtod(s, &s);
-        long c = strtol(s, &s, 10);
-        double f = strtod(s, &s);
-        same += ep == rows[i].episode && m == rows[i].mean_latency_s && b == rows[i].best_latency_s &&
-                h == rows[i].entropy && r == rows[i].reward && c == rows[i].clusters &&
-                f == rows[i].feasible_frac;
-    }
-    CHECK_EQ_INT(same, 3); /* bit-identical to the uninterrupted run of the build that wrote the file */
-    hsdag_buf b2 = {0};    /* written again as version 4, it loads into the same configuration */
+    /* bit-identical to the uninterrupted run of the build that wrote the file */
+    CHECK_EQ_INT(legacy_curve_same(&f, L, 1), 3);
+    hsdag_buf b2 = {0}; /* written again as version 4, it loads into the same configuration */
     CHECK_EQ_INT(hsdag_learn_save(L, &b2, &e), 0);
     CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 4);
-    CHECK_EQ_INT(hsdag_learn_create(&M, g, d->n, &cfg, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_create(&M, f.g, f.d->n, &cfg, &e), 0);
     if (M) CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
     hsdag_buf_free(&b2);
 done:
     hsdag_learn_free(L);
     hsdag_learn_free(M);
-    hsdag_sim_free(sim);
-    hsdag_devices_free(d);
-    hsdag_graph_free(g);
-    hsdag_free(ck);
-    hsdag_free(want);
+    legacy_close(&f);
 }
 
 /* ---- allocation failures: create, train, save and load answer ENOMEM with a message, nothing leaks ---- */
