@@ -233,10 +233,11 @@ static void test_memory_bound_brute(void)
 
 /* ---- the sequential MILP with memory caps (its liveness relaxation, ilp.c) against brute force: the GPU
  * capped at 35-75% of the all-GPU peak (weights and activations); the bound is never above the optimum, the
- * placement never below it, "optimal" is the optimum; some solutions overflow and take the fallback ---- */
+ * placement never below it, "optimal" is the optimum; some solutions overflow and take the fallback; on a simplex-iteration budget
+ * (ilp_iterations) the same, and a tiny one still a feasible placement, the same every run ---- */
 static void test_ilp_memory_brute(void)
 {
-    int cases = 0, optimal = 0, fallback = 0, binding = 0;
+    int cases = 0, optimal = 0, fallback = 0, binding = 0, budget_stops = 0;
     for (uint64_t seed = 61; seed <= 84; seed++) {
         int32_t n = 12, dev[12];
         hsdag_graph *g = random_dag(seed, n, seed % 4 == 0 ? 2 : 0, 0, 0, 7);
@@ -283,6 +284,21 @@ static void test_ilp_memory_brute(void)
             if (r.rep.optimal) CHECK_NEAR(r.latency_s, best, 1e-7 * best);
             optimal += r.rep.optimal && fabs(r.latency_s - best) <= 1e-7 * best;
             fallback += strstr(r.rep.note, "overflows") != NULL;
+            /* on an iteration budget instead of the clock: ample, the same proof; tiny (2 iterations), a
+             * feasible placement, the same on a second run */
+            hsdag_place_opts oi = o;
+            hsdag_place_result ri, rj;
+            int32_t devi[12], devj[12];
+            oi.ilp_iterations = 1000000;
+            CHECK_EQ_INT(hsdag_place_run(p, "ilp", &oi, devi, &ri, &e), 0);
+            CHECK(ri.rep.optimal == r.rep.optimal);
+            if (r.rep.optimal) CHECK_NEAR(ri.latency_s, r.latency_s, 1e-9 * best);
+            oi.ilp_iterations = 2;
+            CHECK_EQ_INT(hsdag_place_run(p, "ilp", &oi, devi, &ri, &e), 0);
+            CHECK_EQ_INT(hsdag_place_run(p, "ilp", &oi, devj, &rj, &e), 0);
+            CHECK(ri.feasible && ri.latency_s >= best * (1 - 1e-12));
+            CHECK(memcmp(devi, devj, sizeof devi) == 0 && strcmp(ri.rep.note, rj.rep.note) == 0);
+            budget_stops += strstr(ri.rep.note, "iteration") != NULL;
             binding += best > uncapped * (1 + 1e-9);
             cases++;
         } else if (p) {
@@ -293,9 +309,10 @@ static void test_ilp_memory_brute(void)
         hsdag_graph_free(g);
     }
     fprintf(stderr,
-            "  ilp with memory caps: %d instances (the cap binds on %d), optimal on %d, fallback on %d\n",
-            cases, binding, optimal, fallback);
-    CHECK(cases >= 16 && binding >= 8);
+            "  ilp with memory caps: %d instances (the cap binds on %d), optimal on %d, fallback on %d; on 2 "
+            "simplex iterations %d stop at the budget\n",
+            cases, binding, optimal, fallback, budget_stops);
+    CHECK(cases >= 16 && binding >= 8 && budget_stops >= cases / 2);
     CHECK(optimal >= cases - 4);
 }
 

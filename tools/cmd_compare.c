@@ -189,6 +189,7 @@ static int run_instance(const cli_args *a, const cmp_inst *in, cmp_row *names, h
     po.time_limit_s = a->time_limit;
     po.time_limit_cpu = a->cpu_time;
     po.max_evals = a->max_evals;
+    po.ilp_iterations = a->ilp_iterations;
     po.budget = a->budget;
     po.noise = a->noise;
     cli_progress pr;

@@ -122,6 +122,7 @@ int cmd_place(int argc, char **argv)
     po.time_limit_s = a.time_limit;
     po.time_limit_cpu = a.cpu_time;
     po.max_evals = a.max_evals;
+    po.ilp_iterations = a.ilp_iterations;
     po.budget = a.budget;
     po.noise = a.noise;
     if (a.init) {

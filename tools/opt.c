@@ -372,6 +372,10 @@ static const cli_opt table[] = {
      "local-search; the same work, and the same result, on a loaded machine as on an idle one (unless the "
      "limit is reached)",
      NULL, NULL},
+    {"ilp-iterations", "N", K_INT, OFF(ilp_iterations), 1, 2e9, NULL, C(PLACE) | C(COMPARE),
+     "ilp under sequential semantics: stop after N GLPK simplex iterations (LP relaxation and branch-and-cut "
+     "together) instead of --time-limit, so the same input gives the same placement on any machine",
+     "none: --time-limit", NULL},
     {"max-evals", "N", K_INT, OFF(max_evals), 1, 1e9, NULL, C(PLACE) | C(COMPARE),
      "local-search simulator evaluations (the reproducible stop); hsdag: the whole run's evaluations",
      "20000 (hsdag: about 60500)", NULL},

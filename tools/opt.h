@@ -80,7 +80,7 @@ typedef struct cli_args {
     int list;
     double time_limit;
     int cpu_time;
-    long max_evals;
+    long max_evals, ilp_iterations;
     /* simulate, bound */
     const char *placement, *priority;
     int no_exact, contiguous;

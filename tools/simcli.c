@@ -152,6 +152,7 @@ int simcli_check_method_opts(const cli_args *a, const char *methods)
         {offsetof(cli_args, time_limit), "time-limit", HSDAG_PLACE_USES_TIME_LIMIT},
         {offsetof(cli_args, cpu_time), "cpu-time", HSDAG_PLACE_USES_CPU_TIME},
         {offsetof(cli_args, max_evals), "max-evals", HSDAG_PLACE_USES_MAX_EVALS},
+        {offsetof(cli_args, ilp_iterations), "ilp-iterations", HSDAG_PLACE_USES_ILP_ITERATIONS},
         {offsetof(cli_args, budget), "budget", HSDAG_PLACE_USES_BUDGET},
         {offsetof(cli_args, noise), "noise", HSDAG_PLACE_USES_BUDGET},
         {offsetof(cli_args, init), "init", HSDAG_PLACE_USES_INIT},

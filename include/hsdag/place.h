@@ -93,17 +93,21 @@ typedef struct hsdag_place_opts {
     uint64_t seed; /* random, metis, local-search (and anything else stochastic) */
     double
         time_limit_s; /* ilp, pipedream (10 s), dp (60 s), local-search (10 s, a safety stop); <= 0 = default */
-    int64_t max_evals;   /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
-    const int32_t *init; /* local-search start [n] (NULL = the best of the cheap placers) */
-    int32_t device;      /* single-device methods: the device (set by hsdag_place_run from the name) */
-    int64_t budget;      /* black-box methods (bb-*, the learned placers): measurements; <= 0 = 500, the
+    int64_t max_evals;      /* local-search: simulator evaluations budget (default 20000); <= 0 = default */
+    const int32_t *init;    /* local-search start [n] (NULL = the best of the cheap placers) */
+    int32_t device;         /* single-device methods: the device (set by hsdag_place_run from the name) */
+    int64_t budget;         /* black-box methods (bb-*, the learned placers): measurements; <= 0 = 500, the
                           * HSDAG paper's 25 x 20 */
-    double noise;        /* black-box methods: sigma of the multiplicative log-normal measurement noise
+    double noise;           /* black-box methods: sigma of the multiplicative log-normal measurement noise
                           * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
-    int time_limit_cpu;  /* 1: time_limit_s counts the calling thread's CPU time (hsdag_cpu_now), not wall
+    int time_limit_cpu;     /* 1: time_limit_s counts the calling thread's CPU time (hsdag_cpu_now), not wall
                           * time, in every method that reads it (HSDAG_PLACE_USES_CPU_TIME: ilp under every
                           * semantics with its starts, LP and branch-and-cut; dp; pipedream; local-search);
                           * for measuring on a shared machine */
+    int64_t ilp_iterations; /* ilp under sequential semantics: > 0 = a budget of GLPK simplex iterations (the
+                             * LP relaxation and branch-and-cut together) in place of time_limit_s, so the
+                             * same input gives the same placement however fast or loaded the machine (the
+                             * hsdag warm start's MILP); 0 = the clock */
 } hsdag_place_opts;
 HSDAG_API hsdag_place_opts hsdag_place_opts_default(void);
 
@@ -151,9 +155,10 @@ enum {
     HSDAG_PLACE_USES_MAX_EVALS = 1u << 1,  /* max_evals */
     HSDAG_PLACE_USES_BUDGET = 1u << 2,     /* budget and noise (a black-box oracle's measurements) */
     HSDAG_PLACE_USES_INIT = 1u << 3,       /* init */
-    HSDAG_PLACE_USES_CPU_TIME = 1u << 4    /* time_limit_cpu: time_limit_s counted on the thread's CPU clock
+    HSDAG_PLACE_USES_CPU_TIME = 1u << 4,   /* time_limit_cpu: time_limit_s counted on the thread's CPU clock
                                             * throughout (every built-in that reads time_limit_s); a method
                                             * without it must not be given --cpu-time (the CLI refuses it) */
+    HSDAG_PLACE_USES_ILP_ITERATIONS = 1u << 5 /* ilp_iterations */
 };
 
 /* The registry, in display order: the built-in methods, then the registered ones in registration order. */

@@ -169,6 +169,9 @@ typedef struct place_ilp_cb {
     const double *heur; /* [ncols + 1] a feasible start for GLPK's heuristic hook, or NULL */
     int heur_given;
     double cpu_end; /* > 0: stop branch-and-cut once the thread's CPU time (hsdag_cpu_now) passes it */
+    int it_end;     /* > 0: stop it once the problem's simplex iteration count (glp_get_it_cnt) plus
+                     * ILP_CALL_ITERATIONS per callback call reaches it */
+    int64_t calls;  /* callback calls so far */
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */
 struct glp_prob;
@@ -181,7 +184,8 @@ struct glp_prob;
  * glp_simplex's code. */
 int place_ilp_simplex(struct glp_prob *lp, double end, int cpu);
 /* glp_intopt (messages off, the callback place_ilp_callback with cb) for left seconds on the clock of cpu:
- * GLPK's tm_lim (wall time), or on the CPU clock the callback's stop (cb->cpu_end). cuts: PLACE_ILP_*. */
+ * GLPK's tm_lim (wall time), or on the CPU clock the callback's stop (cb->cpu_end); with cb->it_end > 0 no
+ * clock at all, only the callback's stop at that iteration count. cuts: PLACE_ILP_*. */
 enum { PLACE_ILP_MIR = 1, PLACE_ILP_GMI = 2 };
 int place_ilp_intopt(struct glp_prob *lp, double left, int cpu, unsigned cuts, place_ilp_cb *cb);
 /* One run of a warm-started minimisation whose objective is in units of the start's value (so the start is

@@ -15,7 +15,8 @@ hsdag_place_opts hsdag_place_opts_default(void)
                               .device = -1,
                               .budget = 0,
                               .noise = 0,
-                              .time_limit_cpu = 0};
+                              .time_limit_cpu = 0,
+                              .ilp_iterations = 0};
 }
 
 /* ---- colour classes -> groups ---- */

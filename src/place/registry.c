@@ -42,7 +42,7 @@ static const hsdag_place_method builtin[] = {
      "exact MILP (GLPK), time-limited, proven gap: sequential latency (memory caps, colour classes); "
      "concurrent without link contention up to 30 ops; tarnawski: their latency IP, the contiguous "
      "throughput IP",
-     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME},
+     R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME | HSDAG_PLACE_USES_ILP_ITERATIONS},
     {"dp", place_pipeline_dp,
      "exact contiguous max-load (Tarnawski et al.'s throughput DP over ideals, pruned, bounded memory); "
      "tarnawski semantics",
