@@ -316,12 +316,12 @@ static void test_ilp_memory_brute(void)
     CHECK(optimal >= cases - 4);
 }
 
-/* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own
- * ---- */
+/* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own;
+ * so is the bound's critical path with communication ---- */
 static void test_ilp_concurrent(void)
 {
     hsdag_devices *d = two_devices("concurrent", 0);
-    int optimal = 0;
+    int optimal = 0, lifted = 0;
     for (uint64_t seed = 41; seed <= 46; seed++) {
         int32_t n = 9;
         hsdag_graph *g = random_dag(seed, n, seed % 2 ? 0 : 1, seed % 3 == 0, 0, 6);
@@ -348,9 +348,16 @@ static void test_ilp_concurrent(void)
                     best, r.rep.bound_s);
         CHECK(best >= r.rep.bound_s * (1 - 1e-9));
         CHECK(r.latency_s >= best * (1 - 1e-12));
+        /* the critical path with communication (src/sim/bound.c) never above the brute-force optimum */
+        hsdag_bound bd;
+        CHECK_EQ_INT(hsdag_bound_compute(&bd, p->c, HSDAG_SEM_CONCURRENT, NULL, NULL, &e), 0);
+        CHECK(bd.comm_path_s >= bd.critical_path_s && best >= bd.comm_path_s * (1 - 1e-12));
+        CHECK(bd.lower_s >= bd.comm_path_s);
+        lifted += bd.comm_path_s > bd.critical_path_s * (1 + 1e-9);
         hsdag_place_problem_free(p);
         hsdag_graph_free(g);
     }
+    CHECK(lifted >= 2);
     CHECK(optimal >= 5); /* 9 ops: GLPK proves optimality well within its 10 s */
     hsdag_devices_free(d);
 }

@@ -245,6 +245,49 @@ static int bound_path_blocks(double *out, const hsdag_costs *c, hsdag_err *e)
     return 0;
 }
 
+/* Concurrent latency, the critical path with communication: EF[v,d] = v's earliest finish on device d =
+ * node_s[v,d] + the latest over v's inputs u of the earliest arrival min over d' of EF[u,d'] + the transfer
+ * d' -> d (none when d' = d); the bound is the largest over v of min over d of EF[v,d]. Devices as min_cost:
+ * the allowed ones, or any if none is. O(E * D^2). */
+static int bound_comm_path(double *out, const hsdag_costs *c, hsdag_err *e)
+{
+    const hsdag_graph *g = c->g;
+    int32_t n = g->n_nodes, D = c->n_devices;
+    double *ef = hsdag_malloc(((size_t)n * D + 1) * sizeof *ef);
+    if (!ef) return hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
+    double best = 0;
+    for (int32_t v = 0; v < n; v++) {
+        const uint8_t *al = c->allowed + (size_t)v * D;
+        int any = 0;
+        for (int32_t d = 0; d < D; d++) any |= al[d];
+        double fin = INFINITY;
+        for (int32_t d = 0; d < D; d++) {
+            double *x = &ef[(size_t)v * D + d];
+            if (any && !al[d]) {
+                *x = INFINITY;
+                continue;
+            }
+            double ready = 0;
+            for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+                int32_t u = g->in_src[k];
+                double arrive = INFINITY;
+                for (int32_t d2 = 0; d2 < D; d2++) {
+                    double t = ef[(size_t)u * D + d2];
+                    if (t < INFINITY && d2 != d) t += hsdag_costs_xfer_s(c, u, d2, d);
+                    if (t < arrive) arrive = t;
+                }
+                if (arrive > ready) ready = arrive;
+            }
+            *x = ready + c->node_s[(size_t)v * D + d];
+            if (*x < fin) fin = *x;
+        }
+        if (fin > best) best = fin;
+    }
+    hsdag_free(ef);
+    *out = best;
+    return 0;
+}
+
 int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
                         hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e)
 {
@@ -278,16 +321,24 @@ int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantic
     out->exact_s = NAN;
     out->path_blocks_s = NAN;
     out->memory_s = NAN;
+    out->comm_path_s = NAN;
     if (out->objective == HSDAG_OBJ_THROUGHPUT) return bound_throughput(c, out, e);
     switch (sem) {
     case HSDAG_SEM_SEQUENTIAL:
         out->lower_s = work;
         out->rule = "sum-min-cost";
         break;
-    case HSDAG_SEM_CONCURRENT:
+    case HSDAG_SEM_CONCURRENT: {
         out->lower_s = crit >= out->work_per_device_s ? crit : out->work_per_device_s;
         out->rule = crit >= out->work_per_device_s ? "critical-path" : "work/devices";
+        int rc = bound_comm_path(&out->comm_path_s, c, e);
+        if (rc < 0) return rc;
+        if (out->comm_path_s > out->lower_s) {
+            out->lower_s = out->comm_path_s;
+            out->rule = "comm-path";
+        }
         break;
+    }
     default: {
         out->lower_s = crit;
         out->rule = "critical-path";
@@ -345,6 +396,7 @@ int hsdag_bound_write_json(hsdag_buf *out, const hsdag_costs *c, const hsdag_bou
     hsdag_jw_num(&w, "exact_ms", b->exact_s * 1e3);
     hsdag_jw_num(&w, "max_class_ms", b->max_class_s * 1e3);
     hsdag_jw_num(&w, "path_blocks_ms", b->path_blocks_s * 1e3);
+    hsdag_jw_num(&w, "comm_path_ms", b->comm_path_s * 1e3);
     hsdag_jw_num(&w, "memory_bound_ms", b->memory_s * 1e3);
     hsdag_jw_num(&w, "contiguous_bound_ms", contiguous_s * 1e3);
     hsdag_jw_str(&w, "contiguous_method", contiguous_method);
