@@ -67,7 +67,7 @@ def hard_suite(L, entries, runs, learned, eq):
              "*best other* is the best mean of the "
              "issue's table (HEFT, m-ETF, m-SCT, METIS, greedy-tarnawski, the MILP, local search with its "
              "default 20,000 evaluations). `hsdag` (the default, docs/hsdag.md: warm start from every heuristic "
-             "of that table but the MILP, 500 learned placements, local search from its own start and from the "
+             "of that table, the MILP on 20,000 simplex iterations instead of its clock on `mem50-*` (sequential with a memory cap), 500 learned placements, local search from its own start and from the "
              "best so far, then the policy-guided iterated local search, 20,000 evaluations each: about 60,500 "
              "in all), `hsdag-paper`, `bb-*`: means over the seeds; `hsdag-learned`: the learner "
              "alone, the mean of the `train` runs of \"Learning shows\" below. Commands: `hsdag compare "
