@@ -316,6 +316,44 @@ static void test_ilp_memory_brute(void)
     CHECK(optimal >= cases - 4);
 }
 
+/* ---- hsdag's warm start holds the MILP (on an iteration budget) under sequential semantics with a memory
+ * cap: the default placer is never worse than a proven MILP optimum there, and the same on a second run ---- */
+static void test_hsdag_warm_ilp(void)
+{
+    int proven = 0;
+    for (uint64_t seed = 61; seed <= 68; seed++) {
+        int32_t n = 12, dev[12], dev2[12];
+        hsdag_graph *g = random_dag(seed, n, seed % 4 == 0 ? 2 : 0, 0, 0, 7);
+        hsdag_devices *d0 = g ? two_devices("sequential", 0) : NULL;
+        hsdag_place_problem *p0 = d0 ? problem(g, d0, HSDAG_SEM_SEQUENTIAL) : NULL;
+        hsdag_sim_result sr;
+        double cap = 0;
+        for (int32_t v = 0; v < n; v++) dev[v] = 1;
+        if (p0 && hsdag_sim_run(p0->sim, dev, &sr) == 0) cap = 0.5 * sr.peak_mem_bytes[1];
+        hsdag_place_problem_free(p0);
+        hsdag_devices_free(d0);
+        hsdag_devices *d = cap > 0 ? two_devices("sequential", cap) : NULL;
+        hsdag_place_problem *p = d ? problem(g, d, HSDAG_SEM_SEQUENTIAL) : NULL;
+        CHECK(p != NULL);
+        hsdag_place_result ri, rh, rh2;
+        hsdag_place_opts o = hsdag_place_opts_default();
+        hsdag_err e = {0};
+        o.budget = 20;
+        o.max_evals = 200;
+        if (p && hsdag_place_run(p, "ilp", &o, dev, &ri, &e) == 0 && ri.rep.optimal && ri.feasible) {
+            proven++;
+            CHECK_EQ_INT(hsdag_place_run(p, "hsdag", &o, dev, &rh, &e), 0);
+            CHECK_EQ_INT(hsdag_place_run(p, "hsdag", &o, dev2, &rh2, &e), 0);
+            CHECK(rh.feasible && rh.latency_s <= ri.latency_s * (1 + 1e-9));
+            CHECK(memcmp(dev, dev2, sizeof dev) == 0 && strcmp(rh.rep.note, rh2.rep.note) == 0);
+        }
+        hsdag_place_problem_free(p);
+        hsdag_devices_free(d);
+        hsdag_graph_free(g);
+    }
+    CHECK(proven >= 6);
+}
+
 /* ---- concurrent MILP: its bound is below every placement's simulated latency, its schedule below its own;
  * so is the bound's critical path with communication ---- */
 static void test_ilp_concurrent(void)
@@ -897,6 +935,7 @@ int main(void)
     test_exact_vs_brute();
     test_memory_bound_brute();
     test_ilp_memory_brute();
+    test_hsdag_warm_ilp();
     test_ilp_concurrent();
     test_ilp_coarse();
     test_cpu_time();

@@ -1045,6 +1045,13 @@ static int ilp_coarse(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t
 int place_ilp(hsdag_place_problem *p, const hsdag_place_opts *o, int32_t *device, hsdag_place_report *r,
               hsdag_err *e)
 {
+    if (o->ilp_iterations > 0 &&
+        (p->sem == HSDAG_SEM_TARNAWSKI || (p->sem == HSDAG_SEM_CONCURRENT && p->n <= 30)))
+        return hsdag_err_set(
+            e, HSDAG_EINVAL,
+            "ilp: an iteration budget (--ilp-iterations) applies to the sequential model only; "
+            "the %s model takes --time-limit",
+            p->sem == HSDAG_SEM_TARNAWSKI ? "tarnawski" : "concurrent");
     if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_LATENCY)
         return ilp_tarnawski(p, o, device, r, e);
     if (p->sem == HSDAG_SEM_TARNAWSKI && p->obj == HSDAG_OBJ_THROUGHPUT)

@@ -170,7 +170,7 @@ typedef struct place_ilp_cb {
     int heur_given;
     double cpu_end; /* > 0: stop branch-and-cut once the thread's CPU time (hsdag_cpu_now) passes it */
     int it_end;     /* > 0: stop it once the problem's simplex iteration count (glp_get_it_cnt) plus
-                     * ILP_CALL_ITERATIONS per callback call reaches it */
+                     * rows / ILP_CALL_ROWS per callback call (ilp.c) reaches it */
     int64_t calls;  /* callback calls so far */
 } place_ilp_cb;
 void place_ilp_callback(struct glp_tree *tree, void *info); /* GLPK cb_func; info is a place_ilp_cb */

@@ -39,6 +39,18 @@ expect_grep 'warm start .*learned 40 placements.*local-search from its start.*fr
 # --max-evals is the whole run's budget: warm start, learning and every local search
 n=$(sed -n 's/.*"placements_evaluated": \([0-9]*\).*/\1/p' "$TMP/out")
 [ "${n:-999}" -le 200 ] && ok || bad "hsdag --max-evals 200 made ${n:-no} measurements"
+# under a memory cap its warm start holds the MILP on an iteration budget: SqueezeNet's proven optimum
+expect_rc 0 $HSDAG place $S --method hsdag --budget 20 --max-evals 200 --mem GPU=50% --json
+expect_grep '"latency_ms": 1\.04461' "$TMP/out"
+expect_grep 'warm start ilp' "$TMP/out"
+# the iteration budget replaces the clock (sequential model only)
+expect_rc 0 $HSDAG place $S --method ilp --mem GPU=50% --ilp-iterations 20000 --json
+expect_grep '"note": "proven optimal' "$TMP/out"
+expect_rc 0 $HSDAG place $S --method ilp --mem GPU=50% --ilp-iterations 50 --json
+expect_grep 'within 50 simplex iterations|iteration limit' "$TMP/out"
+expect_rc 2 $HSDAG place tests/data/tarnawski/latency-inputs/LayerGraphs/bert24_inference.json --method ilp --ilp-iterations 50
+expect_grep "sequential model only" "$TMP/err"
+expect_rc 2 $HSDAG place $S --method heft --ilp-iterations 50
 expect_rc 0 $HSDAG place $A --method hsdag-paper --budget 40 --json
 expect_grep 'paper REINFORCE' "$TMP/out"
 # train: the paper's algorithm, noise, a warm start; same seed and noise, same curve
