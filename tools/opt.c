@@ -476,8 +476,12 @@ static const cli_opt table[] = {
      "off, paper; train --graphs: off while pre-training)",
      NULL, NULL},
     {"warm-start", "M", K_STR, OFF(warm_start), 0, 0, NULL, TRAINS,
-     "imitation warm start from method M's placement (auto: the best of every single device, heft, m-etf, "
-     "greedy-tarnawski and on two devices mincut, measured and counted); not with --resume; train --graphs: "
+     "imitation warm start from method M's placement (auto: the default hsdag's warm start, the best of "
+     "every "
+     "single device, heft, m-etf, m-sct, metis, greedy-tarnawski, on two devices mincut and, under "
+     "sequential "
+     "semantics with a memory cap or more than two devices on up to 2,000 ops, ilp on 20,000 simplex "
+     "iterations, measured and counted); not with --resume; train --graphs: "
      "auto only, on each graph before round 0",
      NULL, more_methods},
     {"imitate-steps", "N", K_INT, OFF(imitate_steps), 0, 100000, NULL, C(TRAIN),
