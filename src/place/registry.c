@@ -39,7 +39,8 @@ static const hsdag_place_method builtin[] = {
      "exact optimum on two devices under sequential semantics (s-t min cut); memory caps not expressible", I,
      R, 1, 0},
     {"ilp", place_ilp,
-     "exact MILP (GLPK), time-limited, proven gap: sequential latency (memory caps, colour classes); "
+     "exact MILP (GLPK), time-limited (or --ilp-iterations), proven gap: sequential latency (memory caps, "
+     "colour classes); "
      "concurrent without link contention up to 30 ops; tarnawski: their latency IP, the contiguous "
      "throughput IP",
      R, R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME | HSDAG_PLACE_USES_ILP_ITERATIONS},
