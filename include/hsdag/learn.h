@@ -188,8 +188,9 @@ HSDAG_API int hsdag_learn_polish_noisy(hsdag_learn *L, hsdag_place_problem *p, u
 /* The warm start of the default placer: the best by measurement through orc (each one counted) of every
  * single device (ops a device may not run on their first allowed device), HEFT, m-ETF, m-SCT, METIS (o's
  * seed), greedy-tarnawski and, on two devices, the min cut: every heuristic row of `hsdag compare`'s table;
- * under sequential semantics with a memory cap or more than two devices, on models of up to 2,000 ops, also the
- * MILP on 20,000 simplex iterations (o->ilp_iterations: no clock, so bit-identical). device[p->n] gets it, *lat / *feas its measurement, *from its name. */
+ * under sequential semantics with a memory cap or more than two devices, on models of up to 2,000 ops, also
+ * the MILP on 20,000 simplex iterations (o->ilp_iterations: no clock, so bit-identical). device[p->n] gets
+ * it, *lat / *feas its measurement, *from its name. */
 HSDAG_API int hsdag_learn_warm_start(hsdag_place_problem *p, hsdag_place_oracle *orc,
                                      const hsdag_place_opts *o, int32_t *device, double *lat, int *feas,
                                      const char **from, hsdag_err *e);

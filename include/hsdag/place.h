@@ -97,13 +97,13 @@ typedef struct hsdag_place_opts {
     const int32_t *init;    /* local-search start [n] (NULL = the best of the cheap placers) */
     int32_t device;         /* single-device methods: the device (set by hsdag_place_run from the name) */
     int64_t budget;         /* black-box methods (bb-*, the learned placers): measurements; <= 0 = 500, the
-                          * HSDAG paper's 25 x 20 */
+                             * HSDAG paper's 25 x 20 */
     double noise;           /* black-box methods: sigma of the multiplicative log-normal measurement noise
-                          * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
+                             * exp(sigma z), z ~ N(0, 1) seeded from seed (0 = exact measurements) */
     int time_limit_cpu;     /* 1: time_limit_s counts the calling thread's CPU time (hsdag_cpu_now), not wall
-                          * time, in every method that reads it (HSDAG_PLACE_USES_CPU_TIME: ilp under every
-                          * semantics with its starts, LP and branch-and-cut; dp; pipedream; local-search);
-                          * for measuring on a shared machine */
+                             * time, in every method that reads it (HSDAG_PLACE_USES_CPU_TIME: ilp under every
+                             * semantics with its starts, LP and branch-and-cut; dp; pipedream; local-search);
+                             * for measuring on a shared machine */
     int64_t ilp_iterations; /* ilp under sequential semantics: > 0 = a budget of GLPK simplex iterations (the
                              * LP relaxation and branch-and-cut together) in place of time_limit_s, so the
                              * same input gives the same placement however fast or loaded the machine (the
