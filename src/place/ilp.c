@@ -238,10 +238,8 @@ typedef struct ilp_model {
     int32_t ucol;                    /* first U column or 0 */
     int live;                        /* memory by ilp_live_rows (else the conservative rows) */
     int32_t scol[HSDAG_MAX_DEVICES]; /* live: S[d]'s column (static bytes on d / capacity), 0 if uncapped */
-    int32_t *cons_n, *cons; /* live: each node's number of distinct consumers, and them, ascending, from
-                             * cons[g->out_off[u]] */
-    int32_t *ycol;          /* live: [n * k] the first Y[u,d,.] column, 0 if none */
-    int32_t *wcol;          /* live: [n * k] the first W (or V) [u,d,.] column, 0 if none */
+    int32_t *ycol;                   /* live: [n * k] the first Y[u,d,.] column, 0 if none */
+    int32_t *wcol;                   /* live: [n * k] the first W (or V) [u,d,.] column, 0 if none */
 } ilp_model;
 
 /* Writes the column values of placement dev into x[1..ncols] (Z from the placement, U = used). */
@@ -267,14 +265,14 @@ static void ilp_fill(const hsdag_place_problem *p, const ilp_model *m, const int
     for (int32_t v = 0; v < p->n && m->live; v++) {
         if (m->scol[dev[v]] && p->c->static_bytes[v] > 0)
             x[m->scol[dev[v]]] += p->c->static_bytes[v] / p->cap[dev[v]];
-        const int32_t *w = m->cons + g->out_off[v];
+        const int32_t *w = g->out_dst + g->out_off[v], nw = g->out_off[v + 1] - g->out_off[v];
         for (int32_t d = 0; d < k; d++) {
             int32_t base = m->ycol[(size_t)v * k + d], on = 0;
             int32_t wb = m->wcol[(size_t)v * k + d];
             int bigger_out = p->c->act_bytes[v] > p->c->xfer_bytes[v];
-            for (int32_t j = m->cons_n[v] - 1; j >= 0 && (base || wb); j--) {
+            for (int32_t j = nw - 1; j >= 0 && (base || wb); j--) {
                 on |= dev[w[j]] == d;
-                if (base && j < m->cons_n[v] - 1) x[base + j] = on;
+                if (base && j < nw - 1) x[base + j] = on;
                 if (wb) x[wb + j] = bigger_out ? on && dev[v] == d : on && dev[v] != d;
             }
         }
@@ -433,31 +431,15 @@ static int ilp_live_rows(const hsdag_place_problem *p, ilp_model *m, hsdag_err *
     act = hsdag_malloc(((size_t)n + 1) * sizeof *act);    /* the tensors live at the current step */
     seen = hsdag_malloc(((size_t)ng + 1) * sizeof *seen); /* groups with a coefficient in the current row */
     acc = hsdag_calloc((size_t)ng + 1, sizeof *acc);
-    m->cons_n = hsdag_calloc((size_t)n + 1, sizeof *m->cons_n);
-    m->cons = hsdag_malloc(((size_t)g->out_off[n] + 1) * sizeof *m->cons);
     m->ycol = hsdag_calloc((size_t)n * (size_t)k + 1, sizeof *m->ycol);
     m->wcol = hsdag_calloc((size_t)n * (size_t)k + 1, sizeof *m->wcol);
     /* from GLPK's allocator, as ilp_build's buffers: freed with the problem if GLPK fails */
     int *ind = glp_alloc(ng + n + 3, sizeof *ind); /* a row: S[d], the groups, the Y columns, t's own */
     double *val = glp_alloc(ng + n + 3, sizeof *val);
-    if (!act || !seen || !acc || !m->cons_n || !m->cons || !m->ycol || !m->wcol) {
+    if (!act || !seen || !acc || !m->ycol || !m->wcol) {
         hsdag_free(act), hsdag_free(seen), hsdag_free(acc);
         glp_free(ind), glp_free(val);
         return hsdag_err_set(e, HSDAG_ENOMEM, "ilp: out of memory");
-    }
-    /* each node's distinct consumers in increasing order at cons[out_off[u]] (insertion sort: fan-outs are
-     * small) */
-    for (int32_t u = 0; u < n; u++) {
-        int32_t *w = m->cons + g->out_off[u], nw = 0;
-        for (int32_t j = g->out_off[u]; j < g->out_off[u + 1]; j++) {
-            int32_t x = g->out_dst[j], i = nw;
-            int dup = 0;
-            for (int32_t q = 0; q < nw && !dup; q++) dup = w[q] == x;
-            if (dup) continue;
-            while (i > 0 && w[i - 1] > x) w[i] = w[i - 1], i--;
-            w[i] = x, nw++;
-        }
-        m->cons_n[u] = nw;
     }
     for (int32_t d = 0; d < k; d++) {
         m->scol[d] = 0;
@@ -475,8 +457,8 @@ static int ilp_live_rows(const hsdag_place_problem *p, ilp_model *m, hsdag_err *
         glp_set_mat_row(lp, row, cnt, ind, val);
         /* Y[u,d,j] for j below the last consumer: Y[j] - X[w_j] >= 0, Y[j] - Y[j+1] >= 0 */
         for (int32_t u = 0; u < n; u++) {
-            int32_t nw = m->cons_n[u];
-            const int32_t *w = m->cons + g->out_off[u];
+            int32_t nw = g->out_off[u + 1] - g->out_off[u];
+            const int32_t *w = g->out_dst + g->out_off[u];
             if (nw < 2) continue;
             int base = m->ycol[(size_t)u * k + d] = glp_add_cols(lp, nw - 1);
             for (int32_t j = 0; j < nw - 1; j++) {
@@ -495,8 +477,8 @@ static int ilp_live_rows(const hsdag_place_problem *p, ilp_model *m, hsdag_err *
         /* the bytes beyond the smaller of the two: W[u,d,j] >= X[u,d] + I[j] - 1 when the output is the larger
          * (u on d), V[u,d,j] >= I[j] - X[u,d] when the copy is (u elsewhere), I[j] the suffix's indicator */
         for (int32_t u = 0; u < n; u++) {
-            int32_t nw = m->cons_n[u];
-            const int32_t *w = m->cons + g->out_off[u];
+            int32_t nw = g->out_off[u + 1] - g->out_off[u];
+            const int32_t *w = g->out_dst + g->out_off[u];
             double a = c->act_bytes[u] > 0 ? c->act_bytes[u] : 0,
                    x = c->xfer_bytes[u] > 0 ? c->xfer_bytes[u] : 0;
             if (nw == 0 || a == x) continue;
@@ -522,8 +504,8 @@ static int ilp_live_rows(const hsdag_place_problem *p, ilp_model *m, hsdag_err *
             cnt = 1;
             ind[1] = scol, val[1] = 1;
             for (int32_t i = 0; i < na; i++) { /* the tensors of earlier steps still live at t */
-                int32_t u = act[i], nw = m->cons_n[u], j = 0;
-                const int32_t *w = m->cons + g->out_off[u];
+                int32_t u = act[i], nw = g->out_off[u + 1] - g->out_off[u], j = 0;
+                const int32_t *w = g->out_dst + g->out_off[u]; /* u's consumers: distinct, ascending */
                 if (nw > 0 && w[nw - 1] < t) continue;
                 act[keep++] = u;
                 double b = nw == 0 ? c->act_bytes[u] : fmin(c->act_bytes[u], c->xfer_bytes[u]);
@@ -964,8 +946,6 @@ static int ilp_sequential_once(ilp_run *c, hsdag_err *e)
     int rc = place_glpk_call(ilp_solve, c, "ilp", e);
     hsdag_free(c->m.xcol);
     hsdag_free(c->m.zu);
-    hsdag_free(c->m.cons_n);
-    hsdag_free(c->m.cons);
     hsdag_free(c->m.ycol);
     hsdag_free(c->m.wcol);
     hsdag_free(c->x);
