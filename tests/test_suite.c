@@ -93,10 +93,16 @@ static void test_alloc_failures(void)
     CHECK_EQ_INT(other, 0);
 }
 
-/* HOW is "bound:exact", "ilp:optimal", "ilp:gap=X%" or "best:METHOD" with METHOD a placer or a single device. */
+/* HOW is "bound:RULE" with RULE a rule of the lower bound (hsdag_bound.rule), "ilp:optimal", "ilp:gap=X%" or
+ * "best:METHOD" with METHOD a placer or a single device. */
 static int how_ok(const char *how)
 {
-    if (strcmp(how, "bound:exact") == 0 || strcmp(how, "ilp:optimal") == 0) return 1;
+    static const char *const rules[] = {"exact",     "sum-min-cost", "critical-path", "work/devices",
+                                        "comm-path", "path-blocks",  "mincut-memory", "windows"};
+    if (strncmp(how, "bound:", 6) == 0)
+        for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+            if (strcmp(how + 6, rules[i]) == 0) return 1;
+    if (strcmp(how, "ilp:optimal") == 0) return 1;
     if (strncmp(how, "ilp:gap=", 8) == 0) {
         char *end;
         double g = strtod(how + 8, &end);

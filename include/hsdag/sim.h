@@ -240,14 +240,18 @@ typedef struct hsdag_bound {
                            * accelerator blocks and their communication, NAN otherwise or when too long */
     double memory_s;  /* the placers' min-cut bound with memory caps (hsdag_place_bound_memory), else NAN */
     const char *rule; /* "critical-path", "work/devices", "sum-min-cost", "max-class", "exact", "path-blocks",
-                       * "mincut-memory", "comm-path" */
+                       * "mincut-memory", "comm-path", "windows" */
     double comm_path_s; /* concurrent latency: the critical path with communication (each op's earliest finish
                          * per device, every input arriving from its producer's best device), else NAN */
+    double windows_s;   /* concurrent latency: chain windows (the ops between two nodes of the longest path
+                         * at least their fractional load on the devices, windows in series), else NAN */
 } hsdag_bound;
 
 /* Valid terms per semantics:
  *   sequential: sum-min-cost (every op runs, one at a time), or the exact optimum from the hook;
- *   concurrent: max(critical-path, work/devices, comm-path);
+ *   concurrent: max(critical-path, work/devices, comm-path, windows: with two device classes, the ops between
+ *               two nodes of the longest path take at least their fractional load, copies deciding where
+ *               each may run);
  *   tarnawski:  critical path with each node at min(cpuLatency, fpgaLatency if allowed) - every path's nodes
  *               are paid in series (a block's finish includes all of its nodes' fpgaLatency after its
  * inputs); and path-blocks: on three longest paths (under the cheapest cost, cpuLatency, size), the

@@ -288,6 +288,339 @@ static int bound_comm_path(double *out, const hsdag_costs *c, hsdag_err *e)
     return 0;
 }
 
+/* ---- concurrent latency: windows on a chain, with communication (docs/simulator.md, "windows") ----
+ * The devices must form two classes (identical cost and allowed columns within a class). Take the longest
+ * path c_0 .. c_{L-1} under the cheapest cost, with a virtual source and sink. The window (i, j), i < j,
+ * holds the ops that descend from c_i and lead to c_j: they run after c_i ends and before c_j starts, and
+ * the windows between consecutive chosen chain nodes are disjoint in time. Given the classes of c_i and c_j,
+ * an op u of the window on class y has a through time: its earliest finish after c_i (the comm-path DP
+ * inside the window) plus its latest start before c_j, less its cost. The window lasts at least T, the
+ * least value at least every op's cheaper through time and at least the fractional load of its ops on the
+ * two classes (per device), where an op whose through time on a class exceeds T is forced to the other.
+ * G[j][d] = the least finish of c_j on class d = its cost + the largest over i of the smallest over c_i's
+ * class of G[i] + T(i, j); the bound is G at the sink. Windows span up to WIN_SPAN chain nodes and
+ * WIN_MAX_OPS ops; past WIN_MAX_WORK the rest of the chain counts its own costs (still a bound). */
+#define WIN_SPAN 48
+#define WIN_MAX_OPS 1024
+#define WIN_MAX_WORK 60000000
+
+typedef struct win_data {
+    const hsdag_graph *g;
+    int32_t L, *path, *pos, *first, *last;
+    double *t, *tl, *x; /* [2n] cost on class 0/1; the same per device of the class (load); the cheapest
+                         * copy of u's output from class y to the other */
+    int32_t *rank;      /* [n] position in the order of tl0 / tl1 */
+    int32_t *byrank, *byid, n_set; /* the window's ops sorted by rank, by id */
+    double *ef, *lf, *thr, *cand;  /* [2n] */
+    int64_t work;
+} win_data;
+
+typedef struct win_key {
+    double ratio;
+    int32_t v;
+} win_key;
+
+static int win_key_cmp(const void *x, const void *y)
+{
+    const win_key *p = x, *q = y;
+    return p->ratio < q->ratio ? -1 : p->ratio > q->ratio ? 1 : (p->v > q->v) - (p->v < q->v);
+}
+
+static int dbl_cmp(const void *x, const void *y)
+{
+    double p = *(const double *)x, q = *(const double *)y;
+    return (p > q) - (p < q);
+}
+
+static void win_insert(int32_t *a, int32_t n, int32_t u, const int32_t *key)
+{
+    int32_t k = n;
+    while (k > 0 && (key ? key[a[k - 1]] > key[u] : a[k - 1] > u)) a[k] = a[k - 1], k--;
+    a[k] = u;
+}
+
+static int win_in(const win_data *w, int32_t p, int32_t i, int32_t j)
+{
+    return w->pos[p] >= 0 ? w->pos[p] > i && w->pos[p] < j : w->last[p] >= i && w->first[p] <= j;
+}
+
+/* The window's fractional load with the ops whose through time on a class exceeds T forced to the other. */
+static double win_load(const win_data *w, double T)
+{
+    double A = 0, B = 0;
+    int32_t nf = 0;
+    for (int32_t k = 0; k < w->n_set; k++) {
+        int32_t u = w->byrank[k];
+        int ok0 = w->thr[2 * u] <= T, ok1 = w->thr[2 * u + 1] <= T;
+        if (!ok0 && !ok1) return INFINITY;
+        if (!ok1)
+            A += w->tl[2 * u];
+        else if (!ok0)
+            B += w->tl[2 * u + 1];
+        else
+            B += w->tl[2 * u + 1], nf++;
+    }
+    if (A >= B || nf == 0) return A > B ? A : B;
+    for (int32_t k = 0; k < w->n_set; k++) {
+        int32_t u = w->byrank[k];
+        if (!(w->thr[2 * u] <= T && w->thr[2 * u + 1] <= T)) continue;
+        double a = w->tl[2 * u], b = w->tl[2 * u + 1];
+        if (A + a >= B - b) return A + (B - A) / (a + b) * a;
+        A += a, B -= b;
+    }
+    return A > B ? A : B;
+}
+
+/* The least duration of window (i, j) with c_i on class di and c_j on dj (-1: the virtual ends). */
+static double win_span(win_data *w, int32_t i, int32_t j, int di, int dj)
+{
+    const hsdag_graph *g = w->g;
+    int32_t ci = i >= 0 ? w->path[i] : -1, cj = j < w->L ? w->path[j] : -1;
+    for (int32_t k = 0; k < w->n_set; k++) {
+        int32_t u = w->byid[k];
+        for (int y = 0; y < 2; y++) {
+            double ready = 0;
+            for (int32_t e = g->in_off[u]; e < g->in_off[u + 1]; e++) {
+                int32_t p = g->in_src[e];
+                double arr;
+                if (p == ci)
+                    arr = di == y ? 0 : w->x[2 * p + di];
+                else if (win_in(w, p, i, j))
+                    arr = fmin(w->ef[2 * p + y], w->ef[2 * p + 1 - y] + w->x[2 * p + 1 - y]);
+                else
+                    continue;
+                if (arr > ready) ready = arr;
+            }
+            w->ef[2 * u + y] = ready + w->t[2 * u + y];
+        }
+        w->work += 2 + 2 * (g->in_off[u + 1] - g->in_off[u]);
+    }
+    double lo = 0;
+    int32_t nc = 0;
+    for (int32_t k = w->n_set - 1; k >= 0; k--) {
+        int32_t u = w->byid[k];
+        for (int y = 0; y < 2; y++) {
+            double after = 0;
+            for (int32_t e = g->out_off[u]; e < g->out_off[u + 1]; e++) {
+                int32_t s = g->out_dst[e];
+                double dep;
+                if (s == cj)
+                    dep = dj == y ? 0 : w->x[2 * u + y];
+                else if (win_in(w, s, i, j))
+                    dep = fmin(w->lf[2 * s + y], w->x[2 * u + y] + w->lf[2 * s + 1 - y]);
+                else
+                    continue;
+                if (dep > after) after = dep;
+            }
+            w->lf[2 * u + y] = after + w->t[2 * u + y];
+            double th = w->ef[2 * u + y] + after;
+            w->thr[2 * u + y] = th;
+        }
+        double m = fmin(w->thr[2 * u], w->thr[2 * u + 1]);
+        if (m > lo) lo = m;
+        w->work += 2 + 2 * (g->out_off[u + 1] - g->out_off[u]);
+    }
+    if (!isfinite(lo)) return INFINITY;
+    double l = win_load(w, lo);
+    w->work += w->n_set;
+    if (l <= lo) return lo;
+    for (int32_t k = 0; k < 2 * w->n_set; k++) {
+        double th = w->thr[2 * w->byid[k / 2] + (k & 1)];
+        if (isfinite(th) && th > lo) w->cand[nc++] = th;
+    }
+    qsort(w->cand, (size_t)nc, sizeof *w->cand, dbl_cmp);
+    int32_t a = 0, b = nc; /* the least k with load(cand[k]) <= cand[k]; nc if none */
+    while (a < b) {
+        int32_t mid = a + (b - a) / 2;
+        w->work += w->n_set;
+        if (win_load(w, w->cand[mid]) <= w->cand[mid])
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    double prev = a > 0 ? w->cand[a - 1] : lo, lp = a > 0 ? win_load(w, prev) : l;
+    return a < nc && w->cand[a] < lp ? w->cand[a] : lp;
+}
+
+static int bound_windows(double *out, const hsdag_costs *c, hsdag_err *e)
+{
+    const hsdag_graph *g = c->g;
+    int32_t n = g->n_nodes, D = c->n_devices, cls[2] = {-1, -1}, cnt[2] = {0, 0};
+    *out = NAN;
+    if (n == 0 || D < 2) return 0;
+    uint8_t *memb = hsdag_malloc((size_t)D);
+    if (!memb) return hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
+    /* two classes of devices, each with identical cost and allowed columns; their representatives */
+    for (int32_t d = 0; d < D; d++) {
+        int k = -1;
+        for (int q = 0; q < 2 && k < 0; q++) {
+            if (cls[q] < 0) {
+                cls[q] = d, k = q;
+                break;
+            }
+            int same = 1;
+            for (int32_t v = 0; v < n && same; v++) {
+                size_t s = (size_t)v * D;
+                same =
+                    c->node_s[s + d] == c->node_s[s + cls[q]] && c->allowed[s + d] == c->allowed[s + cls[q]];
+            }
+            if (same) k = q;
+        }
+        if (k < 0) break; /* three classes or more: no such bound */
+        memb[d] = (uint8_t)k;
+        cnt[k]++;
+    }
+    if (cnt[0] + cnt[1] < D || cls[1] < 0) {
+        hsdag_free(memb);
+        return 0;
+    }
+    win_data w = {.g = g};
+    size_t n2 = 2 * (size_t)n + 2;
+    double *len = hsdag_malloc(n2 * sizeof *len), *G = NULL;
+    int32_t *arg = hsdag_malloc(((size_t)n + 1) * sizeof *arg),
+            *boff = hsdag_malloc(((size_t)n + 2) * sizeof *boff),
+            *bkt = hsdag_malloc(((size_t)n + 1) * sizeof *bkt);
+    w.path = hsdag_malloc(((size_t)n + 1) * sizeof *w.path);
+    w.pos = hsdag_malloc(((size_t)n + 1) * sizeof *w.pos);
+    w.first = hsdag_malloc(((size_t)n + 1) * sizeof *w.first);
+    w.last = hsdag_malloc(((size_t)n + 1) * sizeof *w.last);
+    w.rank = hsdag_malloc(((size_t)n + 1) * sizeof *w.rank);
+    w.byrank = hsdag_malloc(((size_t)n + 1) * sizeof *w.byrank);
+    w.byid = hsdag_malloc(((size_t)n + 1) * sizeof *w.byid);
+    w.t = hsdag_malloc(n2 * sizeof *w.t), w.tl = hsdag_malloc(n2 * sizeof *w.tl);
+    w.x = hsdag_malloc(n2 * sizeof *w.x), w.ef = hsdag_malloc(n2 * sizeof *w.ef);
+    w.lf = hsdag_malloc(n2 * sizeof *w.lf), w.thr = hsdag_malloc(n2 * sizeof *w.thr);
+    w.cand = hsdag_malloc(n2 * sizeof *w.cand);
+    int rc = 0;
+    if (!len || !arg || !boff || !bkt || !w.path || !w.pos || !w.first || !w.last || !w.rank || !w.byrank ||
+        !w.byid || !w.t || !w.tl || !w.x || !w.ef || !w.lf || !w.thr || !w.cand) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
+        goto done;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        size_t s = (size_t)v * D;
+        int any = c->allowed[s + cls[0]] || c->allowed[s + cls[1]];
+        for (int y = 0; y < 2; y++) {
+            int32_t d = cls[y];
+            w.t[2 * v + y] = !any || c->allowed[s + d] ? c->node_s[s + d] : INFINITY;
+            w.tl[2 * v + y] = w.t[2 * v + y] / cnt[y];
+            double best = INFINITY;
+            for (int32_t a = 0; a < D; a++)
+                for (int32_t b = 0; b < D; b++)
+                    if (memb[a] == y && memb[b] != y) {
+                        double t = hsdag_costs_xfer_s(c, v, a, b);
+                        if (t < best) best = t;
+                    }
+            w.x[2 * v + y] = best;
+        }
+    }
+    /* the order of the fractional split: cost ratio class 0 / class 1, per device */
+    win_key *key = hsdag_malloc(((size_t)n + 1) * sizeof *key);
+    if (!key) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
+        goto done;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        double a = w.tl[2 * v], b = w.tl[2 * v + 1];
+        key[v].ratio = b > 0 ? a / b : a > 0 ? INFINITY : 1;
+        key[v].v = v;
+    }
+    qsort(key, (size_t)n, sizeof *key, win_key_cmp);
+    for (int32_t k = 0; k < n; k++) w.rank[key[k].v] = k;
+    hsdag_free(key);
+    /* G[2 (j + 1) + d]: the least finish of chain node j on class d; G[0], G[1]: the virtual source */
+    G = hsdag_malloc((2 * (size_t)n + 4) * sizeof *G);
+    if (!G) {
+        rc = hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
+        goto done;
+    }
+    int32_t end = 0, L = 0;
+    for (int32_t v = 0; v < n; v++) {
+        double best = 0, m = fmin(w.t[2 * v], w.t[2 * v + 1]);
+        arg[v] = -1;
+        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+            if (arg[v] < 0 || len[g->in_src[k]] > best) best = len[g->in_src[k]], arg[v] = g->in_src[k];
+        len[v] = best + m;
+        if (len[v] > len[end]) end = v;
+    }
+    for (int32_t v = end; v >= 0; v = arg[v]) w.path[L++] = v;
+    for (int32_t i = 0; i < L / 2; i++) {
+        int32_t t = w.path[i];
+        w.path[i] = w.path[L - 1 - i], w.path[L - 1 - i] = t;
+    }
+    w.L = L;
+    for (int32_t v = 0; v < n; v++) w.pos[v] = -1;
+    for (int32_t i = 0; i < L; i++) w.pos[w.path[i]] = i;
+    /* last: the latest chain node an op descends from (-1: none); first: the earliest it leads to (L: none) */
+    for (int32_t v = 0; v < n; v++) {
+        w.last[v] = w.pos[v];
+        if (w.pos[v] < 0)
+            for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+                if (w.last[g->in_src[k]] > w.last[v]) w.last[v] = w.last[g->in_src[k]];
+    }
+    for (int32_t v = n - 1; v >= 0; v--) {
+        w.first[v] = w.pos[v] >= 0 ? w.pos[v] : L;
+        if (w.pos[v] < 0)
+            for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++)
+                if (w.first[g->out_dst[k]] < w.first[v]) w.first[v] = w.first[g->out_dst[k]];
+    }
+    /* the off-chain ops bucketed by last + 1: bucket b is bkt[boff[b] .. boff[b + 1]) */
+    memset(boff, 0, ((size_t)n + 2) * sizeof *boff);
+    for (int32_t v = 0; v < n; v++)
+        if (w.pos[v] < 0) boff[w.last[v] + 2]++;
+    for (int32_t b = 0; b <= L; b++) boff[b + 1] += boff[b];
+    for (int32_t v = 0; v < n; v++)
+        if (w.pos[v] < 0) bkt[boff[w.last[v] + 1]++] = v;
+    for (int32_t b = L; b > 0; b--) boff[b] = boff[b - 1];
+    boff[0] = 0;
+    G[0] = G[1] = 0;
+    for (int32_t j = 0; j <= L; j++) {
+        int nd = j < L ? 2 : 1;
+        double best[2] = {-INFINITY, -INFINITY};
+        w.n_set = 0;
+        for (int32_t i = j - 1; i >= -1 && i >= j - 1 - WIN_SPAN; i--) {
+            if (i < j - 1) {
+                int32_t u = w.path[i + 1];
+                win_insert(w.byrank, w.n_set, u, w.rank), win_insert(w.byid, w.n_set, u, NULL), w.n_set++;
+            }
+            for (int32_t k = boff[i + 1]; k < boff[i + 2]; k++) {
+                int32_t u = bkt[k];
+                if (w.first[u] > j) continue;
+                win_insert(w.byrank, w.n_set, u, w.rank), win_insert(w.byid, w.n_set, u, NULL), w.n_set++;
+            }
+            for (int dj = 0; dj < nd; dj++) {
+                double lo = INFINITY;
+                for (int di = 0; di < (i >= 0 ? 2 : 1); di++) {
+                    double gi = G[2 * (i + 1) + di];
+                    if (!isfinite(gi)) continue;
+                    double v = gi + win_span(&w, i, j, di, j < L ? dj : -1);
+                    if (v < lo) lo = v;
+                }
+                if (lo > best[dj]) best[dj] = lo;
+            }
+            if (w.n_set > WIN_MAX_OPS || w.work > WIN_MAX_WORK) break;
+        }
+        for (int d = 0; d < 2; d++) {
+            double t = j < L ? w.t[2 * w.path[j] + d] : 0;
+            G[2 * (j + 1) + d] = d < nd ? best[d] + t : best[0] + t;
+        }
+        if (w.work > WIN_MAX_WORK) { /* the rest of the chain at its own costs: still a bound */
+            for (int32_t k = j + 1; k <= L; k++)
+                for (int d = 0; d < 2; d++)
+                    G[2 * (k + 1) + d] = fmin(G[2 * k], G[2 * k + 1]) + (k < L ? w.t[2 * w.path[k] + d] : 0);
+            break;
+        }
+    }
+    /* less a rounding margin: the same sums taken in another order by the simulator may end an ulp lower */
+    *out = fmin(G[2 * (L + 1)], G[2 * (L + 1) + 1]) * (1 - 1e-12);
+done:
+    hsdag_free(memb), hsdag_free(len), hsdag_free(arg), hsdag_free(boff), hsdag_free(bkt), hsdag_free(G);
+    hsdag_free(w.path), hsdag_free(w.pos), hsdag_free(w.first), hsdag_free(w.last), hsdag_free(w.rank);
+    hsdag_free(w.byrank), hsdag_free(w.byid), hsdag_free(w.t), hsdag_free(w.tl), hsdag_free(w.x);
+    hsdag_free(w.ef), hsdag_free(w.lf), hsdag_free(w.thr), hsdag_free(w.cand);
+    return rc;
+}
+
 int hsdag_bound_compute(hsdag_bound *out, const hsdag_costs *c, hsdag_semantics sem,
                         hsdag_bound_exact_fn exact, void *ctx, hsdag_err *e)
 {
@@ -322,6 +655,7 @@ int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantic
     out->path_blocks_s = NAN;
     out->memory_s = NAN;
     out->comm_path_s = NAN;
+    out->windows_s = NAN;
     if (out->objective == HSDAG_OBJ_THROUGHPUT) return bound_throughput(c, out, e);
     switch (sem) {
     case HSDAG_SEM_SEQUENTIAL:
@@ -336,6 +670,12 @@ int hsdag_bound_objective(hsdag_bound *out, const hsdag_costs *c, hsdag_semantic
         if (out->comm_path_s > out->lower_s) {
             out->lower_s = out->comm_path_s;
             out->rule = "comm-path";
+        }
+        rc = bound_windows(&out->windows_s, c, e);
+        if (rc < 0) return rc;
+        if (out->windows_s > out->lower_s * (1 + 1e-12)) {
+            out->lower_s = out->windows_s;
+            out->rule = "windows";
         }
         break;
     }
@@ -397,6 +737,7 @@ int hsdag_bound_write_json(hsdag_buf *out, const hsdag_costs *c, const hsdag_bou
     hsdag_jw_num(&w, "max_class_ms", b->max_class_s * 1e3);
     hsdag_jw_num(&w, "path_blocks_ms", b->path_blocks_s * 1e3);
     hsdag_jw_num(&w, "comm_path_ms", b->comm_path_s * 1e3);
+    hsdag_jw_num(&w, "windows_ms", b->windows_s * 1e3);
     hsdag_jw_num(&w, "memory_bound_ms", b->memory_s * 1e3);
     hsdag_jw_num(&w, "contiguous_bound_ms", contiguous_s * 1e3);
     hsdag_jw_str(&w, "contiguous_method", contiguous_method);

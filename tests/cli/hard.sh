@@ -18,6 +18,12 @@ for bad_mem in GPU nope=1G GPU=-1 GPU=5X GPU=0%; do
     expect_rc 2 $HSDAG place $A --method heft --mem "$bad_mem"
     one_line "$TMP/err"
 done
+# the chain-windows bound proves local search's SqueezeNet placement on cpu-igpu (concurrent) optimal: the hard
+# suite's igpu-squeezenet1_1 entry says "bound:windows"
+expect_rc 0 $HSDAG place $S --devices cpu-igpu --semantics concurrent --method local-search --seed 0 --json
+expect_grep '"latency_ms": 1.33011338' "$TMP/out"
+expect_grep '"lower_bound_ms": 1.33011338.*"lower_bound_rule": "windows", "gap": [0-9][0-9.e-]*,' "$TMP/out"
+expect_grep '^igpu-squeezenet1_1 *1.33011339 *bound:windows ' bench/hard.suite
 # black-box baselines: exactly --budget measurements, deterministic per seed; noise changes what they see
 for m in bb-random bb-local; do
     expect_rc 0 $HSDAG place $S --method $m --budget 60 --seed 3 --json --out "$TMP/$m.a.json"
