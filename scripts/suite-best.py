@@ -4,8 +4,8 @@
 For every entry it runs (or reads from the results cache) `hsdag compare ENTRY --seed 0 --json` (every method of
 the default table, the MILP with its default 10 s) and `--seed 1`, `--seed 2` with the stochastic methods, the
 same runs as `make results SECTIONS=hsdag_suite`, keeps the best feasible latency of any row, and says how it
-was obtained: "bound:RULE" (it equals compare's lower bound, whose rule is RULE: a proven optimum), "ilp:optimal" (the MILP proved it optimal
-and its placement, simulated, is the best row), "ilp:gap=X%" (the MILP's placement is the best row, X its proven
+was obtained: "bound:RULE" (it equals compare's lower bound, whose rule is RULE: a proven optimum), "ilp:optimal"
+(the MILP proved it optimal and its placement, simulated, is the best row), "ilp:gap=X%" (the MILP's placement is the best row, X its proven
 gap), both only under sequential semantics (where the MILP's model is the simulator's latency and a relaxation of
 its memory, so the proofs hold for the simulator), else "best:METHOD" (the best
 row, by method). A file entry that is already better than
@@ -31,7 +31,8 @@ def how_of(name, r, lat):
     ilp = r["seeds"][0].get("ilp") or {}
     # the MILP's objective is sequential latency: under other semantics its proofs say nothing about this entry
     tie = lat(ilp) <= best * (1 + 1e-9) and r.get("sem") == "sequential"
-    if r.get("rule") and r.get("lb") and best <= r["lb"] * (1 + 1e-9):
+    # a proof for every placement: not "contiguous" (compare's bound over contiguous splits only)
+    if r.get("rule") not in (None, "contiguous") and r.get("lb") and best <= r["lb"] * (1 + 1e-9):
         return best, "bound:%s" % r["rule"]
     if tie and ilp.get("optimal"):
         return best, "ilp:optimal"
