@@ -139,12 +139,6 @@ done:
     return rc;
 }
 
-static int cl_cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int cl_run(cl_opts *o)
 {
     const char *cmd = o->a->name;
@@ -169,8 +163,8 @@ static int cl_run(cl_opts *o)
         walls[r] = hsdag_now() - t0;
         cpus[r] = (double)clock() / CLOCKS_PER_SEC - c0;
     }
-    qsort(walls, (size_t)reps, sizeof(double), cl_cmp_d);
-    qsort(cpus, (size_t)reps, sizeof(double), cl_cmp_d);
+    qsort(walls, (size_t)reps, sizeof(double), hsdag_cmp_double);
+    qsort(cpus, (size_t)reps, sizeof(double), hsdag_cmp_double);
     double wall = walls[reps / 2], cpu = cpus[reps / 2];
     hsdag_free(walls);
     hsdag_cluster_free(env);
@@ -289,7 +283,7 @@ static int cl_compare(cl_opts *o)
         goto done;
     }
     memcpy(sorted, wall, cells * sizeof *sorted);
-    qsort(sorted, cells, sizeof(double), cl_cmp_d);
+    qsort(sorted, cells, sizeof(double), hsdag_cmp_double);
     hsdag_cluster_comparison cmp = {.policies = pnames,
                                     .n_policies = np,
                                     .betas = betas,

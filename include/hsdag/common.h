@@ -174,6 +174,8 @@ typedef struct hsdag_pair {
 /* Sorts p[n] by (a, b) and merges equal pairs, summing w (in sorted order); count[i] (may be NULL, else
  * n slots) gets how many pairs merged into the i-th. Returns the number of distinct pairs, now first in p. */
 HSDAG_API int32_t hsdag_pairs_merge(hsdag_pair *p, int32_t n, int32_t *count);
+/* qsort comparator of doubles, ascending (-1, 0, 1; for NaN-free arrays). */
+HSDAG_API int hsdag_cmp_double(const void *a, const void *b);
 
 /* ---- files (src/core/file.c; the rules: docs/formats.md, "Writing files") ---- */
 /* Reads a whole file (max_bytes cap; 0 = 1 GiB). *buf is NUL-terminated (not counted in *len). */

@@ -86,12 +86,6 @@ static void cl_model_free(cl_model *m)
     hsdag_free(m->pub.edge_feat);
 }
 
-static int cl_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void cl_mean_median(const float *v, int32_t n, int32_t stride, double *mean, double *median)
 {
     double *t = hsdag_malloc(((size_t)n + 1) * sizeof(double));
@@ -105,7 +99,7 @@ static void cl_mean_median(const float *v, int32_t n, int32_t stride, double *me
         t[i] = v[(size_t)i * stride];
         s += t[i];
     }
-    qsort(t, (size_t)n, sizeof(double), cl_cmp_double);
+    qsort(t, (size_t)n, sizeof(double), hsdag_cmp_double);
     *mean = s / n;
     *median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
     hsdag_free(t);

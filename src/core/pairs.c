@@ -1,8 +1,8 @@
 /* pairs.c - weighted (a, b) pairs sorted and merged: the edge list of a graph contracted by a grouping
  * (coarsening, METIS's class graph, the coarsened drawing) is built by collecting one pair per crossing edge
- * and merging equal pairs.
+ * and merging equal pairs; and the one qsort comparator of doubles.
  * Not here: building CSR from the merged list (each caller needs its own layout).
- * Entry points: hsdag_pairs_merge.
+ * Entry points: hsdag_pairs_merge, hsdag_cmp_double.
  */
 #include "hsdag/common.h"
 
@@ -27,4 +27,10 @@ int32_t hsdag_pairs_merge(hsdag_pair *p, int32_t n, int32_t *count)
         p[m++] = p[i];
     }
     return m;
+}
+
+int hsdag_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }

@@ -371,9 +371,8 @@ int hsdag_learn_register_methods(hsdag_err *e)
     static const hsdag_place_method methods[] = {
         {"hsdag", hsdag_learn_place,
          "HSDAG, the project's learner (src/learn): warm start from the best heuristic (and, under a memory "
-         "cap, "
-         "the MILP on an iteration budget), --budget learned "
-         "placements (default 500), local search from its own start and from the best, policy-guided "
+         "cap, the MILP on an iteration budget), --budget learned placements (default 500), local search "
+         "from its own start and from the best, policy-guided "
          "iterated local search (--max-evals caps the whole run); the note says what each part gave",
          HSDAG_PLACE_PARTIAL, HSDAG_PLACE_RESPECTS, 1, HSDAG_PLACE_USES_BUDGET | HSDAG_PLACE_USES_MAX_EVALS},
         {"hsdag-learned", hsdag_learn_place_learned,

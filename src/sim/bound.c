@@ -158,23 +158,24 @@ static double pb_path(pb_data *d, int32_t n, int64_t *work)
     return d->F[n] < d->G[n] ? d->F[n] : d->G[n];
 }
 
-/* The longest path under weight w (nodes are in topological order) into d->path; returns its length. */
-static int32_t pb_longest(pb_data *d, const double *w, double *len)
+/* The longest path under node weight w (nodes are in topological order) into path (ties: the first input
+ * and the first end); len[v] gets the longest path ending at v, arg[v] its previous node (-1). Returns the
+ * path's length. */
+static int32_t longest_path(const hsdag_graph *g, const double *w, double *len, int32_t *arg, int32_t *path)
 {
-    const hsdag_graph *g = d->g;
     int32_t end = 0, n = 0;
     for (int32_t v = 0; v < g->n_nodes; v++) {
         double b = 0;
-        d->arg[v] = -1;
+        arg[v] = -1;
         for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-            if (len[g->in_src[k]] > b || d->arg[v] < 0) b = len[g->in_src[k]], d->arg[v] = g->in_src[k];
+            if (len[g->in_src[k]] > b || arg[v] < 0) b = len[g->in_src[k]], arg[v] = g->in_src[k];
         len[v] = b + w[v];
         if (len[v] > len[end]) end = v;
     }
-    for (int32_t v = end; v >= 0; v = d->arg[v]) d->path[n++] = v;
+    for (int32_t v = end; v >= 0; v = arg[v]) path[n++] = v;
     for (int32_t i = 0; i < n / 2; i++) {
-        int32_t t = d->path[i];
-        d->path[i] = d->path[n - 1 - i], d->path[n - 1 - i] = t;
+        int32_t t = path[i];
+        path[i] = path[n - 1 - i], path[n - 1 - i] = t;
     }
     return n;
 }
@@ -233,7 +234,7 @@ static int bound_path_blocks(double *out, const hsdag_costs *c, hsdag_err *e)
         int64_t work = 0;
         for (int32_t v = 0; v < n; v++) mc[v] = d.cpu[v] < d.acc[v] ? d.cpu[v] : d.acc[v], d.pos[v] = -1;
         for (int wi = 0; wi < 3; wi++) {
-            int32_t np = pb_longest(&d, w[wi], len);
+            int32_t np = longest_path(d.g, w[wi], len, d.arg, d.path);
             for (int32_t i = 0; i < np; i++) d.pos[d.path[i]] = i;
             double val = pb_path(&d, np, &work);
             for (int32_t i = 0; i < np; i++) d.pos[d.path[i]] = -1;
@@ -326,12 +327,6 @@ static int win_key_cmp(const void *x, const void *y)
     return p->ratio < q->ratio ? -1 : p->ratio > q->ratio ? 1 : (p->v > q->v) - (p->v < q->v);
 }
 
-static int dbl_cmp(const void *x, const void *y)
-{
-    double p = *(const double *)x, q = *(const double *)y;
-    return (p > q) - (p < q);
-}
-
 static void win_insert(int32_t *a, int32_t n, int32_t u, const int32_t *key)
 {
     int32_t k = n;
@@ -413,8 +408,7 @@ static double win_span(win_data *w, int32_t i, int32_t j, int di, int dj)
                 if (dep > after) after = dep;
             }
             w->lf[2 * u + y] = after + w->t[2 * u + y];
-            double th = w->ef[2 * u + y] + after;
-            w->thr[2 * u + y] = th;
+            w->thr[2 * u + y] = w->ef[2 * u + y] + after;
         }
         double m = fmin(w->thr[2 * u], w->thr[2 * u + 1]);
         if (m > lo) lo = m;
@@ -428,7 +422,7 @@ static double win_span(win_data *w, int32_t i, int32_t j, int di, int dj)
         double th = w->thr[2 * w->byid[k / 2] + (k & 1)];
         if (isfinite(th) && th > lo) w->cand[nc++] = th;
     }
-    qsort(w->cand, (size_t)nc, sizeof *w->cand, dbl_cmp);
+    qsort(w->cand, (size_t)nc, sizeof *w->cand, hsdag_cmp_double);
     int32_t a = 0, b = nc; /* the least k with load(cand[k]) <= cand[k]; nc if none */
     while (a < b) {
         int32_t mid = a + (b - a) / 2;
@@ -534,21 +528,9 @@ static int bound_windows(double *out, const hsdag_costs *c, hsdag_err *e)
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
         goto done;
     }
-    int32_t end = 0, L = 0;
-    for (int32_t v = 0; v < n; v++) {
-        double best = 0, m = fmin(w.t[2 * v], w.t[2 * v + 1]);
-        arg[v] = -1;
-        for (int32_t k = g->in_off[v]; k < g->in_off[v + 1]; k++)
-            if (arg[v] < 0 || len[g->in_src[k]] > best) best = len[g->in_src[k]], arg[v] = g->in_src[k];
-        len[v] = best + m;
-        if (len[v] > len[end]) end = v;
-    }
-    for (int32_t v = end; v >= 0; v = arg[v]) w.path[L++] = v;
-    for (int32_t i = 0; i < L / 2; i++) {
-        int32_t t = w.path[i];
-        w.path[i] = w.path[L - 1 - i], w.path[L - 1 - i] = t;
-    }
-    w.L = L;
+    /* the chain: the longest path under the cheapest cost (cand as the weights until the windows) */
+    for (int32_t v = 0; v < n; v++) w.cand[v] = fmin(w.t[2 * v], w.t[2 * v + 1]);
+    int32_t L = w.L = longest_path(g, w.cand, len, arg, w.path);
     for (int32_t v = 0; v < n; v++) w.pos[v] = -1;
     for (int32_t i = 0; i < L; i++) w.pos[w.path[i]] = i;
     /* last: the latest chain node an op descends from (-1: none); first: the earliest it leads to (L: none) */

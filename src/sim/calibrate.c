@@ -221,12 +221,6 @@ static double objective(const cal_set *sets, int32_t n, const double *x, double 
     return loss;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Average ranks (ties share their mean rank) of x[0..n) into r; idx is scratch. */
 static void ranks(const double *x, int32_t n, double *r, int32_t *idx)
 {
@@ -301,7 +295,7 @@ static int cal_score(hsdag_calib_model *m, const cal_set *s, const hsdag_device 
         ranks(ms, n, rb, idx);
         m->spearman = pearson(ra, rb, n);
     }
-    qsort(rel, (size_t)n, sizeof *rel, cmp_double);
+    qsort(rel, (size_t)n, sizeof *rel, hsdag_cmp_double);
     m->median_abs_rel = n ? (n % 2 ? rel[n / 2] : 0.5 * (rel[n / 2 - 1] + rel[n / 2])) : 0;
     m->weighted_abs_rel = wsum > 0 ? wrel / wsum : 0;
 done:
@@ -345,7 +339,7 @@ static void params_to_device(const double *x, const uint8_t *fitted, hsdag_devic
         d->eff[c] = f > 1 ? 1 : (f < 1e-6 ? 1e-6 : f);
         if (fitted[c]) effs[ne++] = d->eff[c];
     }
-    qsort(effs, (size_t)ne, sizeof *effs, cmp_double);
+    qsort(effs, (size_t)ne, sizeof *effs, hsdag_cmp_double);
     double med = ne ? effs[ne / 2] : 1.0;
     for (int c = 0; c < NC; c++)
         if (!fitted[c]) d->eff[c] = med;
