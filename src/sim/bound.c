@@ -293,13 +293,15 @@ static int bound_comm_path(double *out, const hsdag_costs *c, hsdag_err *e)
  * The devices must form two classes (identical cost and allowed columns within a class). Take the longest
  * path c_0 .. c_{L-1} under the cheapest cost, with a virtual source and sink. The window (i, j), i < j,
  * holds the ops that descend from c_i and lead to c_j: they run after c_i ends and before c_j starts, and
- * the windows between consecutive chosen chain nodes are disjoint in time. Given the classes of c_i and c_j,
- * an op u of the window on class y has a through time: its earliest finish after c_i (the comm-path DP
- * inside the window) plus its latest start before c_j, less its cost. The window lasts at least T, the
- * least value at least every op's cheaper through time and at least the fractional load of its ops on the
- * two classes (per device), where an op whose through time on a class exceeds T is forced to the other.
- * G[j][d] = the least finish of c_j on class d = its cost + the largest over i of the smallest over c_i's
- * class of G[i] + T(i, j); the bound is G at the sink. Windows span up to WIN_SPAN chain nodes and
+ * the windows between consecutive chosen chain nodes are disjoint in time. Given the classes of c_i and c_j
+ * (and, in a class of several devices, whether they share one), an op u of the window has locations: c_i's
+ * device (home A), c_j's (B), any other device of each class; and at each a through time: its earliest
+ * finish after c_i (the comm-path DP inside the window, copies between locations) plus its latest start
+ * before c_j, less its cost. The window lasts at least T, the least value at least every op's least through
+ * time, the fractional load of its ops on the two classes (per device) and the load of the homes, where an
+ * op whose through time at a location exceeds T is not there. G[j][d] = the least finish of c_j on class
+ * d = its cost + the largest over i of the smallest over c_i's class (one device or two) of G[i] + T(i, j);
+ * the bound is G at the sink. Windows span up to WIN_SPAN chain nodes and
  * WIN_MAX_OPS ops; past WIN_MAX_WORK the rest of the chain counts its own costs (still a bound). */
 #define WIN_SPAN 48
 #define WIN_MAX_OPS 1024
@@ -308,11 +310,18 @@ static int bound_comm_path(double *out, const hsdag_costs *c, hsdag_err *e)
 typedef struct win_data {
     const hsdag_graph *g;
     int32_t L, *path, *pos, *first, *last;
+    int32_t cnt[2];     /* devices per class */
     double *t, *tl, *x; /* [2n] cost on class 0/1; the same per device of the class (load); the cheapest
                          * copy of u's output from class y to the other */
+    double *xi;         /* [2n] the cheapest copy of u's output between two devices of class y (INFINITY
+                         * when the class has one device) */
     int32_t *rank;      /* [n] position in the order of tl0 / tl1 */
     int32_t *byrank, *byid, n_set; /* the window's ops sorted by rank, by id */
-    double *ef, *lf, *thr, *cand;  /* [2n] */
+    /* the window's locations (win_span): a device of a class that holds c_i ("home" A), c_j (B, possibly the
+     * same device as A), or any other device of the class; at most 4 */
+    int nl, la, lb, lcls[4];
+    double *ef, *lf, *thrl; /* [4n] per location */
+    double *thr, *cand;     /* [2n] the least through time on each class; candidates [4n] */
     int64_t work;
 } win_data;
 
@@ -340,7 +349,7 @@ static int win_in(const win_data *w, int32_t p, int32_t i, int32_t j)
 }
 
 /* The window's fractional load with the ops whose through time on a class exceeds T forced to the other. */
-static double win_load(const win_data *w, double T)
+static double win_frac_load(const win_data *w, double T)
 {
     double A = 0, B = 0;
     int32_t nf = 0;
@@ -366,73 +375,141 @@ static double win_load(const win_data *w, double T)
     return A > B ? A : B;
 }
 
-/* The least duration of window (i, j) with c_i on class di and c_j on dj (-1: the virtual ends). */
-static double win_span(win_data *w, int32_t i, int32_t j, int di, int dj)
+/* The load of the homes: the ops whose only location within T is A, or B, or A and B (two devices). */
+static double win_home_load(const win_data *w, double T)
+{
+    if (w->la < 0 && w->lb < 0) return 0;
+    double fa = 0, fb = 0, fab = 0;
+    for (int32_t k = 0; k < w->n_set; k++) {
+        int32_t u = w->byid[k];
+        unsigned m = 0;
+        for (int l = 0; l < w->nl; l++) m |= (unsigned)(w->thrl[4 * (size_t)u + l] <= T) << l;
+        unsigned ma = w->la >= 0 ? 1u << w->la : 0, mb = w->lb >= 0 ? 1u << w->lb : 0;
+        if (!m || (m & ~(ma | mb))) continue;
+        double ta = ma ? w->t[2 * u + w->lcls[w->la]] : INFINITY,
+               tb = mb ? w->t[2 * u + w->lcls[w->lb]] : INFINITY;
+        if (m == ma)
+            fa += ta;
+        else if (m == mb)
+            fb += tb;
+        else
+            fab += fmin(ta, tb);
+    }
+    double h = fa > fb ? fa : fb;
+    if (w->la != w->lb && (fa + fb + fab) / 2 > h) h = (fa + fb + fab) / 2;
+    return h;
+}
+
+/* The window's fractional load with the ops whose through time on a class exceeds T forced to the other, and
+ * at least the load the homes must carry. */
+static double win_load(const win_data *w, double T)
+{
+    double f = win_frac_load(w, T), h = win_home_load(w, T);
+    return f > h ? f : h;
+}
+
+/* The copy of u's output from location l1 to l2: none within one location (an "other" location may be one
+ * device), the cheapest between two devices of one class, or from one class to the other. */
+static inline double win_xf(const win_data *w, int32_t u, int l1, int l2)
+{
+    if (l1 == l2) return 0;
+    int y = w->lcls[l1];
+    return y == w->lcls[l2] ? w->xi[2 * u + y] : w->x[2 * u + y];
+}
+
+/* The least duration of window (i, j) with c_i on class di and c_j on dj (-1: the virtual ends), on one device
+ * if same (di == dj), else on two. */
+static double win_span(win_data *w, int32_t i, int32_t j, int di, int dj, int same)
 {
     const hsdag_graph *g = w->g;
     int32_t ci = i >= 0 ? w->path[i] : -1, cj = j < w->L ? w->path[j] : -1;
+    /* the locations: per class, its homes, then the rest of its devices if any */
+    w->nl = 0, w->la = w->lb = -1;
+    for (int y = 0; y < 2; y++) {
+        int homes = 0;
+        if (ci >= 0 && di == y) w->la = w->nl, w->lcls[w->nl++] = y, homes++;
+        if (cj >= 0 && dj == y) {
+            if (w->la >= 0 && di == y && same)
+                w->lb = w->la;
+            else
+                w->lb = w->nl, w->lcls[w->nl++] = y, homes++;
+        }
+        if (w->cnt[y] > homes) w->lcls[w->nl++] = y;
+    }
+    int nl = w->nl;
     for (int32_t k = 0; k < w->n_set; k++) {
         int32_t u = w->byid[k];
-        for (int y = 0; y < 2; y++) {
+        for (int l = 0; l < nl; l++) {
             double ready = 0;
             for (int32_t e = g->in_off[u]; e < g->in_off[u + 1]; e++) {
                 int32_t p = g->in_src[e];
                 double arr;
-                if (p == ci)
-                    arr = di == y ? 0 : w->x[2 * p + di];
-                else if (win_in(w, p, i, j))
-                    arr = fmin(w->ef[2 * p + y], w->ef[2 * p + 1 - y] + w->x[2 * p + 1 - y]);
-                else
+                if (p == ci) {
+                    arr = win_xf(w, p, w->la, l);
+                } else if (win_in(w, p, i, j)) {
+                    arr = INFINITY;
+                    for (int l2 = 0; l2 < nl; l2++)
+                        arr = fmin(arr, w->ef[4 * (size_t)p + l2] + win_xf(w, p, l2, l));
+                } else {
                     continue;
+                }
                 if (arr > ready) ready = arr;
             }
-            w->ef[2 * u + y] = ready + w->t[2 * u + y];
+            w->ef[4 * (size_t)u + l] = ready + w->t[2 * u + w->lcls[l]];
         }
-        w->work += 2 + 2 * (g->in_off[u + 1] - g->in_off[u]);
+        w->work += nl + (int64_t)nl * nl * (g->in_off[u + 1] - g->in_off[u]) / 2;
     }
     double lo = 0;
     int32_t nc = 0;
     for (int32_t k = w->n_set - 1; k >= 0; k--) {
         int32_t u = w->byid[k];
-        for (int y = 0; y < 2; y++) {
+        w->thr[2 * u] = w->thr[2 * u + 1] = INFINITY;
+        for (int l = 0; l < nl; l++) {
             double after = 0;
             for (int32_t e = g->out_off[u]; e < g->out_off[u + 1]; e++) {
                 int32_t s = g->out_dst[e];
                 double dep;
-                if (s == cj)
-                    dep = dj == y ? 0 : w->x[2 * u + y];
-                else if (win_in(w, s, i, j))
-                    dep = fmin(w->lf[2 * s + y], w->x[2 * u + y] + w->lf[2 * s + 1 - y]);
-                else
+                if (s == cj) {
+                    dep = win_xf(w, u, l, w->lb);
+                } else if (win_in(w, s, i, j)) {
+                    dep = INFINITY;
+                    for (int l2 = 0; l2 < nl; l2++)
+                        dep = fmin(dep, win_xf(w, u, l, l2) + w->lf[4 * (size_t)s + l2]);
+                } else {
                     continue;
+                }
                 if (dep > after) after = dep;
             }
-            w->lf[2 * u + y] = after + w->t[2 * u + y];
-            w->thr[2 * u + y] = w->ef[2 * u + y] + after;
+            size_t ul = 4 * (size_t)u + l;
+            int y = w->lcls[l];
+            w->lf[ul] = after + w->t[2 * u + y];
+            w->thrl[ul] = w->ef[ul] + after;
+            if (w->thrl[ul] < w->thr[2 * u + y]) w->thr[2 * u + y] = w->thrl[ul];
+            if (isfinite(w->thrl[ul])) w->cand[nc++] = w->thrl[ul];
         }
         double m = fmin(w->thr[2 * u], w->thr[2 * u + 1]);
         if (m > lo) lo = m;
-        w->work += 2 + 2 * (g->out_off[u + 1] - g->out_off[u]);
+        w->work += nl + (int64_t)nl * nl * (g->out_off[u + 1] - g->out_off[u]) / 2;
     }
     if (!isfinite(lo)) return INFINITY;
-    double l = win_load(w, lo);
-    w->work += w->n_set;
-    if (l <= lo) return lo;
-    for (int32_t k = 0; k < 2 * w->n_set; k++) {
-        double th = w->thr[2 * w->byid[k / 2] + (k & 1)];
-        if (isfinite(th) && th > lo) w->cand[nc++] = th;
-    }
+    double l0 = win_load(w, lo);
+    w->work += (int64_t)w->n_set * nl / 2;
+    if (l0 <= lo) return lo;
+    int32_t m = 0; /* the candidates above lo, sorted */
+    for (int32_t k = 0; k < nc; k++)
+        if (w->cand[k] > lo) w->cand[m++] = w->cand[k];
+    nc = m;
     qsort(w->cand, (size_t)nc, sizeof *w->cand, hsdag_cmp_double);
     int32_t a = 0, b = nc; /* the least k with load(cand[k]) <= cand[k]; nc if none */
     while (a < b) {
         int32_t mid = a + (b - a) / 2;
-        w->work += w->n_set;
+        w->work += (int64_t)w->n_set * nl / 2;
         if (win_load(w, w->cand[mid]) <= w->cand[mid])
             b = mid;
         else
             a = mid + 1;
     }
-    double prev = a > 0 ? w->cand[a - 1] : lo, lp = a > 0 ? win_load(w, prev) : l;
+    double prev = a > 0 ? w->cand[a - 1] : lo, lp = a > 0 ? win_load(w, prev) : l0;
     return a < nc && w->cand[a] < lp ? w->cand[a] : lp;
 }
 
@@ -481,13 +558,16 @@ static int bound_windows(double *out, const hsdag_costs *c, hsdag_err *e)
     w.rank = hsdag_malloc(((size_t)n + 1) * sizeof *w.rank);
     w.byrank = hsdag_malloc(((size_t)n + 1) * sizeof *w.byrank);
     w.byid = hsdag_malloc(((size_t)n + 1) * sizeof *w.byid);
+    size_t n4 = 2 * n2;
     w.t = hsdag_malloc(n2 * sizeof *w.t), w.tl = hsdag_malloc(n2 * sizeof *w.tl);
-    w.x = hsdag_malloc(n2 * sizeof *w.x), w.ef = hsdag_malloc(n2 * sizeof *w.ef);
-    w.lf = hsdag_malloc(n2 * sizeof *w.lf), w.thr = hsdag_malloc(n2 * sizeof *w.thr);
-    w.cand = hsdag_malloc(n2 * sizeof *w.cand);
+    w.x = hsdag_malloc(n2 * sizeof *w.x), w.xi = hsdag_malloc(n2 * sizeof *w.xi);
+    w.ef = hsdag_malloc(n4 * sizeof *w.ef), w.lf = hsdag_malloc(n4 * sizeof *w.lf);
+    w.thrl = hsdag_malloc(n4 * sizeof *w.thrl), w.thr = hsdag_malloc(n2 * sizeof *w.thr);
+    w.cand = hsdag_malloc(n4 * sizeof *w.cand);
+    w.cnt[0] = cnt[0], w.cnt[1] = cnt[1];
     int rc = 0;
     if (!len || !arg || !boff || !bkt || !w.path || !w.pos || !w.first || !w.last || !w.rank || !w.byrank ||
-        !w.byid || !w.t || !w.tl || !w.x || !w.ef || !w.lf || !w.thr || !w.cand) {
+        !w.byid || !w.t || !w.tl || !w.x || !w.xi || !w.ef || !w.lf || !w.thrl || !w.thr || !w.cand) {
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "bound: out of memory");
         goto done;
     }
@@ -498,14 +578,16 @@ static int bound_windows(double *out, const hsdag_costs *c, hsdag_err *e)
             int32_t d = cls[y];
             w.t[2 * v + y] = !any || c->allowed[s + d] ? c->node_s[s + d] : INFINITY;
             w.tl[2 * v + y] = w.t[2 * v + y] / cnt[y];
-            double best = INFINITY;
+            double best = INFINITY, within = INFINITY;
             for (int32_t a = 0; a < D; a++)
-                for (int32_t b = 0; b < D; b++)
-                    if (memb[a] == y && memb[b] != y) {
-                        double t = hsdag_costs_xfer_s(c, v, a, b);
-                        if (t < best) best = t;
-                    }
+                for (int32_t b = 0; b < D; b++) {
+                    if (memb[a] != y || a == b) continue;
+                    double t = hsdag_costs_xfer_s(c, v, a, b);
+                    if (memb[b] != y && t < best) best = t;
+                    if (memb[b] == y && t < within) within = t;
+                }
             w.x[2 * v + y] = best;
+            w.xi[2 * v + y] = within;
         }
     }
     /* the order of the fractional split: cost ratio class 0 / class 1, per device */
@@ -575,8 +657,12 @@ static int bound_windows(double *out, const hsdag_costs *c, hsdag_err *e)
                 for (int di = 0; di < (i >= 0 ? 2 : 1); di++) {
                     double gi = G[2 * (i + 1) + di];
                     if (!isfinite(gi)) continue;
-                    double v = gi + win_span(&w, i, j, di, j < L ? dj : -1);
-                    if (v < lo) lo = v;
+                    /* c_i and c_j of one class: on one device, and also on two where the class has them */
+                    int both = i >= 0 && j < L && di == dj;
+                    for (int same = both; same >= (both && cnt[di] > 1 ? 0 : both); same--) {
+                        double v = gi + win_span(&w, i, j, i >= 0 ? di : -1, j < L ? dj : -1, same);
+                        if (v < lo) lo = v;
+                    }
                 }
                 if (lo > best[dj]) best[dj] = lo;
             }
@@ -599,7 +685,8 @@ done:
     hsdag_free(memb), hsdag_free(len), hsdag_free(arg), hsdag_free(boff), hsdag_free(bkt), hsdag_free(G);
     hsdag_free(w.path), hsdag_free(w.pos), hsdag_free(w.first), hsdag_free(w.last), hsdag_free(w.rank);
     hsdag_free(w.byrank), hsdag_free(w.byid), hsdag_free(w.t), hsdag_free(w.tl), hsdag_free(w.x);
-    hsdag_free(w.ef), hsdag_free(w.lf), hsdag_free(w.thr), hsdag_free(w.cand);
+    hsdag_free(w.xi), hsdag_free(w.ef), hsdag_free(w.lf), hsdag_free(w.thrl), hsdag_free(w.thr);
+    hsdag_free(w.cand);
     return rc;
 }
 
