@@ -52,8 +52,8 @@ static const hsdag_place_method builtin[] = {
      "PipeDream-style DP: the best max-load split of one linear chain of the blocks; tarnawski semantics", R,
      R, 1, HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME},
     {"local-search", place_local_search,
-     "moves classes, topological segments and whole blocks (spilling what overflows) while the simulated "
-     "objective improves, seeded restarts",
+     "moves classes, topological segments, whole blocks (spilling what overflows) and the same classes at "
+     "every repeat of a structure (twins) while the simulated objective improves, seeded restarts",
      R, R, 1,
      HSDAG_PLACE_USES_TIME_LIMIT | HSDAG_PLACE_USES_CPU_TIME | HSDAG_PLACE_USES_MAX_EVALS |
          HSDAG_PLACE_USES_INIT},
