@@ -237,18 +237,14 @@ static int ls_twins_build(ls_state *s)
     if (rc == 0) {
         for (int32_t gi = 0; gi < ng; gi++) sig[gi] = (ls_sig){h[gi], gi};
         qsort(sig, (size_t)ng, sizeof *sig, ls_sig_cmp);
-        /* runs of equal hash, then ordered by their first group (runs come out by hash) */
+        /* the runs of equal hash of 2 or more (members ascend: sorted by (hash, group)), each member keyed by
+         * (the run's first group, itself), then sorted by that key: classes by first member */
         for (int32_t a = 0, b; a < ng; a = b) {
             for (b = a + 1; b < ng && sig[b].h == sig[a].h; b++) {}
             if (b - a < 2) continue;
-            for (int32_t i = a; i < b; i++) sig[m + i - a] = sig[i];
-            for (int32_t i = 0; i < b - a; i++) sig[m + i].h = (uint64_t)nt;
-            m += b - a, nt++;
+            uint64_t first = (uint64_t)(uint32_t)sig[a].g << 32;
+            for (int32_t i = a; i < b; i++) sig[m++] = (ls_sig){first | (uint32_t)sig[i].g, sig[i].g};
         }
-        /* a stable order of the classes: by first member */
-        int32_t *first = (int32_t *)nh; /* nh is free: ng >= m 64-bit slots hold nt int32s */
-        for (int32_t i = m - 1; i >= 0; i--) first[sig[i].h] = sig[i].g;
-        for (int32_t i = 0; i < m; i++) sig[i].h = ((uint64_t)first[sig[i].h] << 32) | (uint32_t)sig[i].g;
         qsort(sig, (size_t)m, sizeof *sig, ls_sig_cmp);
         s->twin_off[0] = 0;
         nt = 0;
