@@ -5,6 +5,8 @@
  * Entry points: hsdag_pretrain_*, hsdag_policy_* (pretrain.h), hsdag_pretrain_run_write_json. */
 #include "hsdag/pretrain.h"
 
+#include "hsdag/codec.h"
+
 #include "lnodes.h"
 
 #include <errno.h>
@@ -121,21 +123,14 @@ static void shuffle_(int32_t *a, int32_t n, hsdag_rng *r)
     }
 }
 
-static uint64_t fnv64_(const unsigned char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t table_of(const hsdag_nn_params *P)
 {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = HSDAG_FNV64_BASIS;
     for (int32_t t = 0; t < hsdag_nn_params_n_tensors(P); t++) {
         const char *nm = hsdag_nn_params_name(P, t);
         int32_t rc[2] = {hsdag_nn_params_rows(P, t), hsdag_nn_params_cols(P, t)};
-        h = (h ^ fnv64_((const unsigned char *)nm, strlen(nm))) * 1099511628211ull;
-        h = (h ^ fnv64_((const unsigned char *)rc, sizeof rc)) * 1099511628211ull;
+        h = (h ^ hsdag_fnv1a64(HSDAG_FNV64_BASIS, nm, strlen(nm))) * HSDAG_FNV64_PRIME;
+        h = (h ^ hsdag_fnv1a64(HSDAG_FNV64_BASIS, rc, sizeof rc)) * HSDAG_FNV64_PRIME;
     }
     return h;
 }
@@ -469,83 +464,42 @@ static int settings_read(hsdag_policy *pol, char *txt)
 
 /* ---- policy files ---- */
 
-static void put_u32(hsdag_buf *b, uint32_t v)
+/* A u32-length string of at most 65536 bytes, copied to the heap; NULL when short, too long or out of memory. */
+static char *get_str(hsdag_rd *r)
 {
-    unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
-    hsdag_buf_append(b, (const char *)x, 4);
-}
-static void put_u64(hsdag_buf *b, uint64_t v)
-{
-    put_u32(b, (uint32_t)v);
-    put_u32(b, (uint32_t)(v >> 32));
-}
-static void put_str(hsdag_buf *b, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    put_u32(b, (uint32_t)n);
-    if (n) hsdag_buf_append(b, s, n);
-}
-
-typedef struct rd {
-    const unsigned char *p;
-    size_t len, pos;
-    int bad;
-} rd;
-static uint32_t get_u32(rd *r)
-{
-    if (r->len - r->pos < 4) {
-        r->bad = 1;
-        return 0;
-    }
-    const unsigned char *c = r->p + r->pos;
-    r->pos += 4;
-    return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
-}
-static uint64_t get_u64(rd *r)
-{
-    uint64_t lo = get_u32(r), hi = get_u32(r);
-    return hi << 32 | lo;
-}
-static char *get_str(rd *r)
-{
-    uint32_t n = get_u32(r);
-    if (r->bad || n > 65536 || r->len - r->pos < n) {
+    uint32_t n = hsdag_get_u32(r);
+    const char *v = n <= 65536 ? hsdag_get_view(r, n) : NULL;
+    if (!v) {
         r->bad = 1;
         return NULL;
     }
-    char *s = hsdag_malloc((size_t)n + 1);
-    if (!s) return NULL;
-    memcpy(s, r->p + r->pos, n);
-    s[n] = 0;
-    r->pos += n;
-    return s;
+    char *str = hsdag_malloc((size_t)n + 1);
+    if (!str) return NULL;
+    memcpy(str, v, n);
+    str[n] = 0;
+    return str;
 }
 
 int hsdag_policy_save(const hsdag_policy *pol, hsdag_buf *out, hsdag_err *e)
 {
     size_t start = out->len;
     hsdag_buf_append(out, POL_MAGIC, 8);
-    put_u32(out, POL_VERSION);
-    put_u32(out, (uint32_t)pol->method);
-    put_u32(out, (uint32_t)pol->K);
+    hsdag_put_u32(out, POL_VERSION);
+    hsdag_put_u32(out, (uint32_t)pol->method);
+    hsdag_put_u32(out, (uint32_t)pol->K);
     /* the settings, as "name value" lines (a field added later reads back as its default) */
     hsdag_buf cfgtxt = {0};
     settings_write(&cfgtxt, pol);
-    put_str(out, cfgtxt.oom ? "" : cfgtxt.data);
+    hsdag_put_str(out, cfgtxt.oom || !cfgtxt.data ? "" : cfgtxt.data);
     hsdag_buf_free(&cfgtxt);
-    put_str(out, pol->preset);
-    put_str(out, pol->note);
-    put_u32(out, (uint32_t)pol->n_tensors);
-    put_u64(out, pol->table);
-    put_u64(out, (uint64_t)pol->count);
-    for (size_t i = 0; i < pol->count; i++) {
-        uint32_t u;
-        memcpy(&u, &pol->values[i], 4);
-        put_u32(out, u);
-    }
+    hsdag_put_str(out, pol->preset ? pol->preset : "");
+    hsdag_put_str(out, pol->note ? pol->note : "");
+    hsdag_put_u32(out, (uint32_t)pol->n_tensors);
+    hsdag_put_u64(out, pol->table);
+    hsdag_put_u64(out, (uint64_t)pol->count);
+    hsdag_put_f32s(out, pol->values, pol->count);
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
-    put_u64(out, fnv64_((const unsigned char *)out->data + start, out->len - start));
+    hsdag_put_u64(out, hsdag_fnv1a64(HSDAG_FNV64_BASIS, out->data + start, out->len - start));
     if (out->oom) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
     return 0;
 }
@@ -556,15 +510,16 @@ int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const cha
     if (!what) what = "<buffer>";
     if (len < 16 || memcmp(buf, POL_MAGIC, 8) != 0)
         return hsdag_err_set(e, HSDAG_EPARSE, "%s: not an hsdag policy file (bad magic)", what);
-    rd r = {.p = buf, .len = len - 8, .pos = 8};
-    uint64_t sum = 0;
-    for (int i = 0; i < 8; i++) sum |= (uint64_t)((const unsigned char *)buf)[len - 8 + i] << (8 * i);
-    if (sum != fnv64_(buf, len - 8)) return hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch", what);
-    if (get_u32(&r) != POL_VERSION) return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version", what);
+    hsdag_rd r = hsdag_rd_make((const char *)buf + 8, len - 16),
+             tail = hsdag_rd_make((const char *)buf + len - 8, 8);
+    if (hsdag_get_u64(&tail) != hsdag_fnv1a64(HSDAG_FNV64_BASIS, buf, len - 8))
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: checksum mismatch", what);
+    if (hsdag_get_u32(&r) != POL_VERSION)
+        return hsdag_err_set(e, HSDAG_EPARSE, "%s: unsupported version", what);
     hsdag_policy *pol = hsdag_calloc(1, sizeof *pol);
     if (!pol) return hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
-    pol->method = (hsdag_policy_method)get_u32(&r);
-    pol->K = (int32_t)get_u32(&r);
+    pol->method = (hsdag_policy_method)hsdag_get_u32(&r);
+    pol->K = (int32_t)hsdag_get_u32(&r);
     pol->hcfg = hsdag_learn_config_default();
     pol->pcfg = hsdag_placeto_config_default();
     char *cfgtxt = get_str(&r);
@@ -572,11 +527,11 @@ int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const cha
     hsdag_free(cfgtxt);
     pol->preset = get_str(&r);
     pol->note = get_str(&r);
-    pol->n_tensors = (int32_t)get_u32(&r);
-    pol->table = get_u64(&r);
-    uint64_t cnt = get_u64(&r);
+    pol->n_tensors = (int32_t)hsdag_get_u32(&r);
+    pol->table = hsdag_get_u64(&r);
+    uint64_t cnt = hsdag_get_u64(&r);
     int rc = 0;
-    if (r.bad || !pol->preset || !pol->note || cnt > (r.len - r.pos) / 4 || cnt * 4 != r.len - r.pos)
+    if (r.bad || !pol->preset || !pol->note || cnt > hsdag_rd_left(&r) / 4 || cnt * 4 != hsdag_rd_left(&r))
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: truncated or inconsistent policy file", what);
     else if (srd < 0)
         rc = hsdag_err_set(e, HSDAG_EPARSE, "%s: bad settings line %d", what, -srd);
@@ -587,10 +542,7 @@ int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const cha
         rc = hsdag_err_set(e, HSDAG_ENOMEM, "policy: out of memory");
     else {
         pol->count = (size_t)cnt;
-        for (size_t i = 0; i < pol->count; i++) {
-            uint32_t u = get_u32(&r);
-            memcpy(&pol->values[i], &u, 4);
-        }
+        hsdag_get_f32s(&r, pol->values, pol->count);
     }
     if (rc < 0) {
         hsdag_policy_free(pol);
