@@ -776,18 +776,26 @@ static void test_determinism(void)
     hsdag_graph_free(g);
 }
 
+/* A model file, or NULL after a failed check that names why. */
+static hsdag_graph *load(const char *path)
+{
+    hsdag_graph *g = NULL;
+    hsdag_err e = {0};
+    if (hsdag_load_file(&g, path, HSDAG_FMT_UNKNOWN, &e) < 0) {
+        fprintf(stderr, "%s\n", e.msg);
+        CHECK(0);
+    }
+    return g;
+}
+
 /* Light components: on BERT-base (cpu-gpu) the optimum moves the shape arithmetic (Constant -> Unsqueeze ->
  * Concat chains sharing constants) to the CPU. From GPU-only no single class or topological window improves,
  * but moving whole light components does: local search must reach the min-cut optimum. */
 static void test_light_components(void)
 {
-    hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_load_file(&g, "tests/data/onnx/bert_base.onnx", HSDAG_FMT_UNKNOWN, &e) < 0) {
-        fprintf(stderr, "%s\n", e.msg);
-        CHECK(0);
-        return;
-    }
+    hsdag_graph *g = load("tests/data/onnx/bert_base.onnx");
+    if (!g) return;
     /* run the shape arithmetic as ops, as before the importer marked constant-folded nodes: with those tiny ops
      * executed, moving them off the GPU pays, so GPU-only is not optimal and local search has work to do */
     for (int32_t v = 0; v < g->n_nodes; v++)
@@ -819,13 +827,9 @@ static void test_light_components(void)
  * no twins (its note says 0 twin classes). */
 static void test_twin_moves(void)
 {
-    hsdag_graph *g = NULL;
     hsdag_err e = {0};
-    if (hsdag_load_file(&g, "tests/data/onnx/bert_base.onnx", HSDAG_FMT_UNKNOWN, &e) < 0) {
-        fprintf(stderr, "%s\n", e.msg);
-        CHECK(0);
-        return;
-    }
+    hsdag_graph *g = load("tests/data/onnx/bert_base.onnx");
+    if (!g) return;
     hsdag_devices *d = preset("cpu-igpu", g);
     hsdag_place_problem *p = problem(g, d, HSDAG_SEM_CONCURRENT);
     int32_t *cpu = hsdag_malloc((size_t)g->n_nodes * sizeof *cpu),
