@@ -41,9 +41,9 @@ def place(model, devices, extra, args):
 def suite_best(model, devices, extra):
     """bench/hard.suite's best known latency (ms) of this very instance, or None when it has no such entry."""
     argv = [path(model), "--devices", devices] + extra
-    for name, best, how, a in suite():
+    for _, best, _, a in suite():
         if a == argv and best is not None:
-            return best, name, how
+            return best
     return None
 
 
@@ -76,8 +76,8 @@ def setting(L, devices, title, extra):
         cands = [r["heft"], r["gpu"], r["ls"]] + r["scratch"] + r["placeto_scratch"] + r["hsdag_zero"] + \
             r["hsdag_ft"] + r["placeto_zero"] + r["placeto_ft"]
         sb = suite_best(held, devices, extra)
-        r["best"] = min(cands + ([sb[0]] if sb else []))
-        r["best_from"] = "suite" if sb and sb[0] <= min(cands) else "row"
+        r["best"] = min(cands + ([sb] if sb is not None else []))
+        r["best_from"] = "suite" if sb is not None and sb <= min(cands) else "row"
         rows[held] = r
 
     def mv(xs):
@@ -125,7 +125,7 @@ def generate(L):
              "--seed S` (the project's learner alone, no warm start, no polish). Policy seeds P = %s, scratch "
              "seeds S = %s, mean ± std. Best known = the best of every number in the row, local search "
              "(`compare --methods gpu-only,heft,local-search`) and, where bench/hard.suite has the same "
-             "instance (the four `4gpu-*` and nine `mem50-*` entries), its best known latency, marked (suite) "
+             "instance (its `4gpu-*` and `mem50-*` entries), its best known latency, marked (suite) "
              "where it is the lowest." % (
                  ROUNDS, FINETUNE, SCRATCH, ",".join(map(str, POLICY_SEEDS)), ",".join(map(str, SEEDS))))
     L.append("")
