@@ -417,6 +417,26 @@ static double brute_best(hsdag_place_problem *p, int32_t n, int32_t D)
     return best;
 }
 
+/* One graph of test_bound_windows: the windows bound of p (n ops, D devices) is never above the brute-force
+ * optimum, is no more than the bound reported and no less than the critical path; counts the graphs where it
+ * lifts above the critical path with communication and the per-device work, and where it meets the optimum. */
+static void windows_check(hsdag_place_problem *p, int32_t n, int32_t D, const char *what, uint64_t seed,
+                          int *lifted, int *tight, int *graphs)
+{
+    hsdag_bound bd;
+    hsdag_err e = {0};
+    CHECK_EQ_INT(hsdag_bound_compute(&bd, p->c, HSDAG_SEM_CONCURRENT, NULL, NULL, &e), 0);
+    double best = brute_best(p, n, D);
+    if (!(best >= bd.windows_s * (1 - 1e-12)))
+        fprintf(stderr, "windows, %s, seed %d: brute force %.9g below the bound %.9g\n", what, (int)seed,
+                best, bd.windows_s);
+    CHECK(best >= bd.windows_s * (1 - 1e-12));
+    CHECK(bd.lower_s >= bd.windows_s * (1 - 1e-12) && bd.windows_s >= bd.critical_path_s * (1 - 1e-12));
+    *lifted += bd.windows_s > bd.comm_path_s * (1 + 1e-9) && bd.windows_s > bd.work_per_device_s;
+    *tight += bd.windows_s >= best * (1 - 1e-9);
+    (*graphs)++;
+}
+
 /* ---- the chain-windows bound (src/sim/bound.c): never above the brute-force optimum, on a CPU and an
  * accelerator of comparable speed (where running branches side by side pays), on a CPU and two or three
  * identical accelerators (two device classes, one of several devices: the windows' home devices) and on
@@ -431,17 +451,7 @@ static void test_bound_windows(void)
                 hsdag_graph *g = random_dag(seed, 6, 0, seed % 5 == 0, 0, 4 + (double)(seed % 3));
                 hsdag_devices *d = preset("cpu-4gpu", g);
                 hsdag_place_problem *p = problem(g, d, HSDAG_SEM_CONCURRENT);
-                hsdag_bound bd;
-                hsdag_err e = {0};
-                CHECK_EQ_INT(hsdag_bound_compute(&bd, p->c, HSDAG_SEM_CONCURRENT, NULL, NULL, &e), 0);
-                double best = brute_best(p, 6, 5);
-                if (!(best >= bd.windows_s * (1 - 1e-12)))
-                    fprintf(stderr, "windows, cpu-4gpu, seed %d: brute force %.9g below the bound %.9g\n",
-                            (int)seed, best, bd.windows_s);
-                CHECK(best >= bd.windows_s * (1 - 1e-12));
-                lifted += bd.windows_s > bd.comm_path_s * (1 + 1e-9) && bd.windows_s > bd.work_per_device_s;
-                tight += bd.windows_s >= best * (1 - 1e-9);
-                graphs++;
+                windows_check(p, 6, 5, "cpu-4gpu", seed, &lifted, &tight, &graphs);
                 hsdag_place_problem_free(p);
                 hsdag_devices_free(d);
                 hsdag_graph_free(g);
@@ -485,18 +495,9 @@ static void test_bound_windows(void)
         for (uint64_t seed = 70; seed < 90; seed++) {
             hsdag_graph *g = random_dag(seed, n, 0, seed % 5 == 0, 0, 3 + (double)(seed % 4));
             hsdag_place_problem *p = problem(g, d, HSDAG_SEM_CONCURRENT);
-            hsdag_bound bd;
-            CHECK_EQ_INT(hsdag_bound_compute(&bd, p->c, HSDAG_SEM_CONCURRENT, NULL, NULL, &e), 0);
-            double best = brute_best(p, n, D);
-            if (!(best >= bd.windows_s * (1 - 1e-12)))
-                fprintf(stderr, "windows, %d accelerators, seed %d: brute force %.9g below the bound %.9g\n",
-                        n_acc, (int)seed, best, bd.windows_s);
-            CHECK(best >= bd.windows_s * (1 - 1e-12));
-            CHECK(bd.lower_s >= bd.windows_s * (1 - 1e-12) &&
-                  bd.windows_s >= bd.critical_path_s * (1 - 1e-12));
-            lifted += bd.windows_s > bd.comm_path_s * (1 + 1e-9) && bd.windows_s > bd.work_per_device_s;
-            tight += bd.windows_s >= best * (1 - 1e-9);
-            graphs++;
+            char what[32];
+            snprintf(what, sizeof what, "%d accelerators", n_acc);
+            windows_check(p, n, D, what, seed, &lifted, &tight, &graphs);
             hsdag_place_problem_free(p);
             hsdag_graph_free(g);
         }
