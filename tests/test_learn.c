@@ -552,10 +552,11 @@ static void test_v3_checkpoint(void)
     CHECK_EQ_INT(hsdag_learn_create(&L, f.g, f.d->n, &cfg, &e), 0);
     if (!L) goto done;
     CHECK_EQ_INT(hsdag_learn_load(L, f.ck, f.len, &e), HSDAG_EINVAL);
-    CHECK(strstr(e.msg, "--sil 0 --offset-lr 0") != NULL);
+    /* one message names every default changed since: 2 devices, so the old min-clusters was 4 */
+    CHECK(strstr(e.msg, "--sil 0 --offset-lr 0 --min-clusters 4") != NULL);
     hsdag_learn_free(L);
     L = NULL;
-    cfg.sil = 0, cfg.sil_elite = 0, cfg.offset_lr = 0;
+    cfg.sil = 0, cfg.sil_elite = 0, cfg.offset_lr = 0, cfg.min_clusters = 4;
     CHECK_EQ_INT(hsdag_learn_create(&L, f.g, f.d->n, &cfg, &e), 0);
     if (!L) goto done;
     CHECK_EQ_INT(hsdag_learn_load(L, f.ck, f.len, &e), 0);
@@ -570,6 +571,20 @@ static void test_v3_checkpoint(void)
     CHECK(b2.len > 12 && ((const unsigned char *)b2.data)[8] == 4);
     CHECK_EQ_INT(hsdag_learn_create(&M, f.g, f.d->n, &cfg, &e), 0);
     if (M) CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
+    hsdag_learn_free(M);
+    M = NULL;
+    /* min-clusters 0 is 2 x devices: it continues the 4 the file was written with; any other value is named */
+    cfg.min_clusters = 0;
+    CHECK_EQ_INT(hsdag_learn_create(&M, f.g, f.d->n, &cfg, &e), 0);
+    if (M) CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), 0);
+    hsdag_learn_free(M);
+    M = NULL;
+    cfg.min_clusters = 32;
+    CHECK_EQ_INT(hsdag_learn_create(&M, f.g, f.d->n, &cfg, &e), 0);
+    if (M) {
+        CHECK_EQ_INT(hsdag_learn_load(M, b2.data, b2.len, &e), HSDAG_EINVAL);
+        CHECK(strstr(e.msg, "continue it with --min-clusters 4") != NULL);
+    }
     hsdag_buf_free(&b2);
 done:
     hsdag_learn_free(L);

@@ -455,8 +455,9 @@ static const cli_opt table[] = {
     {"lr", "X", K_NUM, OFF(lr), 1e-9, 10, NULL, TRAINS | C(CLUSTER_TRAIN), "Adam learning rate", NULL, NULL},
     {"levels", "L", K_INT, OFF(levels), 0, 16, NULL, TRAINS,
      "graph-parsing levels (0 = none: one decision per group)", NULL, NULL},
-    {"min-clusters", "K", K_INT, OFF(min_clusters), 1, 1e9, NULL, TRAINS,
-     "apply a further parsing level only if it leaves at least K clusters", "2 x devices", NULL},
+    {"min-clusters", "K", K_INT, OFF(min_clusters), 0, 1e9, NULL, TRAINS,
+     "apply a further parsing level only if it leaves at least K clusters (0 = 2 x devices)",
+     "32; --paper and pretraining: 0", NULL},
     {"baseline", "B", K_CHOICE, OFF(baseline), 0, 0, choice_baseline, C(TRAIN),
      "the advantage's baseline: none (paper), a moving average of step rewards, or leave-one-out over the "
      "step's samples",

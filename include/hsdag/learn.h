@@ -64,7 +64,8 @@ typedef struct hsdag_learn_config {
     int32_t max_groups; /* > 0: at most this many groups, runs of consecutive ones merged (huge graphs; paper:
                             * 0) */
     int32_t levels;     /* GPN parsing levels; 0 = no pooling (one decision per group); paper: 1 */
-    int32_t min_clusters; /* a level is applied only if it leaves >= this many clusters; 0 = 2 x devices */
+    int32_t min_clusters; /* a level is applied only if it leaves >= this many clusters; 0 = 2 x devices
+                           * (paper); default 32 */
     int fixed_clusters;   /* 1 = decide the clusters once from the initial network (paper: 0, every step) */
     int state_update;     /* 1 = x_v += h_cluster(v) after each step of an episode (paper: 1) */
     int inherit;          /* 1 = each cluster keeps its main predecessor's device with a learned probability

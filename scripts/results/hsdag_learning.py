@@ -66,6 +66,7 @@ ABL = [("default", []),
        ("memory masks off", ["--no-memory-mask"]),
        ("inherit-the-predecessor off", ["--no-inherit"]),
        ("no pooling (one decision per group)", ["--levels", "0"]),
+       ("pooling down to 2 x devices clusters (the floor before 32)", ["--min-clusters", "0"]),
        ("clusters re-parsed every step (so without self-imitation and offsets, which need fixed clusters)",
         ["--dynamic-clusters", "--sil", "0", "--offset-lr", "0"]),
        ("coarsening without group limits (min-groups 0, group-mem 0)", ["--min-groups", "0", "--group-mem", "0"]),
@@ -134,15 +135,18 @@ def ablation(L, entries, runs):
 SUITE_VARIANTS = [("default (self-imitation and offsets)", []),
                   ("self-imitation off (`--sil 0`)", ["--sil", "0"]),
                   ("offsets off (`--offset-lr 0`)", ["--offset-lr", "0"]),
-                  ("both off (the default learner before them)", ["--sil", "0", "--offset-lr", "0"])]
+                  ("both off (the default learner before them)", ["--sil", "0", "--offset-lr", "0"]),
+                  ("pooling down to 2 x devices clusters (`--min-clusters 0`: the floor before 32)",
+                   ["--min-clusters", "0"])]
 
 
 def suite_choices(L, entries, runs):
-    """The two choices of this round, measured where they were chosen: every hard instance, every seed."""
+    """The latest choices, measured where they were chosen: every hard instance, every seed."""
     cmds = [["train"] + a + v + ["--seed", str(s)] for _, v in SUITE_VARIANTS for _, _, _, a in entries
             for s in SEEDS]
     res = iter(run_all(cmds))
-    L.append("## Self-imitation and per-decision offsets on the whole hard suite (train, 500 placements, seeds "
+    L.append("## Self-imitation, per-decision offsets and the 32-decision floor on the whole hard suite (train, "
+             "500 placements, seeds "
              "%s, %d instances)" % (",".join(map(str, SEEDS)), len(entries)))
     L.append("")
     L.append("*learned / best known*: geometric mean over instances of the mean learned latency over the "

@@ -51,11 +51,15 @@ int hsdag_policy_method_parse(hsdag_policy_method *out, const char *s, hsdag_err
 
 hsdag_pretrain_config hsdag_pretrain_config_default(void)
 {
-    return (hsdag_pretrain_config){.method = HSDAG_POLICY_HSDAG,
-                                   .hsdag = hsdag_learn_config_default(),
-                                   .placeto = hsdag_placeto_config_default(),
-                                   .rounds = 10,
-                                   .seed = 1};
+    hsdag_pretrain_config c = {.method = HSDAG_POLICY_HSDAG,
+                               .hsdag = hsdag_learn_config_default(),
+                               .placeto = hsdag_placeto_config_default(),
+                               .rounds = 10,
+                               .seed = 1};
+    /* 2 x devices, as the shipped policies were trained: the one-graph learner's 32 was measured on one graph
+     * at a time, not for a policy shared by many */
+    c.hsdag.min_clusters = 0;
+    return c;
 }
 
 void hsdag_policy_free(hsdag_policy *pol)

@@ -65,6 +65,10 @@ hsdag_learn_config hsdag_learn_config_default(void)
     c.min_groups = 64;
     c.max_groups = 4096;
     c.group_mem_frac = 0.125;
+    /* pooling that leaves fewer than 32 decisions is not applied (the groups are the decisions): the paper's
+     * 2 x devices let GPN merge a 48-group graph into 11 clusters that cannot express the good placements
+     * (docs/hsdag.md, "The default learner") */
+    c.min_clusters = 32;
     c.update = HSDAG_LEARN_STEP;
     c.baseline = HSDAG_LEARN_BASE_LOO;
     c.reward = HSDAG_LEARN_REWARD_LOG;
@@ -1494,19 +1498,33 @@ int hsdag_learn_load(hsdag_learn *L, const void *buf, size_t len, hsdag_err *e)
             }
     } else {
         fingerprint(L, fp);
-        for (int i = 0; i < FP_N; i++)
-            if (c.fp[i] != fp[i]) {
-                if (i == 18 && c.version == 3) {
-                    rc = hsdag_err_set(e, HSDAG_EINVAL,
-                                       "checkpoint: written before self-imitation and per-decision offsets: "
-                                       "continue it with --sil 0 --offset-lr 0");
-                    goto done;
-                }
-                rc = hsdag_err_set(e, HSDAG_EINVAL,
-                                   "checkpoint: made with a different %s (graph or options differ)",
-                                   fp_names[i]);
-                goto done;
+        /* min-clusters 0 means 2 x devices: equal in effect, equal here */
+        uint32_t mc_ck = (uint32_t)(c.fp[7] >> 32), mc_now = (uint32_t)(fp[7] >> 32),
+                 k2 = 2u * (uint32_t)L->K;
+        if ((uint32_t)c.fp[7] == (uint32_t)fp[7] && (mc_ck ? mc_ck : k2) == (mc_now ? mc_now : k2))
+            c.fp[7] = fp[7];
+        /* the options whose defaults changed since the checkpoint was written get one message that names
+         * them all; any other difference is reported by name */
+        int hint = 0;
+        for (int i = 0; i < FP_N; i++) {
+            if (c.fp[i] == fp[i]) continue;
+            if ((i == 7 && (uint32_t)c.fp[7] == (uint32_t)fp[7]) || (i == 18 && c.version == 3)) {
+                hint |= i == 7 ? 1 : 2;
+                continue;
             }
+            rc = hsdag_err_set(e, HSDAG_EINVAL,
+                               "checkpoint: made with a different %s (graph or options differ)", fp_names[i]);
+            goto done;
+        }
+        if (hint) {
+            char mc[40] = "";
+            if (hint & 1) snprintf(mc, sizeof mc, " --min-clusters %u", mc_ck ? mc_ck : k2);
+            rc = hsdag_err_set(e, HSDAG_EINVAL,
+                               "checkpoint: written with other defaults%s: continue it with%s%s",
+                               hint & 2 ? " (before self-imitation and per-decision offsets)" : "",
+                               hint & 2 ? " --sil 0 --offset-lr 0" : "", mc);
+            goto done;
+        }
     }
     for (int32_t v = 0; v < L->n_nodes; v++)
         if (c.best[v] < 0) {
