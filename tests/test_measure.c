@@ -1,5 +1,6 @@
 /* test_measure.c - the measurement oracle: the command contract (words, quotes, placeholders, the appended
- *   path), runs without a shell, retries, timeouts with the process group killed, and allocation failures.
+ *   path), runs without a shell, the memo of measured placements, retries, timeouts with the process group
+ *   killed, and allocation failures.
  * Not here: the CLI's options (tests/cli/train.sh, which also checks that a quoted --out cannot inject).
  * Entry points: main. */
 #include "check.h"
@@ -104,6 +105,33 @@ static void test_runs(void)
         CHECK(lat == 0.00125 && feas == 1);
     }
     hsdag_measure_free(m);
+    /* the memo: a placement measured before is not run again (the command counts its runs in mark); a
+     * failed run is not remembered; without the memo every evaluation runs */
+    snprintf(cmd, sizeof cmd, "sh -c 'echo x >> \"$1\"; wc -l < \"$1\"' x %s", mark);
+    for (int memo = 1; memo >= 0; memo--) {
+        unlink(mark);
+        c.cmd = cmd;
+        c.memo = memo;
+        CHECK_EQ_INT(hsdag_measure_create(&m, &c, g, d, &e), 0);
+        if (!m) continue;
+        int32_t other[2] = {1, 1};
+        double l1 = 0, l2 = 0, l3 = 0, l4 = 0;
+        CHECK_EQ_INT(hsdag_measure_eval(m, dev, &l1, &feas, &e), 0);
+        CHECK_EQ_INT(hsdag_measure_eval(m, other, &l2, &feas, &e), 0);
+        CHECK_EQ_INT(hsdag_measure_eval(m, dev, &l3, &feas, &e), 0);
+        CHECK_EQ_INT(hsdag_measure_eval(m, other, &l4, &feas, &e), 0);
+        int64_t runs = -1, repeats = -1;
+        hsdag_measure_counts(m, &runs, &repeats);
+        if (memo) {
+            CHECK(l1 == 1 && l2 == 2 && l3 == 1 && l4 == 2 && feas == 1); /* the first latencies again */
+            CHECK(runs == 2 && repeats == 2);
+        } else {
+            CHECK(l1 == 1 && l2 == 2 && l3 == 3 && l4 == 4);
+            CHECK(runs == 4 && repeats == 0);
+        }
+        hsdag_measure_free(m);
+    }
+    c.memo = 1;
     /* retries: the first attempt fails, the second succeeds */
     snprintf(cmd, sizeof cmd, "sh -c 'if [ -e \"$1\" ]; then echo 0.25; else touch \"$1\"; exit 1; fi' x %s",
              mark);
@@ -122,6 +150,11 @@ static void test_runs(void)
     if (m) {
         CHECK_EQ_INT(hsdag_measure_eval(m, dev, &lat, &feas, &e), HSDAG_EEXTERNAL);
         CHECK(strstr(e.msg, "exit status 1") != NULL);
+        unlink(mark); /* and a failure is not remembered: the same placement runs (and fails) again */
+        CHECK_EQ_INT(hsdag_measure_eval(m, dev, &lat, &feas, &e), HSDAG_EEXTERNAL);
+        int64_t runs = -1, repeats = -1;
+        hsdag_measure_counts(m, &runs, &repeats);
+        CHECK(runs == 0 && repeats == 0);
     }
     hsdag_measure_free(m);
     /* a timeout kills the whole group: the grandchild sleep does not keep the pipe open */

@@ -75,6 +75,8 @@ static int check_combinations(const cli_args *a)
          "measure-cmd"},
         {offsetof(cli_args, measure_retries), offsetof(cli_args, measure_cmd), "measure-retries",
          "measure-cmd"},
+        {offsetof(cli_args, no_measure_memo), offsetof(cli_args, measure_cmd), "no-measure-memo",
+         "measure-cmd"},
         {offsetof(cli_args, polish_evals), offsetof(cli_args, polish), "polish-evals", "polish"},
         {offsetof(cli_args, imitate_steps), offsetof(cli_args, warm_start), "imitate-steps", "warm-start"},
     };
@@ -209,6 +211,7 @@ int cmd_train(int argc, char **argv)
         mcfg.path = mpath;
         mcfg.timeout_s = a.measure_timeout;
         mcfg.retries = (int32_t)a.measure_retries;
+        mcfg.memo = !a.no_measure_memo;
         if ((st = hsdag_measure_create(&meas, &mcfg, s.g, s.devs, &e)) < 0) goto fail;
     }
     if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
@@ -297,6 +300,8 @@ int cmd_train(int argc, char **argv)
     double out_s = a.measure_cmd ? lat : pr.latency_s;
     const hsdag_learn_config *cf = hsdag_learn_get_config(L);
     long long evaluated = (long long)(hsdag_learn_evals(L) + warm_evals + polish_evals);
+    int64_t runs = 0, repeats = 0;
+    if (meas) hsdag_measure_counts(meas, &runs, &repeats);
     char path[4096];
     snprintf(path, sizeof path, "%s/best_placement.json", dir);
     simcli_outputs o = simcli_outputs_of(&a);
@@ -319,7 +324,8 @@ int cmd_train(int argc, char **argv)
                                       .polish_evals = polish_evals,
                                       .wall_s = train_s,
                                       .out_dir = dir,
-                                      .out = a.out};
+                                      .out = a.out,
+                                      .measure_runs = runs};
         hsdag_learn_run_write_json(&b, L, p, &pr, &info);
         rc = cli_write_out(a.name, "-", &b);
         hsdag_buf_free(&b);
@@ -338,7 +344,11 @@ int cmd_train(int argc, char **argv)
                    (int)imit_steps);
         if (!isnan(polished)) printf("learned     %.6g ms before polish\n", before * 1e3);
         printf("lower bound %.6g ms (%s)\n", pr.lower_bound_s * 1e3, pr.lower_bound_rule);
-        printf("evaluated   %lld placements in %.3f s\n", evaluated, train_s);
+        printf("evaluated   %lld placements in %.3f s", evaluated, train_s);
+        if (meas)
+            printf(" (%lld measured by the command, %lld repeats answered from its memo)", (long long)runs,
+                   (long long)repeats);
+        printf("\n");
         printf("ops         ");
         for (int32_t d = 0; d < s.devs->n; d++)
             printf("%s%s %d", d ? ", " : "", s.devs->dev[d].name, (int)per[d]);

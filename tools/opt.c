@@ -521,6 +521,10 @@ static const cli_opt table[] = {
      "with --measure-cmd: seconds per measurement", NULL, NULL},
     {"measure-retries", "N", K_INT, OFF(measure_retries), 0, 100, NULL, C(TRAIN),
      "with --measure-cmd: retries of a failed measurement", NULL, NULL},
+    {"no-measure-memo", NULL, K_FLAG, OFF(no_measure_memo), 0, 0, NULL, C(TRAIN),
+     "with --measure-cmd: run the command again for a placement measured before (by default its first "
+     "latency is reused: a learner that has converged samples the same placements again and again)",
+     NULL, NULL},
     /* ---- profile, calibrate ---- */
     {"csv", "FILE", K_OUT, OFF(csv), 0, 0, NULL, C(PROFILE),
      "write the per-op profile CSV (node,device,ms: the file --profile and calibrate read)", NULL, NULL},

@@ -93,7 +93,8 @@ typedef struct cli_args {
     double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout, sil, offset_lr;
     const char *gnn, *measure_cmd, *baseline, *update, *reward, *normalize, *warm_start;
     int paper, polish, no_shape, no_id, no_struct, no_coarsen;
-    int fixed_clusters, dynamic_clusters, inherit, no_inherit, state_update, no_state_update, no_memory_mask;
+    int fixed_clusters, dynamic_clusters, inherit, no_inherit, state_update, no_state_update, no_memory_mask,
+        no_measure_memo;
     /* profile, calibrate */
     const char *csv, *device_set, *kernels, *opt_level, *clock, *weights, *device, *set_name, *base;
     long runs, warmup, threads;

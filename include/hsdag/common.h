@@ -27,13 +27,14 @@
  * HSDAG_VERSION is the library version (libhsdag.so.0.MINOR.PATCH, SONAME libhsdag.so.0); before 1.0 a change of
  * a public struct's layout bumps MINOR (0.2.0: hsdag_place_opts.time_limit_cpu, hsdag_place_result.cpu_s,
  * hsdag_place_report.lp_cpu_s and branch_and_cut_cpu_s, hsdag_cluster_metrics' refusal counters; 0.3.0:
- * hsdag_place_opts.ilp_iterations, hsdag_bound.comm_path_s; 0.4.0: hsdag_bound.windows_s). */
+ * hsdag_place_opts.ilp_iterations, hsdag_bound.comm_path_s; 0.4.0: hsdag_bound.windows_s; 0.5.0:
+ * hsdag_measure_config.memo, hsdag_learn_json_info.measure_runs). */
 #if defined(__GNUC__) || defined(__clang__)
 #define HSDAG_API __attribute__((visibility("default")))
 #else
 #define HSDAG_API
 #endif
-#define HSDAG_VERSION "0.4.0"
+#define HSDAG_VERSION "0.5.0"
 
 #ifdef __cplusplus
 extern "C" {

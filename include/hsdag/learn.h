@@ -239,6 +239,8 @@ typedef struct hsdag_learn_json_info {
     double wall_s;                 /* seconds of training and polishing */
     const char *out_dir;           /* the run directory */
     const char *out;               /* the extra placement file written, or NULL */
+    int64_t measure_runs;          /* measured: the command's runs (the other evaluations repeated a placement
+                                    * it had measured: hsdag_measure_counts); otherwise unused */
 } hsdag_learn_json_info;
 /* The "hsdag-training-run/1" document: the costs head, the best placement's latency (info->latency_s), as
  * the oracle saw it (measured_ms) and simulated (best = hsdag_place_score of it on p), the bound, the

@@ -3,7 +3,7 @@
  * Not here: the simulator's latency (sim.h, hsdag_learn_sim_eval) or what the program does (e.g.
  *   examples/openvino_measure.py).
  * Entry points: hsdag_measure_config_default, hsdag_measure_create/free, hsdag_measure_eval,
- *   hsdag_measure_argv.
+ *   hsdag_measure_counts, hsdag_measure_argv.
  *
  * Usage:
  *   hsdag_measure_config mc = hsdag_measure_config_default();
@@ -38,6 +38,8 @@ typedef struct hsdag_measure_config {
     const char *path; /* where each placement is written before a run; copied at create */
     double timeout_s; /* seconds per run (default 600) */
     int32_t retries;  /* further attempts after a failed run (default 2) */
+    int memo;         /* 1 (default): a placement measured before is not run again; its first latency is
+                       * returned (held in memory, one byte per node per placement, up to 256 MiB) */
 } hsdag_measure_config;
 HSDAG_API hsdag_measure_config hsdag_measure_config_default(void);
 
@@ -51,11 +53,16 @@ HSDAG_API int hsdag_measure_create(hsdag_measure **out, const hsdag_measure_conf
 HSDAG_API void hsdag_measure_free(hsdag_measure *m); /* NULL is a no-op */
 
 /* An hsdag_learn_eval_fn (ctx is an hsdag_measure *): writes device[] as the placement file, runs the
- * command (with retries), and returns its latency; *feasible = 1 (the hardware ran it). HSDAG_EEXTERNAL with
+ * command (with retries), and returns its latency; *feasible = 1 (the hardware ran it). With c.memo, a
+ * placement measured before returns its first latency without a run or a file written. HSDAG_EEXTERNAL with
  * the last attempt's reason when every attempt failed ("exit status 3", "timed out after 0.2 s", "printed no
  * positive latency", "cannot run 'x': ..."), HSDAG_EIO if the file cannot be written. */
 HSDAG_API int hsdag_measure_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible,
                                  hsdag_err *e);
+
+/* What m did so far: *runs = placements the command measured, *repeats = evaluations answered from the memo
+ * (either may be NULL). */
+HSDAG_API void hsdag_measure_counts(const hsdag_measure *m, int64_t *runs, int64_t *repeats);
 
 /* The argument vector a run executes (placeholders already replaced), NULL-terminated; *argc (optional)
  * gets its length. Valid until hsdag_measure_free. */

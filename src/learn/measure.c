@@ -1,7 +1,8 @@
 /* measure.c - the measurement oracle: writes a placement file, runs an external program without a shell
  *   (posix_spawnp, its own process group), reads the latency it prints, with a timeout and retries.
  * Not here: option parsing (tools/cmd_train.c) or the simulator's oracle (glue.c).
- * Entry points: hsdag_measure_config_default, hsdag_measure_create/free/eval/argv (include/hsdag/measure.h).
+ * Entry points: hsdag_measure_config_default, hsdag_measure_create/free/eval/counts/argv
+ *   (include/hsdag/measure.h).
  */
 #include "hsdag/measure.h"
 #include "hsdag/placement.h"
@@ -25,19 +26,37 @@ struct hsdag_measure {
     char **argv; /* [argc + 1] */
     int32_t argc;
     hsdag_arena *arena; /* words, path, command */
+    /* the memo (c.memo): placement (one byte per node) -> index into lat */
+    hsdag_strmap *memo;
+    char *key;   /* [n_nodes] scratch */
+    double *lat; /* [cap] */
+    size_t cap;
+    int32_t n;
+    int64_t runs, repeats;
 };
+
+#define MEASURE_MEMO_BYTES ((size_t)256 << 20)
 
 hsdag_measure_config hsdag_measure_config_default(void)
 {
-    return (hsdag_measure_config){.cmd = NULL, .path = NULL, .timeout_s = 600, .retries = 2};
+    return (hsdag_measure_config){.cmd = NULL, .path = NULL, .timeout_s = 600, .retries = 2, .memo = 1};
 }
 
 void hsdag_measure_free(hsdag_measure *m)
 {
     if (!m) return;
     hsdag_free(m->argv);
+    hsdag_strmap_free(m->memo);
+    hsdag_free(m->key);
+    hsdag_free(m->lat);
     hsdag_arena_free(m->arena);
     hsdag_free(m);
+}
+
+void hsdag_measure_counts(const hsdag_measure *m, int64_t *runs, int64_t *repeats)
+{
+    if (runs) *runs = m->runs;
+    if (repeats) *repeats = m->repeats;
 }
 
 /* ---- the command line: words as a shell splits them, nothing else of a shell ---- */
@@ -135,6 +154,9 @@ int hsdag_measure_create(hsdag_measure **out, const hsdag_measure_config *c, con
     for (const char *w = words; m->argc < n; w += strlen(w) + 1)
         if (!(m->argv[m->argc++] = subst_word(m->arena, w, m->path, &hit))) goto oom;
     if (!hit) m->argv[m->argc++] = m->path; /* no placeholder: the path is the last argument */
+    if (c->memo && g && g->n_nodes > 0 &&
+        (!(m->memo = hsdag_strmap_create()) || !(m->key = hsdag_malloc((size_t)g->n_nodes))))
+        goto oom;
     *out = m;
     return 0;
 oom:
@@ -233,9 +255,32 @@ static int measure_once(hsdag_measure *m, double *lat, hsdag_err *e)
     return 0;
 }
 
+/* The memo's index of device[] (its key left in m->key), or -1. */
+static int32_t memo_find(hsdag_measure *m, const int32_t *device)
+{
+    if (!m->memo) return -1;
+    for (int32_t v = 0; v < m->g->n_nodes; v++) m->key[v] = (char)device[v]; /* < HSDAG_MAX_DEVICES */
+    return hsdag_strmap_get(m->memo, m->key, (size_t)m->g->n_nodes);
+}
+
+/* Remembers m->key -> lat; a full memo (MEASURE_MEMO_BYTES) or no memory only means later repeats run again. */
+static void memo_put(hsdag_measure *m, double lat)
+{
+    if (!m->memo || (size_t)(m->n + 1) * (size_t)m->g->n_nodes > MEASURE_MEMO_BYTES) return;
+    if (hsdag_grow((void **)&m->lat, &m->cap, (size_t)m->n + 1, sizeof *m->lat) < 0) return;
+    if (hsdag_strmap_put(m->memo, m->key, (size_t)m->g->n_nodes, m->n) == 0) m->lat[m->n++] = lat;
+}
+
 int hsdag_measure_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e)
 {
     hsdag_measure *m = ctx;
+    int32_t hit = memo_find(m, device);
+    if (hit >= 0) {
+        *latency_s = m->lat[hit];
+        *feasible = 1;
+        m->repeats++;
+        return 0;
+    }
     hsdag_buf b = {0};
     int rc = hsdag_placement_write_json(&b, m->g, m->devs, device);
     if (rc == 0 && b.oom) rc = HSDAG_ENOMEM;
@@ -248,5 +293,9 @@ int hsdag_measure_eval(void *ctx, const int32_t *device, double *latency_s, int 
         if (rc == 0) break;
     }
     *feasible = 1;
+    if (rc == 0) {
+        m->runs++;
+        memo_put(m, *latency_s);
+    }
     return rc;
 }

@@ -40,6 +40,10 @@ int hsdag_learn_run_write_json(hsdag_buf *out, const hsdag_learn *L, const hsdag
     hsdag_jw_int(&w, "placements_evaluated",
                  learned + (long long)info->warm_evals + (long long)info->polish_evals);
     hsdag_jw_int(&w, "learned_placements", learned);
+    if (info->measured)
+        hsdag_jw_int(&w, "measure_runs", (long long)info->measure_runs);
+    else
+        hsdag_jw_null(&w, "measure_runs");
     hsdag_jw_int(&w, "polish_evals", (long long)info->polish_evals);
     hsdag_jw_int(&w, "episodes", c->episodes);
     hsdag_jw_int(&w, "steps", c->steps);

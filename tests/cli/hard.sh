@@ -72,8 +72,9 @@ expect_rc 0 $HSDAG train $A --budget 40 --mem GPU=50% --warm-start auto --out-di
 expect_grep '"warm_start": "' "$TMP/out"
 # memory masks: SqueezeNet's largest op working set (6.3 MB) exceeds half its GPU (5.6 MB); the masks keep
 # room only for working sets a device can hold, so the learner still uses the GPU (it sampled CPU-only,
-# 1.4583 ms, 20 times of 20 when every device kept room for the graph's largest)
-expect_rc 0 $HSDAG train $S --budget 20 --mem GPU=50% --out-dir "$TMP/sq" --json
+# 1.4583 ms, 20 times of 20 when every device kept room for the graph's largest); with 12 pooled decisions
+# (--min-clusters 0) it finds a faster placement within those 20, where 55 per-group ones need more
+expect_rc 0 $HSDAG train $S --budget 20 --mem GPU=50% --min-clusters 0 --out-dir "$TMP/sq" --json
 expect_grep '"feasible": true' "$TMP/out"
 python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['latency_ms'] < 1.458 else 1)" "$TMP/out" \
     && ok || bad "the learner never left the CPU under SqueezeNet's 50% GPU cap"

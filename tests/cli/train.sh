@@ -47,6 +47,17 @@ one_line "$TMP/err"
 # an external measurement command: the last number printed is the latency (seconds)
 expect_rc 0 $HSDAG train $M --episodes 1 --steps 3 --out-dir "$TMP/m" --json --measure-cmd 'echo measured 0.0025 #'
 expect_grep '"latency_ms": 2.5' "$TMP/out"
+expect_grep '"measure_runs": [1-9]' "$TMP/out"
+# a placement measured before is not run again (the memo); --no-measure-memo runs every one
+expect_rc 0 $HSDAG train $M --episodes 2 --steps 5 --out-dir "$TMP/mm" --json --force --measure-cmd "sh -c 'echo x >> \"\$0\"; echo 0.001' $TMP/mm.count"
+runs=$(sed -n 's/.*"measure_runs": \([0-9]*\).*/\1/p' "$TMP/out")
+[ "$runs" = "$(wc -l < "$TMP/mm.count")" ] && [ "$runs" -le 100 ] && ok || bad "measure_runs $runs against $(wc -l < "$TMP/mm.count") runs"
+rm -f "$TMP/mm.count"
+expect_rc 0 $HSDAG train $M --episodes 2 --steps 5 --out-dir "$TMP/mm" --json --force --no-measure-memo --measure-cmd "sh -c 'echo x >> \"\$0\"; echo 0.001' $TMP/mm.count"
+expect_grep '"measure_runs": 100,' "$TMP/out"
+[ "$(wc -l < "$TMP/mm.count")" = 100 ] && ok || bad "--no-measure-memo ran $(wc -l < "$TMP/mm.count") of 100"
+expect_rc 2 $HSDAG train $M --episodes 1 --out-dir "$TMP/mm2" --no-measure-memo
+expect_grep "applies with --measure-cmd only" "$TMP/err"
 # (run without a shell: a command that needs one asks for it)
 expect_rc 1 $HSDAG train $M --episodes 1 --steps 2 --out-dir "$TMP/m2" --measure-cmd "sh -c 'exit 3'" --measure-retries 1
 expect_grep "exit status 3" "$TMP/err"
