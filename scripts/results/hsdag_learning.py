@@ -1,5 +1,6 @@
 """hsdag_learning.py - `make results` section: why the paper's learner does not learn (controlled experiments,
-one cause at a time) and the ablation of the default learner's choices, on a few hard-suite instances.
+one cause at a time), the ablation of the default learner's choices on a few hard-suite instances, on the whole
+suite, and on torchvision exports it was not designed on.
 Not here: the hard suite and the "learning shows" targets (hsdag_suite), the paper setting (hsdag_paper), the
 runs themselves (hsdag_runs: the CLI, cached per command and binary). Entry point: generate(L).
 """
@@ -179,9 +180,71 @@ def suite_choices(L, entries, runs):
     L.append("")
 
 
+# ---- F: the same choices on models the learner was not designed on ----
+
+UNSEEN_SETTINGS = [("mem50", ["--devices", "cpu-gpu", "--mem", "GPU=50%"]), ("4gpu", ["--devices", "cpu-4gpu"]),
+                   ("igpu", ["--devices", "cpu-igpu", "--semantics", "concurrent"])]
+UNSEEN_VARIANTS = [("default", []), ("`--min-clusters 0` (the floor before 32)", ["--min-clusters", "0"])]
+
+
+def unseen(L):
+    """The learner alone on the torchvision exports of hsdag_paper.UNSEEN under the suite's three hard settings."""
+    from hsdag_paper import UNSEEN
+    inst = [("%s-%s" % (tag, m), ["tests/data/onnx-export/%s.onnx" % m] + a) for m in UNSEEN
+            for tag, a in UNSEEN_SETTINGS]
+    cmds = []
+    for _, a in inst:
+        for s in SEEDS:
+            cmds += [["train"] + a + v + ["--seed", str(s)] for _, v in UNSEEN_VARIANTS]
+            cmds += [["place"] + a + ["--method", m, "--seed", str(s)] for m in ("bb-random", "bb-local")]
+    res = iter(run_all(cmds))
+    L.append("## The learner alone on models it was not designed on (train, 500 placements, seeds %s, %d "
+             "instances)" % (",".join(map(str, SEEDS)), len(inst)))
+    L.append("")
+    L.append("The %d torchvision exports of tests/data/onnx-export (the paper setting's *unseen* models), each "
+             "under the hard suite's three settings: `--devices cpu-gpu --mem GPU=50%%` (mem50), `--devices "
+             "cpu-4gpu` (4gpu) and `--devices cpu-igpu --semantics concurrent` (igpu). No best known latency is "
+             "computed for them: *vs default* is the geometric mean over instances of each variant's mean "
+             "latency over the default's; *wins*, *20%% drop* and *after ep. 0* as in the whole-suite table "
+             "above, against `bb-random` and `bb-local` with the same seeds. Commands: `hsdag train MODEL "
+             "SETTING [change] --seed S --json`, `hsdag place MODEL SETTING --method bb-random|bb-local --seed S "
+             "--json`." % len(UNSEEN))
+    L.append("")
+    per = {v: [] for v, _ in UNSEEN_VARIANTS}
+    stats = {v: [0, 0, 0, 0] for v, _ in UNSEEN_VARIANTS}  # wins, drop, after, runs
+    for name, _ in inst:
+        got = {v: [] for v, _ in UNSEEN_VARIANTS}
+        br, bl = [], []
+        for _ in SEEDS:
+            for v, _ in UNSEEN_VARIANTS:
+                got[v].append(next(res))
+            br.append(next(res))
+            bl.append(next(res))
+        b = min(mean(lat(x) for x in br), mean(lat(x) for x in bl))
+        for v, _ in UNSEEN_VARIANTS:
+            rs = got[v]
+            m = mean(r["latency_ms"] if "error" not in r and r.get("feasible") else float("inf") for r in rs)
+            per[v].append(m)
+            cs = [c for c in (curve_stats(r) for r in rs if "error" not in r) if c]
+            st = stats[v]
+            st[0] += m < b
+            st[1] += bool(cs) and mean(c["last5"] / c["first5"] for c in cs) <= 0.80
+            st[2] += sum(1 for r in rs if "error" not in r and r["best_episode"] > 0)
+            st[3] += len(rs)
+    L.append("| learner | vs default | wins | 20% drop | after ep. 0 |")
+    L.append("|---|---|---|---|---|")
+    for v, _ in UNSEEN_VARIANTS:
+        ratio = gmean([a / d for a, d in zip(per[v], per["default"])])
+        st = stats[v]
+        L.append("| %s | %+.2f%% | %d/%d | %d/%d | %d/%d |" % (v, 100 * (ratio - 1), st[0], len(inst), st[1],
+                                                            len(inst), st[2], st[3]))
+    L.append("")
+
+
 def generate(L):
     entries = suite()
     diag(L)
     runs = suite_runs(entries)
     ablation(L, entries, runs)
     suite_choices(L, entries, runs)
+    unseen(L)
