@@ -26,12 +26,11 @@ struct hsdag_measure {
     char **argv; /* [argc + 1] */
     int32_t argc;
     hsdag_arena *arena; /* words, path, command */
-    /* the memo (c.memo): placement (one byte per node) -> index into lat */
+    /* the memo (c.memo): placement (one byte per node) -> index into lat, in the order measured */
     hsdag_strmap *memo;
     char *key;   /* [n_nodes] scratch */
     double *lat; /* [cap] */
     size_t cap;
-    int32_t n;
     int64_t runs, repeats;
 };
 
@@ -266,9 +265,11 @@ static int32_t memo_find(hsdag_measure *m, const int32_t *device)
 /* Remembers m->key -> lat; a full memo (MEASURE_MEMO_BYTES) or no memory only means later repeats run again. */
 static void memo_put(hsdag_measure *m, double lat)
 {
-    if (!m->memo || (size_t)(m->n + 1) * (size_t)m->g->n_nodes > MEASURE_MEMO_BYTES) return;
-    if (hsdag_grow((void **)&m->lat, &m->cap, (size_t)m->n + 1, sizeof *m->lat) < 0) return;
-    if (hsdag_strmap_put(m->memo, m->key, (size_t)m->g->n_nodes, m->n) == 0) m->lat[m->n++] = lat;
+    if (!m->memo) return;
+    int32_t i = hsdag_strmap_count(m->memo);
+    if ((size_t)(i + 1) * (size_t)m->g->n_nodes > MEASURE_MEMO_BYTES) return;
+    if (hsdag_grow((void **)&m->lat, &m->cap, (size_t)i + 1, sizeof *m->lat) < 0) return;
+    if (hsdag_strmap_put(m->memo, m->key, (size_t)m->g->n_nodes, i) == 0) m->lat[i] = lat;
 }
 
 int hsdag_measure_eval(void *ctx, const int32_t *device, double *latency_s, int *feasible, hsdag_err *e)
