@@ -133,6 +133,15 @@ def ablation(L, entries, runs):
 
 # ---- E: self-imitation and the per-decision offsets on the whole suite ----
 
+def learned_stats(rs):
+    """One instance's train runs over the seeds: (mean latency, inf where a run failed or is infeasible; 1 if
+    the mean last-5 / first-5 episode latency is <= 0.80, else 0; runs whose best came after episode 0)."""
+    m = mean(r["latency_ms"] if "error" not in r and r.get("feasible") else float("inf") for r in rs)
+    cs = [c for c in (curve_stats(r) for r in rs if "error" not in r) if c]
+    drop = int(bool(cs) and mean(c["last5"] / c["first5"] for c in cs) <= 0.80)
+    return m, drop, sum(1 for r in rs if "error" not in r and r["best_episode"] > 0)
+
+
 SUITE_VARIANTS = [("default (self-imitation and offsets)", []),
                   ("self-imitation off (`--sil 0`)", ["--sil", "0"]),
                   ("offsets off (`--offset-lr 0`)", ["--offset-lr", "0"]),
@@ -163,17 +172,14 @@ def suite_choices(L, entries, runs):
         for name, best, _, _ in entries:
             rs = [next(res) for _ in SEEDS]
             seeds = runs[name]["seeds"]
-            ls = [r["latency_ms"] if "error" not in r and r.get("feasible") else float("inf") for r in rs]
-            m = mean(ls)
+            m, d, a = learned_stats(rs)
             if best:
                 ratios.append(m / best)
             br = mean(lat(seeds[i].get("bb-random")) for i in range(len(seeds)))
             bl = mean(lat(seeds[i].get("bb-local")) for i in range(len(seeds)))
             wins += m < br and m < bl
-            cs = [curve_stats(r) for r in rs if "error" not in r]
-            lf = [c["last5"] / c["first5"] for c in cs if c]
-            drop += bool(lf) and mean(lf) <= 0.80
-            after += sum(1 for r in rs if "error" not in r and r["best_episode"] > 0)
+            drop += d
+            after += a
             n += len(rs)
         L.append("| %s | %.4f | %d/%d | %d/%d | %d/%d |" % (label, gmean(ratios), wins, len(entries), drop,
                                                            len(entries), after, n))
@@ -222,15 +228,13 @@ def unseen(L):
             bl.append(next(res))
         b = min(mean(lat(x) for x in br), mean(lat(x) for x in bl))
         for v, _ in UNSEEN_VARIANTS:
-            rs = got[v]
-            m = mean(r["latency_ms"] if "error" not in r and r.get("feasible") else float("inf") for r in rs)
+            m, d, a = learned_stats(got[v])
             per[v].append(m)
-            cs = [c for c in (curve_stats(r) for r in rs if "error" not in r) if c]
             st = stats[v]
             st[0] += m < b
-            st[1] += bool(cs) and mean(c["last5"] / c["first5"] for c in cs) <= 0.80
-            st[2] += sum(1 for r in rs if "error" not in r and r["best_episode"] > 0)
-            st[3] += len(rs)
+            st[1] += d
+            st[2] += a
+            st[3] += len(got[v])
     L.append("| learner | vs default | wins | 20% drop | after ep. 0 |")
     L.append("|---|---|---|---|---|")
     for v, _ in UNSEEN_VARIANTS:
