@@ -105,9 +105,9 @@ def ablation(L, entries, runs):
     base = {}
     bb = {}
     for i in inst:
-        for s in SEEDS:
-            bb[(i, s)] = min(lat(runs[i]["seeds"][SEEDS.index(s)].get("bb-random")),
-                             lat(runs[i]["seeds"][SEEDS.index(s)].get("bb-local")))
+        # by seed, not by position: under RESULTS_CACHED_ONLY a seed's compare may not have run (no baseline)
+        for s, row in zip(runs[i]["seeds_run"], runs[i]["seeds"]):
+            bb[(i, s)] = min(lat(row.get("bb-random")), lat(row.get("bb-local")))
     for label, _ in ABL:
         ratios, wins, after, lf, ts, n = [], 0, 0, [], [], 0
         for i in inst:
@@ -120,7 +120,7 @@ def ablation(L, entries, runs):
                 if label == "default":
                     base[(i, s)] = l
                 ratios.append(l / base[(i, s)] if base.get((i, s)) else float("nan"))
-                wins += l < bb[(i, s)]
+                wins += (i, s) in bb and l < bb[(i, s)]
                 after += r["best_episode"] > 0
                 c = curve_stats(r)
                 if c:
