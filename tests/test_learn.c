@@ -633,6 +633,82 @@ static void test_oom(int step)
     hsdag_graph_free(g);
 }
 
+/* ---- the one-pass placement made to fit (hsdag_learn_greedy_fit): SqueezeNet 1.1 on a CPU + GPU whose GPU
+ * holds half of what the model needs, a policy taught to want the GPU everywhere ---- */
+static int excess(hsdag_sim *sim, const int32_t *dev)
+{
+    hsdag_sim_result r;
+    return hsdag_sim_run(sim, dev, &r) == 0 && r.max_excess_bytes > 0;
+}
+
+static void test_greedy_fit(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *capped = NULL, *free_ = NULL;
+    hsdag_place_problem *p = NULL, *q = NULL;
+    hsdag_learn *L = NULL, *L2 = NULL;
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &e), 0);
+    if (!g) return;
+    CHECK_EQ_INT(hsdag_devices_preset(&capped, "cpu-gpu", g, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_preset(&free_, "cpu-gpu", g, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_mem_override(capped, g, &sc, "GPU=50%", &e), 0);
+    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, capped, &sc, &e), 0);
+    CHECK_EQ_INT(hsdag_place_problem_create(&q, g, free_, &sc, &e), 0);
+    if (!p || !q) goto done;
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.levels = 0; /* one decision per group, as pre-training */
+    cfg.hidden = 32;
+    cfg.imitate_steps = 40;
+    cfg.imitate_prob = 0.99;
+    int32_t n = g->n_nodes, gpu = 1, steps, moved = -1, moved2 = -1;
+    int32_t *want = calloc((size_t)n, sizeof *want), *d0 = calloc((size_t)n, sizeof *d0),
+            *d1 = calloc((size_t)n, sizeof *d1), *d2 = calloc((size_t)n, sizeof *d2);
+    double prob;
+    for (int32_t v = 0; v < n; v++) want[v] = gpu;
+    CHECK_EQ_INT(hsdag_learn_create_problem(&L, p, &cfg, &e), 0);
+    if (!L || !want || !d0 || !d1 || !d2) goto out;
+    CHECK_EQ_INT(hsdag_learn_imitate(L, want, &steps, &prob, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_greedy(L, d0, &e), 0);
+    /* the memory masks count static bytes and one working set: the live activations overflow */
+    CHECK(excess(p->sim, d0));
+    CHECK_EQ_INT(hsdag_learn_greedy_fit(L, p->sim, d1, &moved, &e), 0);
+    CHECK(!excess(p->sim, d1));
+    CHECK(moved > 0);
+    int32_t back = 0, kept = 0;
+    for (int32_t v = 0; v < n; v++) {
+        back += d1[v] != d0[v] && d0[v] != gpu; /* only moves off the over-full GPU */
+        kept += d1[v] == gpu;
+    }
+    CHECK_EQ_INT(back, 0);
+    CHECK(kept > 0); /* not simply everything on the CPU */
+    CHECK_EQ_INT(hsdag_learn_greedy_fit(L, p->sim, d2, &moved2, &e), 0); /* deterministic */
+    CHECK(moved2 == moved && memcmp(d1, d2, sizeof(int32_t) * (size_t)n) == 0);
+    printf("greedy fit: %d decisions moved, %d of %d ops stay on the GPU\n", (int)moved, (int)kept, (int)n);
+    /* nothing capped: the greedy placement itself */
+    CHECK_EQ_INT(hsdag_learn_create_problem(&L2, q, &cfg, &e), 0);
+    if (L2) {
+        CHECK_EQ_INT(hsdag_learn_imitate(L2, want, &steps, &prob, &e), 0);
+        CHECK_EQ_INT(hsdag_learn_greedy(L2, d0, &e), 0);
+        CHECK_EQ_INT(hsdag_learn_greedy_fit(L2, q->sim, d1, &moved, &e), 0);
+        CHECK(moved == 0 && memcmp(d0, d1, sizeof(int32_t) * (size_t)n) == 0);
+    }
+out:
+    free(want);
+    free(d0);
+    free(d1);
+    free(d2);
+done:
+    hsdag_learn_free(L);
+    hsdag_learn_free(L2);
+    hsdag_place_problem_free(p);
+    hsdag_place_problem_free(q);
+    hsdag_devices_free(capped);
+    hsdag_devices_free(free_);
+    hsdag_graph_free(g);
+}
+
 static void test_bad_config(void)
 {
     hsdag_graph *g = small_graph();
@@ -663,6 +739,7 @@ int main(void)
     test_oom(0);
     test_oom(1);
     test_constraints();
+    test_greedy_fit();
     test_bad_config();
     return check_summary("test_learn");
 }

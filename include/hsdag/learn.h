@@ -148,6 +148,13 @@ HSDAG_API void hsdag_learn_best(const hsdag_learn *L, const int32_t **device, do
  * pre-trained policy): one forward pass (dropout off, a zero state), then in the sampling order the device of
  * largest probability per decision (memory masks and inheritance as in sampling). device[n_nodes]. */
 HSDAG_API int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e);
+/* hsdag_learn_greedy, made to fit: while sim's memory walk (hsdag_sim_run; its latency is not used, and
+ * nothing is counted as a measurement) finds a device over its capacity, the decisions placed there that the
+ * policy likes least against their best other device move to it (one with room for their static bytes if
+ * any), enough of them to cover the excess, each decision at most once. *moved gets how many moved. What
+ * still does not fit when nothing is left to move is returned as it is (the caller's evaluation says so). */
+HSDAG_API int hsdag_learn_greedy_fit(hsdag_learn *L, hsdag_sim *sim, int32_t *device, int32_t *moved,
+                                     hsdag_err *e);
 /* A placement drawn from the current policy as training samples it, from rng (the learner's own stream and
  * state are untouched): the same forward pass as hsdag_learn_greedy, then one sample per decision. */
 HSDAG_API int hsdag_learn_sample(hsdag_learn *L, hsdag_rng *rng, int32_t *device, hsdag_err *e);
