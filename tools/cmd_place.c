@@ -68,11 +68,16 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
         r->method = a->method;
         r->place_s = took;
         r->rep.evals = pr.evals;
-        if (budget <= 0)
+        if (budget <= 0) {
             snprintf(r->rep.note, sizeof r->rep.note,
                      "pre-trained policy %.120s (%.40s): one forward pass, nothing measured", file,
                      hsdag_policy_preset(pol));
-        else
+            size_t l = strlen(r->rep.note);
+            if (pr.fit_moved > 0)
+                snprintf(r->rep.note + l, sizeof r->rep.note - l,
+                         "; %d decisions moved to fit the memory caps (the simulator's memory walk)",
+                         (int)pr.fit_moved);
+        } else
             snprintf(r->rep.note, sizeof r->rep.note,
                      "pre-trained policy %.100s fine-tuned with %lld measurements: one-pass %.6g ms, best at "
                      "measurement %lld",

@@ -18,8 +18,9 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
     if (a->paper) cfg->hsdag = hsdag_learn_config_paper();
     if (hsdag_policy_method_parse(&cfg->method, a->method, NULL) < 0)
         return cli_usage_error(a->name, "--method '%s' is not hsdag or placeto", a->method);
-    if (a->warm_start && strcmp(a->warm_start, "auto") != 0)
-        return cli_usage_error(a->name, "--warm-start '%s': train --graphs takes auto only", a->warm_start);
+    if (a->warm_start && strcmp(a->warm_start, "auto") != 0 && strcmp(a->warm_start, "none") != 0)
+        return cli_usage_error(a->name, "--warm-start '%s': train --graphs takes auto or none",
+                               a->warm_start);
     int placeto = cfg->method == HSDAG_POLICY_PLACETO;
     static const struct {
         size_t off;
@@ -55,7 +56,11 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
     if (a->no_id) cfg->hsdag.features &= ~(1u << HSDAG_FEAT_ID);
     if (a->no_struct) cfg->hsdag.features &= ~HSDAG_FEAT_STRUCT;
     if (a->no_coarsen) cfg->hsdag.no_coarsen = 1;
-    if (a->warm_start) cfg->warm_start = 1;
+    if (a->warm_start) cfg->warm_start = strcmp(a->warm_start, "none") != 0;
+    if ((a->paper && !a->warm_start) || placeto) cfg->warm_start = 0; /* rewards alone */
+    /* more rounds after the imitation made the held-out placements worse (docs/baselines.md); without it, the
+     * rewards are all there is */
+    if (!cli_given(a, rounds) && !cfg->warm_start) cfg->rounds = 10;
     return CLI_OK;
 }
 
@@ -74,7 +79,10 @@ static int on_step(void *ctx, int32_t round, int32_t graph, double lat)
     p->best[graph] = lat;
     hsdag_buf_printf(&p->csv, "%d,%s,%.9g\n", (int)round, p->names[graph], lat * 1e3);
     char extra[64];
-    snprintf(extra, sizeof extra, "round %d", (int)round + 1);
+    if (round < 0)
+        snprintf(extra, sizeof extra, "imitation targets");
+    else
+        snprintf(extra, sizeof extra, "round %d", (int)round + 1);
     cli_progress_update(&p->bar, ++p->steps, extra);
     return 0;
 }
@@ -141,7 +149,8 @@ int cmd_pretrain(int argc, char **argv)
     }
     for (int32_t i = 0; i < n; i++) pg.best[i] = INFINITY;
     hsdag_buf_printf(&pg.csv, "round,model,best_latency_ms\n");
-    cli_progress_start(&pg.bar, "pretrain", (long)cfg.rounds * n, a.json || a.quiet);
+    cli_progress_start(&pg.bar, "pretrain", (long)(cfg.rounds + (cfg.warm_start != 0)) * n,
+                       a.json || a.quiet);
     st = hsdag_pretrain_train(&pol, p, n, &cfg, on_step, &pg, &e);
     cli_progress_end(&pg.bar);
     if (st < 0) goto fail;
@@ -182,8 +191,9 @@ int cmd_pretrain(int argc, char **argv)
         hsdag_buf_free(&j);
         goto done;
     } else {
-        printf("policy      %s/policy.bin (%s, %s, %d rounds over %d graphs, %.1f s)\n", dir,
-               hsdag_policy_method_name(cfg.method), devices, (int)cfg.rounds, (int)n, wall);
+        printf("policy      %s/policy.bin (%s, %s, %d round%s over %d graphs, %.1f s)\n", dir,
+               hsdag_policy_method_name(cfg.method), devices, (int)cfg.rounds, cfg.rounds == 1 ? "" : "s",
+               (int)n, wall);
         for (int32_t i = 0; i < n; i++)
             printf("  %-40s best during training %.6g ms\n", names[i], pg.best[i] * 1e3);
     }

@@ -483,7 +483,8 @@ static const cli_opt table[] = {
      "sequential "
      "semantics with a memory cap or more than two devices on up to 2,000 ops, ilp on 20,000 simplex "
      "iterations, measured and counted); not with --resume; train --graphs: "
-     "auto only, on each graph before round 0",
+     "auto (default) or none: before round 0, 50 shuffled passes over the graphs, 2 imitation steps on each "
+     "graph's auto placement per pass",
      NULL, more_methods},
     {"imitate-steps", "N", K_INT, OFF(imitate_steps), 0, 100000, NULL, C(TRAIN),
      "with --warm-start: Adam steps of the imitation", NULL, NULL},
@@ -506,7 +507,9 @@ static const cli_opt table[] = {
     {"no-coarsen", NULL, K_FLAG, OFF(no_coarsen), 0, 0, NULL, TRAINS,
      "ablation: no co-location coarsening (one group per op)", NULL, NULL},
     {"rounds", "N", K_INT, OFF(rounds), 1, 1000000, NULL, C(PRETRAIN),
-     "passes over the graphs (each one episode per graph)", NULL, NULL},
+     "passes over the graphs (each one episode per graph; 10 with --warm-start none, --paper or --method "
+     "placeto)",
+     NULL, NULL},
     {"units", "N", K_INT, OFF(units), 0, 1000000, NULL, C(PRETRAIN),
      "--method placeto: decision units per graph (0 = one per group)", NULL, NULL},
     {"penalty", "X", K_NUM, OFF(penalty), 1, 1e12, NULL, C(TRAIN),

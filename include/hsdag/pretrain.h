@@ -38,10 +38,15 @@ typedef struct hsdag_pretrain_config {
     hsdag_policy_method method;   /* HSDAG */
     hsdag_learn_config hsdag;     /* the HSDAG learner (episodes ignored: one per graph per round) */
     hsdag_placeto_config placeto; /* Placeto (budget ignored: one episode per graph per round) */
-    int32_t rounds;               /* passes over the graphs, in an order shuffled per round from seed (10) */
-    int warm_start; /* HSDAG: 1 = before round 0, imitate on each graph the best of its cheap heuristics
-                     * (hsdag_learn_warm_start: measured, and counted), graph after graph (0) */
-    uint64_t seed;  /* the order (1) */
+    int32_t rounds;               /* passes over the graphs, in an order shuffled per round from seed (1) */
+    int warm_start;               /* HSDAG: 1 = before round 0, imitation rounds: each graph's target is its
+                     * hsdag_learn_warm_start placement (the best of its heuristics and, under a memory cap or
+                     * on more than two devices, the iteration-budgeted MILP: the simulator's verdicts, not the
+                     * held-out graph's), then imitate_rounds passes over the graphs in a shuffled order,
+                     * imitate_steps cross-entropy steps on each per pass (1) */
+    int32_t imitate_rounds;       /* (50; Placeto: no warm start) */
+    int32_t imitate_steps;        /* (2) */
+    uint64_t seed;                /* the order (1) */
 } hsdag_pretrain_config;
 HSDAG_API hsdag_pretrain_config hsdag_pretrain_config_default(void);
 
@@ -49,7 +54,8 @@ HSDAG_API hsdag_pretrain_config hsdag_pretrain_config_default(void);
 typedef struct hsdag_policy hsdag_policy;
 
 /* After every (round, graph) episode: latency_s is the best feasible latency found on that graph so far
- * (INFINITY if none). Return nonzero to stop (hsdag_pretrain_train then returns 1 with the policy so far). */
+ * (INFINITY if none); with warm_start, first once per graph with round -1 and its imitation target's latency.
+ * Return nonzero to stop (hsdag_pretrain_train then returns 1 with the policy so far). */
 typedef int (*hsdag_pretrain_progress_fn)(void *ctx, int32_t round, int32_t graph, double latency_s);
 
 /* Trains one policy over probs[n] (all with the same number of devices; EINVAL otherwise). Each round runs
@@ -101,10 +107,13 @@ typedef struct hsdag_policy_result {
     int greedy_feasible; /* its verdict (when measured) */
     double best_s;       /* the returned placement's measured latency (NAN with budget 0) */
     int64_t best_at;     /* the measurement that found it (1 = the one-pass placement; 0 with budget 0) */
+    int32_t fit_moved;   /* HSDAG: decisions the one-pass placement moved to fit the memory caps
+                          * (hsdag_learn_greedy_fit) */
 } hsdag_policy_result;
 
 /* Places p with the policy. budget 0: one forward pass, the most likely device everywhere, nothing measured
- * (zero-shot). budget N > 0: the one-pass placement is measured first, then a copy of the policy is
+ * (zero-shot); HSDAG then fits it under the memory caps with p's simulator's memory walk
+ * (hsdag_learn_greedy_fit: no latency is read). budget N > 0: the one-pass placement is measured first, then a copy of the policy is
  * fine-tuned on p with the remaining measurements (HSDAG: whole episodes of cfg steps, then what is left
  * drawn from the fine-tuned policy: exactly N measurements; Placeto: its episodes), and the best measured placement is returned. device[p->n]. The policy itself is not changed.
  * Errors: EINVAL (the policy was made for another device count), the oracle's, ENOMEM. */

@@ -10,7 +10,9 @@ for m in hsdag placeto; do
     expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out-dir "$TMP/$m" --json
     for k in method devices rounds policy wall_s graphs best_latency_ms; do expect_grep "\"$k\"" "$TMP/out"; done
     [ -s "$TMP/$m/policy.bin" ] && ok || bad "no $TMP/$m/policy.bin"
-    n=$(wc -l < "$TMP/$m/progress.csv"); [ "$n" -eq 5 ] && ok || bad "progress.csv has $n lines (want 1 + 2 x 2)"
+    # header, HSDAG's imitation target per graph (round -1), then 2 rounds x 2 graphs
+    want=5; [ $m = hsdag ] && want=7
+    n=$(wc -l < "$TMP/$m/progress.csv"); [ "$n" -eq $want ] && ok || bad "$m: progress.csv has $n lines (want $want)"
     # the same command trains the same policy, bit for bit (the file holds the command, so the same
     # --out-dir, and --force both times)
     expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --method $m --rounds 2 --out-dir "$TMP/$m" --force --json
@@ -54,6 +56,15 @@ expect_rc 2 $HSDAG train --graphs $A --method placeto --steps 2 --out-dir "$TMP/
 expect_grep "steps applies with --method hsdag only" "$TMP/err"
 expect_rc 2 $HSDAG train --graphs $A --units 4 --out-dir "$TMP/y"
 expect_rc 2 $HSDAG train --graphs $A --warm-start heft --out-dir "$TMP/y"
+expect_grep "auto or none" "$TMP/err"
+# without the imitation: no target rows, 10 rounds unless told
+expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-4gpu --warm-start none --out-dir "$TMP/none" --json
+expect_grep '"rounds": 10' "$TMP/out"
+grep -q '^-1,' "$TMP/none/progress.csv" && bad "--warm-start none imitated" || ok
+# a memory-capped zero-shot placement is made to fit: feasible, and the note says how many decisions moved
+expect_rc 0 $HSDAG train --graphs $A,$V --devices cpu-gpu --mem GPU=50% --out-dir "$TMP/cap" --json
+expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$TMP/cap/policy.bin" --json
+expect_grep '"feasible": true' "$TMP/out"
 expect_rc 2 $HSDAG train $A --graphs $A,$S
 one_line "$TMP/err"; expect_grep "train --graphs LIST" "$TMP/err"
 expect_rc 2 $HSDAG train --graphs $A --out "$TMP/y"
