@@ -60,6 +60,23 @@ static int fixture_open(fixture *f, const char *devices)
     return 0;
 }
 
+/* The same with device mem capped (a hsdag_devices_mem_override spec, e.g. "GPU=50%") */
+static int fixture_open_capped(fixture *f, const char *devices, const char *mem)
+{
+    hsdag_err e = {0};
+    memset(f, 0, sizeof *f);
+    f->g = small_graph();
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    if (!f->g || hsdag_devices_load(&f->d, devices, f->g, &e) < 0 ||
+        hsdag_devices_mem_override(f->d, f->g, &sc, mem, &e) < 0 ||
+        hsdag_place_problem_create(&f->p, f->g, f->d, &sc, &e) < 0) {
+        fprintf(stderr, "fixture: %s\n", e.msg);
+        CHECK(0);
+        return -1;
+    }
+    return 0;
+}
+
 static void fixture_close(fixture *f)
 {
     hsdag_place_problem_free(f->p);
@@ -460,6 +477,52 @@ done:
     fixture_close(&f2);
 }
 
+/* Pre-training's imitation: with no REINFORCE round after it, the one-pass placement of a training graph is
+ * (nearly) the target it imitated, that graph's hsdag warm-start placement; without the imitation it is not
+ * asked to be. */
+static void test_pretrain_imitation(void)
+{
+    fixture f1, f2;
+    if (fixture_open_capped(&f1, "cpu-gpu", "GPU=50%") < 0 ||
+        fixture_open_capped(&f2, "cpu-gpu", "GPU=50%") < 0)
+        return;
+    hsdag_place_problem *probs[2] = {f1.p, f2.p};
+    hsdag_pretrain_config cfg = hsdag_pretrain_config_default();
+    cfg.rounds = 0;
+    hsdag_policy *pol = NULL;
+    hsdag_err e = {0};
+    int32_t want[NOPS], got[NOPS], steps = 0;
+    double lat;
+    int feas;
+    const char *from;
+    hsdag_place_oracle orc;
+    hsdag_place_oracle_init(&orc, f1.p, 0.0, cfg.hsdag.seed);
+    hsdag_place_opts o = hsdag_place_opts_default();
+    o.seed = cfg.hsdag.seed;
+    CHECK_EQ_INT(hsdag_learn_warm_start(f1.p, &orc, &o, want, &lat, &feas, &from, &e), 0);
+    CHECK(feas);
+    int on_cpu = 0;
+    for (int v = 0; v < NOPS; v++) on_cpu += want[v] == f1.p->cpu;
+    CHECK(on_cpu > 0 && on_cpu < NOPS); /* a target that is not one device */
+    CHECK_EQ_INT(hsdag_pretrain_train(&pol, probs, 2, &cfg, NULL, NULL, &e), 0);
+    hsdag_policy_result r;
+    if (pol) {
+        CHECK_EQ_INT(hsdag_policy_place(pol, f1.p, 0, 0, hsdag_learn_sim_eval, f1.p->sim, got, &r, &e), 0);
+        for (int v = 0; v < NOPS; v++) steps += got[v] == want[v];
+        printf("pretrain imitation: %d of %d ops where the target (%s, %.4g ms) puts them\n", steps, NOPS,
+               from, lat * 1e3);
+        CHECK(steps >= NOPS * 9 / 10);
+    }
+    hsdag_policy_free(pol);
+    /* out-of-range imitation settings are refused */
+    cfg.imitate_steps = -1;
+    pol = NULL;
+    CHECK_EQ_INT(hsdag_pretrain_train(&pol, probs, 2, &cfg, NULL, NULL, &e), HSDAG_EINVAL);
+    CHECK(pol == NULL);
+    fixture_close(&f1);
+    fixture_close(&f2);
+}
+
 int main(void)
 {
     hsdag_nn_set_threads(1);
@@ -470,5 +533,6 @@ int main(void)
     test_rnn_optimum_and_determinism();
     test_pretrain(HSDAG_POLICY_HSDAG);
     test_pretrain(HSDAG_POLICY_PLACETO);
+    test_pretrain_imitation();
     return check_summary("test_baselines");
 }

@@ -39,14 +39,15 @@ typedef struct hsdag_pretrain_config {
     hsdag_learn_config hsdag;     /* the HSDAG learner (episodes ignored: one per graph per round) */
     hsdag_placeto_config placeto; /* Placeto (budget ignored: one episode per graph per round) */
     int32_t rounds;               /* passes over the graphs, in an order shuffled per round from seed (1) */
-    int warm_start;               /* HSDAG: 1 = before round 0, imitation rounds: each graph's target is its
-                     * hsdag_learn_warm_start placement (the best of its heuristics and, under a memory cap or
-                     * on more than two devices, the iteration-budgeted MILP: the simulator's verdicts, not the
-                     * held-out graph's), then imitate_rounds passes over the graphs in a shuffled order,
-                     * imitate_steps cross-entropy steps on each per pass (1) */
-    int32_t imitate_rounds;       /* (50; Placeto: no warm start) */
-    int32_t imitate_steps;        /* (2) */
-    uint64_t seed;                /* the order (1) */
+    /* HSDAG: 1 = before round 0, imitation rounds: each graph's target is its hsdag_learn_warm_start
+     * placement (the best of its heuristics and, under a memory cap or on more than two devices, the
+     * iteration-budgeted MILP; each training graph's own, with its simulator; a graph without a feasible one
+     * is not imitated), then imitate_rounds passes over the graphs in a shuffled order, imitate_steps
+     * cross-entropy steps on each per pass (1) */
+    int warm_start;
+    int32_t imitate_rounds; /* (50; Placeto: no warm start) */
+    int32_t imitate_steps;  /* (2) */
+    uint64_t seed;          /* the order (1) */
 } hsdag_pretrain_config;
 HSDAG_API hsdag_pretrain_config hsdag_pretrain_config_default(void);
 

@@ -191,7 +191,12 @@ static int imitation_rounds(hsdag_learn **L, hsdag_place_problem *const *probs, 
         if (!(warm[i] = hsdag_alloc_n((size_t)probs[i]->n, sizeof(int32_t), "pretrain", e)))
             rc = HSDAG_ENOMEM;
         else if ((rc = hsdag_learn_warm_start(probs[i], &orc, &o, warm[i], &lat, &feas, &from, e)) == 0) {
-            if (feas) hsdag_learn_offer(L[i], warm[i], lat);
+            if (feas)
+                hsdag_learn_offer(L[i], warm[i], lat);
+            else { /* nothing feasible to imitate: this graph only takes part in the rounds */
+                hsdag_free(warm[i]);
+                warm[i] = NULL;
+            }
             if (progress && progress(pctx, -1, i, feas ? lat : INFINITY)) rc = 1;
         }
     }
@@ -201,6 +206,7 @@ static int imitation_rounds(hsdag_learn **L, hsdag_place_problem *const *probs, 
             int32_t i = order[j], steps;
             double prob;
             hsdag_nn_params *P = hsdag_learn_params(L[i]);
+            if (!warm[i]) continue;
             if ((rc = hsdag_nn_params_load(P, image->data, image->len, NULL, e)) == 0 &&
                 (rc = hsdag_learn_imitate(L[i], warm[i], &steps, &prob, e)) == 0) {
                 image->len = 0;
