@@ -35,8 +35,35 @@ def median(xs):
 
 
 def place(model, devices, extra, args):
-    r = run_json(["place", path(model), "--devices", devices] + extra + args)
-    return r["latency_ms"] if r["feasible"] else float("inf"), r
+    """Latency (ms) of `hsdag place` on a bundled model (name) or a file (path), inf when infeasible."""
+    r = run_json(["place", model if model.endswith(".onnx") else path(model), "--devices", devices] + extra + args)
+    return r["latency_ms"] if r["feasible"] else float("inf")
+
+
+def train_policy(graphs, devices, extra, meth, opts, seed, tag):
+    """`hsdag train --graphs` with the given options into its own directory; returns the policy file."""
+    d = "/tmp/hsdag-results-pre-%d-%s-%d" % (os.getpid(), tag, seed)
+    run_json(["train", "--graphs", graphs, "--devices", devices, "--method", meth, "--seed", str(seed),
+              "--out-dir", d, "--force"] + opts + extra)
+    return d + "/policy.bin"
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def fmt1(x):
+    return "%.4f" % x if x != float("inf") else "infeasible"
+
+
+def mv(xs):
+    """mean ± std over the seeds, or how many were infeasible (and the mean of the rest)."""
+    fin = [x for x in xs if x != float("inf")]
+    if len(fin) < len(xs):
+        return "infeasible %d/%d" % (len(xs) - len(fin), len(xs)) + (
+            " (else %.4f)" % (sum(fin) / len(fin)) if fin else "")
+    m, s = mean_std(xs)
+    return "%.4f ± %.4f" % (m, s) if len(xs) > 1 else "%.4f" % m
 
 
 def suite_best(model, devices, extra):
@@ -63,19 +90,16 @@ def setting(L, devices, title, extra):
                                 ("hsdag", "noimit", ["--warm-start", "none"])]:
             zs, fs = [], []
             for ps in POLICY_SEEDS:
-                d = "/tmp/hsdag-results-pre-%d-%s-%s-%d" % (os.getpid(), key, held, ps)
-                run_json(["train", "--graphs", others, "--devices", devices, "--method", meth, "--seed",
-                          str(ps), "--out-dir", d, "--force"] + opts + extra)
-                pol = d + "/policy.bin"
-                zs.append(place(held, devices, extra, ["--method", meth, "--policy", pol])[0])
+                pol = train_policy(others, devices, extra, meth, opts, ps, "%s-%s" % (key, held))
+                zs.append(place(held, devices, extra, ["--method", meth, "--policy", pol]))
                 if key != "noimit":
                     fs.append(place(held, devices, extra, ["--method", meth, "--policy", pol, "--budget",
-                                                           str(FINETUNE), "--seed", str(ps)])[0])
+                                                           str(FINETUNE), "--seed", str(ps)]))
             r[key + "_zero"], r[key + "_ft"] = zs, fs
         r["scratch"] = [place(held, devices, extra, ["--method", "hsdag-learned", "--budget", str(SCRATCH),
-                                                     "--seed", str(s)])[0] for s in SEEDS]
+                                                     "--seed", str(s)]) for s in SEEDS]
         r["placeto_scratch"] = [place(held, devices, extra, ["--method", "placeto", "--budget", str(SCRATCH),
-                                                             "--seed", str(s)])[0] for s in SEEDS]
+                                                             "--seed", str(s)]) for s in SEEDS]
         cands = [r["heft"], r["gpu"], r["ls"]] + r["scratch"] + r["placeto_scratch"] + r["hsdag_zero"] + \
             r["hsdag_ft"] + r["placeto_zero"] + r["placeto_ft"] + r["noimit_zero"]
         sb = suite_best(held, devices, extra)
@@ -83,19 +107,10 @@ def setting(L, devices, title, extra):
         r["best_from"] = "suite" if sb is not None and sb <= min(cands) else "row"
         rows[held] = r
 
-    def mv(xs):
-        fin = [x for x in xs if x != float("inf")]
-        if len(fin) < len(xs):
-            return "infeasible %d/%d" % (len(xs) - len(fin), len(xs)) + (
-                " (else %.4f)" % (sum(fin) / len(fin)) if fin else "")
-        m, s = mean_std(xs)
-        return "%.4f ± %.4f" % (m, s) if len(xs) > 1 else "%.4f" % m
-
     L.append("| held-out model | best known ms | HEFT | GPU-only | HSDAG zero-shot | HSDAG fine-tuned (%d) | "
              "HSDAG from scratch (%d) | Placeto zero-shot | Placeto fine-tuned (%d) | HSDAG zero-shot, no "
              "imitation |" % (FINETUNE, SCRATCH, FINETUNE))
     L.append("|---|---|---|---|---|---|---|---|---|---|")
-    fmt1 = lambda x: "%.4f" % x if x != float("inf") else "infeasible"
     for held in ALL:
         r = rows[held]
         best = "%.4f%s" % (r["best"], " (suite)" if r["best_from"] == "suite" else "")
@@ -103,7 +118,6 @@ def setting(L, devices, title, extra):
             held, best, fmt1(r["heft"]), fmt1(r["gpu"]), mv(r["hsdag_zero"]), mv(r["hsdag_ft"]),
             mv(r["scratch"]), mv(r["placeto_zero"]), mv(r["placeto_ft"]), mv(r["noimit_zero"])))
     L.append("")
-    mean = lambda xs: sum(xs) / len(xs)
     for meth, label in [("hsdag", "HSDAG"), ("placeto", "Placeto")]:
         gaps = [mean(rows[h][meth + "_zero"]) / rows[h]["best"] - 1 for h in ALL]
         better = sum(1 for h in ALL if mean(rows[h][meth + "_zero"]) < rows[h]["heft"] * (1 - 1e-9))
@@ -127,14 +141,10 @@ def unseen_models(L):
     """Zero-shot on the 13 torchvision exports no policy or setting was chosen on (hsdag_paper.UNSEEN),
     memory-capped: one policy per seed trained on all nine bundled models."""
     from hsdag_paper import UNSEEN
-    extra = ["--devices", "cpu-gpu", "--mem", "GPU=50%"]
+    devices, extra = "cpu-gpu", ["--mem", "GPU=50%"]
     allm = ",".join(path(m) for m in ALL)
-    pols = {}
-    for key, opts in [("hsdag", []), ("noimit", ["--warm-start", "none"])]:
-        for ps in POLICY_SEEDS:
-            d = "/tmp/hsdag-results-pre-%d-all-%s-%d" % (os.getpid(), key, ps)
-            run_json(["train", "--graphs", allm, "--seed", str(ps), "--out-dir", d, "--force"] + opts + extra)
-            pols[(key, ps)] = d + "/policy.bin"
+    pols = {(key, ps): train_policy(allm, devices, extra, "hsdag", opts, ps, "all-" + key)
+            for key, opts in [("hsdag", []), ("noimit", ["--warm-start", "none"])] for ps in POLICY_SEEDS}
     L.append("### Zero-shot on models no setting was chosen on (`cpu-gpu --mem GPU=50%`)")
     L.append("")
     L.append("One policy per seed P = %s trained on all nine bundled models (`hsdag train --graphs <the nine> "
@@ -147,15 +157,13 @@ def unseen_models(L):
     L.append("| model | best known ms | CPU-only | HEFT | local search | MILP (20k iterations) | HSDAG zero-shot | "
              "HSDAG zero-shot, no imitation |")
     L.append("|---|---|---|---|---|---|---|---|")
-    mean = lambda xs: sum(xs) / len(xs)
-    fmt1 = lambda x: "%.4f" % x if x != float("inf") else "infeasible"
     gaps, gaps_n, better, better_n, worse_cpu = [], [], 0, 0, 0
     for m in UNSEEN:
         f = "tests/data/onnx-export/%s.onnx" % m
         ref = {r["method"]: (r["latency_ms"] if r["feasible"] else float("inf"))
-               for r in run_json(["compare", f, "--methods", "cpu-only,heft,local-search,ilp",
+               for r in run_json(["compare", f, "--devices", devices, "--methods", "cpu-only,heft,local-search,ilp",
                                   "--ilp-iterations", "20000"] + extra)["methods"]}
-        z = {key: [place_file(f, extra, ["--method", "hsdag", "--policy", pols[(key, ps)]]) for ps in POLICY_SEEDS]
+        z = {key: [place(f, devices, extra, ["--method", "hsdag", "--policy", pols[(key, ps)]]) for ps in POLICY_SEEDS]
              for key in ("hsdag", "noimit")}
         best = min(list(ref.values()) + z["hsdag"] + z["noimit"])
         gaps.append(mean(z["hsdag"]) / best - 1)
@@ -163,8 +171,6 @@ def unseen_models(L):
         better += mean(z["hsdag"]) < ref["heft"] * (1 - 1e-9)
         better_n += mean(z["noimit"]) < ref["heft"] * (1 - 1e-9)
         worse_cpu += mean(z["hsdag"]) > ref["cpu-only"] * (1 + 1e-9)
-        mv = lambda xs: "%.4f ± %.4f" % mean_std(xs) if float("inf") not in xs else "infeasible %d/%d" % (
-            xs.count(float("inf")), len(xs))
         L.append("| %s | %.4f | %s | %s | %s | %s | %s | %s |" % (
             m, best, fmt1(ref["cpu-only"]), fmt1(ref["heft"]), fmt1(ref["local-search"]), fmt1(ref["ilp"]),
             mv(z["hsdag"]), mv(z["noimit"])))
@@ -173,11 +179,6 @@ def unseen_models(L):
              "CPU-only on %d. Without the imitation: median gap %+.1f%%, better than HEFT on %d." % (
                  100 * median(gaps), better, len(UNSEEN), worse_cpu, 100 * median(gaps_n), better_n))
     L.append("")
-
-
-def place_file(f, extra, args):
-    r = run_json(["place", f] + extra + args)
-    return r["latency_ms"] if r["feasible"] else float("inf")
 
 
 def generate(L):
