@@ -204,9 +204,9 @@ static int imitation_rounds(hsdag_learn **L, hsdag_place_problem *const *probs, 
         shuffle_(order, n, r);
         for (int32_t j = 0; j < n && rc == 0; j++) {
             int32_t i = order[j], steps;
+            if (!warm[i]) continue;
             double prob;
             hsdag_nn_params *P = hsdag_learn_params(L[i]);
-            if (!warm[i]) continue;
             if ((rc = hsdag_nn_params_load(P, image->data, image->len, NULL, e)) == 0 &&
                 (rc = hsdag_learn_imitate(L[i], warm[i], &steps, &prob, e)) == 0) {
                 image->len = 0;
