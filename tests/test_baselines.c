@@ -468,8 +468,9 @@ done:
 }
 
 /* Pre-training's imitation: with no REINFORCE round after it, the one-pass placement of a training graph is
- * (nearly) the target it imitated, that graph's hsdag warm-start placement (a mixed one under the cap). */
-static void test_pretrain_imitation(void)
+ * (nearly) the target it imitated, that graph's hsdag warm-start placement (a mixed one under the cap); with
+ * the cost feature kind too, and a saved policy with it loads and places the same. */
+static void test_pretrain_imitation(unsigned extra_features)
 {
     fixture f1, f2;
     if (fixture_open_capped(&f1, "cpu-gpu", "GPU=50%") < 0 ||
@@ -478,9 +479,10 @@ static void test_pretrain_imitation(void)
     hsdag_place_problem *probs[2] = {f1.p, f2.p};
     hsdag_pretrain_config cfg = hsdag_pretrain_config_default();
     cfg.rounds = 0;
-    hsdag_policy *pol = NULL;
+    cfg.hsdag.features |= extra_features;
+    hsdag_policy *pol = NULL, *back = NULL;
     hsdag_err e = {0};
-    int32_t want[NOPS], got[NOPS], same = 0;
+    int32_t want[NOPS], got[NOPS], again[NOPS], same = 0;
     double lat;
     int feas;
     const char *from;
@@ -498,11 +500,21 @@ static void test_pretrain_imitation(void)
     if (pol) {
         CHECK_EQ_INT(hsdag_policy_place(pol, f1.p, 0, 0, hsdag_learn_sim_eval, f1.p->sim, got, &r, &e), 0);
         for (int v = 0; v < NOPS; v++) same += got[v] == want[v];
-        printf("pretrain imitation: %d of %d ops where the target (%s, %.4g ms) puts them\n", same, NOPS,
-               from, lat * 1e3);
+        printf("pretrain imitation (features 0x%x): %d of %d ops where the target (%s, %.4g ms) puts them\n",
+               cfg.hsdag.features, same, NOPS, from, lat * 1e3);
         CHECK(same >= NOPS * 9 / 10);
+        hsdag_buf b = {0};
+        CHECK_EQ_INT(hsdag_policy_save(pol, &b, &e), 0);
+        CHECK_EQ_INT(hsdag_policy_load(&back, b.data, b.len, "mem", &e), 0);
+        if (back) {
+            CHECK_EQ_INT(hsdag_policy_place(back, f1.p, 0, 0, hsdag_learn_sim_eval, f1.p->sim, again, &r, &e),
+                         0);
+            CHECK(memcmp(got, again, sizeof got) == 0);
+        }
+        hsdag_buf_free(&b);
     }
     hsdag_policy_free(pol);
+    hsdag_policy_free(back);
     /* out-of-range imitation settings are refused */
     cfg.imitate_steps = -1;
     pol = NULL;
@@ -522,6 +534,7 @@ int main(void)
     test_rnn_optimum_and_determinism();
     test_pretrain(HSDAG_POLICY_HSDAG);
     test_pretrain(HSDAG_POLICY_PLACETO);
-    test_pretrain_imitation();
+    test_pretrain_imitation(0);
+    test_pretrain_imitation(HSDAG_LEARN_FEAT_COST);
     return check_summary("test_baselines");
 }

@@ -34,6 +34,7 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
                 {offsetof(cli_args, no_id), "no-id", 0},
                 {offsetof(cli_args, no_struct), "no-struct", 0},
                 {offsetof(cli_args, no_coarsen), "no-coarsen", 0},
+                {offsetof(cli_args, cost_features), "cost-features", 0},
                 {offsetof(cli_args, levels), "levels", 0},
                 {offsetof(cli_args, min_clusters), "min-clusters", 0},
                 {offsetof(cli_args, warm_start), "warm-start", 0},
@@ -55,6 +56,7 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
     if (a->no_shape) cfg->hsdag.features &= ~(1u << HSDAG_FEAT_SHAPE);
     if (a->no_id) cfg->hsdag.features &= ~(1u << HSDAG_FEAT_ID);
     if (a->no_struct) cfg->hsdag.features &= ~HSDAG_FEAT_STRUCT;
+    if (a->cost_features) cfg->hsdag.features |= HSDAG_LEARN_FEAT_COST;
     if (a->no_coarsen) cfg->hsdag.no_coarsen = 1;
     if (a->warm_start) cfg->warm_start = strcmp(a->warm_start, "none") != 0;
     if ((a->paper && !a->warm_start) || placeto) cfg->warm_start = 0; /* rewards alone */

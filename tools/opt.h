@@ -92,7 +92,7 @@ typedef struct cli_args {
     long rounds, units; /* train --graphs */
     double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout, sil, offset_lr;
     const char *gnn, *measure_cmd, *baseline, *update, *reward, *normalize, *warm_start;
-    int paper, polish, no_shape, no_id, no_struct, no_coarsen;
+    int paper, polish, no_shape, no_id, no_struct, no_coarsen, cost_features;
     int fixed_clusters, dynamic_clusters, inherit, no_inherit, state_update, no_state_update, no_memory_mask,
         no_measure_memo;
     /* profile, calibrate */

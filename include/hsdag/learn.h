@@ -37,6 +37,11 @@ typedef enum hsdag_learn_baseline {
     HSDAG_LEARN_BASE_MOVING, /* per-step r_t - b, b a moving average of step rewards (decay baseline_decay) */
     HSDAG_LEARN_BASE_LOO     /* leave-one-out over the step's samples: r_i - mean of the others */
 } hsdag_learn_baseline;
+/* A feature kind beyond features.h's, for a learner made for a problem: what its cost table says of each group
+ * (time on each device over its fastest, its share of the time, its bytes against each capacity, the bytes
+ * of the groups before it, what leaving it costs), every column scale-free. Off by default. */
+#define HSDAG_LEARN_FEAT_COST (1u << 16)
+
 typedef enum hsdag_learn_reward {
     HSDAG_LEARN_REWARD_INV = 0, /* the paper: r = 1 / latency in ms */
     HSDAG_LEARN_REWARD_LOG      /* r = -ln(latency / first measured latency): scale-free per graph */
@@ -56,7 +61,7 @@ typedef struct hsdag_learn_config {
     int32_t embed;         /* width each feature kind is embedded to, 16 */
     float dropout;         /* paper: 0.2 (active while sampling) */
     hsdag_nn_gnn_kind gnn; /* GCN (the ablation: GAT, GIN, SAGE) */
-    unsigned features;     /* HSDAG_FEAT_ALL (ablation: switch kinds off) */
+    unsigned features;     /* HSDAG_FEAT_ALL (ablation: switch kinds off); | HSDAG_LEARN_FEAT_COST */
     int no_coarsen;        /* option: 1 = one group per op */
     int32_t min_groups;    /* > 0: coarsening groups close at n_ops / min_groups ops, so a chain is not one
                             * decision (paper: 0, no limit) */

@@ -86,11 +86,11 @@ struct lmodel {
     pool pool;
     hsdag_nn_params *P;
     hsdag_coarse *c;
-    int32_t N, H, K, EMB, d0;        /* groups, hidden, devices, per-kind embedding, concatenated width */
-    int32_t nk;                      /* feature kinds on */
-    int32_t kdim[HSDAG_FEAT_KINDS_]; /* width of each kind that is on (compacted) */
-    float *kfeat[HSDAG_FEAT_KINDS_]; /* (N, kdim) contiguous copies of each kind's columns */
-    hsdag_nn_linear emb[HSDAG_FEAT_KINDS_];
+    int32_t N, H, K, EMB, d0;            /* groups, hidden, devices, per-kind embedding, concatenated width */
+    int32_t nk;                          /* feature kinds on */
+    int32_t kdim[HSDAG_FEAT_KINDS_ + 1]; /* width of each kind that is on (compacted; + the cost kind) */
+    float *kfeat[HSDAG_FEAT_KINDS_ + 1]; /* (N, kdim) contiguous copies of each kind's columns */
+    hsdag_nn_linear emb[HSDAG_FEAT_KINDS_ + 1];
     hsdag_nn_linear in1, in2, sc1, sc2, pre, post, pl1, pl2;
     hsdag_nn_linear inh; /* cfg->inherit: the inherit logit head on the placer's hidden layer */
     int inherit;
@@ -130,8 +130,8 @@ typedef struct lvl {
 typedef struct stepc {
     pool *ar;
     int train;
-    float *X0;                       /* (N, d0) */
-    float *e_out[HSDAG_FEAT_KINDS_]; /* (N, EMB) */
+    float *X0;                           /* (N, d0) */
+    float *e_out[HSDAG_FEAT_KINDS_ + 1]; /* (N, EMB) */
     float *a1, *n1, *mean1, *rstd1, *mask1, *o1;
     float *a2, *n2, *mean2, *rstd2, *mask2, *o2;
     float *S; /* (N, H) = o2 + D */
@@ -169,7 +169,7 @@ void lmodel_free(lmodel *M)
     hsdag_nn_params_free(M->P);
     hsdag_coarsen_free(M->c);
     hsdag_free(M->gmask);
-    for (int k = 0; k < HSDAG_FEAT_KINDS_; k++) hsdag_free(M->kfeat[k]);
+    for (int k = 0; k <= HSDAG_FEAT_KINDS_; k++) hsdag_free(M->kfeat[k]);
     hsdag_nn_gnn_free(M->g1);
     hsdag_nn_gnn_free(M->g2);
     hsdag_nn_gnn_free(M->gp);
@@ -197,8 +197,70 @@ const hsdag_coarse *lmodel_coarse(const lmodel *M)
     return M->c;
 }
 
+/* The cost kind (HSDAG_LEARN_FEAT_COST): per group, from the problem's cost table, every column scale-free
+ * (a ratio or a share, so graphs of any size and speed look alike): log of the group's time on each device
+ * over its fastest (K), log of its mean time over the mean group's (1), its static bytes over each device's
+ * capacity (K), the static bytes of the groups up to it in topological order over each capacity (K), and
+ * log(1 + the time to send what leaves it over its own time) (1). Returns a (N, 3K + 2) array or NULL. */
+static float *cost_features(const hsdag_coarse *c, const hsdag_place_problem *p, int32_t K, int32_t *width)
+{
+    const hsdag_costs *cs = p->c;
+    const hsdag_graph *g = p->g;
+    int32_t N = c->n_groups, W = 3 * K + 2;
+    *width = W;
+    float *x = hsdag_calloc((size_t)(N ? N : 1) * (size_t)W, sizeof(float));
+    double *t = hsdag_calloc((size_t)(N ? N : 1) * (size_t)(K + 2), sizeof(double));
+    if (!x || !t) {
+        hsdag_free(x);
+        hsdag_free(t);
+        return NULL;
+    }
+    const double eps = 1e-7;
+    for (int32_t v = 0; v < g->n_nodes; v++) {
+        int32_t gi = c->group_of[v];
+        double *r = t + (size_t)gi * (K + 2);
+        for (int32_t d = 0; d < K; d++) r[d] += cs->node_s[(size_t)v * K + d];
+        r[K] += cs->static_bytes[v];
+        int leaves = 0;
+        for (int32_t k = g->out_off[v]; k < g->out_off[v + 1]; k++)
+            leaves |= c->group_of[g->out_dst[k]] != gi;
+        if (leaves) r[K + 1] += p->mean_xfer[v];
+    }
+    double tsum = 0;
+    for (int32_t i = 0; i < N; i++) {
+        const double *r = t + (size_t)i * (K + 2);
+        double m = 0;
+        for (int32_t d = 0; d < K; d++) m += r[d];
+        tsum += m / K;
+    }
+    double tbar = N ? tsum / N : 0, cum = 0;
+    for (int32_t i = 0; i < N; i++) {
+        const double *r = t + (size_t)i * (K + 2);
+        float *o = x + (size_t)i * W;
+        double tmin = INFINITY, m = 0;
+        for (int32_t d = 0; d < K; d++) {
+            tmin = fmin(tmin, r[d]);
+            m += r[d];
+        }
+        m /= K;
+        for (int32_t d = 0; d < K; d++) o[d] = (float)fmin(6.0, log((r[d] + eps) / (tmin + eps)));
+        o[K] = (float)fmax(-8.0, fmin(8.0, log((m + eps) / (tbar + eps))));
+        cum += r[K];
+        for (int32_t d = 0; d < K; d++) {
+            double cap = p->cap[d];
+            int fin = isfinite(cap) && cap > 0;
+            o[K + 1 + d] = fin ? (float)fmin(4.0, r[K] / cap) : 0.0f;
+            o[2 * K + 1 + d] = fin ? (float)fmin(4.0, cum / cap) : 0.0f;
+        }
+        o[3 * K + 1] = (float)fmin(10.0, log1p(r[K + 1] / (m + eps)));
+    }
+    hsdag_free(t);
+    return x;
+}
+
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
-                  const hsdag_coarsen_opts *co, const uint8_t *allowed, hsdag_rng *init_rng, hsdag_err *e)
+                  const hsdag_coarsen_opts *co, const uint8_t *allowed, const hsdag_place_problem *p,
+                  hsdag_rng *init_rng, hsdag_err *e)
 {
     *out = NULL;
     int rc;
@@ -214,7 +276,7 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
     hsdag_coarsen_opts cdef = {.disable = cfg->no_coarsen};
     if ((rc = hsdag_coarsen_create_opts(&M->c, g, co ? co : &cdef, e)) < 0) goto fail;
     M->N = M->c->n_groups;
-    hsdag_features_config fc = {.kinds = cfg->features};
+    hsdag_features_config fc = {.kinds = cfg->features & HSDAG_FEAT_ALL};
     if ((rc = hsdag_features_compute(&f, g, M->c, &fc, e)) < 0) goto fail;
     if ((rc = hsdag_nn_params_create(&M->P, NULL)) < 0) goto oom;
     char name[32];
@@ -229,6 +291,12 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
                    sizeof(float) * (size_t)w);
         snprintf(name, sizeof name, "emb_%s", hsdag_feat_kind_name((hsdag_feat_kind)k));
         if ((rc = hsdag_nn_linear_add(M->P, &M->emb[j], name, w, M->EMB, 1, e)) < 0) goto fail;
+        M->nk++;
+    }
+    if ((cfg->features & HSDAG_LEARN_FEAT_COST) && p) {
+        int32_t j = M->nk;
+        if (!(M->kfeat[j] = cost_features(M->c, p, M->K, &M->kdim[j]))) goto oom;
+        if ((rc = hsdag_nn_linear_add(M->P, &M->emb[j], "emb_cost", M->kdim[j], M->EMB, 1, e)) < 0) goto fail;
         M->nk++;
     }
     M->d0 = M->nk * M->EMB;

@@ -297,7 +297,7 @@ static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devic
             co.max_bytes = cfg->group_mem_frac * mc;
         }
     }
-    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &co, allowed, &L->rng, e)) < 0) goto fail;
+    if ((rc = lmodel_create(&L->M, g, n_devices, cfg, &co, allowed, p, &L->rng, e)) < 0) goto fail;
     if (cfg->fixed_clusters && (rc = lmodel_fix_clusters(L->M, e)) < 0) goto fail;
     L->n_groups = lmodel_coarse(L->M)->n_groups;
     size_t np = hsdag_nn_params_count(lmodel_params(L->M)), ng = (size_t)L->n_groups,
