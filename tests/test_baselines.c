@@ -309,6 +309,48 @@ static int rnn_gc_want(size_t i)
     return !(i % 2 && i > 64);
 }
 
+/* Placeto's fitting pass: over policies of several seeds (no training), wherever the one-pass placement
+ * overflows a capped GPU, the fitted one fits, moving at least one decision; where it fits already, nothing
+ * moves and the placement is the greedy one. Some seed must overflow, so the pass is exercised. */
+static void test_placeto_greedy_fit(void)
+{
+    fixture f;
+    if (fixture_open_capped(&f, "cpu-gpu", "GPU=30%") < 0) return;
+    hsdag_err e = {0};
+    int overflowed = 0;
+    for (uint64_t seed = 0; seed < 12; seed++) {
+        hsdag_placeto_config cfg = hsdag_placeto_config_default();
+        cfg.seed = seed;
+        hsdag_placeto_policy *pol = NULL;
+        hsdag_placeto *P = NULL;
+        int32_t g[NOPS], fit[NOPS], moved = -1;
+        CHECK_EQ_INT(hsdag_placeto_policy_create(&pol, f.p->k, &cfg, &e), 0);
+        CHECK_EQ_INT(hsdag_placeto_create(&P, f.p, &cfg, &e), 0);
+        if (P && pol && hsdag_placeto_greedy(P, pol, g, &e) == 0 &&
+            hsdag_placeto_greedy_fit(P, pol, f.p->sim, fit, &moved, &e) == 0) {
+            hsdag_sim_result r0, r1;
+            CHECK_EQ_INT(hsdag_sim_run(f.p->sim, g, &r0), 0);
+            int over = 0;
+            for (int d = 0; d < f.p->k; d++) over |= r0.excess_bytes[d] > 0;
+            CHECK_EQ_INT(hsdag_sim_run(f.p->sim, fit, &r1), 0);
+            for (int d = 0; d < f.p->k; d++) CHECK(r1.excess_bytes[d] <= 0);
+            overflowed += over;
+            if (over)
+                CHECK(moved >= 1);
+            else
+                CHECK(moved == 0 && memcmp(g, fit, sizeof g) == 0);
+        } else {
+            CHECK(0);
+        }
+        hsdag_placeto_free(P);
+        hsdag_placeto_policy_free(pol);
+    }
+    printf("placeto greedy fit: %d of 12 one-pass placements overflowed the GPU, every fitted one fits\n",
+           overflowed);
+    CHECK(overflowed > 0);
+    fixture_close(&f);
+}
+
 static void test_rnn_gradcheck(void)
 {
     fixture f;
@@ -530,6 +572,7 @@ int main(void)
     test_placeto_gradcheck();
     test_placeto_optimum_and_determinism();
     test_placeto_policy_io();
+    test_placeto_greedy_fit();
     test_rnn_gradcheck();
     test_rnn_optimum_and_determinism();
     test_pretrain(HSDAG_POLICY_HSDAG);

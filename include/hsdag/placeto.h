@@ -7,7 +7,7 @@
  * Not here: the NN kernels (nn.h), the HSDAG learner (learn.h), the simulator (sim.h); the details and
  * departures are in docs/baselines.md.
  * Entry points: hsdag_placeto_config_default, hsdag_placeto_policy_create/free/save/load,
- *   hsdag_placeto_create/free/train/greedy/best/evals/units, hsdag_placeto_place,
+ *   hsdag_placeto_create/free/train/greedy/greedy_fit/best/evals/units, hsdag_placeto_place,
  *   hsdag_placeto_register_methods, hsdag_placeto_debug_loss.
  *
  * Usage (one graph, the simulator as the oracle; error handling shortened):
@@ -82,6 +82,11 @@ HSDAG_API int hsdag_placeto_train(hsdag_placeto *P, hsdag_placeto_policy *pol, h
  * anything: device[n_ops] gets the final placement (the zero-shot placement of an unseen graph). */
 HSDAG_API int hsdag_placeto_greedy(hsdag_placeto *P, hsdag_placeto_policy *pol, int32_t *device,
                                    hsdag_err *e);
+/* The same, then made to fit the memory caps with sim's memory walk (no latency read, nothing counted): while a
+ * device is over its capacity, the decisions there that the policy gave up least per byte freed move to their
+ * next-best device (each at most once; the same pass as hsdag_learn_greedy_fit). *moved = decisions moved. */
+HSDAG_API int hsdag_placeto_greedy_fit(hsdag_placeto *P, hsdag_placeto_policy *pol, hsdag_sim *sim,
+                                       int32_t *device, int32_t *moved, hsdag_err *e);
 /* Best feasible placement measured so far (NULL, INFINITY if none), the measurement that found it (1-based,
  * 0 if none) and the seconds from hsdag_placeto_create to it. Any output may be NULL. */
 HSDAG_API void hsdag_placeto_best(const hsdag_placeto *P, const int32_t **device, double *latency_s,

@@ -108,8 +108,8 @@ typedef struct hsdag_policy_result {
     int greedy_feasible; /* its verdict (when measured) */
     double best_s;       /* the returned placement's measured latency (NAN with budget 0) */
     int64_t best_at;     /* the measurement that found it (1 = the one-pass placement; 0 with budget 0) */
-    int32_t fit_moved;   /* HSDAG: decisions the one-pass placement moved to fit the memory caps
-                          * (hsdag_learn_greedy_fit) */
+    int32_t fit_moved;   /* decisions the one-pass placement moved to fit the memory caps
+                          * (hsdag_learn_greedy_fit, hsdag_placeto_greedy_fit) */
 } hsdag_policy_result;
 
 /* Places p with the policy. budget 0: one forward pass, the most likely device everywhere, nothing measured

@@ -7,6 +7,7 @@
 #include "hsdag/placeto.h"
 
 #include "lnodes.h"
+#include "memfit.h"
 
 #include <math.h>
 #include <string.h>
@@ -701,7 +702,8 @@ int hsdag_placeto_train(hsdag_placeto *P, hsdag_placeto_policy *pol, hsdag_learn
     return 0;
 }
 
-int hsdag_placeto_greedy(hsdag_placeto *P, hsdag_placeto_policy *pol, int32_t *device, hsdag_err *e)
+/* The greedy episode into P->cur; with lp (N x K), each step's log-probabilities. */
+static int greedy_pass(hsdag_placeto *P, hsdag_placeto_policy *pol, float *lp, hsdag_err *e)
 {
     int rc = check_policy(P, pol, e);
     if (rc < 0) return rc;
@@ -716,9 +718,61 @@ int hsdag_placeto_greedy(hsdag_placeto *P, hsdag_placeto_policy *pol, int32_t *d
             return hsdag_err_set(e, HSDAG_ESOLVER,
                                  "placeto: the policy has no valid device (NaN parameters?)");
         P->cur[t] = a;
+        if (lp) memcpy(lp + (size_t)t * P->K, P->logp, sizeof(float) * (size_t)P->K);
     }
-    lnodes_expand(P->u, device, P->cur);
     return 0;
+}
+
+int hsdag_placeto_greedy(hsdag_placeto *P, hsdag_placeto_policy *pol, int32_t *device, hsdag_err *e)
+{
+    int rc = greedy_pass(P, pol, NULL, e);
+    if (rc == 0) lnodes_expand(P->u, device, P->cur);
+    return rc;
+}
+
+static void fit_expand(void *ctx, const int32_t *a, int32_t *device)
+{
+    lnodes_expand(ctx, device, a);
+}
+
+int hsdag_placeto_greedy_fit(hsdag_placeto *P, hsdag_placeto_policy *pol, hsdag_sim *sim, int32_t *device,
+                             int32_t *moved, hsdag_err *e)
+{
+    *moved = 0;
+    int32_t N = P->N, K = P->K;
+    const hsdag_place_problem *p = P->p;
+    float *lp = hsdag_alloc_n((size_t)N * K, sizeof(float), "placeto", e);
+    double *mem = hsdag_alloc_n((size_t)N * 2, sizeof(double), "placeto", e);
+    uint8_t *mask = hsdag_alloc_n((size_t)N * K, 1, "placeto", e);
+    int rc = lp && mem && mask ? greedy_pass(P, pol, lp, e) : HSDAG_ENOMEM;
+    if (rc == 0) {
+        /* per unit: static bytes, + output bytes (what a move frees); the devices every member may use */
+        double *frees = mem + N;
+        memset(mem, 0, sizeof(double) * (size_t)N * 2);
+        memset(mask, 1, (size_t)N * K);
+        for (int32_t v = 0; v < P->u->n_ops; v++) {
+            int32_t un = P->u->unit_of[v];
+            mem[un] += p->c->static_bytes[v];
+            frees[un] += p->c->static_bytes[v] + p->g->out_bytes[v];
+            for (int32_t d = 0; d < K; d++)
+                if (!p->c->allowed[(size_t)v * K + d]) mask[(size_t)un * K + d] = 0;
+        }
+        memfit_units u = {.C = N,
+                          .K = K,
+                          .mem = mem,
+                          .frees = frees,
+                          .logp = lp,
+                          .mask = mask,
+                          .cap = p->cap,
+                          .expand = fit_expand,
+                          .ctx = P->u,
+                          .who = "placeto"};
+        rc = memfit_run(&u, sim, P->cur, device, moved, e);
+    }
+    hsdag_free(lp);
+    hsdag_free(mem);
+    hsdag_free(mask);
+    return rc;
 }
 
 int hsdag_placeto_debug_loss(hsdag_placeto *P, hsdag_placeto_policy *pol, uint64_t seed, int32_t step,

@@ -679,7 +679,7 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
         if ((rc = hsdag_placeto_policy_create(&pp, p->k, &pc, e)) < 0 ||
             (rc = put_values(pol, hsdag_placeto_policy_params(pp), e)) < 0 ||
             (rc = hsdag_placeto_create(&P, p, &pc, e)) < 0 ||
-            (rc = hsdag_placeto_greedy(P, pp, device, e)) < 0)
+            (rc = hsdag_placeto_greedy_fit(P, pp, p->sim, device, &r->fit_moved, e)) < 0)
             goto done;
     } else if ((rc = hsdag_learner(pol, p, seed, episodes, &L, e)) < 0 ||
                (rc = hsdag_learn_greedy_fit(L, p->sim, device, &r->fit_moved, e)) < 0)

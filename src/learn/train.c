@@ -3,6 +3,7 @@
  * Not here: the network (model.c), rewards from the simulator or a command (glue.c, measure in the CLI).
  * Entry points: hsdag_learn_config_default, hsdag_learn_create/free/train/save/load/best/curve/... */
 #include "hsdag/codec.h"
+#include "memfit.h"
 #include "model.h"
 
 #include <math.h>
@@ -1683,85 +1684,40 @@ static int greedy_units(hsdag_learn *L, const lstep *st, int32_t *a, hsdag_err *
     return 0;
 }
 
-/* A unit that may move in the fitting pass, and the order it moves in (smaller key first, ties: lower unit). */
-typedef struct fit_cand {
-    int tier; /* 0: the policy would rather be elsewhere (key: the margin), 1: key = margin per byte freed */
-    double key;
-    int32_t c;
-} fit_cand;
-static int fit_cand_cmp(const void *x, const void *y)
+/* The fitting pass of hsdag_learn_greedy_fit on the greedy unit actions a (memfit.h): the margins are the raw
+ * network's log-probabilities, the room the learner's static budget, a move frees a unit's static and output
+ * bytes. */
+typedef struct fit_ctx {
+    hsdag_learn *L;
+    const lstep *st;
+} fit_ctx;
+static void fit_expand(void *ctx, const int32_t *a, int32_t *device)
 {
-    const fit_cand *a = x, *b = y;
-    if (a->tier != b->tier) return a->tier - b->tier;
-    return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->c > b->c) - (a->c < b->c);
+    fit_ctx *f = ctx;
+    units_expand(f->L, f->st, a, device);
 }
-
-/* The fitting pass of hsdag_learn_greedy_fit on the greedy unit actions a: while sim reports a device d over its
- * capacity, units there move to their best other device x (one they may use with room for their static bytes,
- * else any they may use), cheapest first: the policy's margin log pi_c(d) - log pi_c(x) (raw network
- * probabilities) per byte the move frees (static and output bytes); as many as cover the excess, one at least,
- * each unit at most once; then the placement is walked again. Stops when nothing is over or nothing is left to
- * move. */
 static int fit_units(hsdag_learn *L, const lstep *st, hsdag_sim *sim, int32_t *a, int32_t *device,
                      int32_t *moved, hsdag_err *e)
 {
-    int32_t K = L->K, C = st->n_clusters;
-    /* per unit: bytes a move frees, target device, moved flag; the candidates */
-    double *frees = hsdag_alloc_n((size_t)C, sizeof(double) + 2 * sizeof(int32_t), "hsdag", e);
-    fit_cand *cand = hsdag_alloc_n((size_t)C, sizeof *cand, "hsdag", e);
-    int rc = 0;
-    if (!frees || !cand) {
-        rc = HSDAG_ENOMEM;
-        goto done;
-    }
-    int32_t *to = (int32_t *)(frees + C), *gone = to + C;
-    double used[HSDAG_MAX_DEVICES] = {0};
+    int32_t C = st->n_clusters;
+    double *frees = hsdag_alloc_n((size_t)(C ? C : 1), sizeof(double), "hsdag", e);
+    if (!frees) return HSDAG_ENOMEM;
     const hsdag_coarse *co = lmodel_coarse(L->M);
-    for (int32_t c = 0; c < C; c++) used[a[c]] += L->umem[c], gone[c] = 0, frees[c] = L->umem[c];
+    for (int32_t c = 0; c < C; c++) frees[c] = L->umem[c];
     for (int32_t v = 0; v < L->n_nodes; v++) frees[st->cluster[co->group_of[v]]] += L->g->out_bytes[v];
-    for (;;) {
-        units_expand(L, st, a, device);
-        hsdag_sim_result r;
-        if ((rc = hsdag_sim_run(sim, device, &r)) < 0) {
-            rc = hsdag_err_set(e, rc, "hsdag: the simulator failed on the one-pass placement");
-            break;
-        }
-        int32_t d = -1;
-        for (int32_t x = 0; x < K; x++)
-            if (r.excess_bytes[x] > 0 && (d < 0 || r.excess_bytes[x] > r.excess_bytes[d])) d = x;
-        if (d < 0) break;
-        int32_t n = 0;
-        for (int32_t c = 0; c < C; c++) {
-            if (a[c] != d || gone[c]) continue;
-            const float *lp = st->logp + (size_t)c * K;
-            int32_t bx = -1, room = 0;
-            for (int32_t x = 0; x < K; x++) {
-                if (x == d || (st->mask && !st->mask[(size_t)c * K + x])) continue;
-                int fits = !L->cap || used[x] + L->umem[c] <= L->cap[x];
-                if (bx < 0 || (fits && !room) || (fits == room && lp[x] > lp[bx])) bx = x, room = fits;
-            }
-            if (bx < 0) continue;
-            double m = (double)lp[d] - (double)lp[bx];
-            to[c] = bx;
-            /* the policy would rather be elsewhere: first; else the margin given up per byte freed */
-            cand[n++] = m <= 0 ? (fit_cand){0, m, c} : (fit_cand){1, m / (frees[c] + 1.0), c};
-        }
-        if (n == 0) break; /* nothing left to move: the caller's evaluation says it does not fit */
-        qsort(cand, (size_t)n, sizeof *cand, fit_cand_cmp);
-        double freed = 0;
-        for (int32_t i = 0; i < n && (i == 0 || freed < r.excess_bytes[d]); i++) {
-            int32_t c = cand[i].c;
-            used[d] -= L->umem[c];
-            used[to[c]] += L->umem[c];
-            freed += frees[c];
-            a[c] = to[c];
-            gone[c] = 1;
-            ++*moved;
-        }
-    }
-done:
+    fit_ctx f = {L, st};
+    memfit_units u = {.C = C,
+                      .K = L->K,
+                      .mem = L->umem,
+                      .frees = frees,
+                      .logp = st->logp,
+                      .mask = st->mask,
+                      .cap = L->cap,
+                      .expand = fit_expand,
+                      .ctx = &f,
+                      .who = "hsdag"};
+    int rc = memfit_run(&u, sim, a, device, moved, e);
     hsdag_free(frees);
-    hsdag_free(cand);
     return rc;
 }
 
