@@ -53,10 +53,7 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
     if (cli_given(a, min_clusters)) cfg->hsdag.min_clusters = (int32_t)a->min_clusters;
     if (cli_given(a, units)) cfg->placeto.max_units = (int32_t)a->units;
     if (cli_given(a, gnn)) hsdag_nn_gnn_kind_parse(&cfg->hsdag.gnn, a->gnn, NULL); /* one of the choices */
-    if (a->no_shape) cfg->hsdag.features &= ~(1u << HSDAG_FEAT_SHAPE);
-    if (a->no_id) cfg->hsdag.features &= ~(1u << HSDAG_FEAT_ID);
-    if (a->no_struct) cfg->hsdag.features &= ~HSDAG_FEAT_STRUCT;
-    if (a->cost_features) cfg->hsdag.features |= HSDAG_LEARN_FEAT_COST;
+    cfg->hsdag.features = cli_learn_features(a, cfg->hsdag.features);
     if (a->no_coarsen) cfg->hsdag.no_coarsen = 1;
     if (a->warm_start) cfg->warm_start = strcmp(a->warm_start, "none") != 0;
     if ((a->paper && !a->warm_start) || placeto) cfg->warm_start = 0; /* rewards alone */

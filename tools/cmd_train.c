@@ -144,10 +144,7 @@ static hsdag_learn_config train_config(const cli_args *a)
     if (a->state_update) cfg.state_update = 1;
     if (a->no_state_update) cfg.state_update = 0;
     if (a->no_memory_mask) cfg.memory_mask = 0;
-    if (a->no_shape) cfg.features &= ~(1u << HSDAG_FEAT_SHAPE);
-    if (a->no_id) cfg.features &= ~(1u << HSDAG_FEAT_ID);
-    if (a->no_struct) cfg.features &= ~HSDAG_FEAT_STRUCT;
-    if (a->cost_features) cfg.features |= HSDAG_LEARN_FEAT_COST;
+    cfg.features = cli_learn_features(a, cfg.features);
     if (a->no_coarsen) cfg.no_coarsen = 1;
     if (cli_given(a, budget)) cfg.episodes = hsdag_learn_episodes_for(&cfg, a->budget);
     return cfg;

@@ -282,6 +282,15 @@ int cli_learn_normalize(const char *v)
     return cli_choice_index(choice_normalize, v);
 }
 
+unsigned cli_learn_features(const cli_args *a, unsigned base)
+{
+    if (a->no_shape) base &= ~(1u << HSDAG_FEAT_SHAPE);
+    if (a->no_id) base &= ~(1u << HSDAG_FEAT_ID);
+    if (a->no_struct) base &= ~HSDAG_FEAT_STRUCT;
+    if (a->cost_features) base |= HSDAG_LEARN_FEAT_COST;
+    return base;
+}
+
 static const char *choice_opt(int i)
 {
     static const char *const v[] = {"all", "extended", "basic", "disabled", NULL};

@@ -162,6 +162,9 @@ int cli_learn_baseline(const char *v);
 int cli_learn_update(const char *v);
 int cli_learn_reward(const char *v);
 int cli_learn_normalize(const char *v);
+/* The HSDAG learner's feature kinds (hsdag_learn_config.features) from base and the feature options of train
+ * and train --graphs: --no-shape, --no-id, --no-struct switch kinds off, --cost-features adds the cost kind. */
+unsigned cli_learn_features(const cli_args *a, unsigned base);
 
 /* Checks v against the choices of the table's option --opt (a value read from a file, not the command line):
  * CLI_OK, or the one wording "hsdag CMD: WHERE: --OPT 'V' is not a, b or c" and 2. */
