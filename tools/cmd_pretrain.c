@@ -1,6 +1,6 @@
 /* cmd_pretrain.c - 'hsdag train --graphs LIST' (its options: tools/opt.c, CMD_PRETRAIN): trains one HSDAG or
- * Placeto policy over several graphs and writes it as a policy file (with the command that trained it),
- * plus a CSV of the per-graph progress, in the run directory.
+ * Placeto policy over several graphs (each also under every --mem-also cap) and writes it as a policy file
+ * (with the command that trained it), plus a CSV of the per-graph progress, in the run directory.
  * Not here: the training (src/learn/pretrain.c) or single-graph training (cmd_train.c, which hands over to
  * this file when --graphs comes first). Entry points: cmd_pretrain. */
 #include "hsdag/pretrain.h"
@@ -63,6 +63,36 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
     return CLI_OK;
 }
 
+/* The cap variants: var[0] = NULL (the --mem caps alone), then one "DEV=SIZE" per size of every
+ * --mem-also DEV=SIZE,SIZE,... value, in order (strings in *buf, hsdag_free'd by the caller). */
+static int mem_variants(const cli_args *a, const char **var, int32_t *nv, char **buf)
+{
+    size_t len = 0;
+    for (int k = 0; k < a->mem_also.n; k++) len += 2 * strlen(a->mem_also.v[k]) + 2;
+    *nv = 1;
+    var[0] = NULL;
+    if (!a->mem_also.n) return CLI_OK;
+    char *o = *buf = hsdag_malloc(len);
+    if (!o) {
+        hsdag_err e = {0};
+        return cli_fail(a->name, hsdag_err_set(&e, HSDAG_ENOMEM, "out of memory"), &e);
+    }
+    for (int k = 0; k < a->mem_also.n; k++) {
+        const char *v = a->mem_also.v[k], *eq = strchr(v, '=');
+        if (!eq || eq == v || !eq[1])
+            return cli_usage_error(a->name, "--mem-also '%s': expected DEV=SIZE,...", v);
+        for (const char *s = eq + 1; *s;) {
+            size_t sl = strcspn(s, ",");
+            if (!sl) return cli_usage_error(a->name, "--mem-also '%s': an empty SIZE", v);
+            if (*nv == 256) return cli_usage_error(a->name, "--mem-also: more than 255 caps");
+            var[(*nv)++] = o;
+            o += sprintf(o, "%.*s=%.*s", (int)(eq - v), v, (int)sl, s) + 1;
+            s += sl + (s[sl] == ',');
+        }
+    }
+    return CLI_OK;
+}
+
 typedef struct prog {
     cli_progress bar;
     int32_t n;
@@ -99,13 +129,14 @@ int cmd_pretrain(int argc, char **argv)
     const char *devices = a.devices ? a.devices : "cpu-gpu";
     hsdag_err e = {0};
     int st = 0;
-    /* split the list */
-    char *list = NULL;
-    const char *names[256];
+    /* split the list; every graph is trained once per cap variant: --mem alone, then each --mem-also size */
+    char *list = NULL, *also = NULL;
+    const char *names[256], *var[257], *label[256];
+    char *labels = NULL;
     hsdag_graph *g[256] = {0};
     hsdag_devices *d[256] = {0};
     hsdag_place_problem *p[256] = {0};
-    int32_t n = 0;
+    int32_t n = 0, nf = 0, nv = 1;
     hsdag_policy *pol = NULL;
     prog pg = {0};
     hsdag_buf note = {0}, b = {0};
@@ -117,31 +148,55 @@ int cmd_pretrain(int argc, char **argv)
     memcpy(list, a.pos[0], ll + 1);
     for (char *s = list, *tok; (tok = strsep(&s, ","));) {
         if (!*tok) continue;
-        if (n == 256) {
+        if (nf == 256) {
             rc = cli_usage_error(a.name, "LIST: more than 256 models");
             goto done;
         }
-        names[n++] = tok;
+        names[nf++] = tok;
     }
-    if (n == 0) {
+    if (nf == 0) {
         rc = cli_usage_error(a.name, "LIST names no model");
         goto done;
     }
+    if ((rc = mem_variants(&a, var, &nv, &also)) != CLI_OK) goto done;
+    if ((int64_t)nf * nv > 256) {
+        rc = cli_usage_error(a.name, "LIST and --mem-also: %lld graphs to train on, more than 256",
+                             (long long)nf * nv);
+        goto done;
+    }
+    n = nf * nv;
+    /* problem i = variant i / nf of graph i % nf, labelled "FILE" or "FILE@DEV=SIZE" */
+    size_t lcap = 0;
+    for (int32_t i = 0; i < n; i++)
+        lcap += strlen(names[i % nf]) + (i >= nf ? strlen(var[i / nf]) + 1 : 0) + 1;
+    if (!(labels = hsdag_malloc(lcap ? lcap : 1))) {
+        st = hsdag_err_set(&e, HSDAG_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (int32_t i = 0, o = 0; i < n; i++) {
+        label[i] = labels + o;
+        o += sprintf(labels + o, i >= nf ? "%s@%s" : "%s", names[i % nf], var[i / nf]) + 1;
+    }
     double t0 = hsdag_now();
     for (int32_t i = 0; i < n; i++) {
-        if ((st = hsdag_load_file(&g[i], names[i], HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
-        if ((st = hsdag_devices_load(&d[i], devices, g[i], &e)) < 0) goto fail;
+        if (i < nf && (st = hsdag_load_file(&g[i], names[i], HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
+        const hsdag_graph *gi = g[i % nf];
+        if ((st = hsdag_devices_load(&d[i], devices, gi, &e)) < 0) goto fail;
         hsdag_sim_config sc = hsdag_sim_config_default();
         for (int k = 0; k < a.mem.n; k++) /* --mem caps, in order: P% of what this graph needs */
-            if ((st = hsdag_devices_mem_override(d[i], g[i], &sc, a.mem.v[k], &e)) < 0) goto fail;
-        if ((st = hsdag_place_problem_create(&p[i], g[i], d[i], &sc, &e)) < 0) goto fail;
+            if ((st = hsdag_devices_mem_override(d[i], gi, &sc, a.mem.v[k], &e)) < 0) goto fail;
+        if (i >= nf && (st = hsdag_devices_mem_override(d[i], gi, &sc, var[i / nf], &e)) < 0) {
+            hsdag_err_prefix(&e, "--mem-also"); /* the library's message names the spec as --mem's */
+            goto fail;
+        }
+        if ((st = hsdag_place_problem_create(&p[i], gi, d[i], &sc, &e)) < 0) goto fail;
     }
     if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
         st = hsdag_err_set(&e, HSDAG_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
         goto fail;
     }
     pg.n = n;
-    pg.names = names;
+    pg.names = label;
     if (!(pg.best = hsdag_malloc(sizeof(double) * (size_t)n))) {
         st = hsdag_err_set(&e, HSDAG_ENOMEM, "out of memory");
         goto fail;
@@ -182,7 +237,7 @@ int cmd_pretrain(int argc, char **argv)
                                          .seed = a.seed,
                                          .rounds = cfg.rounds,
                                          .n = n,
-                                         .models = names,
+                                         .models = label,
                                          .best_s = pg.best,
                                          .wall_s = wall};
         if (hsdag_pretrain_run_write_json(&j, &info) < 0) j.oom = 1;
@@ -194,7 +249,7 @@ int cmd_pretrain(int argc, char **argv)
                hsdag_policy_method_name(cfg.method), devices, (int)cfg.rounds, cfg.rounds == 1 ? "" : "s",
                (int)n, wall);
         for (int32_t i = 0; i < n; i++)
-            printf("  %-40s best during training %.6g ms\n", names[i], pg.best[i] * 1e3);
+            printf("  %-40s best during training %.6g ms\n", label[i], pg.best[i] * 1e3);
     }
     rc = CLI_OK;
     goto done;
@@ -204,13 +259,15 @@ done:
     for (int32_t i = 0; i < n; i++) {
         hsdag_place_problem_free(p[i]);
         hsdag_devices_free(d[i]);
-        hsdag_graph_free(g[i]);
     }
+    for (int32_t i = 0; i < nf; i++) hsdag_graph_free(g[i]);
     hsdag_policy_free(pol);
     hsdag_free(pg.best);
     hsdag_buf_free(&pg.csv);
     hsdag_buf_free(&note);
     hsdag_buf_free(&b);
     hsdag_free(list);
+    hsdag_free(also);
+    hsdag_free(labels);
     return rc;
 }

@@ -722,6 +722,10 @@ static const cli_opt table[] = {
      "cap DEV's memory: bytes with a K/M/G/T suffix, or P% of what the whole model needs on DEV (GPU=50%: "
      "the GPU holds about half the model)",
      NULL, NULL},
+    {"mem-also", "DEV=SIZE,...", K_LIST, OFF(mem_also), 0, 0, NULL, C(PRETRAIN),
+     "train on every graph once more under each of these caps of DEV, as --mem and after it (repeatable); "
+     "the policy sees the caps only with --cost-features",
+     NULL, NULL},
     /* ---- outputs ---- */
     {"out", "FILE", K_OUT, OFF(out), 0, 0, NULL, PLACEMENT_OUT | GEN_ALL,
      "write the placement (train: the best one) as hsdag placement JSON; gen: the graph as hsdag JSON ('-' = "

@@ -65,9 +65,10 @@ typedef struct cli_args {
     int help, json, quiet, force;
     long seed;
     const char *devices, *semantics, *costs, *profile;
-    cli_list mem; /* --mem DEV=SIZE|P%, in order */
-    long budget;  /* measurements of black-box and learned methods */
-    double noise; /* their log-normal measurement noise */
+    cli_list mem;      /* --mem DEV=SIZE|P%, in order */
+    cli_list mem_also; /* train --graphs: --mem-also DEV=SIZE,SIZE,..., in order */
+    long budget;       /* measurements of black-box and learned methods */
+    double noise;      /* their log-normal measurement noise */
     /* outputs */
     const char *out, *out_dir, *affinity, *split, *dot, *dot_full, *trace, *save_dir, *markdown, *resume;
     long repeat;

@@ -65,6 +65,20 @@ grep -q '^-1,' "$TMP/none/progress.csv" && bad "--warm-start none imitated" || o
 expect_rc 0 $HSDAG train --graphs $A,$V --devices cpu-gpu --mem GPU=50% --out-dir "$TMP/cap" --json
 expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$TMP/cap/policy.bin" --json
 expect_grep '"feasible": true' "$TMP/out"
+# --mem-also: each graph once more per cap (header, 2 targets + 2 rounds x 2 graphs per variant); the
+# extra rows are labelled FILE@DEV=SIZE; a malformed value or an unknown device is refused with one line
+expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-gpu --mem GPU=50% --mem-also GPU=30%,70% --mem-also GPU=40% --cost-features --rounds 2 --out-dir "$TMP/also" --json
+n=$(wc -l < "$TMP/also/progress.csv"); [ "$n" -eq 25 ] && ok || bad "--mem-also: progress.csv has $n lines (want 25)"
+for c in 30 70 40; do expect_grep "squeezenet1_1.onnx@GPU=$c%" "$TMP/also/progress.csv"; done
+expect_grep "alexnet.onnx@GPU=30%" "$TMP/out"
+expect_rc 0 $HSDAG place $V --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$TMP/also/policy.bin" --json
+expect_grep '"feasible": true' "$TMP/out"
+for bad_also in GPU GPU= =30% "GPU=30%,,40%"; do
+    expect_rc 2 $HSDAG train --graphs $A --mem-also "$bad_also" --out-dir "$TMP/y"
+    one_line "$TMP/err"; expect_grep "mem-also" "$TMP/err"
+done
+expect_rc 2 $HSDAG train --graphs $A --mem-also XPU=30% --out-dir "$TMP/y"
+one_line "$TMP/err"; expect_grep "XPU" "$TMP/err"
 expect_rc 2 $HSDAG train $A --graphs $A,$S
 one_line "$TMP/err"; expect_grep "train --graphs LIST" "$TMP/err"
 expect_rc 2 $HSDAG train --graphs $A --out "$TMP/y"
