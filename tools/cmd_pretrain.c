@@ -67,8 +67,13 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
  * --mem-also DEV=SIZE,SIZE,... value, in order (strings in *buf, hsdag_free'd by the caller). */
 static int mem_variants(const cli_args *a, const char **var, int32_t *nv, char **buf)
 {
-    size_t len = 0;
-    for (int k = 0; k < a->mem_also.n; k++) len += 2 * strlen(a->mem_also.v[k]) + 2;
+    size_t len = 0; /* per size at most "DEV=" (shorter than the value) + the size + NUL */
+    for (int k = 0; k < a->mem_also.n; k++) {
+        const char *v = a->mem_also.v[k];
+        size_t sizes = 1, vl = strlen(v);
+        for (const char *c = v; *c; c++) sizes += *c == ',';
+        len += sizes * (vl + 2) + vl;
+    }
     *nv = 1;
     var[0] = NULL;
     if (!a->mem_also.n) return CLI_OK;

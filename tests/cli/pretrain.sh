@@ -79,6 +79,9 @@ for bad_also in GPU GPU= =30% "GPU=30%,,40%"; do
 done
 expect_rc 2 $HSDAG train --graphs $A --mem-also XPU=30% --out-dir "$TMP/y"
 one_line "$TMP/err"; expect_grep "XPU" "$TMP/err"
+# many short sizes after a long device name (more bytes than the value itself once expanded)
+expect_rc 2 $HSDAG train --graphs $A --mem-also longdevicename=1,2,3,4,5,6,7,8,9,1,2,3,4,5,6,7,8,9 --out-dir "$TMP/y"
+one_line "$TMP/err"; expect_grep "longdevicename=1'" "$TMP/err"
 expect_rc 2 $HSDAG train $A --graphs $A,$S
 one_line "$TMP/err"; expect_grep "train --graphs LIST" "$TMP/err"
 expect_rc 2 $HSDAG train --graphs $A --out "$TMP/y"
