@@ -723,7 +723,7 @@ static const cli_opt table[] = {
      "the GPU holds about half the model)",
      NULL, NULL},
     {"mem-also", "DEV=SIZE,...", K_LIST, OFF(mem_also), 0, 0, NULL, C(PRETRAIN),
-     "train on every graph once more under each of these caps of DEV, as --mem and after it (repeatable); "
+     "train on every graph once more under each of these caps of DEV, as --mem and after it; "
      "the policy sees the caps only with --cost-features",
      NULL, NULL},
     /* ---- outputs ---- */
@@ -750,8 +750,9 @@ static const cli_opt table[] = {
      "METHOD.split.json, METHOD.dot and METHOD.trace.json",
      NULL, NULL},
     {"out-dir", "DIR", K_DIR, OFF(out_dir), 0, 0, NULL, TRAINS | C(CLUSTER_TRAIN),
-     "the run directory (created): curve.csv, checkpoint.bin and the best placement or policy; a "
-     "directory that is not empty is refused unless --resume or --force",
+     "the run directory (created): curve.csv, checkpoint.bin and the best placement or policy (train "
+     "--graphs: policy.bin and progress.csv); a directory that is not empty is refused unless --resume "
+     "or --force",
      NULL, NULL},
     {"resume", "DIR", K_DIR, OFF(resume), 0, 0, NULL, C(TRAIN) | C(CLUSTER_TRAIN),
      "continue the run in DIR from its checkpoint (bit-identical to an uninterrupted run; the options "
