@@ -63,35 +63,25 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
     return CLI_OK;
 }
 
-/* The cap variants: var[0] = NULL (the --mem caps alone), then one "DEV=SIZE" per size of every
- * --mem-also DEV=SIZE,SIZE,... value, in order (strings in *buf, hsdag_free'd by the caller). */
-static int mem_variants(const cli_args *a, const char **var, int32_t *nv, char **buf)
+/* One extra cap of --mem-also: DEV and one of its sizes, pointing into the argument. */
+typedef struct cap_variant {
+    const char *dev, *size;
+    int dev_len, size_len;
+} cap_variant;
+
+/* The extra caps, one per size of every --mem-also DEV=SIZE,SIZE,... value, in order: *nv of them. */
+static int mem_variants(const cli_args *a, cap_variant *var, int32_t *nv)
 {
-    size_t len = 0; /* per size at most "DEV=" (shorter than the value) + the size + NUL */
-    for (int k = 0; k < a->mem_also.n; k++) {
-        const char *v = a->mem_also.v[k];
-        size_t sizes = 1, vl = strlen(v);
-        for (const char *c = v; *c; c++) sizes += *c == ',';
-        len += sizes * (vl + 2) + vl;
-    }
-    *nv = 1;
-    var[0] = NULL;
-    if (!a->mem_also.n) return CLI_OK;
-    char *o = *buf = hsdag_malloc(len);
-    if (!o) {
-        hsdag_err e = {0};
-        return cli_fail(a->name, hsdag_err_set(&e, HSDAG_ENOMEM, "out of memory"), &e);
-    }
+    *nv = 0;
     for (int k = 0; k < a->mem_also.n; k++) {
         const char *v = a->mem_also.v[k], *eq = strchr(v, '=');
         if (!eq || eq == v || !eq[1])
             return cli_usage_error(a->name, "--mem-also '%s': expected DEV=SIZE,...", v);
         for (const char *s = eq + 1; *s;) {
-            size_t sl = strcspn(s, ",");
+            int sl = (int)strcspn(s, ",");
             if (!sl) return cli_usage_error(a->name, "--mem-also '%s': an empty SIZE", v);
-            if (*nv == 256) return cli_usage_error(a->name, "--mem-also: more than 255 caps");
-            var[(*nv)++] = o;
-            o += sprintf(o, "%.*s=%.*s", (int)(eq - v), v, (int)sl, s) + 1;
+            if (*nv == 255) return cli_usage_error(a->name, "--mem-also: more than 255 caps");
+            var[(*nv)++] = (cap_variant){v, s, (int)(eq - v), sl};
             s += sl + (s[sl] == ',');
         }
     }
@@ -134,14 +124,16 @@ int cmd_pretrain(int argc, char **argv)
     const char *devices = a.devices ? a.devices : "cpu-gpu";
     hsdag_err e = {0};
     int st = 0;
-    /* split the list; every graph is trained once per cap variant: --mem alone, then each --mem-also size */
-    char *list = NULL, *also = NULL;
-    const char *names[256], *var[257], *label[256];
-    char *labels = NULL;
+    /* split the list; every graph is trained once with the --mem caps alone, then once per --mem-also cap */
+    char *list = NULL;
+    const char *names[256], *label[256];
+    size_t off[256]; /* an extra cap's label "FILE@DEV=SIZE" in txt; its spec for --mem is "DEV=SIZE" */
+    cap_variant var[255];
+    hsdag_buf txt = {0};
     hsdag_graph *g[256] = {0};
     hsdag_devices *d[256] = {0};
     hsdag_place_problem *p[256] = {0};
-    int32_t n = 0, nf = 0, nv = 1;
+    int32_t n = 0, nf = 0, nv = 0;
     hsdag_policy *pol = NULL;
     prog pg = {0};
     hsdag_buf note = {0}, b = {0};
@@ -163,25 +155,25 @@ int cmd_pretrain(int argc, char **argv)
         rc = cli_usage_error(a.name, "LIST names no model");
         goto done;
     }
-    if ((rc = mem_variants(&a, var, &nv, &also)) != CLI_OK) goto done;
-    if ((int64_t)nf * nv > 256) {
+    if ((rc = mem_variants(&a, var, &nv)) != CLI_OK) goto done;
+    if ((int64_t)nf * (nv + 1) > 256) {
         rc = cli_usage_error(a.name, "LIST and --mem-also: %lld graphs to train on, more than 256",
-                             (long long)nf * nv);
+                             (long long)nf * (nv + 1));
         goto done;
     }
-    n = nf * nv;
-    /* problem i = variant i / nf of graph i % nf, labelled "FILE" or "FILE@DEV=SIZE" */
-    size_t lcap = 0;
-    for (int32_t i = 0; i < n; i++)
-        lcap += strlen(names[i % nf]) + (i >= nf ? strlen(var[i / nf]) + 1 : 0) + 1;
-    if (!(labels = hsdag_malloc(lcap ? lcap : 1))) {
+    n = nf * (nv + 1);
+    /* problem i: graph i % nf, with extra cap i / nf - 1 from i = nf on */
+    for (int32_t i = nf; i < n; i++) {
+        const cap_variant *c = &var[i / nf - 1];
+        off[i] = txt.len;
+        hsdag_buf_printf(&txt, "%s@%.*s=%.*s", names[i % nf], c->dev_len, c->dev, c->size_len, c->size);
+        hsdag_buf_append(&txt, "", 1);
+    }
+    if (txt.oom) {
         st = hsdag_err_set(&e, HSDAG_ENOMEM, "out of memory");
         goto fail;
     }
-    for (int32_t i = 0, o = 0; i < n; i++) {
-        label[i] = labels + o;
-        o += sprintf(labels + o, i >= nf ? "%s@%s" : "%s", names[i % nf], var[i / nf]) + 1;
-    }
+    for (int32_t i = 0; i < n; i++) label[i] = i < nf ? names[i] : txt.data + off[i];
     double t0 = hsdag_now();
     for (int32_t i = 0; i < n; i++) {
         if (i < nf && (st = hsdag_load_file(&g[i], names[i], HSDAG_FMT_UNKNOWN, &e)) < 0) goto fail;
@@ -190,7 +182,8 @@ int cmd_pretrain(int argc, char **argv)
         hsdag_sim_config sc = hsdag_sim_config_default();
         for (int k = 0; k < a.mem.n; k++) /* --mem caps, in order: P% of what this graph needs */
             if ((st = hsdag_devices_mem_override(d[i], gi, &sc, a.mem.v[k], &e)) < 0) goto fail;
-        if (i >= nf && (st = hsdag_devices_mem_override(d[i], gi, &sc, var[i / nf], &e)) < 0) {
+        const char *spec = i < nf ? NULL : label[i] + strlen(names[i % nf]) + 1; /* after "FILE@" */
+        if (spec && (st = hsdag_devices_mem_override(d[i], gi, &sc, spec, &e)) < 0) {
             hsdag_err_prefix(&e, "--mem-also"); /* the library's message names the spec as --mem's */
             goto fail;
         }
@@ -272,7 +265,6 @@ done:
     hsdag_buf_free(&note);
     hsdag_buf_free(&b);
     hsdag_free(list);
-    hsdag_free(also);
-    hsdag_free(labels);
+    hsdag_buf_free(&txt);
     return rc;
 }
