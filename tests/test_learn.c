@@ -709,6 +709,80 @@ done:
     hsdag_graph_free(g);
 }
 
+/* ---- the one-pass placement of an ensemble (hsdag_learn_greedy_fit_mean): two parameter sets of one network,
+ * A taught the GPU everywhere and B the CPU for the first half of the ops; SqueezeNet 1.1, GPU capped ---- */
+static void test_greedy_fit_mean(void)
+{
+    hsdag_err e = {0};
+    hsdag_graph *g = NULL;
+    hsdag_devices *capped = NULL;
+    hsdag_place_problem *p = NULL;
+    hsdag_learn *L = NULL;
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &e), 0);
+    if (!g) return;
+    CHECK_EQ_INT(hsdag_devices_preset(&capped, "cpu-gpu", g, &e), 0);
+    CHECK_EQ_INT(hsdag_devices_mem_override(capped, g, &sc, "GPU=50%", &e), 0);
+    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, capped, &sc, &e), 0);
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.levels = 0;
+    cfg.hidden = 32;
+    cfg.imitate_steps = 40;
+    cfg.imitate_prob = 0.99;
+    cfg.offset_lr = 0; /* the network's parameters alone say what a member wants, as in pre-training */
+    if (p) CHECK_EQ_INT(hsdag_learn_create_problem(&L, p, &cfg, &e), 0);
+    int32_t n = g->n_nodes, steps, moved;
+    size_t cnt = L ? hsdag_nn_params_count(hsdag_learn_params(L)) : 0;
+    int32_t *want = calloc((size_t)n, sizeof *want), *da = calloc((size_t)n, sizeof *da),
+            *db = calloc((size_t)n, sizeof *db), *d1 = calloc((size_t)n, sizeof *d1),
+            *d2 = calloc((size_t)n, sizeof *d2);
+    float *va = calloc(cnt ? cnt : 1, sizeof *va), *vb = calloc(cnt ? cnt : 1, sizeof *vb);
+    double prob;
+    if (!L || !want || !da || !db || !d1 || !d2 || !va || !vb) goto out;
+    float *w = hsdag_nn_params_value(hsdag_learn_params(L), -1);
+    for (int32_t v = 0; v < n; v++) want[v] = 1;
+    CHECK_EQ_INT(hsdag_learn_imitate(L, want, &steps, &prob, &e), 0);
+    memcpy(va, w, sizeof(float) * cnt);
+    CHECK_EQ_INT(hsdag_learn_greedy_fit(L, p->sim, da, &moved, &e), 0);
+    for (int32_t v = 0; v < n; v++) want[v] = v >= n / 2;
+    CHECK_EQ_INT(hsdag_learn_imitate(L, want, &steps, &prob, &e), 0);
+    memcpy(vb, w, sizeof(float) * cnt);
+    CHECK_EQ_INT(hsdag_learn_greedy_fit(L, p->sim, db, &moved, &e), 0);
+    CHECK(memcmp(da, db, sizeof(int32_t) * (size_t)n) != 0); /* two members that disagree */
+    memcpy(w, va, sizeof(float) * cnt);
+    const float *one[1] = {va}, *bb[2] = {vb, vb}, *ab[2] = {va, vb}, *ba[2] = {vb, va};
+    /* one member: its own placement; two copies of B, with L holding A: B's (the members are used) */
+    CHECK_EQ_INT(hsdag_learn_greedy_fit_mean(L, one, 1, p->sim, d1, &moved, &e), 0);
+    CHECK(memcmp(d1, da, sizeof(int32_t) * (size_t)n) == 0);
+    CHECK_EQ_INT(hsdag_learn_greedy_fit_mean(L, bb, 2, p->sim, d1, &moved, &e), 0);
+    CHECK(memcmp(d1, db, sizeof(int32_t) * (size_t)n) == 0);
+    CHECK(memcmp(w, va, sizeof(float) * cnt) == 0); /* L's own parameters are kept */
+    /* the order of the members does not matter, and the placement fits */
+    CHECK_EQ_INT(hsdag_learn_greedy_fit_mean(L, ab, 2, p->sim, d1, &moved, &e), 0);
+    CHECK_EQ_INT(hsdag_learn_greedy_fit_mean(L, ba, 2, p->sim, d2, &moved, &e), 0);
+    CHECK(memcmp(d1, d2, sizeof(int32_t) * (size_t)n) == 0);
+    CHECK(!excess(p->sim, d1));
+    int32_t on_a = 0, on_b = 0;
+    for (int32_t v = 0; v < n; v++) on_a += d1[v] == da[v], on_b += d1[v] == db[v];
+    printf("greedy fit of an ensemble: %d of %d ops where A puts them, %d where B does\n", (int)on_a, (int)n,
+           (int)on_b);
+    CHECK_EQ_INT(hsdag_learn_greedy_fit(L, p->sim, d2, &moved, &e), 0); /* L itself: A's, as before */
+    CHECK(memcmp(d2, da, sizeof(int32_t) * (size_t)n) == 0);
+    CHECK_EQ_INT(hsdag_learn_greedy_fit_mean(L, one, -1, p->sim, d1, &moved, &e), HSDAG_EINVAL);
+out:
+    free(want);
+    free(da);
+    free(db);
+    free(d1);
+    free(d2);
+    free(va);
+    free(vb);
+    hsdag_learn_free(L);
+    hsdag_place_problem_free(p);
+    hsdag_devices_free(capped);
+    hsdag_graph_free(g);
+}
+
 static void test_bad_config(void)
 {
     hsdag_graph *g = small_graph();
@@ -740,6 +814,7 @@ int main(void)
     test_oom(1);
     test_constraints();
     test_greedy_fit();
+    test_greedy_fit_mean();
     test_bad_config();
     return check_summary("test_learn");
 }

@@ -34,56 +34,84 @@ static void print_text(const simcli *s, const hsdag_place_problem *p, const int3
     (void)s;
 }
 
-/* --method hsdag|placeto with a pre-trained policy (--policy FILE, or the preset's shipped one): zero-shot
- * without --budget, fine-tuned with --budget N measurements. */
+/* --method hsdag|placeto with a pre-trained policy (--policy FILE, FILE,FILE,... (an HSDAG ensemble), or the
+ * preset's shipped one): zero-shot without --budget, fine-tuned with --budget N measurements. */
 static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t *dev, hsdag_place_result *r,
                              hsdag_err *e)
 {
+    enum { MAX_MEMBERS = 16 };
     hsdag_policy_method m;
     hsdag_policy_method_parse(&m, a->method, NULL);
-    char path[4096];
+    char path[4096], files[4096];
     const char *file = a->policy;
-    int st;
+    int st = 0;
     int64_t budget = cli_given(a, budget) ? a->budget : 0; /* a policy alone: zero-shot */
     if (strcmp(file, "shipped") == 0) {
         if ((st = hsdag_policy_find(path, sizeof path, m, p->devs->name, e)) < 0) return st;
         file = path;
     }
-    hsdag_policy *pol = NULL;
-    if ((st = hsdag_policy_read_file(&pol, file, e)) < 0) return st;
-    if (hsdag_policy_method_of(pol) != m) {
-        st = hsdag_err_set(e, HSDAG_EINVAL, "%s: a %s policy, not %s", file,
-                           hsdag_policy_method_name(hsdag_policy_method_of(pol)), a->method);
-        hsdag_policy_free(pol);
-        return st;
+    if (strlen(file) >= sizeof files)
+        return hsdag_err_set(e, HSDAG_EINVAL, "--policy: a list of %zu bytes, longer than %zu", strlen(file),
+                             sizeof files - 1);
+    memcpy(files, file, strlen(file) + 1);
+    hsdag_policy *pol[MAX_MEMBERS] = {0};
+    int32_t n = 0;
+    for (char *s = file == path ? NULL : files, *tok; s && (tok = strsep(&s, ","));) {
+        if (n == MAX_MEMBERS) {
+            st = hsdag_err_set(e, HSDAG_EINVAL, "--policy: more than %d policies", MAX_MEMBERS);
+            break;
+        }
+        if (!*tok) {
+            st = hsdag_err_set(e, HSDAG_EINVAL, "--policy '%.200s': an empty file name in the list", file);
+            break;
+        }
+        if ((st = hsdag_policy_read_file(&pol[n], tok, e)) < 0) break;
+        if (hsdag_policy_method_of(pol[n++]) != m) {
+            st = hsdag_err_set(e, HSDAG_EINVAL, "%s: a %s policy, not %s", tok,
+                               hsdag_policy_method_name(hsdag_policy_method_of(pol[n - 1])), a->method);
+            break;
+        }
     }
+    if (file == path && (st = hsdag_policy_read_file(&pol[n], path, e)) == 0) n++;
+    if (st < 0) goto done;
     double t0 = hsdag_now();
     hsdag_policy_result pr;
     hsdag_place_oracle orc;
     hsdag_place_oracle_init(&orc, p, a->noise, (uint64_t)a->seed);
-    st = hsdag_policy_place(pol, p, budget, (uint64_t)a->seed, hsdag_place_oracle_eval, &orc, dev, &pr, e);
+    st = hsdag_policy_place_ensemble((const hsdag_policy *const *)pol, n, p, budget, (uint64_t)a->seed,
+                                     hsdag_place_oracle_eval, &orc, dev, &pr, e);
     double took = hsdag_now() - t0;
     if (st == 0) st = hsdag_place_score(p, dev, r, e);
     if (st == 0) {
         r->method = a->method;
         r->place_s = took;
         r->rep.evals = pr.evals;
+        char *nt = r->rep.note;
+        size_t cap = sizeof r->rep.note, l;
+        if (n > 1)
+            snprintf(nt, cap, "ensemble of %d pre-trained policies %.100s (%.40s)", (int)n, file,
+                     hsdag_policy_preset(pol[0]));
+        else
+            snprintf(nt, cap, "pre-trained policy %.120s (%.40s)", file, hsdag_policy_preset(pol[0]));
         if (budget <= 0) {
-            snprintf(r->rep.note, sizeof r->rep.note,
-                     "pre-trained policy %.120s (%.40s): one forward pass, nothing measured", file,
-                     hsdag_policy_preset(pol));
-            size_t l = strlen(r->rep.note);
+            l = strlen(nt);
+            snprintf(nt + l, cap - l, ": one forward pass%s, nothing measured",
+                     n > 1 ? " each, log-probabilities averaged" : "");
+            l = strlen(nt);
             if (pr.fit_moved > 0)
-                snprintf(r->rep.note + l, sizeof r->rep.note - l,
+                snprintf(nt + l, cap - l,
                          "; %d decisions moved to fit the memory caps (the simulator's memory walk)",
                          (int)pr.fit_moved);
-        } else
-            snprintf(r->rep.note, sizeof r->rep.note,
-                     "pre-trained policy %.100s fine-tuned with %lld measurements: one-pass %.6g ms, best at "
-                     "measurement %lld",
-                     file, (long long)pr.evals, pr.greedy_s * 1e3, (long long)pr.best_at);
+        } else {
+            l = strlen(nt);
+            snprintf(nt + l, cap - l,
+                     " fine-tuned%s with %lld measurements: one-pass %.6g ms, best at measurement %lld",
+                     n > 1 ? " (the first)" : "", (long long)pr.evals, pr.greedy_s * 1e3,
+                     (long long)pr.best_at);
+        }
     }
-    hsdag_policy_free(pol);
+done:
+    for (int32_t i = 0; i < n; i++) hsdag_policy_free(pol[i]);
     return st;
 }
 

@@ -364,9 +364,13 @@ static const cli_opt table[] = {
      NULL, more_methods},
     {"policy", "P", K_STR, OFF(policy), 0, 0, NULL, C(PLACE) | C(CLUSTER_RUN),
      "the policy (cluster run: the partitioning policy, required; place: with --method hsdag or placeto, a "
-     "pre-trained policy file of 'hsdag train --graphs', or 'shipped': the device preset's shipped one, "
-     "policies/<method>/<preset>.bin on the data path ($HSDAG_DATA first); zero-shot (one forward pass, "
-     "nothing measured) unless --budget N fine-tunes it with N measurements)",
+     "pre-trained policy file of 'hsdag train --graphs', several HSDAG ones as FILE,FILE,... (an ensemble, "
+     "e.g. "
+     "of several seeds: the one-pass placement averages their log-probabilities; --budget fine-tunes the "
+     "first), or 'shipped': the device preset's shipped one, policies/<method>/<preset>.bin on the data path "
+     "($HSDAG_DATA first); zero-shot (one forward pass, nothing measured) unless --budget N fine-tunes it "
+     "with "
+     "N measurements)",
      NULL, more_policies},
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",

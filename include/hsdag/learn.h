@@ -160,6 +160,13 @@ HSDAG_API int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e);
  * still does not fit when nothing is left to move is returned as it is (the caller's evaluation says so). */
 HSDAG_API int hsdag_learn_greedy_fit(hsdag_learn *L, hsdag_sim *sim, int32_t *device, int32_t *moved,
                                      hsdag_err *e);
+/* hsdag_learn_greedy_fit for an ensemble: values[m] are m parameter sets of L's network (hsdag_nn_params_count
+ * floats each; e.g. pre-trained policies of several seeds), and every decision takes the normalised mean of
+ * their log-probabilities (a product of experts) and the mean of their inherit logits. L's own parameters are
+ * left as they were. The members must cut the graph into the same decisions (one per group, as pre-training
+ * does; EINVAL otherwise). m = 0: hsdag_learn_greedy_fit. */
+HSDAG_API int hsdag_learn_greedy_fit_mean(hsdag_learn *L, const float *const *values, int32_t m,
+                                          hsdag_sim *sim, int32_t *device, int32_t *moved, hsdag_err *e);
 /* A placement drawn from the current policy as training samples it, from rng (the learner's own stream and
  * state are untouched): the same forward pass as hsdag_learn_greedy, then one sample per decision. */
 HSDAG_API int hsdag_learn_sample(hsdag_learn *L, hsdag_rng *rng, int32_t *device, hsdag_err *e);

@@ -4,7 +4,7 @@
  * Not here: the learners themselves (learn.h, placeto.h); the policies' features are already independent of
  * the graph's size and of its op types (unseen ops share the vocabulary's "other" slot).
  * Entry points: hsdag_pretrain_config_default, hsdag_pretrain_train, hsdag_policy_save/load/free/find,
- *   hsdag_policy_method/devices/preset/note, hsdag_policy_place.
+ *   hsdag_policy_method/devices/preset/note, hsdag_policy_place, hsdag_policy_place_ensemble.
  *
  * Usage (error handling shortened):
  *   hsdag_pretrain_config cfg = hsdag_pretrain_config_default();      // HSDAG, 10 rounds
@@ -121,6 +121,15 @@ typedef struct hsdag_policy_result {
 HSDAG_API int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t budget,
                                  uint64_t seed, hsdag_learn_eval_fn eval, void *ctx, int32_t *device,
                                  hsdag_policy_result *r, hsdag_err *e);
+
+/* hsdag_policy_place with an ensemble of m HSDAG policies (1 to 64) of one network (the same devices,
+ * features, levels and tensors; e.g. 'train --graphs' with several seeds): the one-pass placement decides
+ * every group on the normalised mean of the members' log-probabilities (hsdag_learn_greedy_fit_mean), then
+ * fits it as hsdag_policy_place does; with budget N > 0 that placement is the first measurement and pols[0]
+ * is the one fine-tuned. m = 1 is hsdag_policy_place. EINVAL: Placeto members, other networks. */
+HSDAG_API int hsdag_policy_place_ensemble(const hsdag_policy *const *pols, int32_t m, hsdag_place_problem *p,
+                                          int64_t budget, uint64_t seed, hsdag_learn_eval_fn eval, void *ctx,
+                                          int32_t *device, hsdag_policy_result *r, hsdag_err *e);
 
 #ifdef __cplusplus
 }

@@ -660,11 +660,31 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
                        hsdag_learn_eval_fn eval, void *ctx, int32_t *device, hsdag_policy_result *r,
                        hsdag_err *e)
 {
+    return hsdag_policy_place_ensemble(&pol, 1, p, budget, seed, eval, ctx, device, r, e);
+}
+
+int hsdag_policy_place_ensemble(const hsdag_policy *const *pols, int32_t m, hsdag_place_problem *p,
+                                int64_t budget, uint64_t seed, hsdag_learn_eval_fn eval, void *ctx,
+                                int32_t *device, hsdag_policy_result *r, hsdag_err *e)
+{
     memset(r, 0, sizeof *r);
     r->greedy_s = r->best_s = NAN;
+    if (m < 1 || m > 64) return hsdag_err_set(e, HSDAG_EINVAL, "policy: an ensemble of %d (1 to 64)", (int)m);
+    const hsdag_policy *pol = pols[0];
+    for (int32_t i = 1; i < m; i++)
+        if (pols[i]->method != HSDAG_POLICY_HSDAG || pol->method != HSDAG_POLICY_HSDAG)
+            return hsdag_err_set(e, HSDAG_EINVAL, "policy: only HSDAG policies make an ensemble");
+        else if (pols[i]->K != pol->K || pols[i]->count != pol->count || pols[i]->table != pol->table ||
+                 pols[i]->hcfg.features != pol->hcfg.features || pols[i]->hcfg.levels != pol->hcfg.levels)
+            return hsdag_err_set(e, HSDAG_EINVAL,
+                                 "policy: ensemble member %d has another network (devices, features, levels "
+                                 "or tensors) than member 0",
+                                 (int)i);
     if (pol->K != p->k)
         return hsdag_err_set(e, HSDAG_EINVAL, "policy: made for %d devices, the problem has %d", (int)pol->K,
                              (int)p->k);
+    const float *vals[64];
+    for (int32_t i = 0; i < m; i++) vals[i] = pols[i]->values;
     hsdag_nn_set_threads(1);
     hsdag_placeto *P = NULL;
     hsdag_placeto_policy *pp = NULL;
@@ -682,7 +702,8 @@ int hsdag_policy_place(const hsdag_policy *pol, hsdag_place_problem *p, int64_t 
             (rc = hsdag_placeto_greedy_fit(P, pp, p->sim, device, &r->fit_moved, e)) < 0)
             goto done;
     } else if ((rc = hsdag_learner(pol, p, seed, episodes, &L, e)) < 0 ||
-               (rc = hsdag_learn_greedy_fit(L, p->sim, device, &r->fit_moved, e)) < 0)
+               (rc = hsdag_learn_greedy_fit_mean(L, vals, m > 1 ? m : 0, p->sim, device, &r->fit_moved, e)) <
+                   0)
         goto done;
     if (budget <= 0) goto done;
     /* fine-tuning: the one-pass placement is the first measurement */

@@ -1721,14 +1721,91 @@ static int fit_units(hsdag_learn *L, const lstep *st, hsdag_sim *sim, int32_t *a
     return rc;
 }
 
-/* One forward pass (dropout off, a zero state), then the greedy (rng NULL) or a sampled unit action per
- * decision drawn from rng; the learner's own stream and state are left as they were. With sim (greedy only),
- * the fitting pass of hsdag_learn_greedy_fit. */
-static int policy_place(hsdag_learn *L, hsdag_rng *rng, hsdag_sim *sim, int32_t *device, int32_t *moved,
-                        hsdag_err *e)
+/* The forward pass of an ensemble (hsdag_learn_greedy_fit_mean): one per parameter set vals[m], each left
+ * ended but the last's (st: its clusters and masks), whose log-probabilities and inherit logits st now points
+ * at the members' mean in mlp[n_groups * K] and mq[n_groups] (log-probabilities renormalised over the mask).
+ * L's own parameters are put back. EINVAL when the members cut the graph into different decisions. */
+static int mean_forward(hsdag_learn *L, const float *const *vals, int32_t m, lstep *st, float *mlp, float *mq,
+                        int32_t *clus, hsdag_err *e)
+{
+    hsdag_nn_params *P = lmodel_params(L->M);
+    size_t cnt = hsdag_nn_params_count(P);
+    int32_t K = L->K, N = L->n_groups;
+    float *keep = hsdag_alloc_n(cnt ? cnt : 1, sizeof(float), "hsdag", e);
+    if (!keep) return HSDAG_ENOMEM;
+    memcpy(keep, hsdag_nn_params_value(P, -1), sizeof(float) * cnt);
+    int rc = 0, open = 0;
+    int32_t C = 0;
+    for (int32_t i = 0; i < m && rc == 0; i++) {
+        memcpy(hsdag_nn_params_value(P, -1), vals[i], sizeof(float) * cnt);
+        lmodel_params_frozen(L->M, 0); /* the cached encoder prefix was another member's */
+        if ((rc = lmodel_step_forward(L->M, st, NULL, 0, NULL, e)) < 0) {
+            lmodel_step_end(st);
+            break;
+        }
+        open = 1;
+        if (i == 0) {
+            C = st->n_clusters;
+            memcpy(clus, st->cluster, sizeof(int32_t) * (size_t)N);
+            memset(mlp, 0, sizeof(float) * (size_t)C * K);
+            memset(mq, 0, sizeof(float) * (size_t)C);
+        } else if (st->n_clusters != C || memcmp(clus, st->cluster, sizeof(int32_t) * (size_t)N) != 0) {
+            rc =
+                hsdag_err_set(e, HSDAG_EINVAL,
+                              "hsdag: ensemble member %d cuts the graph into other decisions than member 0's "
+                              "(members need one decision per group: --levels 0)",
+                              (int)i);
+        }
+        for (size_t j = 0; rc == 0 && j < (size_t)C * K; j++) mlp[j] += st->logp[j] / (float)m;
+        for (int32_t c = 0; rc == 0 && st->q && c < C; c++) mq[c] += st->q[c] / (float)m;
+        if (i + 1 < m || rc < 0) {
+            lmodel_step_end(st);
+            open = 0;
+        }
+    }
+    memcpy(hsdag_nn_params_value(P, -1), keep, sizeof(float) * cnt);
+    lmodel_params_frozen(L->M, 0);
+    hsdag_free(keep);
+    if (rc < 0 || !open) return rc < 0 ? rc : hsdag_err_set(e, HSDAG_EINVAL, "hsdag: an empty ensemble");
+    for (int32_t c = 0; c < C; c++) { /* renormalise: log of the normalised geometric mean */
+        float *y = mlp + (size_t)c * K;
+        double mx = -INFINITY, z = 0;
+        for (int32_t d = 0; d < K; d++)
+            if (y[d] > mx) mx = y[d];
+        for (int32_t d = 0; d < K; d++)
+            if (y[d] != -INFINITY) z += exp((double)y[d] - mx);
+        for (int32_t d = 0; d < K; d++)
+            if (y[d] != -INFINITY) y[d] = (float)((double)y[d] - mx - log(z));
+    }
+    st->logp = mlp;
+    if (st->q) st->q = mq;
+    return 0;
+}
+
+/* One forward pass (dropout off, a zero state; with vals, the mean of m members': mean_forward), then the
+ * greedy (rng NULL) or a sampled unit action per decision drawn from rng; the learner's own stream and state
+ * are left as they were. With sim (greedy only), the fitting pass of hsdag_learn_greedy_fit. */
+static int policy_place(hsdag_learn *L, const float *const *vals, int32_t m, hsdag_rng *rng, hsdag_sim *sim,
+                        int32_t *device, int32_t *moved, hsdag_err *e)
 {
     lstep st;
-    int rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e);
+    float *mlp = NULL, *mq = NULL;
+    int32_t *clus = NULL;
+    int rc;
+    if (vals) {
+        size_t N = (size_t)(L->n_groups ? L->n_groups : 1);
+        mlp = hsdag_alloc_n(N * (size_t)L->K, sizeof(float), "hsdag", e);
+        mq = hsdag_alloc_n(N, sizeof(float), "hsdag", e);
+        clus = hsdag_alloc_n(N, sizeof(int32_t), "hsdag", e);
+        rc = mlp && mq && clus ? mean_forward(L, vals, m, &st, mlp, mq, clus, e) : HSDAG_ENOMEM;
+        if (rc < 0) {
+            hsdag_free(mlp);
+            hsdag_free(mq);
+            hsdag_free(clus);
+            return rc;
+        }
+    } else
+        rc = lmodel_step_forward(L->M, &st, NULL, 0, NULL, e);
     if (rc == 0) {
         offsets_forward(L, &st);
         unit_preds(L, &st);
@@ -1749,21 +1826,32 @@ static int policy_place(hsdag_learn *L, hsdag_rng *rng, hsdag_sim *sim, int32_t 
             units_expand(L, &st, L->acts, device);
     }
     lmodel_step_end(&st);
+    hsdag_free(mlp);
+    hsdag_free(mq);
+    hsdag_free(clus);
     return rc;
 }
 
 int hsdag_learn_greedy(hsdag_learn *L, int32_t *device, hsdag_err *e)
 {
-    return policy_place(L, NULL, NULL, device, NULL, e);
+    return policy_place(L, NULL, 0, NULL, NULL, device, NULL, e);
 }
 
 int hsdag_learn_greedy_fit(hsdag_learn *L, hsdag_sim *sim, int32_t *device, int32_t *moved, hsdag_err *e)
 {
     *moved = 0;
-    return policy_place(L, NULL, sim, device, moved, e);
+    return policy_place(L, NULL, 0, NULL, sim, device, moved, e);
+}
+
+int hsdag_learn_greedy_fit_mean(hsdag_learn *L, const float *const *values, int32_t m, hsdag_sim *sim,
+                                int32_t *device, int32_t *moved, hsdag_err *e)
+{
+    *moved = 0;
+    if (m < 0) return hsdag_err_set(e, HSDAG_EINVAL, "hsdag: ensemble of %d members", (int)m);
+    return policy_place(L, m > 0 ? values : NULL, m, NULL, sim, device, moved, e);
 }
 
 int hsdag_learn_sample(hsdag_learn *L, hsdag_rng *rng, int32_t *device, hsdag_err *e)
 {
-    return policy_place(L, rng, NULL, device, NULL, e);
+    return policy_place(L, NULL, 0, rng, NULL, device, NULL, e);
 }

@@ -65,6 +65,28 @@ grep -q '^-1,' "$TMP/none/progress.csv" && bad "--warm-start none imitated" || o
 expect_rc 0 $HSDAG train --graphs $A,$V --devices cpu-gpu --mem GPU=50% --out-dir "$TMP/cap" --json
 expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$TMP/cap/policy.bin" --json
 expect_grep '"feasible": true' "$TMP/out"
+# an ensemble (--policy A,B): one forward pass each, log-probabilities averaged; one member twice is that
+# member; the order of the members does not matter; bad lists are refused with one line
+expect_rc 0 $HSDAG train --graphs $A,$V --devices cpu-gpu --mem GPU=50% --seed 1 --out-dir "$TMP/cap1" --json
+lat() { sed -n 's/.*"latency_ms": \([0-9.e+-]*\).*/\1/p' "$TMP/out"; }
+C0="$TMP/cap/policy.bin"; C1="$TMP/cap1/policy.bin"
+expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$C0" --json; one=$(lat)
+expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$C0,$C0" --json
+[ "$(lat)" = "$one" ] && ok || bad "ensemble of one policy twice: $(lat) ms, the policy alone $one"
+expect_grep 'ensemble of 2 pre-trained policies' "$TMP/out"
+expect_grep '"placements_evaluated": 0' "$TMP/out"
+expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$C0,$C1" --out "$TMP/e01.json"
+expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$C1,$C0" --out "$TMP/e10.json"
+cmp -s "$TMP/e01.json" "$TMP/e10.json" && ok || bad "ensemble: the order of the members changed the placement"
+expect_rc 0 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$C0,$C1" --budget 25 --json
+ev=$(sed -n 's/.*"placements_evaluated": \([0-9]*\).*/\1/p' "$TMP/out"); [ "$ev" = 25 ] && ok || bad "ensemble fine-tune used $ev evals, not 25"
+for bad_list in "$C0," ",$C0" "$C0,$TMP/placeto/policy.bin" "$C0,$TMP/hsdag/policy.bin" "$C0,$TMP/nonexistent.bin" \
+        "$(printf "$C0,%.0s" $(seq 16))$C0"; do
+    expect_rc 2 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$bad_list"
+    one_line "$TMP/err"
+done
+expect_rc 2 $HSDAG place $S --devices cpu-4gpu --method placeto --policy "$TMP/placeto/policy.bin,$TMP/placeto/policy.bin"
+expect_grep "only HSDAG policies make an ensemble" "$TMP/err"
 # --mem-also: each graph once more per cap (header, 2 targets + 2 rounds x 2 graphs per variant); the
 # extra rows are labelled FILE@DEV=SIZE; a malformed value or an unknown device is refused with one line
 expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-gpu --mem GPU=50% --mem-also GPU=30%,70% --mem-also GPU=40% --cost-features --rounds 2 --out-dir "$TMP/also" --json
