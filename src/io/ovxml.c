@@ -19,8 +19,9 @@
  *    out_elems x prod(kernel); constant-valued layers (the Convert of compressed weights) are folded
  *    when the model is compiled and cost 0 FLOPs.
  * Security: no network (XML_PARSE_NONET), no entity substitution (no XML_PARSE_NOENT), no DTD loading
- * (no XML_PARSE_DTDLOAD), and any DOCTYPE stops the parser at once (SAX internalSubset hook), so an
- * entity bomb or an external entity is rejected before any entity is declared. Input capped at
+ * (no XML_PARSE_DTDLOAD), and any DOCTYPE is refused by the prescan before libxml2 reads it (and, should
+ * one get past it, stops the parser at once: SAX internalSubset hook), so an entity bomb or an external
+ * entity is rejected before any entity is declared; the first parse error stops the parser too. Input capped at
  * HSDAG_OVXML_MAX_BYTES. libxml2's own error printing is replaced by a per-context handler that keeps
  * the first error for our one-line message.
  */
@@ -30,6 +31,7 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -94,6 +96,7 @@ static void ovxml_xml_on_error(void *user, xmlErrorPtr err)
     if (!st || !err || err->level < XML_ERR_ERROR || st->have_error) return;
     st->have_error = 1;
     st->line = err->line;
+    xmlStopParser(c); /* the first error refuses the file: nothing after it is worth parsing */
     snprintf(st->msg, sizeof st->msg, "%s", err->message ? err->message : "unknown error");
     size_t l = strlen(st->msg);
     while (l > 0 && (st->msg[l - 1] == '\n' || st->msg[l - 1] == ' ')) st->msg[--l] = 0;
@@ -609,6 +612,12 @@ static int ovxml_prescan(const char *s, size_t n, const char *what, hsdag_err *e
             continue;
         }
         size_t j;
+        if (i + 9 <= n && strncasecmp(s + i, "<!DOCTYPE", 9) == 0) /* before libxml2 reads any of it */
+            return hsdag_err_set(
+                e, HSDAG_EUNSUPPORTED,
+                "%s: line %zu: document has a DOCTYPE; DTDs and entity declarations are refused "
+                "(entity expansion and external entities are disabled)",
+                what, line);
         if (i + 4 <= n && memcmp(s + i, "<!--", 4) == 0)
             j = ovxml_skip_to(s, n, i + 4, "-->");
         else if (i + 9 <= n && memcmp(s + i, "<![CDATA[", 9) == 0)

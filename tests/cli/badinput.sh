@@ -63,6 +63,7 @@ badfile tests/data/openvino/bad/rank17.xml 'rank'
 badfile tests/data/openvino/bad/entity_bomb.xml 'DOCTYPE|entit'
 badfile tests/data/openvino/bad/xxe.xml 'DOCTYPE|entit'
 badfile tests/data/openvino/bad/xxe_dtd.xml 'DOCTYPE|entit'
+badfile tests/data/openvino/bad/entity_bomb_bad_decl.xml 'DOCTYPE|entit'
 # names carrying control characters (a terminal escape, a tab) are quoted as spaces: one printable line
 printf 'digraph { "a\033[31m\tb" -> c; c -> "a\033[31m\tb" }' > "$TMP/escape.dot"
 badfile "$TMP/escape.dot" "cycle through node 'a .31m b'"
