@@ -80,6 +80,11 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
     hsdag_place_oracle_init(&orc, p, a->noise, (uint64_t)a->seed);
     st = hsdag_policy_place_ensemble((const hsdag_policy *const *)pol, n, p, budget, (uint64_t)a->seed,
                                      hsdag_place_oracle_eval, &orc, dev, &pr, e);
+    if (st == HSDAG_EINVAL && n > 1) { /* name the list: the message counts its policies from #1 */
+        char pre[160];
+        snprintf(pre, sizeof pre, "--policy '%.120s'", file);
+        hsdag_err_prefix(e, pre);
+    }
     double took = hsdag_now() - t0;
     if (st == 0) st = hsdag_place_score(p, dev, r, e);
     if (st == 0) {

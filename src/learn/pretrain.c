@@ -677,9 +677,9 @@ int hsdag_policy_place_ensemble(const hsdag_policy *const *pols, int32_t m, hsda
         else if (pols[i]->K != pol->K || pols[i]->count != pol->count || pols[i]->table != pol->table ||
                  pols[i]->hcfg.features != pol->hcfg.features || pols[i]->hcfg.levels != pol->hcfg.levels)
             return hsdag_err_set(e, HSDAG_EINVAL,
-                                 "policy: ensemble member %d has another network (devices, features, levels "
-                                 "or tensors) than member 0",
-                                 (int)i);
+                                 "policy: the ensemble's policy #%d has another network (devices, features, "
+                                 "levels or tensors) than #1",
+                                 (int)i + 1);
     if (pol->K != p->k)
         return hsdag_err_set(e, HSDAG_EINVAL, "policy: made for %d devices, the problem has %d", (int)pol->K,
                              (int)p->k);
