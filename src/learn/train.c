@@ -762,6 +762,19 @@ static int run_episode_paper(hsdag_learn *L, hsdag_learn_eval_fn eval, void *ctx
  * network's policy, shifted by offsets this graph learns alone (at their own, larger rate: a decision the
  * shared network can only move through its 148k weights moves here directly). Forward next to backward. */
 
+/* y[K] <- its log-softmax over the entries that are not -inf (they stay -inf). */
+static void log_normalise(float *y, int32_t K)
+{
+    double mx = -INFINITY, z = 0;
+    for (int32_t d = 0; d < K; d++)
+        if (y[d] > mx) mx = y[d];
+    for (int32_t d = 0; d < K; d++)
+        if (y[d] != -INFINITY) z += exp((double)y[d] - mx);
+    double lz = mx + log(z);
+    for (int32_t d = 0; d < K; d++)
+        if (y[d] != -INFINITY) y[d] = (float)((double)y[d] - lz);
+}
+
 /* Points st's log-probabilities and inherit logits at the offset ones (nothing without offsets). */
 static void offsets_forward(hsdag_learn *L, lstep *st)
 {
@@ -771,16 +784,8 @@ static void offsets_forward(hsdag_learn *L, lstep *st)
     for (int32_t c = 0; c < C; c++) {
         const float *lp = st->logp + (size_t)c * K;
         float *y = L->lpo + (size_t)c * K;
-        double mx = -INFINITY, z = 0;
-        for (int32_t d = 0; d < K; d++) {
-            y[d] = lp[d] == -INFINITY ? -INFINITY : lp[d] + o[(size_t)c * K + d];
-            if (y[d] > mx) mx = y[d];
-        }
-        for (int32_t d = 0; d < K; d++)
-            if (y[d] != -INFINITY) z += exp((double)y[d] - mx);
-        double lz = mx + log(z);
-        for (int32_t d = 0; d < K; d++)
-            if (y[d] != -INFINITY) y[d] = (float)((double)y[d] - lz);
+        for (int32_t d = 0; d < K; d++) y[d] = lp[d] == -INFINITY ? -INFINITY : lp[d] + o[(size_t)c * K + d];
+        log_normalise(y, K);
     }
     st->logp = L->lpo;
     if (st->q) {
@@ -1721,7 +1726,7 @@ static int fit_units(hsdag_learn *L, const lstep *st, hsdag_sim *sim, int32_t *a
     return rc;
 }
 
-/* The forward pass of an ensemble (hsdag_learn_greedy_fit_mean): one per parameter set vals[m], each left
+/* The forward pass of an ensemble (hsdag_learn_greedy_fit_mean): one per parameter set vals[m] (m >= 1), each left
  * ended but the last's (st: its clusters and masks), whose log-probabilities and inherit logits st now points
  * at the members' mean in mlp[n_groups * K] and mq[n_groups] (log-probabilities renormalised over the mask).
  * L's own parameters are put back. EINVAL when the members cut the graph into different decisions. */
@@ -1734,7 +1739,7 @@ static int mean_forward(hsdag_learn *L, const float *const *vals, int32_t m, lst
     float *keep = hsdag_alloc_n(cnt ? cnt : 1, sizeof(float), "hsdag", e);
     if (!keep) return HSDAG_ENOMEM;
     memcpy(keep, hsdag_nn_params_value(P, -1), sizeof(float) * cnt);
-    int rc = 0, open = 0;
+    int rc = 0;
     int32_t C = 0;
     for (int32_t i = 0; i < m && rc == 0; i++) {
         memcpy(hsdag_nn_params_value(P, -1), vals[i], sizeof(float) * cnt);
@@ -1743,7 +1748,6 @@ static int mean_forward(hsdag_learn *L, const float *const *vals, int32_t m, lst
             lmodel_step_end(st);
             break;
         }
-        open = 1;
         if (i == 0) {
             C = st->n_clusters;
             memcpy(clus, st->cluster, sizeof(int32_t) * (size_t)N);
@@ -1758,25 +1762,13 @@ static int mean_forward(hsdag_learn *L, const float *const *vals, int32_t m, lst
         }
         for (size_t j = 0; rc == 0 && j < (size_t)C * K; j++) mlp[j] += st->logp[j] / (float)m;
         for (int32_t c = 0; rc == 0 && st->q && c < C; c++) mq[c] += st->q[c] / (float)m;
-        if (i + 1 < m || rc < 0) {
-            lmodel_step_end(st);
-            open = 0;
-        }
+        if (i + 1 < m || rc < 0) lmodel_step_end(st); /* the last member's step stays open for the decode */
     }
     memcpy(hsdag_nn_params_value(P, -1), keep, sizeof(float) * cnt);
     lmodel_params_frozen(L->M, 0);
     hsdag_free(keep);
-    if (rc < 0 || !open) return rc < 0 ? rc : hsdag_err_set(e, HSDAG_EINVAL, "hsdag: an empty ensemble");
-    for (int32_t c = 0; c < C; c++) { /* renormalise: log of the normalised geometric mean */
-        float *y = mlp + (size_t)c * K;
-        double mx = -INFINITY, z = 0;
-        for (int32_t d = 0; d < K; d++)
-            if (y[d] > mx) mx = y[d];
-        for (int32_t d = 0; d < K; d++)
-            if (y[d] != -INFINITY) z += exp((double)y[d] - mx);
-        for (int32_t d = 0; d < K; d++)
-            if (y[d] != -INFINITY) y[d] = (float)((double)y[d] - mx - log(z));
-    }
+    if (rc < 0) return rc;
+    for (int32_t c = 0; c < C; c++) log_normalise(mlp + (size_t)c * K, K); /* the normalised geometric mean */
     st->logp = mlp;
     if (st->q) st->q = mq;
     return 0;
