@@ -35,6 +35,7 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
                 {offsetof(cli_args, no_struct), "no-struct", 0},
                 {offsetof(cli_args, no_coarsen), "no-coarsen", 0},
                 {offsetof(cli_args, cost_features), "cost-features", 0},
+                {offsetof(cli_args, no_cost_features), "no-cost-features", 0},
                 {offsetof(cli_args, levels), "levels", 0},
                 {offsetof(cli_args, min_clusters), "min-clusters", 0},
                 {offsetof(cli_args, warm_start), "warm-start", 0},
@@ -43,6 +44,8 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
         if (cli_given_off(a, only[i].off) && only[i].placeto != placeto)
             return cli_usage_error(a->name, "--%s applies with --method %s only", only[i].name,
                                    only[i].placeto ? "placeto" : "hsdag");
+    if (a->cost_features && a->no_cost_features)
+        return cli_usage_error(a->name, "--cost-features and --no-cost-features: give one");
     cfg->seed = cfg->hsdag.seed = cfg->placeto.seed = (uint64_t)a->seed; /* the one seed default: 0 */
     if (cli_given(a, lr)) cfg->hsdag.lr = cfg->placeto.lr = (float)a->lr;
     if (cli_given(a, entropy)) cfg->hsdag.entropy = cfg->placeto.entropy = a->entropy;

@@ -288,6 +288,7 @@ unsigned cli_learn_features(const cli_args *a, unsigned base)
     if (a->no_id) base &= ~(1u << HSDAG_FEAT_ID);
     if (a->no_struct) base &= ~HSDAG_FEAT_STRUCT;
     if (a->cost_features) base |= HSDAG_LEARN_FEAT_COST;
+    if (a->no_cost_features) base &= ~HSDAG_LEARN_FEAT_COST;
     return base;
 }
 
@@ -518,8 +519,11 @@ static const cli_opt table[] = {
     {"no-struct", NULL, K_FLAG, OFF(no_struct), 0, 0, NULL, TRAINS,
      "ablation: drop degree, fractal dimension and closeness", NULL, NULL},
     {"cost-features", NULL, K_FLAG, OFF(cost_features), 0, 0, NULL, TRAINS,
-     "add a feature kind from the cost table: each group's time per device, bytes against the caps", NULL,
-     NULL},
+     "add a feature kind from the cost table: each group's time per device, bytes against the caps (train "
+     "--graphs: the default)",
+     NULL, NULL},
+    {"no-cost-features", NULL, K_FLAG, OFF(no_cost_features), 0, 0, NULL, C(PRETRAIN),
+     "train --graphs: a policy without the cost feature kind (black-box features only)", NULL, NULL},
     {"no-coarsen", NULL, K_FLAG, OFF(no_coarsen), 0, 0, NULL, TRAINS,
      "ablation: no co-location coarsening (one group per op)", NULL, NULL},
     {"rounds", "N", K_INT, OFF(rounds), 1, 1000000, NULL, C(PRETRAIN),
@@ -728,7 +732,7 @@ static const cli_opt table[] = {
      NULL, NULL},
     {"mem-also", "DEV=SIZE,...", K_LIST, OFF(mem_also), 0, 0, NULL, C(PRETRAIN),
      "train on every graph once more under each of these caps of DEV, as --mem and after it; "
-     "the policy sees the caps only with --cost-features",
+     "the policy sees the caps through the cost features (not with --no-cost-features)",
      NULL, NULL},
     /* ---- outputs ---- */
     {"out", "FILE", K_OUT, OFF(out), 0, 0, NULL, PLACEMENT_OUT | GEN_ALL,

@@ -93,7 +93,7 @@ typedef struct cli_args {
     long rounds, units; /* train --graphs */
     double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout, sil, offset_lr;
     const char *gnn, *measure_cmd, *baseline, *update, *reward, *normalize, *warm_start;
-    int paper, polish, no_shape, no_id, no_struct, no_coarsen, cost_features;
+    int paper, polish, no_shape, no_id, no_struct, no_coarsen, cost_features, no_cost_features;
     int fixed_clusters, dynamic_clusters, inherit, no_inherit, state_update, no_state_update, no_memory_mask,
         no_measure_memo;
     /* profile, calibrate */
@@ -164,7 +164,8 @@ int cli_learn_update(const char *v);
 int cli_learn_reward(const char *v);
 int cli_learn_normalize(const char *v);
 /* The HSDAG learner's feature kinds (hsdag_learn_config.features) from base and the feature options of train
- * and train --graphs: --no-shape, --no-id, --no-struct switch kinds off, --cost-features adds the cost kind. */
+ * and train --graphs: --no-shape, --no-id, --no-struct switch kinds off, --cost-features adds the cost kind,
+ * --no-cost-features (train --graphs, where it is the default) drops it. */
 unsigned cli_learn_features(const cli_args *a, unsigned base);
 
 /* Checks v against the choices of the table's option --opt (a value read from a file, not the command line):

@@ -64,6 +64,9 @@ hsdag_pretrain_config hsdag_pretrain_config_default(void)
      * of 0.79 with one parsing level, 0.97 without: docs/baselines.md) */
     c.hsdag.levels = 0;
     c.hsdag.min_clusters = 0;
+    /* the cost kind: a policy that places with nothing measured has no other word on costs and caps, and
+     * with it the held-out placements under a memory cap are closer to the best known (docs/baselines.md) */
+    c.hsdag.features |= HSDAG_LEARN_FEAT_COST;
     return c;
 }
 

@@ -87,6 +87,17 @@ for bad_list in "$C0," ",$C0" "$C0,$TMP/placeto/policy.bin" "$C0,$TMP/hsdag/poli
 done
 expect_rc 2 $HSDAG place $S --devices cpu-4gpu --method placeto --policy "$TMP/placeto/policy.bin,$TMP/placeto/policy.bin"
 expect_grep "only HSDAG policies make an ensemble" "$TMP/err"
+# the cost feature kind is train --graphs' default: --no-cost-features trains a policy without it, whose
+# network differs (so it cannot join an ensemble with a default one); both flags at once are refused
+expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-gpu --mem GPU=50% --no-cost-features --rounds 1 --out-dir "$TMP/nocost" --json
+expect_rc 0 $HSDAG place $V --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$TMP/nocost/policy.bin" --json
+expect_grep '"feasible": true' "$TMP/out"
+expect_rc 2 $HSDAG place $S --devices cpu-gpu --mem GPU=50% --method hsdag --policy "$C0,$TMP/nocost/policy.bin"
+one_line "$TMP/err"; expect_grep "another network" "$TMP/err"
+expect_rc 2 $HSDAG train --graphs $A,$S --devices cpu-gpu --cost-features --no-cost-features --out-dir "$TMP/y"
+one_line "$TMP/err"; expect_grep "no-cost-features" "$TMP/err"
+expect_rc 2 $HSDAG train $A --devices cpu-gpu --no-cost-features --out-dir "$TMP/y"
+one_line "$TMP/err"
 # --mem-also: each graph once more per cap (header, 2 targets + 2 rounds x 2 graphs per variant); the
 # extra rows are labelled FILE@DEV=SIZE; a malformed value or an unknown device is refused with one line
 expect_rc 0 $HSDAG train --graphs $A,$S --devices cpu-gpu --mem GPU=50% --mem-also GPU=30%,70% --mem-also GPU=40% --cost-features --rounds 2 --out-dir "$TMP/also" --json
