@@ -7,7 +7,7 @@
  *   hsdag_policy_method/devices/preset/note, hsdag_policy_place, hsdag_policy_place_ensemble.
  *
  * Usage (error handling shortened):
- *   hsdag_pretrain_config cfg = hsdag_pretrain_config_default();      // HSDAG, 10 rounds
+ *   hsdag_pretrain_config cfg = hsdag_pretrain_config_default();      // HSDAG: imitation, 1 round
  *   hsdag_policy *pol; hsdag_place_problem *probs[1], *unseen; hsdag_err e = {0};
  *   if (hsdag_place_problem_create(&probs[0], g, devs, NULL, &e) < 0) return; // one per training graph
  *   hsdag_pretrain_train(&pol, probs, 1, &cfg, NULL, NULL, &e);
@@ -35,8 +35,9 @@ HSDAG_API const char *hsdag_policy_method_name(hsdag_policy_method m); /* "hsdag
 HSDAG_API int hsdag_policy_method_parse(hsdag_policy_method *out, const char *s, hsdag_err *e);
 
 typedef struct hsdag_pretrain_config {
-    hsdag_policy_method method;   /* HSDAG */
-    hsdag_learn_config hsdag;     /* the HSDAG learner (episodes ignored: one per graph per round) */
+    hsdag_policy_method method; /* HSDAG */
+    hsdag_learn_config hsdag;   /* the HSDAG learner (episodes ignored: one per graph per round); the default:
+                                   * one decision per group (levels 0), features | HSDAG_LEARN_FEAT_COST */
     hsdag_placeto_config placeto; /* Placeto (budget ignored: one episode per graph per round) */
     int32_t rounds;               /* passes over the graphs, in an order shuffled per round from seed (1) */
     /* HSDAG: 1 = before round 0, imitation rounds: each graph's target is its hsdag_learn_warm_start
