@@ -641,6 +641,27 @@ static int excess(hsdag_sim *sim, const int32_t *dev)
     return hsdag_sim_run(sim, dev, &r) == 0 && r.max_excess_bytes > 0;
 }
 
+/* The cpu-gpu problem of g, its GPU capped by cap ("GPU=50%") or not (NULL); *d holds the devices. */
+static void fit_problem(hsdag_place_problem **p, hsdag_devices **d, const hsdag_graph *g, const char *cap,
+                        hsdag_err *e)
+{
+    hsdag_sim_config sc = hsdag_sim_config_default();
+    CHECK_EQ_INT(hsdag_devices_preset(d, "cpu-gpu", g, e), 0);
+    if (*d && cap) CHECK_EQ_INT(hsdag_devices_mem_override(*d, g, &sc, cap, e), 0);
+    if (*d) CHECK_EQ_INT(hsdag_place_problem_create(p, g, *d, &sc, e), 0);
+}
+
+/* A small learner with one decision per group, as pre-training, that imitates a target nearly exactly. */
+static hsdag_learn_config fit_config(void)
+{
+    hsdag_learn_config cfg = hsdag_learn_config_default();
+    cfg.levels = 0;
+    cfg.hidden = 32;
+    cfg.imitate_steps = 40;
+    cfg.imitate_prob = 0.99;
+    return cfg;
+}
+
 static void test_greedy_fit(void)
 {
     hsdag_err e = {0};
@@ -648,20 +669,12 @@ static void test_greedy_fit(void)
     hsdag_devices *capped = NULL, *free_ = NULL;
     hsdag_place_problem *p = NULL, *q = NULL;
     hsdag_learn *L = NULL, *L2 = NULL;
-    hsdag_sim_config sc = hsdag_sim_config_default();
     CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &e), 0);
     if (!g) return;
-    CHECK_EQ_INT(hsdag_devices_preset(&capped, "cpu-gpu", g, &e), 0);
-    CHECK_EQ_INT(hsdag_devices_preset(&free_, "cpu-gpu", g, &e), 0);
-    CHECK_EQ_INT(hsdag_devices_mem_override(capped, g, &sc, "GPU=50%", &e), 0);
-    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, capped, &sc, &e), 0);
-    CHECK_EQ_INT(hsdag_place_problem_create(&q, g, free_, &sc, &e), 0);
+    fit_problem(&p, &capped, g, "GPU=50%", &e);
+    fit_problem(&q, &free_, g, NULL, &e);
     if (!p || !q) goto done;
-    hsdag_learn_config cfg = hsdag_learn_config_default();
-    cfg.levels = 0; /* one decision per group, as pre-training */
-    cfg.hidden = 32;
-    cfg.imitate_steps = 40;
-    cfg.imitate_prob = 0.99;
+    hsdag_learn_config cfg = fit_config();
     int32_t n = g->n_nodes, gpu = 1, steps, moved = -1, moved2 = -1;
     int32_t *want = calloc((size_t)n, sizeof *want), *d0 = calloc((size_t)n, sizeof *d0),
             *d1 = calloc((size_t)n, sizeof *d1), *d2 = calloc((size_t)n, sizeof *d2);
@@ -718,17 +731,10 @@ static void test_greedy_fit_mean(void)
     hsdag_devices *capped = NULL;
     hsdag_place_problem *p = NULL;
     hsdag_learn *L = NULL;
-    hsdag_sim_config sc = hsdag_sim_config_default();
     CHECK_EQ_INT(hsdag_load_file(&g, "tests/data/onnx/squeezenet1_1.onnx", HSDAG_FMT_UNKNOWN, &e), 0);
     if (!g) return;
-    CHECK_EQ_INT(hsdag_devices_preset(&capped, "cpu-gpu", g, &e), 0);
-    CHECK_EQ_INT(hsdag_devices_mem_override(capped, g, &sc, "GPU=50%", &e), 0);
-    CHECK_EQ_INT(hsdag_place_problem_create(&p, g, capped, &sc, &e), 0);
-    hsdag_learn_config cfg = hsdag_learn_config_default();
-    cfg.levels = 0;
-    cfg.hidden = 32;
-    cfg.imitate_steps = 40;
-    cfg.imitate_prob = 0.99;
+    fit_problem(&p, &capped, g, "GPU=50%", &e);
+    hsdag_learn_config cfg = fit_config();
     cfg.offset_lr = 0; /* the network's parameters alone say what a member wants, as in pre-training */
     if (p) CHECK_EQ_INT(hsdag_learn_create_problem(&L, p, &cfg, &e), 0);
     int32_t n = g->n_nodes, steps, moved;
