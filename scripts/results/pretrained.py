@@ -158,14 +158,13 @@ def setting(L, devices, title, extra):
              "REINFORCE only): median gap to the best known %+.1f%%; better than HEFT on %d of %d models." % (
                  100 * median(gaps), better, len(ALL)))
     if extra:
+        n_all = len({x for g in ENSEMBLES for x in g})
         L.append("")
         L.append("Ensembles (`hsdag place MODEL ... --method hsdag --policy A,B,C`: one forward pass per policy, "
                  "every decision on the mean of their log-probabilities) of the held-out policies of seeds %s "
                  "(mean ± std over the ensembles) and of all %d, against single policies of the same seeds (mean ± "
-                 "std over the seeds):" % (", ".join("{%s}" % ",".join(map(str, g)) for g in ENSEMBLES),
-                                           len({x for g in ENSEMBLES for x in g})))
+                 "std over the seeds):" % (", ".join("{%s}" % ",".join(map(str, g)) for g in ENSEMBLES), n_all))
         L.append("")
-        n_all = len({x for g in ENSEMBLES for x in g})
         L.append("| held-out model | best known ms | HEFT | HSDAG zero-shot, ensemble of 3 | HSDAG zero-shot, ensemble "
                  "of %d | HSDAG zero-shot, single policy |" % n_all)
         L.append("|---|---|---|---|---|---|")
