@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-SECTIONS = ["hsdag_paper", "hsdag_suite", "hsdag_learning", "paper_tables", "pretrained", "pacml", "devices", "tarnawski"]  # the order of docs/results.md
+SECTIONS = ["hsdag_paper", "hsdag_suite", "hsdag_learning", "paper_tables", "pretrained", "shipped", "pacml", "devices", "tarnawski"]  # the order of docs/results.md
 
 
 def main():

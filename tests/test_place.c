@@ -610,6 +610,16 @@ static void test_memory(void)
     CHECK_EQ_INT(hsdag_place_run(p, "gpu-only", &o, dev, &r, &e), 0);
     CHECK(!r.feasible);
     CHECK(r.sim.max_excess_bytes > 0);
+    /* so the caps bind; a GPU that holds exactly the all-GPU peak, or unlimited memory, does not bind */
+    CHECK_EQ_INT(hsdag_place_caps_bind(p, &e), 1);
+    double peak = r.sim.peak_mem_bytes[1];
+    for (int k = 0; k < 3; k++) {
+        hsdag_devices *d2 = two_devices("sequential", k == 0 ? peak : k == 1 ? peak - 1 : 0);
+        hsdag_place_problem *p2 = problem(g, d2, HSDAG_SEM_SEQUENTIAL);
+        CHECK_EQ_INT(hsdag_place_caps_bind(p2, &e), k == 1);
+        hsdag_place_problem_free(p2);
+        hsdag_devices_free(d2);
+    }
     static const char *const respecting[] = {"random", "round-robin",      "m-topo", "m-etf",       "m-sct",
                                              "heft",   "greedy-tarnawski", "ilp",    "local-search"};
     for (size_t i = 0; i < sizeof respecting / sizeof respecting[0]; i++) {

@@ -42,12 +42,13 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
     enum { MAX_MEMBERS = 16 };
     hsdag_policy_method m;
     hsdag_policy_method_parse(&m, a->method, NULL);
-    char path[4096], files[4096];
+    char path[16384], files[sizeof path];
     const char *file = a->policy;
-    int st = 0;
+    int st = 0, capped = 0;
+    int32_t shipped = 0; /* members of the shipped list, 0 = a --policy FILE list */
     int64_t budget = cli_given(a, budget) ? a->budget : 0; /* a policy alone: zero-shot */
     if (strcmp(file, "shipped") == 0) {
-        if ((st = hsdag_policy_find(path, sizeof path, m, p->devs->name, e)) < 0) return st;
+        if ((st = hsdag_policy_find_shipped(path, sizeof path, &shipped, &capped, m, p, e)) < 0) return st;
         file = path;
     }
     if (strlen(file) >= sizeof files)
@@ -56,7 +57,7 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
     memcpy(files, file, strlen(file) + 1);
     hsdag_policy *pol[MAX_MEMBERS] = {0};
     int32_t n = 0;
-    for (char *s = file == path ? NULL : files, *tok; s && (tok = strsep(&s, ","));) {
+    for (char *s = files, *tok; s && (tok = strsep(&s, ","));) {
         if (n == MAX_MEMBERS) {
             st = hsdag_err_set(e, HSDAG_EINVAL, "--policy: more than %d policies", MAX_MEMBERS);
             break;
@@ -72,7 +73,6 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
             break;
         }
     }
-    if (file == path && (st = hsdag_policy_read_file(&pol[n], path, e)) == 0) n++;
     if (st < 0) goto done;
     double t0 = hsdag_now();
     hsdag_policy_result pr;
@@ -93,7 +93,17 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
         r->rep.evals = pr.evals;
         char *nt = r->rep.note;
         size_t cap = sizeof r->rep.note, l;
-        if (n > 1)
+        if (shipped > 1) /* the members are <preset>.capped.0.bin, .1.bin, ... of one directory */
+            snprintf(nt, cap,
+                     "shipped ensemble of %d policies trained under a memory cap (%.20s.capped.0-%d.bin)",
+                     (int)n, hsdag_policy_preset(pol[0]), (int)n - 1);
+        else if (shipped)
+            snprintf(nt, cap, "shipped policy %.100s%s (%.20s)", path,
+                     capped > 0   ? ", trained under a memory cap"
+                     : capped < 0 ? ", trained uncapped (the caps bind; none trained under one is shipped)"
+                                  : "",
+                     hsdag_policy_preset(pol[0]));
+        else if (n > 1)
             snprintf(nt, cap, "ensemble of %d pre-trained policies %.100s (%.40s)", (int)n, file,
                      hsdag_policy_preset(pol[0]));
         else

@@ -87,6 +87,9 @@ HSDAG_API int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_
                                          const hsdag_devices *devs, const hsdag_sim_config *cfg,
                                          hsdag_err *e);
 HSDAG_API void hsdag_place_problem_free(hsdag_place_problem *p); /* NULL is a no-op */
+/* 1 if p's memory caps bind: some device cannot run the whole graph alone (the simulator's memory walk with
+ * every op there exceeds its capacity), else 0; ENOMEM. */
+HSDAG_API int hsdag_place_caps_bind(const hsdag_place_problem *p, hsdag_err *e);
 
 /* ---- options and what a placer reports ---- */
 typedef struct hsdag_place_opts {

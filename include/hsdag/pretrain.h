@@ -1,9 +1,11 @@
 /* pretrain.h - one policy for many graphs: trains one HSDAG or Placeto policy over a set of graphs, keeps it in
  * a policy file, and places an unseen graph with it in one forward pass (no measurement) or by fine-tuning it
- * with a budget of measurements. Shipped policies (one per device preset) are found by hsdag_policy_find.
+ * with a budget of measurements. Shipped policies (one per device preset, and for some presets an ensemble
+ * trained under a memory cap) are found by hsdag_policy_find and hsdag_policy_find_shipped.
  * Not here: the learners themselves (learn.h, placeto.h); the policies' features are already independent of
  * the graph's size and of its op types (unseen ops share the vocabulary's "other" slot).
  * Entry points: hsdag_pretrain_config_default, hsdag_pretrain_train, hsdag_policy_save/load/free/find,
+ *   hsdag_policy_find_shipped,
  *   hsdag_policy_method/devices/preset/note, hsdag_policy_place, hsdag_policy_place_ensemble.
  *
  * Usage (error handling shortened):
@@ -89,6 +91,14 @@ HSDAG_API int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag
  * (hsdag_data_find). EIO if there is none. */
 HSDAG_API int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char *preset,
                                 hsdag_err *e);
+/* The shipped policies for problem p, as a comma-separated list of files (list, cap bytes; what --policy
+ * takes, an ensemble when *n > 1). When p's caps bind (hsdag_place_caps_bind) and the preset has them: the
+ * ensemble trained under a cap, policies/<method>/<preset>.capped.<i>.bin for i = 0, 1, ... (the members
+ * found beside member 0, at most 16); otherwise hsdag_policy_find's one file. *capped (may be NULL): 1 if the
+ * caps bind and the capped ensemble was found, -1 if they bind and the preset has none (the list is then the
+ * uncapped policy), 0 if they do not bind. EIO if there is no policy at all, EINVAL if list is too short. */
+HSDAG_API int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped,
+                                        hsdag_policy_method m, const hsdag_place_problem *p, hsdag_err *e);
 
 /* The JSON document of one 'hsdag train --graphs' run ("hsdag-pretraining-run/1"; keys: docs/formats.md).
  * models[n] and best_s[n] (the best latency seen during training per graph, INFINITY = none feasible). */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define POL_MAGIC "HSDAGPOL"
 #define POL_VERSION 2u
@@ -615,6 +616,46 @@ int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char 
     snprintf(what, sizeof what, "shipped %s policy for device preset '%s'", hsdag_policy_method_name(m),
              preset ? preset : "");
     return hsdag_data_find(path, cap, rel, what, e);
+}
+
+int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped, hsdag_policy_method m,
+                              const hsdag_place_problem *p, hsdag_err *e)
+{
+    enum { MAX_MEMBERS = 16 };
+    const char *preset = p->devs->name ? p->devs->name : "";
+    *n = 0;
+    if (capped) *capped = 0;
+    int bind = hsdag_place_caps_bind(p, e);
+    if (bind < 0) return bind;
+    if (bind) {
+        char rel[256], what[320], path[4096];
+        hsdag_err quiet = {0};
+        snprintf(rel, sizeof rel, "policies/%s/%s.capped.0.bin", hsdag_policy_method_name(m), preset);
+        snprintf(what, sizeof what, "shipped capped %s policy for '%s'", hsdag_policy_method_name(m), preset);
+        if (hsdag_data_find(path, sizeof path, rel, what, &quiet) == 0) {
+            /* the members beside member 0: one directory, so one install's ensemble */
+            size_t dl = strlen(path) - strlen(".0.bin"), used = 0;
+            for (int32_t i = 0; i < MAX_MEMBERS; i++) {
+                if (i > 0) {
+                    snprintf(path + dl, sizeof path - dl, ".%d.bin", (int)i);
+                    if (access(path, R_OK) != 0) break;
+                }
+                size_t l = strlen(path);
+                if (used + (i > 0) + l + 1 > cap)
+                    return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", what);
+                if (i > 0) list[used++] = ',';
+                memcpy(list + used, path, l + 1);
+                used += l;
+                ++*n;
+            }
+            if (capped) *capped = 1;
+            return 0;
+        }
+        if (capped) *capped = -1;
+    }
+    int st = hsdag_policy_find(list, cap, m, preset, e);
+    if (st == 0) *n = 1;
+    return st;
 }
 
 /* ---- placing an unseen graph ---- */

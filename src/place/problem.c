@@ -1,6 +1,6 @@
 /* problem.c - the placement problem (groups, memory, mean costs), running and scoring a method, lower bounds.
  * Not here: any placer's algorithm (the other files of src/place) or the simulator itself (src/sim).
- * Entry points: hsdag_place_problem_create/free, hsdag_place_run/score, hsdag_place_lower_bound,
+ * Entry points: hsdag_place_problem_create/free, hsdag_place_run/score/lower_bound/caps_bind,
  *               hsdag_place_single_device, hsdag_place_sequential_cost, place_* helpers (place_int.h). */
 #include "place_int.h"
 
@@ -412,6 +412,21 @@ void hsdag_place_problem_free(hsdag_place_problem *p)
     hsdag_sim_free(p->sim);
     hsdag_arena_free(p->arena);
     hsdag_free(p);
+}
+
+int hsdag_place_caps_bind(const hsdag_place_problem *p, hsdag_err *e)
+{
+    int32_t *dev = hsdag_calloc((size_t)p->n, sizeof *dev);
+    if (!dev) return hsdag_err_set(e, HSDAG_ENOMEM, "out of memory (%zu bytes)", (size_t)p->n * sizeof *dev);
+    int bind = 0;
+    for (int32_t d = 0; d < p->k && !bind; d++) {
+        if (!(p->cap[d] < INFINITY)) continue;
+        for (int32_t v = 0; v < p->n; v++) dev[v] = d;
+        hsdag_sim_result r;
+        if (hsdag_sim_run(p->sim, dev, &r) == 0 && r.excess_bytes[d] > 0) bind = 1;
+    }
+    hsdag_free(dev);
+    return bind;
 }
 
 /* ---- helpers for the placers ---- */

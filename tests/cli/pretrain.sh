@@ -45,6 +45,24 @@ expect_grep "bad.bin" "$TMP/err"
 mkdir -p "$TMP/data/policies/hsdag" && cp "$TMP/hsdag/policy.bin" "$TMP/data/policies/hsdag/cpu-4gpu.bin"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy shipped --json
 expect_grep "cpu-4gpu.bin" "$TMP/out"
+# where the caps bind, the ensemble trained under a cap if the preset has one (members .capped.0, .1, ... of
+# one directory, up to the first gap), else the uncapped policy, and the note says which
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
+expect_grep "trained uncapped \(the caps bind" "$TMP/out"
+for i in 0 1 3; do cp "$TMP/hsdag/policy.bin" "$TMP/data/policies/hsdag/cpu-4gpu.capped.$i.bin"; done
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
+expect_grep "ensemble of 2 policies trained under a memory cap \(cpu-4gpu.capped.0-1.bin\)" "$TMP/out"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=100% --method hsdag --policy shipped --json
+expect_grep "cpu-4gpu.bin \(cpu-4gpu\)" "$TMP/out"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --budget 25 --json
+expect_grep "fine-tuned \(the first\) with 25" "$TMP/out"
+rm "$TMP/data/policies/hsdag/cpu-4gpu.capped.1.bin"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
+expect_grep "cpu-4gpu.capped.0.bin, trained under a memory cap" "$TMP/out"
+# a member that is not a policy file is refused, naming it
+head -c 100 "$TMP/hsdag/policy.bin" > "$TMP/data/policies/hsdag/cpu-4gpu.capped.1.bin"
+HSDAG_DATA="$TMP/data" expect_rc 2 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped
+one_line "$TMP/err"; expect_grep "cpu-4gpu.capped.1.bin" "$TMP/err"
 expect_rc 2 $HSDAG place $V --devices cpu-gpu --method placeto --policy shipped   # none shipped for Placeto
 expect_grep "shipped placeto policy" "$TMP/err"
 one_line "$TMP/err"
@@ -129,6 +147,9 @@ expect_rc 0 $HSDAG place $A --devices cpu-gpu --method hsdag --policy shipped --
 expect_grep '"latency_ms": 0.70582968' "$TMP/out"
 expect_rc 0 $HSDAG place $A --devices cpu-igpu --method hsdag --policy shipped --json
 expect_grep '"latency_ms": 4.75311' "$TMP/out"
+# cpu-gpu ships an ensemble trained under a cap: with a binding --mem, all three members
+expect_rc 0 $HSDAG place $A --devices cpu-gpu --mem GPU=50% --method hsdag --policy shipped --json
+expect_grep "ensemble of 3 policies trained under a memory cap \(cpu-gpu.capped.0-2.bin\)" "$TMP/out"
 # --policy with another method, a bad list
 expect_rc 2 $HSDAG place $V --method heft --policy "$TMP/hsdag/policy.bin"
 expect_rc 2 $HSDAG train --graphs , --out-dir "$TMP/x"
