@@ -88,7 +88,7 @@ HSDAG_API int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len,
                                 hsdag_err *e);
 HSDAG_API int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag_err *e);
 /* The shipped policy of a method for a device preset: policies/<method>/<preset>.bin on the data path
- * (hsdag_data_find). EIO if there is none. */
+ * (hsdag_data_find). EIO if there is none, or if preset is no file name (a device file's "../x"). */
 HSDAG_API int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char *preset,
                                 hsdag_err *e);
 /* The shipped policies for problem p, as a comma-separated list of files (list, cap bytes; what --policy

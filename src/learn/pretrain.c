@@ -615,6 +615,8 @@ int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char 
     snprintf(rel, sizeof rel, "policies/%s/%s.bin", hsdag_policy_method_name(m), preset ? preset : "");
     snprintf(what, sizeof what, "shipped %s policy for device preset '%s'", hsdag_policy_method_name(m),
              preset ? preset : "");
+    if (preset && (strchr(preset, '/') || strcmp(preset, "..") == 0)) /* a device file's name, not a preset */
+        return hsdag_err_set(e, HSDAG_EIO, "no %s: not a file name", what);
     return hsdag_data_find(path, cap, rel, what, e);
 }
 
@@ -627,7 +629,7 @@ int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped, h
     if (capped) *capped = 0;
     int bind = hsdag_place_caps_bind(p, e);
     if (bind < 0) return bind;
-    if (bind) {
+    if (bind && !strchr(preset, '/')) { /* the uncapped lookup refuses such a name */
         char rel[256], what[320], path[4096];
         hsdag_err quiet = {0};
         snprintf(rel, sizeof rel, "policies/%s/%s.capped.0.bin", hsdag_policy_method_name(m), preset);

@@ -66,6 +66,15 @@ one_line "$TMP/err"; expect_grep "cpu-4gpu.capped.1.bin" "$TMP/err"
 expect_rc 2 $HSDAG place $V --devices cpu-gpu --method placeto --policy shipped   # none shipped for Placeto
 expect_grep "shipped placeto policy" "$TMP/err"
 one_line "$TMP/err"
+# a device file whose name is a path is no preset: nothing is looked up outside policies/<method>/
+cat > "$TMP/dotdot.json" <<'EOF'
+{"name": "../x", "semantics": "sequential", "devices": [
+ {"name": "CPU", "kind": "cpu", "peak_flops": 1e11, "mem_bandwidth": 1e10, "mem_capacity": 0, "launch_overhead_s": 1e-6},
+ {"name": "GPU", "kind": "gpu", "peak_flops": 1e13, "mem_bandwidth": 1e11, "mem_capacity": 0, "launch_overhead_s": 1e-5}],
+ "links": [{"from": "CPU", "to": "GPU", "symmetric": true, "latency_s": 1e-5, "bandwidth": 1e10}]}
+EOF
+HSDAG_DATA="$TMP/data" expect_rc 2 $HSDAG place $V --devices "$TMP/dotdot.json" --method hsdag --policy shipped
+one_line "$TMP/err"; expect_grep "not a file name" "$TMP/err"
 # a zero budget is refused (zero-shot is --policy without --budget)
 expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0
 expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/hsdag/policy.bin" --budget 0
