@@ -42,33 +42,34 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
     enum { MAX_MEMBERS = 16 };
     hsdag_policy_method m;
     hsdag_policy_method_parse(&m, a->method, NULL);
-    char path[16384], files[sizeof path];
-    const char *file = a->policy;
+    char files[16384];
+    const char *file = a->policy, *member[MAX_MEMBERS];
     int st = 0, capped = 0;
-    int32_t shipped = 0; /* members of the shipped list, 0 = a --policy FILE list */
+    int32_t shipped = 0, nf = 0; /* shipped: members of the shipped ensemble, 0 = a --policy FILE list */
     int64_t budget = cli_given(a, budget) ? a->budget : 0; /* a policy alone: zero-shot */
     if (strcmp(file, "shipped") == 0) {
-        if ((st = hsdag_policy_find_shipped(path, sizeof path, &shipped, &capped, m, p, e)) < 0) return st;
-        file = path;
+        if ((st = hsdag_policy_find_shipped(files, sizeof files, &shipped, &capped, m, p, e)) < 0) return st;
+        for (const char *s = files; nf < shipped && nf < MAX_MEMBERS; s += strlen(s) + 1) member[nf++] = s;
+    } else {
+        if (strlen(file) >= sizeof files)
+            return hsdag_err_set(e, HSDAG_EINVAL, "--policy: a list of %zu bytes, longer than %zu",
+                                 strlen(file), sizeof files - 1);
+        memcpy(files, file, strlen(file) + 1);
+        for (char *s = files, *tok; s && (tok = strsep(&s, ","));) {
+            if (nf == MAX_MEMBERS)
+                return hsdag_err_set(e, HSDAG_EINVAL, "--policy: more than %d policies", MAX_MEMBERS);
+            if (!*tok)
+                return hsdag_err_set(e, HSDAG_EINVAL, "--policy '%.200s': an empty file name in the list",
+                                     file);
+            member[nf++] = tok;
+        }
     }
-    if (strlen(file) >= sizeof files)
-        return hsdag_err_set(e, HSDAG_EINVAL, "--policy: a list of %zu bytes, longer than %zu", strlen(file),
-                             sizeof files - 1);
-    memcpy(files, file, strlen(file) + 1);
     hsdag_policy *pol[MAX_MEMBERS] = {0};
     int32_t n = 0;
-    for (char *s = files, *tok; s && (tok = strsep(&s, ","));) {
-        if (n == MAX_MEMBERS) {
-            st = hsdag_err_set(e, HSDAG_EINVAL, "--policy: more than %d policies", MAX_MEMBERS);
-            break;
-        }
-        if (!*tok) {
-            st = hsdag_err_set(e, HSDAG_EINVAL, "--policy '%.200s': an empty file name in the list", file);
-            break;
-        }
-        if ((st = hsdag_policy_read_file(&pol[n], tok, e)) < 0) break;
+    for (int32_t i = 0; i < nf; i++) {
+        if ((st = hsdag_policy_read_file(&pol[n], member[i], e)) < 0) break;
         if (hsdag_policy_method_of(pol[n++]) != m) {
-            st = hsdag_err_set(e, HSDAG_EINVAL, "%s: a %s policy, not %s", tok,
+            st = hsdag_err_set(e, HSDAG_EINVAL, "%s: a %s policy, not %s", member[i],
                                hsdag_policy_method_name(hsdag_policy_method_of(pol[n - 1])), a->method);
             break;
         }
@@ -98,7 +99,7 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
                      "shipped ensemble of %d policies trained under a memory cap (%.20s.capped.0-%d.bin)",
                      (int)n, hsdag_policy_preset(pol[0]), (int)n - 1);
         else if (shipped)
-            snprintf(nt, cap, "shipped policy %.100s%s (%.20s)", path,
+            snprintf(nt, cap, "shipped policy %.100s%s (%.20s)", member[0],
                      capped > 0   ? ", trained under a memory cap"
                      : capped < 0 ? ", trained uncapped (the caps bind; none trained under one is shipped)"
                                   : "",

@@ -91,8 +91,8 @@ HSDAG_API int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag
  * (hsdag_data_find). EIO if there is none, or if preset is no file name (a device file's "../x"). */
 HSDAG_API int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char *preset,
                                 hsdag_err *e);
-/* The shipped policies for problem p, as a comma-separated list of files (list, cap bytes; what --policy
- * takes, an ensemble when *n > 1). When p's caps bind (hsdag_place_caps_bind) and the preset has them: the
+/* The shipped policies for problem p: *n file paths in list (cap bytes), each NUL-terminated, one after the
+ * other (an ensemble when *n > 1; paths may hold commas). When p's caps bind (hsdag_place_caps_bind) and the preset has them: the
  * ensemble trained under a cap, policies/<method>/<preset>.capped.<i>.bin for i = 0, 1, ... (the members
  * found beside member 0, at most 16); otherwise hsdag_policy_find's one file. *capped (may be NULL): 1 if the
  * caps bind and the capped ensemble was found, -1 if they bind and the preset has none (the list is then the

@@ -642,11 +642,9 @@ int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped, h
                     snprintf(path + dl, sizeof path - dl, ".%d.bin", (int)i);
                     if (access(path, R_OK) != 0) break;
                 }
-                size_t l = strlen(path);
-                if (used + (i > 0) + l + 1 > cap)
-                    return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", what);
-                if (i > 0) list[used++] = ',';
-                memcpy(list + used, path, l + 1);
+                size_t l = strlen(path) + 1;
+                if (used + l > cap) return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", what);
+                memcpy(list + used, path, l);
                 used += l;
                 ++*n;
             }

@@ -59,6 +59,11 @@ expect_grep "fine-tuned \(the first\) with 25" "$TMP/out"
 rm "$TMP/data/policies/hsdag/cpu-4gpu.capped.1.bin"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
 expect_grep "cpu-4gpu.capped.0.bin, trained under a memory cap" "$TMP/out"
+# a data directory whose path holds a comma (the members are not a --policy list)
+cp -r "$TMP/data" "$TMP/da,ta"
+HSDAG_DATA="$TMP/da,ta" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
+HSDAG_DATA="$TMP/da,ta" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy shipped --json
+expect_grep "da,ta/policies/hsdag/cpu-4gpu.bin" "$TMP/out"
 # a member that is not a policy file is refused, naming it
 head -c 100 "$TMP/hsdag/policy.bin" > "$TMP/data/policies/hsdag/cpu-4gpu.capped.1.bin"
 HSDAG_DATA="$TMP/data" expect_rc 2 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped
