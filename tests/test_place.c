@@ -610,13 +610,17 @@ static void test_memory(void)
     CHECK_EQ_INT(hsdag_place_run(p, "gpu-only", &o, dev, &r, &e), 0);
     CHECK(!r.feasible);
     CHECK(r.sim.max_excess_bytes > 0);
-    /* so the caps bind; a GPU that holds exactly the all-GPU peak, or unlimited memory, does not bind */
-    CHECK_EQ_INT(hsdag_place_caps_bind(p, &e), 1);
+    /* so the GPU's cap binds (the CPU has none); a GPU that holds exactly the all-GPU peak, or unlimited
+     * memory, does not bind */
     double peak = r.sim.peak_mem_bytes[1];
+    uint64_t bound = 7;
+    CHECK_EQ_INT(hsdag_place_caps_bind(&bound, p, &e), 0);
+    CHECK(bound == 2);
     for (int k = 0; k < 3; k++) {
         hsdag_devices *d2 = two_devices("sequential", k == 0 ? peak : k == 1 ? peak - 1 : 0);
         hsdag_place_problem *p2 = problem(g, d2, HSDAG_SEM_SEQUENTIAL);
-        CHECK_EQ_INT(hsdag_place_caps_bind(p2, &e), k == 1);
+        CHECK_EQ_INT(hsdag_place_caps_bind(&bound, p2, &e), 0);
+        CHECK(bound == (k == 1 ? 2u : 0u));
         hsdag_place_problem_free(p2);
         hsdag_devices_free(d2);
     }

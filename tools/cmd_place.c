@@ -94,14 +94,16 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
         r->rep.evals = pr.evals;
         char *nt = r->rep.note;
         size_t cap = sizeof r->rep.note, l;
-        if (shipped > 1) /* the members are <preset>.capped.0.bin, .1.bin, ... of one directory */
-            snprintf(nt, cap,
-                     "shipped ensemble of %d policies trained under a memory cap (%.20s.capped.0-%d.bin)",
-                     (int)n, hsdag_policy_preset(pol[0]), (int)n - 1);
+        /* a shipped path's last characters say most: its directory's tail and the file name */
+        size_t l0 = strlen(member[0]), keep = shipped > 1 ? 48 : 90;
+        const char *cut = l0 > keep ? "..." : "", *tail = member[0] + (l0 > keep ? l0 - keep : 0);
+        if (shipped > 1) /* members <preset>.capped.0.bin, .1.bin, ... of one directory: show "0-(n-1)" */
+            snprintf(nt, cap, "shipped ensemble of %d policies trained under a memory cap (%s%.*s0-%d.bin)",
+                     (int)n, cut, (int)(strlen(tail) - strlen("0.bin")), tail, (int)n - 1);
         else if (shipped)
-            snprintf(nt, cap, "shipped policy %.100s%s (%.20s)", member[0],
+            snprintf(nt, cap, "shipped policy %s%s%s (%.20s)", cut, tail,
                      capped > 0   ? ", trained under a memory cap"
-                     : capped < 0 ? ", trained uncapped (the caps bind; none trained under one is shipped)"
+                     : capped < 0 ? ", uncapped: no capped one is shipped"
                                   : "",
                      hsdag_policy_preset(pol[0]));
         else if (n > 1)
@@ -115,8 +117,7 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
                      n > 1 ? " each, log-probabilities averaged" : "");
             l = strlen(nt);
             if (pr.fit_moved > 0)
-                snprintf(nt + l, cap - l,
-                         "; %d decisions moved to fit the memory caps (the simulator's memory walk)",
+                snprintf(nt + l, cap - l, "; %d decisions moved to fit the memory caps (memory walk)",
                          (int)pr.fit_moved);
         } else {
             l = strlen(nt);

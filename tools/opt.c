@@ -369,9 +369,10 @@ static const cli_opt table[] = {
      "e.g. "
      "of several seeds: the one-pass placement averages their log-probabilities; --budget fine-tunes the "
      "first), or 'shipped': the device preset's shipped one, policies/<method>/<preset>.bin on the data path "
-     "($HSDAG_DATA first), or where the memory caps bind (some device cannot hold the whole model) and the "
-     "preset has one, its ensemble trained under a cap, <preset>.capped.0.bin, .1.bin, ...; zero-shot (one "
-     "forward pass, nothing measured) unless --budget N fine-tunes it with N measurements)",
+     "($HSDAG_DATA first), or where an accelerator's memory cap binds (it cannot hold the whole model) and "
+     "that file's directory has one, the ensemble trained under a cap there, <preset>.capped.0.bin, .1.bin, "
+     "...; zero-shot (one forward pass, nothing measured) unless --budget N fine-tunes it with N "
+     "measurements)",
      NULL, more_policies},
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",

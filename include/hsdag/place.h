@@ -5,7 +5,7 @@
  *           itself to the registry with hsdag_place_register, through hsdag_learn_register_methods).
  * Entry points: hsdag_place_problem_create/free, hsdag_place_methods/method_find/register, hsdag_place_run,
  *               hsdag_place_lower_bound, hsdag_place_bound_exact, hsdag_place_bound_contiguous,
- *               hsdag_place_mincut_solve.
+ *               hsdag_place_mincut_solve, hsdag_place_caps_bind.
  *
  * Usage:
  *   hsdag_place_problem *p; hsdag_err e = {0};
@@ -87,9 +87,10 @@ HSDAG_API int hsdag_place_problem_create(hsdag_place_problem **out, const hsdag_
                                          const hsdag_devices *devs, const hsdag_sim_config *cfg,
                                          hsdag_err *e);
 HSDAG_API void hsdag_place_problem_free(hsdag_place_problem *p); /* NULL is a no-op */
-/* 1 if p's memory caps bind: some device cannot run the whole graph alone (the simulator's memory walk with
- * every op there exceeds its capacity), else 0; ENOMEM. */
-HSDAG_API int hsdag_place_caps_bind(const hsdag_place_problem *p, hsdag_err *e);
+/* Which memory caps bind: bit d of *bound is set when device d cannot run the whole graph alone (the
+ * simulator's memory walk with every op there exceeds its capacity). Runs p's simulator (earlier results'
+ * arrays are overwritten). 0 or ENOMEM. */
+HSDAG_API int hsdag_place_caps_bind(uint64_t *bound, hsdag_place_problem *p, hsdag_err *e);
 
 /* ---- options and what a placer reports ---- */
 typedef struct hsdag_place_opts {

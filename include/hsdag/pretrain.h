@@ -92,13 +92,15 @@ HSDAG_API int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag
 HSDAG_API int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char *preset,
                                 hsdag_err *e);
 /* The shipped policies for problem p: *n file paths in list (cap bytes), each NUL-terminated, one after the
- * other (an ensemble when *n > 1; paths may hold commas). When p's caps bind (hsdag_place_caps_bind) and the preset has them: the
- * ensemble trained under a cap, policies/<method>/<preset>.capped.<i>.bin for i = 0, 1, ... (the members
- * found beside member 0, at most 16); otherwise hsdag_policy_find's one file. *capped (may be NULL): 1 if the
- * caps bind and the capped ensemble was found, -1 if they bind and the preset has none (the list is then the
- * uncapped policy), 0 if they do not bind. EIO if there is no policy at all, EINVAL if list is too short. */
+ * other (an ensemble when *n > 1; paths may hold commas). The preset's policy is hsdag_policy_find's file;
+ * when p's caps bind on an accelerator (hsdag_place_caps_bind: it cannot run the whole model alone) and that
+ * file's directory holds them, the ensemble trained under a cap instead: <preset>.capped.<i>.bin for i = 0,
+ * 1, ... up to the first missing one (at most 16). *capped (may be NULL): 1 = the capped ensemble, -1 = the
+ * caps bind on an accelerator but there is none (the list is the uncapped policy), 0 = they do not. EIO if
+ * there is no policy (or a member cannot be checked), EINVAL if list is too short, ENOMEM; *n is then 0 or
+ * partial. Runs p's simulator (hsdag_place_caps_bind). */
 HSDAG_API int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped,
-                                        hsdag_policy_method m, const hsdag_place_problem *p, hsdag_err *e);
+                                        hsdag_policy_method m, hsdag_place_problem *p, hsdag_err *e);
 
 /* The JSON document of one 'hsdag train --graphs' run ("hsdag-pretraining-run/1"; keys: docs/formats.md).
  * models[n] and best_s[n] (the best latency seen during training per graph, INFINITY = none feasible). */

@@ -44,8 +44,21 @@ def generate(L):
         c, f, p = job
         return run_json(["place", f] + setting[c] + ["--method", "hsdag", "--policy", p])
 
-    with ThreadPoolExecutor(2) as ex:
-        pres = list(ex.map(one, pcmds))
+    # `shipped` is looked up on the data path: this tree's policies/, not an installed copy
+    old_data = os.environ.get("HSDAG_DATA")
+    os.environ["HSDAG_DATA"] = os.getcwd()
+    try:
+        with ThreadPoolExecutor(2) as ex:
+            pres = list(ex.map(one, pcmds))
+    finally:
+        if old_data is None:
+            del os.environ["HSDAG_DATA"]
+        else:
+            os.environ["HSDAG_DATA"] = old_data
+    for (c, f, p), r in zip(pcmds, pres):
+        if p == "shipped" and "policies/hsdag/cpu-gpu." not in r.get("note", ""):
+            raise SystemExit("shipped.py: %s under cap %s was not placed by this tree's policies: %s" % (
+                f, c, r.get("note")))
     pol, note = {}, {}
     for (c, f, p), r in zip(pcmds, pres):
         pol[c, f, p] = lat(r)
@@ -56,8 +69,8 @@ def generate(L):
     L.append("The 13 torchvision exports of tests/data/onnx-export (none of them a training graph of the shipped "
              "policies) on `cpu-gpu`, zero-shot (one forward pass, nothing measured). *shipped*: `place --policy "
              "shipped`, which takes the ensemble of three policies trained under a 50%% cap "
-             "(policies/hsdag/cpu-gpu.capped.{0,1,2}.bin) wherever the caps bind (some device cannot run the "
-             "whole model), else the uncapped policy; *uncapped*: `--policy %s`, the shipped policy alone "
+             "(policies/hsdag/cpu-gpu.capped.{0,1,2}.bin) wherever the GPU's cap binds (it cannot run the "
+             "whole model alone), else the uncapped policy (*shipped picks* says which it took); *uncapped*: `--policy %s`, the shipped policy alone "
              "before the capped ensemble was shipped. *gap*: latency over the best of every row, the default "
              "`hsdag` among them (warm start, 500 measurements, polish; seed %d) as a reference for the best "
              "known; medians over the 13 models. Commands: `hsdag place MODEL --devices cpu-gpu [--mem GPU=C] "
@@ -78,7 +91,8 @@ def generate(L):
                 gaps[p].append(pol[c, f, p] / best - 1)
                 slow[p] += pol[c, f, p] > base[c, f, "cpu-only"] * (1 + 1e-9)
                 heft[p] += pol[c, f, p] < base[c, f, "heft"] * (1 - 1e-9)
-            picks.add("capped ensemble" if "trained under a memory cap" in note[c, f, "shipped"] else "uncapped")
+            picks.add("capped ensemble" if "shipped ensemble of 3 policies trained under a memory cap"
+                      in note[c, f, "shipped"] else "uncapped" if "cpu-gpu.bin" in note[c, f, "shipped"] else "?")
         L.append("| %s | %s | %+.1f%% | %+.1f%% | %d/%d | %d/%d | %d/%d | %d/%d |" % (
             c or "none", ", ".join(sorted(picks)), 100 * median(gaps["shipped"]), 100 * median(gaps[UNCAPPED]),
             slow["shipped"], len(models), slow[UNCAPPED], len(models), heft["shipped"], len(models),

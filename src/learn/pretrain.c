@@ -621,41 +621,41 @@ int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char 
 }
 
 int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped, hsdag_policy_method m,
-                              const hsdag_place_problem *p, hsdag_err *e)
+                              hsdag_place_problem *p, hsdag_err *e)
 {
     enum { MAX_MEMBERS = 16 };
     const char *preset = p->devs->name ? p->devs->name : "";
+    char one[4096], path[4096];
     *n = 0;
     if (capped) *capped = 0;
-    int bind = hsdag_place_caps_bind(p, e);
-    if (bind < 0) return bind;
-    if (bind && !strchr(preset, '/')) { /* the uncapped lookup refuses such a name */
-        char rel[256], what[320], path[4096];
-        hsdag_err quiet = {0};
-        snprintf(rel, sizeof rel, "policies/%s/%s.capped.0.bin", hsdag_policy_method_name(m), preset);
-        snprintf(what, sizeof what, "shipped capped %s policy for '%s'", hsdag_policy_method_name(m), preset);
-        if (hsdag_data_find(path, sizeof path, rel, what, &quiet) == 0) {
-            /* the members beside member 0: one directory, so one install's ensemble */
-            size_t dl = strlen(path) - strlen(".0.bin"), used = 0;
-            for (int32_t i = 0; i < MAX_MEMBERS; i++) {
-                if (i > 0) {
-                    snprintf(path + dl, sizeof path - dl, ".%d.bin", (int)i);
-                    if (access(path, R_OK) != 0) break;
-                }
-                size_t l = strlen(path) + 1;
-                if (used + l > cap) return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", what);
-                memcpy(list + used, path, l);
-                used += l;
-                ++*n;
-            }
-            if (capped) *capped = 1;
-            return 0;
+    int st = hsdag_policy_find(one, sizeof one, m, preset, e); /* its directory is the preset's */
+    uint64_t bound = 0;
+    if (st == 0) st = hsdag_place_caps_bind(&bound, p, e);
+    if (st < 0) return st;
+    int accel = 0; /* the capped ensembles are trained with the accelerators capped */
+    for (int32_t d = 0; d < p->k; d++)
+        if (((bound >> d) & 1u) && p->devs->dev[d].kind != HSDAG_DEV_CPU) accel = 1;
+    size_t used = 0, dl = (size_t)(strrchr(one, '/') ? strrchr(one, '/') - one + 1 : 0);
+    for (int32_t i = 0; accel && i < MAX_MEMBERS; i++) { /* DIR/<preset>.capped.<i>.bin up to the first gap */
+        int w = snprintf(path, sizeof path, "%.*s%s.capped.%d.bin", (int)dl, one, preset, (int)i);
+        if (w < 0 || (size_t)w >= sizeof path)
+            return hsdag_err_set(e, HSDAG_EINVAL, "shipped policies for '%.100s': path too long", preset);
+        if (access(path, F_OK) != 0) {
+            if (errno == ENOENT) break;
+            return hsdag_err_set(e, HSDAG_EIO, "%s: %s", path, strerror(errno));
         }
-        if (capped) *capped = -1;
+        if (used + (size_t)w + 1 > cap)
+            return hsdag_err_set(e, HSDAG_EINVAL, "shipped policies for '%.100s': list too long", preset);
+        memcpy(list + used, path, (size_t)w + 1);
+        used += (size_t)w + 1;
+        ++*n;
     }
-    int st = hsdag_policy_find(list, cap, m, preset, e);
-    if (st == 0) *n = 1;
-    return st;
+    if (capped) *capped = *n > 0 ? 1 : accel ? -1 : 0;
+    if (*n > 0) return 0;
+    if (strlen(one) + 1 > cap) return hsdag_err_set(e, HSDAG_EINVAL, "%s: path too long", one);
+    memcpy(list, one, strlen(one) + 1);
+    *n = 1;
+    return 0;
 }
 
 /* ---- placing an unseen graph ---- */

@@ -414,19 +414,19 @@ void hsdag_place_problem_free(hsdag_place_problem *p)
     hsdag_free(p);
 }
 
-int hsdag_place_caps_bind(const hsdag_place_problem *p, hsdag_err *e)
+int hsdag_place_caps_bind(uint64_t *bound, hsdag_place_problem *p, hsdag_err *e)
 {
-    int32_t *dev = hsdag_calloc((size_t)p->n, sizeof *dev);
-    if (!dev) return hsdag_err_set(e, HSDAG_ENOMEM, "out of memory (%zu bytes)", (size_t)p->n * sizeof *dev);
-    int bind = 0;
-    for (int32_t d = 0; d < p->k && !bind; d++) {
+    *bound = 0;
+    int32_t *dev = hsdag_alloc_n((size_t)p->n, sizeof *dev, "place", e);
+    if (!dev) return HSDAG_ENOMEM;
+    for (int32_t d = 0; d < p->k; d++) {
         if (!(p->cap[d] < INFINITY)) continue;
         for (int32_t v = 0; v < p->n; v++) dev[v] = d;
         hsdag_sim_result r;
-        if (hsdag_sim_run(p->sim, dev, &r) == 0 && r.excess_bytes[d] > 0) bind = 1;
+        if (hsdag_sim_run(p->sim, dev, &r) == 0 && r.excess_bytes[d] > 0) *bound |= (uint64_t)1 << d;
     }
     hsdag_free(dev);
-    return bind;
+    return 0;
 }
 
 /* ---- helpers for the placers ---- */

@@ -48,10 +48,17 @@ expect_grep "cpu-4gpu.bin" "$TMP/out"
 # where the caps bind, the ensemble trained under a cap if the preset has one (members .capped.0, .1, ... of
 # one directory, up to the first gap), else the uncapped policy, and the note says which
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
-expect_grep "trained uncapped \(the caps bind" "$TMP/out"
+expect_grep "cpu-4gpu.bin, uncapped: no capped one is shipped" "$TMP/out"
 for i in 0 1 3; do cp "$TMP/hsdag/policy.bin" "$TMP/data/policies/hsdag/cpu-4gpu.capped.$i.bin"; done
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
-expect_grep "ensemble of 2 policies trained under a memory cap \(cpu-4gpu.capped.0-1.bin\)" "$TMP/out"
+expect_grep "ensemble of 2 policies trained under a memory cap \(.*/data/policies/hsdag/cpu-4gpu.capped.0-1.bin\)" "$TMP/out"
+# a cap on the CPU alone does not bind where the capped ensembles are trained (an accelerator)
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem CPU=50% --method hsdag --policy shipped --json
+expect_grep "cpu-4gpu.bin \(cpu-4gpu\)" "$TMP/out"
+# the capped members are looked up beside the preset's policy: a data directory with only the latter wins
+mkdir -p "$TMP/own/policies/hsdag" && cp "$TMP/hsdag/policy.bin" "$TMP/own/policies/hsdag/cpu-4gpu.bin"
+HSDAG_DATA="$TMP/own" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
+expect_grep "own/policies/hsdag/cpu-4gpu.bin, uncapped: no capped one is shipped" "$TMP/out"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=100% --method hsdag --policy shipped --json
 expect_grep "cpu-4gpu.bin \(cpu-4gpu\)" "$TMP/out"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --budget 25 --json
@@ -163,7 +170,7 @@ expect_rc 0 $HSDAG place $A --devices cpu-igpu --method hsdag --policy shipped -
 expect_grep '"latency_ms": 4.75311' "$TMP/out"
 # cpu-gpu ships an ensemble trained under a cap: with a binding --mem, all three members
 expect_rc 0 $HSDAG place $A --devices cpu-gpu --mem GPU=50% --method hsdag --policy shipped --json
-expect_grep "ensemble of 3 policies trained under a memory cap \(cpu-gpu.capped.0-2.bin\)" "$TMP/out"
+expect_grep "ensemble of 3 policies trained under a memory cap \(.*policies/hsdag/cpu-gpu.capped.0-2.bin\)" "$TMP/out"
 # --policy with another method, a bad list
 expect_rc 2 $HSDAG place $V --method heft --policy "$TMP/hsdag/policy.bin"
 expect_rc 2 $HSDAG train --graphs , --out-dir "$TMP/x"
