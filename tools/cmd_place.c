@@ -39,7 +39,7 @@ static void print_text(const simcli *s, const hsdag_place_problem *p, const int3
 static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t *dev, hsdag_place_result *r,
                              hsdag_err *e)
 {
-    enum { MAX_MEMBERS = 16 };
+    enum { MAX_MEMBERS = HSDAG_POLICY_MAX_ENSEMBLE };
     hsdag_policy_method m;
     hsdag_policy_method_parse(&m, a->method, NULL);
     char files[16384];
@@ -49,7 +49,7 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
     int64_t budget = cli_given(a, budget) ? a->budget : 0; /* a policy alone: zero-shot */
     if (strcmp(file, "shipped") == 0) {
         if ((st = hsdag_policy_find_shipped(files, sizeof files, &shipped, &capped, m, p, e)) < 0) return st;
-        for (const char *s = files; nf < shipped && nf < MAX_MEMBERS; s += strlen(s) + 1) member[nf++] = s;
+        for (const char *s = files; nf < shipped; s += strlen(s) + 1) member[nf++] = s;
     } else {
         if (strlen(file) >= sizeof files)
             return hsdag_err_set(e, HSDAG_EINVAL, "--policy: a list of %zu bytes, longer than %zu",

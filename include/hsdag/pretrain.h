@@ -91,11 +91,13 @@ HSDAG_API int hsdag_policy_read_file(hsdag_policy **out, const char *path, hsdag
  * (hsdag_data_find). EIO if there is none, or if preset is no file name (a device file's "../x"). */
 HSDAG_API int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char *preset,
                                 hsdag_err *e);
+/* The most policies one ensemble takes (place --policy A,B,...; a shipped capped ensemble). */
+#define HSDAG_POLICY_MAX_ENSEMBLE 16
 /* The shipped policies for problem p: *n file paths in list (cap bytes), each NUL-terminated, one after the
  * other (an ensemble when *n > 1; paths may hold commas). The preset's policy is hsdag_policy_find's file;
  * when p's caps bind on an accelerator (hsdag_place_caps_bind: it cannot run the whole model alone) and that
  * file's directory holds them, the ensemble trained under a cap instead: <preset>.capped.<i>.bin for i = 0,
- * 1, ... up to the first missing one (at most 16). *capped (may be NULL): 1 = the capped ensemble, -1 = the
+ * 1, ... up to the first missing one (at most HSDAG_POLICY_MAX_ENSEMBLE). *capped (may be NULL): 1 = the capped ensemble, -1 = the
  * caps bind on an accelerator but there is none (the list is the uncapped policy), 0 = they do not. EIO if
  * there is no policy (or a member cannot be checked), EINVAL if list is too short, ENOMEM; *n is then 0 or
  * partial. Runs p's simulator (hsdag_place_caps_bind). */

@@ -1,7 +1,7 @@
 """common.py - helpers every `make results` section uses: run the hsdag CLI, parse --json, mean ± std.
 
 Not here: any table layout (each section module lays out its own) or measurement logic (the CLI does it).
-Entry points: run, run_json, compare, train, mean_std, SEEDS, MODELS.
+Entry points: run, run_json, compare, train, mean_std, median, SEEDS, MODELS.
 """
 import json
 import os
@@ -36,3 +36,9 @@ def mean_std(xs):
     m = sum(xs) / len(xs)
     v = sum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1)
     return m, v ** 0.5
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])

@@ -9,7 +9,7 @@ Not here: the runs (the hsdag CLI: train --graphs, place --policy, compare), the
 """
 import os
 
-from common import run_json, mean_std, SEEDS
+from common import run_json, mean_std, median, SEEDS
 from hsdag_runs import suite
 
 TITLE = "One policy for many graphs: zero-shot and fine-tuned placement of unseen models"
@@ -35,12 +35,6 @@ def train_many(jobs):
 
 def path(m):
     return "tests/data/onnx/%s.onnx" % m
-
-
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
 
 
 def place(model, devices, extra, args):

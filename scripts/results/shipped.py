@@ -8,24 +8,14 @@ import glob
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from common import run_json
-from hsdag_runs import run_all
+from common import median, run_json
+from hsdag_runs import lat, run_all
 
 TITLE = "The shipped policies on unseen models, uncapped and capped"
 
 CAPS = [None, "30%", "50%", "70%", "90%"]
 UNCAPPED = "policies/hsdag/cpu-gpu.bin"
 REF_SEED = 1
-
-
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
-
-
-def lat(r):
-    return r["latency_ms"] if "error" not in r and r.get("feasible") else float("inf")
 
 
 def generate(L):

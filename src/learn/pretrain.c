@@ -623,7 +623,6 @@ int hsdag_policy_find(char *path, size_t cap, hsdag_policy_method m, const char 
 int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped, hsdag_policy_method m,
                               hsdag_place_problem *p, hsdag_err *e)
 {
-    enum { MAX_MEMBERS = 16 };
     const char *preset = p->devs->name ? p->devs->name : "";
     char one[4096], path[4096];
     *n = 0;
@@ -635,8 +634,10 @@ int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped, h
     int accel = 0; /* the capped ensembles are trained with the accelerators capped */
     for (int32_t d = 0; d < p->k; d++)
         if (((bound >> d) & 1u) && p->devs->dev[d].kind != HSDAG_DEV_CPU) accel = 1;
-    size_t used = 0, dl = (size_t)(strrchr(one, '/') ? strrchr(one, '/') - one + 1 : 0);
-    for (int32_t i = 0; accel && i < MAX_MEMBERS; i++) { /* DIR/<preset>.capped.<i>.bin up to the first gap */
+    const char *sl = strrchr(one, '/');
+    size_t used = 0, dl = sl ? (size_t)(sl - one + 1) : 0;
+    for (int32_t i = 0; accel && i < HSDAG_POLICY_MAX_ENSEMBLE;
+         i++) { /* DIR/<preset>.capped.<i>.bin up to the first gap */
         int w = snprintf(path, sizeof path, "%.*s%s.capped.%d.bin", (int)dl, one, preset, (int)i);
         if (w < 0 || (size_t)w >= sizeof path)
             return hsdag_err_set(e, HSDAG_EINVAL, "shipped policies for '%.100s': path too long", preset);
