@@ -5,6 +5,7 @@
 #include "hsdag/features.h"
 #include "hsdag/io.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static hsdag_graph *build(int n, const char *const *ops, int m, const int *src, const int *dst)
@@ -269,6 +270,25 @@ static void test_parse(void)
     CHECK_EQ_INT(r.intra_count[0], 3);
     CHECK_EQ_INT(r.intra[6], 0);
     CHECK_EQ_INT(r.m_pooled, 1);
+    hsdag_gpn_parse_free(&r);
+
+    /* NaN-scored edges are never dominant: on path 0-1-2-3 with scores .9 NaN NaN, node 2 is kept apart
+     * (a singleton after the component {0, 1}); node 3, whose only edge is NaN, too; both pooled edges remain */
+    float s4[] = {0.9f, NAN, NAN};
+    CHECK_EQ_INT(hsdag_gpn_parse(&r, 4, 3, u1, v1, s4, &e), 0);
+    CHECK_EQ_INT(r.n_clusters, 3);
+    int want4[] = {0, 0, 1, 2};
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(r.cluster[i], want4[i]);
+    CHECK_EQ_INT(r.m_pooled, 2);
+    CHECK_EQ_INT(r.intra[0], 1);
+    CHECK_EQ_INT(r.intra[1] + r.intra[2], 0);
+    hsdag_gpn_parse_free(&r);
+    /* every edge NaN: all singletons in node order */
+    float s5[] = {NAN, NAN, NAN};
+    CHECK_EQ_INT(hsdag_gpn_parse(&r, 4, 3, u1, v1, s5, &e), 0);
+    CHECK_EQ_INT(r.n_clusters, 4);
+    for (int i = 0; i < 4; i++) CHECK_EQ_INT(r.cluster[i], i);
+    CHECK_EQ_INT(r.m_pooled, 3);
     hsdag_gpn_parse_free(&r);
 
     /* bad input */

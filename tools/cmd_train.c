@@ -130,6 +130,7 @@ static hsdag_learn_config train_config(const cli_args *a)
     if (GIVEN(min_groups)) cfg.min_groups = (int32_t)a->min_groups;
     if (GIVEN(max_groups)) cfg.max_groups = (int32_t)a->max_groups;
     if (GIVEN(group_mem)) cfg.group_mem_frac = a->group_mem;
+    if (GIVEN(weight_units)) cfg.weight_unit_frac = a->weight_units;
     if (GIVEN(imitate_steps)) cfg.imitate_steps = (int32_t)a->imitate_steps;
     if (GIVEN(sil)) cfg.sil = a->sil;
     if (GIVEN(sil_elite)) cfg.sil_elite = (int32_t)a->sil_elite;

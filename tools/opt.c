@@ -513,6 +513,13 @@ static const cli_opt table[] = {
      "at most N groups: runs of consecutive groups merge (0 = no limit)", NULL, NULL},
     {"group-mem", "F", K_NUM, OFF(group_mem), 0, 1, NULL, C(TRAIN),
      "coarsening groups also close at F x the smallest device capacity in weights (0 = off)", NULL, NULL},
+    {"weight-units", "F", K_NUM, OFF(weight_units), 0, 1, NULL, C(TRAIN),
+     "under a memory cap, a group with no inputs holding more than F x the smallest capacity in weights (a "
+     "weight fed to its consumer through an op of its own, as the Transpose before a MatMul) is a decision "
+     "of "
+     "its own: graph parsing never merges it, so the weight can stay on the host while its consumer runs on "
+     "the accelerator (0 = off, paper)",
+     NULL, NULL},
     {"gnn", "KIND", K_CHOICE, OFF(gnn), 0, 0, choice_gnn, TRAINS, "the graph network", NULL, NULL},
     {"no-shape", NULL, K_FLAG, OFF(no_shape), 0, 0, NULL, TRAINS, "ablation: drop the output-shape features",
      NULL, NULL},
@@ -860,6 +867,7 @@ void cli_args_init(cli_args *a, cli_cmd cmd)
         a->min_groups = c.min_groups;
         a->max_groups = c.max_groups;
         a->group_mem = c.group_mem_frac;
+        a->weight_units = c.weight_unit_frac;
         a->lr = c.lr;
         a->levels = c.levels;
         a->min_clusters = c.min_clusters;

@@ -97,10 +97,12 @@ HSDAG_API int hsdag_struct_measures_opts(double *nfd, double *closeness, int32_t
 
 /* ---- GPN parsing (the discrete part of Graph Parsing Network pooling) ----
  * Input: n nodes, m undirected edges (u[k], v[k]), u != v, no duplicates, with scores s[k].
- * Each node keeps its dominant edge: the incident edge of highest score, ties by lower edge index.
+ * Each node keeps its dominant edge: the incident edge of highest score, ties by lower edge index. An edge
+ * whose score is NaN is never dominant (the caller's way to keep both its ends out of a merge along it).
  * Clusters = connected components of the dominant edges (union-find). Cluster ids: dominant edges are
  * visited by (score desc, edge index asc) and each component gets the next id when first met; nodes
- * without edges follow as singletons in node order. Every node with an edge is in a cluster of size >= 2.
+ * without scored edges follow as singletons in node order. Every node with a scored edge is in a cluster of
+ * size >= 2.
  * Output pooled graph: the cluster pairs joined by at least one edge, no self-loops, unique, (a < b),
  * sorted; intra[k] = 1 if edge k lies inside a cluster. */
 typedef struct hsdag_gpn_parse_result {

@@ -105,6 +105,8 @@ struct lmodel {
     int32_t fixed_nl;
     hsdag_gpn_parse_result fixed_pr[16];
     uint8_t *gmask; /* (N, K) devices each group may use (every member may), NULL = all */
+    uint8_t *apart; /* (N) cfg->weight_unit_frac: groups that parsing never merges (weights fed through an op
+                     * of their own), NULL = none */
     /* The encoder's dropout-free prefix (embeddings, in1, LN, ReLU) depends on the parameters only: while
      * frozen (lmodel_params_frozen) it is computed once, at the first step, into these buffers. */
     int frozen, enc_ready;
@@ -125,6 +127,7 @@ typedef struct lvl {
     float *Q, *lpost, *sum2, *P, *meanP, *rstdP, *f, *hc; /* post: (nc, H); f (nc) */
     int has_f_grad;                                       /* clusters with intra edges exist */
     const hsdag_gpn_parse_result *fixed_pr;               /* the kept parse of this level, or NULL */
+    const uint8_t *apart;                                 /* (n) nodes kept out of merges, or NULL */
 } lvl;
 
 typedef struct stepc {
@@ -169,6 +172,7 @@ void lmodel_free(lmodel *M)
     hsdag_nn_params_free(M->P);
     hsdag_coarsen_free(M->c);
     hsdag_free(M->gmask);
+    hsdag_free(M->apart);
     for (int k = 0; k <= HSDAG_FEAT_KINDS_; k++) hsdag_free(M->kfeat[k]);
     hsdag_nn_gnn_free(M->g1);
     hsdag_nn_gnn_free(M->g2);
@@ -258,6 +262,37 @@ static float *cost_features(const hsdag_coarse *c, const hsdag_place_problem *p,
     return x;
 }
 
+/* cfg->weight_unit_frac: M->apart marks the groups without inputs whose static bytes exceed frac x the
+ * smallest capacity, when a device is capped (a weight fed to its consumer through an op of its own, such as
+ * ONNX's Transpose before a MatMul: merged into the consumer's cluster, it could not stay on the host while
+ * the consumer runs on the accelerator). None marked: M->apart stays NULL. */
+static int weight_units(lmodel *M, const hsdag_graph *g, const hsdag_place_problem *p, double frac,
+                        hsdag_err *e)
+{
+    double mc = INFINITY;
+    for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
+    if (!isfinite(mc)) return 0;
+    double *gb = hsdag_calloc((size_t)M->N + 1, sizeof(double));
+    uint8_t *a = hsdag_calloc((size_t)M->N + 1, 1);
+    if (!gb || !a) {
+        hsdag_free(gb);
+        hsdag_free(a);
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
+                             sizeof(double) * ((size_t)M->N + 1));
+    }
+    for (int32_t v = 0; v < g->n_nodes; v++)
+        if (p->c->static_bytes[v] > 0) gb[M->c->group_of[v]] += p->c->static_bytes[v];
+    int any = 0;
+    for (int32_t x = 0; x < M->N; x++)
+        if (M->c->in_off[x + 1] == M->c->in_off[x] && gb[x] > frac * mc) a[x] = 1, any = 1;
+    hsdag_free(gb);
+    if (any)
+        M->apart = a;
+    else
+        hsdag_free(a);
+    return 0;
+}
+
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
                   const hsdag_coarsen_opts *co, const uint8_t *allowed, const hsdag_place_problem *p,
                   hsdag_rng *init_rng, hsdag_err *e)
@@ -339,6 +374,8 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         if (!M->X0c || !M->a1c || !M->n1c || !M->mean1c || !M->rstd1c) goto oom;
     }
     M->m0 = M->c->n_und;
+    if (p && cfg->weight_unit_frac > 0 && (rc = weight_units(M, g, p, cfg->weight_unit_frac, e)) < 0)
+        goto fail;
     if (allowed) {
         /* a group may use a device only if every member may */
         size_t gk = (size_t)M->N * (size_t)M->K;
@@ -498,8 +535,16 @@ static int level_fwd(lmodel *M, stepc *c, lvl *L, hsdag_err *e)
     }
     if (L->fixed_pr) {
         L->pr = *L->fixed_pr; /* borrowed: lmodel_step_end leaves it alone */
-    } else if ((rc = hsdag_gpn_parse(&L->pr, n, m, L->u, L->v, L->s, e)) < 0) {
-        return rc;
+    } else {
+        /* an edge at a node kept apart is scored NaN for the parse only: never dominant, never merged along */
+        const float *ps = L->s;
+        if (L->apart && m > 0) {
+            float *t = fa(c, (size_t)m);
+            if (!t) return pool_oom(c->ar, e);
+            for (int32_t k = 0; k < m; k++) t[k] = L->apart[L->u[k]] || L->apart[L->v[k]] ? NAN : L->s[k];
+            ps = t;
+        }
+        if ((rc = hsdag_gpn_parse(&L->pr, n, m, L->u, L->v, ps, e)) < 0) return rc;
     }
     int32_t nc = L->pr.n_clusters;
     L->nc = nc;
@@ -671,6 +716,7 @@ static int step_levels(lmodel *M, stepc *c, hsdag_err *e)
             L->adj = M->adj0;
             L->xpool = c->S;
             L->xpre = c->h2;
+            L->apart = M->apart;
         } else {
             lvl *P = &c->lv[l - 1];
             if (P->pr.m_pooled == 0) break;
@@ -682,6 +728,14 @@ static int step_levels(lmodel *M, stepc *c, hsdag_err *e)
                 return rc;
             L->own_adj = 1;
             L->xpool = L->xpre = hin;
+            if (P->apart) {
+                /* a node kept apart is a singleton cluster of its level: still apart at the next */
+                uint8_t *a = pool_alloc(c->ar, (size_t)L->n, 1);
+                if (!a) goto oom;
+                for (int32_t x = 0; x < P->n; x++)
+                    if (P->apart[x]) a[P->pr.cluster[x]] = 1;
+                L->apart = a;
+            }
         }
         if (M->fixed) {
             if (l >= M->fixed_nl) break;
@@ -845,4 +899,9 @@ int lmodel_fix_clusters(lmodel *M, hsdag_err *e)
 const uint8_t *lmodel_group_mask(const lmodel *M)
 {
     return M->gmask;
+}
+
+const uint8_t *lmodel_apart(const lmodel *M)
+{
+    return M->apart;
 }

@@ -25,12 +25,14 @@ typedef struct lstep {
 /* co (optional, NULL = cfg->no_coarsen alone): how the graph is coarsened into groups (colour classes, group
  * limits); allowed [n_nodes * n_devices] (optional): 0 where an op may not run on a device, masked out of the
  * policy; p (optional): the problem whose cost table gives the cost kind (cfg->features & HSDAG_LEARN_FEAT_COST;
- * without p that kind is off). */
+ * without p that kind is off) and whose caps and static bytes pick the weight units (cfg->weight_unit_frac). */
 int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const hsdag_learn_config *cfg,
                   const hsdag_coarsen_opts *co, const uint8_t *allowed, const hsdag_place_problem *p,
                   hsdag_rng *init_rng, hsdag_err *e);
 /* (n_groups, K) devices each group may use, NULL when every device is allowed. */
 const uint8_t *lmodel_group_mask(const lmodel *M);
+/* The groups graph parsing keeps apart (cfg->weight_unit_frac; NULL = none, the option then changes nothing). */
+const uint8_t *lmodel_apart(const lmodel *M);
 void lmodel_free(lmodel *M);
 hsdag_nn_params *lmodel_params(lmodel *M);
 /* frozen = 1 promises the parameter values do not change until lmodel_params_frozen(M, 0): the encoder's

@@ -18,11 +18,6 @@ void hsdag_gpn_parse_free(hsdag_gpn_parse_result *r)
     memset(r, 0, sizeof *r);
 }
 
-static float score_key(float s)
-{
-    return isnan(s) ? -INFINITY : s;
-}
-
 typedef struct {
     float s;
     int32_t k;
@@ -73,21 +68,23 @@ int hsdag_gpn_parse(hsdag_gpn_parse_result *r, int32_t n, int32_t m, const int32
     int rc = 0;
     if (!best || !par || !id || !isdom || !dom || !pairs || !r->cluster || !r->intra) goto oom;
 
-    /* dominant edge per node: highest score, ties by lower edge index (edges visited in index order) */
+    /* dominant edge per node: highest score, ties by lower edge index (edges visited in index order); a NaN
+     * score takes the edge out of the running */
     for (int32_t x = 0; x < n; x++) best[x] = -1, par[x] = x, id[x] = -1;
     for (int32_t k = 0; k < m; k++) {
-        float sk = score_key(s[k]);
+        if (isnan(s[k])) continue;
+        float sk = s[k];
         int32_t ends[2] = {u[k], v[k]};
         for (int j = 0; j < 2; j++) {
             int32_t x = ends[j];
-            if (best[x] < 0 || sk > score_key(s[best[x]])) best[x] = k;
+            if (best[x] < 0 || sk > s[best[x]]) best[x] = k;
         }
     }
     int32_t nd = 0;
     for (int32_t x = 0; x < n; x++)
         if (best[x] >= 0 && !isdom[best[x]]) {
             isdom[best[x]] = 1;
-            dom[nd].s = score_key(s[best[x]]);
+            dom[nd].s = s[best[x]];
             dom[nd].k = best[x];
             nd++;
         }

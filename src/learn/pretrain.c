@@ -417,6 +417,7 @@ static const field fields[] = {
     HF(sil, F_F64),
     HF(sil_elite, F_I32),
     HF(offset_lr, F_F64),
+    HF(weight_unit_frac, F_F64),
     PF(seed, F_U64),
     PF(hidden, F_I32),
     PF(max_units, F_I32),
@@ -566,6 +567,7 @@ int hsdag_policy_load(hsdag_policy **out, const void *buf, size_t len, const cha
     pol->method = (hsdag_policy_method)hsdag_get_u32(&r);
     pol->K = (int32_t)hsdag_get_u32(&r);
     pol->hcfg = hsdag_learn_config_default();
+    pol->hcfg.weight_unit_frac = 0; /* files from before the field were trained without weight units */
     pol->pcfg = hsdag_placeto_config_default();
     char *cfgtxt = get_str(&r);
     int srd = cfgtxt ? settings_read(pol, cfgtxt) : -1;

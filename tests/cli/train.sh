@@ -40,6 +40,15 @@ expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --resume "$
 expect_grep "flip/checkpoint.bin: .*(checksum mismatch|corrupt)" "$TMP/err"
 one_line "$TMP/err"
 cmp -s "$TMP/c/curve.csv" "$TMP/flip/curve.csv" && ok || bad "a refused resume changed curve.csv"
+# weight units (ViT-B/16 at GPU=50%, where they apply): a run without them continues only without them, and
+# the refusal names the option; on AlexNet, where none applies, the option does not stand in the way
+V=tests/data/onnx/vit_b_16.onnx
+expect_rc 0 $HSDAG train $V --devices cpu-gpu --mem GPU=50% --episodes 1 --steps 1 --weight-units 0 --out-dir "$TMP/wu"
+expect_rc 2 $HSDAG train $V --devices cpu-gpu --mem GPU=50% --episodes 2 --steps 1 --resume "$TMP/wu"
+one_line "$TMP/err"; expect_grep "other defaults: continue it with --weight-units 0" "$TMP/err"
+expect_rc 0 $HSDAG train $V --devices cpu-gpu --mem GPU=50% --episodes 2 --steps 1 --weight-units 0 --resume "$TMP/wu"
+expect_rc 0 $HSDAG train $M --devices cpu-gpu --mem GPU=50% --episodes 1 --steps 1 --weight-units 0 --out-dir "$TMP/wa"
+expect_rc 0 $HSDAG train $M --devices cpu-gpu --mem GPU=50% --episodes 2 --steps 1 --resume "$TMP/wa"
 # resume with other options is refused
 expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --seed 7 --resume "$TMP/c"
 expect_grep "different seed" "$TMP/err"
