@@ -518,7 +518,7 @@ static const cli_opt table[] = {
      "weight fed to its consumer through an op of its own, as the Transpose before a MatMul) is a decision "
      "of "
      "its own: graph parsing never merges it, so the weight can stay on the host while its consumer runs on "
-     "the accelerator (0 = off, paper)",
+     "the accelerator (0 = off, paper; nothing to do with --levels 0)",
      NULL, NULL},
     {"gnn", "KIND", K_CHOICE, OFF(gnn), 0, 0, choice_gnn, TRAINS, "the graph network", NULL, NULL},
     {"no-shape", NULL, K_FLAG, OFF(no_shape), 0, 0, NULL, TRAINS, "ablation: drop the output-shape features",

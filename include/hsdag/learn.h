@@ -95,17 +95,18 @@ typedef struct hsdag_learn_config {
                                 * feasible samples so far join every update, each as sil more samples of
                                 * its advantage over the step's mean when positive; 0 = off (paper) */
     int32_t sil_elite;         /* ... how many are kept (0 = off) */
-    double offset_lr;        /* STEP + fixed clusters: > 0 = per-decision offsets, this graph's own logit per
+    double offset_lr;      /* STEP + fixed clusters: > 0 = per-decision offsets, this graph's own logit per
                                 * unit and device and inherit logit per unit, added to the network's and
                                 * trained by their own Adam at this rate; 0 = off (paper) */
-    int32_t imitate_steps;   /* hsdag_learn_imitate: Adam steps of cross-entropy towards the start */
-    double imitate_prob;     /* ... stopping once the mean probability of the start's devices reaches it */
-    double weight_unit_frac; /* > 0, a learner made for a problem with a capped device: a group with no inputs
-                              * whose static bytes exceed this fraction of the smallest capacity (a weight
-                              * that reaches its consumer through an op of its own, such as the Transpose
-                              * before a MatMul) stays a decision unit of its own: graph parsing never merges
-                              * it, so a placement can keep the weight on the host and its consumer on the
-                              * accelerator; paper: 0; default 0.01 */
+    int32_t imitate_steps; /* hsdag_learn_imitate: Adam steps of cross-entropy towards the start */
+    double imitate_prob;   /* ... stopping once the mean probability of the start's devices reaches it */
+    double
+        weight_unit_frac; /* > 0, levels > 0, a learner made for a problem with a capped device: a group with
+                              * no inputs whose static bytes exceed this fraction of the smallest capacity (a
+                              * weight that reaches its consumer through an op of its own, such as the
+                              * Transpose before a MatMul) stays a decision unit of its own: graph parsing
+                              * never merges it, so a placement can keep the weight on the host and its
+                              * consumer on the accelerator; paper: 0; default 0.01 */
 } hsdag_learn_config;
 HSDAG_API hsdag_learn_config hsdag_learn_config_default(void);
 HSDAG_API hsdag_learn_config hsdag_learn_config_paper(void);

@@ -262,8 +262,8 @@ static float *cost_features(const hsdag_coarse *c, const hsdag_place_problem *p,
     return x;
 }
 
-/* cfg->weight_unit_frac: M->apart marks the groups without inputs whose static bytes exceed frac x the
- * smallest capacity, when a device is capped (a weight fed to its consumer through an op of its own, such as
+/* cfg->weight_unit_frac (with parsing levels: without, every group is a decision already): M->apart marks the
+ * groups without inputs whose static bytes exceed frac x the smallest capacity, when a device is capped (a weight fed to its consumer through an op of its own, such as
  * ONNX's Transpose before a MatMul: merged into the consumer's cluster, it could not stay on the host while
  * the consumer runs on the accelerator). None marked: M->apart stays NULL. */
 static int weight_units(lmodel *M, const hsdag_graph *g, const hsdag_place_problem *p, double frac,
@@ -374,7 +374,8 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         if (!M->X0c || !M->a1c || !M->n1c || !M->mean1c || !M->rstd1c) goto oom;
     }
     M->m0 = M->c->n_und;
-    if (p && cfg->weight_unit_frac > 0 && (rc = weight_units(M, g, p, cfg->weight_unit_frac, e)) < 0)
+    if (p && cfg->weight_unit_frac > 0 && M->levels > 0 &&
+        (rc = weight_units(M, g, p, cfg->weight_unit_frac, e)) < 0)
         goto fail;
     if (allowed) {
         /* a group may use a device only if every member may */

@@ -49,6 +49,9 @@ one_line "$TMP/err"; expect_grep "other defaults: continue it with --weight-unit
 expect_rc 0 $HSDAG train $V --devices cpu-gpu --mem GPU=50% --episodes 2 --steps 1 --weight-units 0 --resume "$TMP/wu"
 expect_rc 0 $HSDAG train $M --devices cpu-gpu --mem GPU=50% --episodes 1 --steps 1 --weight-units 0 --out-dir "$TMP/wa"
 expect_rc 0 $HSDAG train $M --devices cpu-gpu --mem GPU=50% --episodes 2 --steps 1 --resume "$TMP/wa"
+# ... nor without parsing levels, where every group is a decision already
+expect_rc 0 $HSDAG train $V --devices cpu-gpu --mem GPU=50% --levels 0 --episodes 1 --steps 1 --weight-units 0 --out-dir "$TMP/wl"
+expect_rc 0 $HSDAG train $V --devices cpu-gpu --mem GPU=50% --levels 0 --episodes 2 --steps 1 --resume "$TMP/wl"
 # resume with other options is refused
 expect_rc 2 $HSDAG train $M --devices cpu-gpu --episodes 4 --steps 5 --seed 7 --resume "$TMP/c"
 expect_grep "different seed" "$TMP/err"
