@@ -271,10 +271,10 @@ def weight_units(L):
     L.append("")
     L.append("The learner alone with weight units (the default, `--weight-units 0.01`) and without (`--weight-units "
              "0`) on the bundled ViT-B/16 and BERT-base exports and on `transformer_encoder` (torch.nn's encoder, "
-             "exported by scripts/export-models.py after weight units were chosen on the other two at 50%%), the "
-             "GPU capped at 30%%, 50%% and 70%% of what each model needs. ms, mean over the seeds (best run in "
+             "exported by scripts/export-models.py after weight units were chosen on the other two at 50%), the "
+             "GPU capped at 30%, 50% and 70% of what each model needs. ms, mean over the seeds (best run in "
              "brackets); *hsdag*: the default `hsdag` (warm start including the MILP on an iteration budget, "
-             "learning, local searches), the reference for the best known; *units*: the groups kept apart. "
+             "learning, local searches), the reference for the best known. "
              "Commands: `hsdag train MODEL --devices cpu-gpu --mem GPU=C [--weight-units 0] --seed S --json`, "
              "`hsdag place MODEL --devices cpu-gpu --mem GPU=C --method hsdag --seed S --json`.")
     L.append("")
