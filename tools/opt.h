@@ -91,8 +91,8 @@ typedef struct cli_args {
         sil_elite;
     long min_groups, max_groups;
     long rounds, units; /* train --graphs */
-    double lr, entropy, entropy_end, dropout, group_mem, weight_units, penalty, measure_timeout, sil,
-        offset_lr;
+    double lr, entropy, entropy_end, dropout, group_mem, penalty, measure_timeout, sil, offset_lr;
+    double weight_units;
     const char *gnn, *measure_cmd, *baseline, *update, *reward, *normalize, *warm_start;
     int paper, polish, no_shape, no_id, no_struct, no_coarsen, cost_features, no_cost_features;
     int fixed_clusters, dynamic_clusters, inherit, no_inherit, state_update, no_state_update, no_memory_mask,

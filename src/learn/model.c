@@ -263,9 +263,10 @@ static float *cost_features(const hsdag_coarse *c, const hsdag_place_problem *p,
 }
 
 /* cfg->weight_unit_frac (with parsing levels: without, every group is a decision already): M->apart marks the
- * groups without inputs whose static bytes exceed frac x the smallest capacity, when a device is capped (a weight fed to its consumer through an op of its own, such as
- * ONNX's Transpose before a MatMul: merged into the consumer's cluster, it could not stay on the host while
- * the consumer runs on the accelerator). None marked: M->apart stays NULL. */
+ * groups without inputs whose static bytes exceed frac x the smallest capacity, when a device is capped (a
+ * weight fed to its consumer through an op of its own, such as ONNX's Transpose before a MatMul: merged into
+ * the consumer's cluster, it could not stay on the host while the consumer runs on the accelerator). None
+ * marked: M->apart stays NULL. */
 static int weight_units(lmodel *M, const hsdag_graph *g, const hsdag_place_problem *p, double frac,
                         hsdag_err *e)
 {
