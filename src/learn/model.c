@@ -104,9 +104,10 @@ struct lmodel {
     int fixed;
     int32_t fixed_nl;
     hsdag_gpn_parse_result fixed_pr[16];
-    uint8_t *gmask; /* (N, K) devices each group may use (every member may), NULL = all */
-    uint8_t *apart; /* (N) cfg->weight_unit_frac: groups that parsing never merges (weights fed through an op
-                     * of their own), NULL = none */
+    uint8_t *gmask;  /* (N, K) devices each group may use (every member may), NULL = all */
+    double *gstatic; /* (N) static bytes (weights) per group when the problem caps a device, else NULL */
+    uint8_t *apart;  /* (N) cfg->weight_unit_frac: groups that parsing never merges (weights fed through an op
+                      * of their own), NULL = none */
     /* The encoder's dropout-free prefix (embeddings, in1, LN, ReLU) depends on the parameters only: while
      * frozen (lmodel_params_frozen) it is computed once, at the first step, into these buffers. */
     int frozen, enc_ready;
@@ -172,6 +173,7 @@ void lmodel_free(lmodel *M)
     hsdag_nn_params_free(M->P);
     hsdag_coarsen_free(M->c);
     hsdag_free(M->gmask);
+    hsdag_free(M->gstatic);
     hsdag_free(M->apart);
     for (int k = 0; k <= HSDAG_FEAT_KINDS_; k++) hsdag_free(M->kfeat[k]);
     hsdag_nn_gnn_free(M->g1);
@@ -262,31 +264,37 @@ static float *cost_features(const hsdag_coarse *c, const hsdag_place_problem *p,
     return x;
 }
 
+/* M->gstatic: each group's static bytes (weights), when p caps a device (else it stays NULL): the learner's
+ * memory masks (train.c) and the weight units below. */
+static int group_static(lmodel *M, const hsdag_graph *g, const hsdag_place_problem *p, hsdag_err *e)
+{
+    int any = 0;
+    for (int32_t d = 0; d < p->k; d++) any |= isfinite(p->cap[d]);
+    if (!any) return 0;
+    M->gstatic = hsdag_calloc((size_t)M->N + 1, sizeof(double));
+    if (!M->gstatic)
+        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
+                             sizeof(double) * ((size_t)M->N + 1));
+    for (int32_t v = 0; v < g->n_nodes; v++)
+        if (p->c->static_bytes[v] > 0) M->gstatic[M->c->group_of[v]] += p->c->static_bytes[v];
+    return 0;
+}
+
 /* cfg->weight_unit_frac (with parsing levels: without, every group is a decision already): M->apart marks the
  * groups without inputs whose static bytes exceed frac x the smallest capacity, when a device is capped (a
  * weight fed to its consumer through an op of its own, such as ONNX's Transpose before a MatMul: merged into
  * the consumer's cluster, it could not stay on the host while the consumer runs on the accelerator). None
  * marked: M->apart stays NULL. */
-static int weight_units(lmodel *M, const hsdag_graph *g, const hsdag_place_problem *p, double frac,
-                        hsdag_err *e)
+static int weight_units(lmodel *M, const hsdag_place_problem *p, double frac, hsdag_err *e)
 {
+    if (!M->gstatic) return 0; /* nothing is capped */
     double mc = INFINITY;
     for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
-    if (!isfinite(mc)) return 0;
-    double *gb = hsdag_calloc((size_t)M->N + 1, sizeof(double));
     uint8_t *a = hsdag_calloc((size_t)M->N + 1, 1);
-    if (!gb || !a) {
-        hsdag_free(gb);
-        hsdag_free(a);
-        return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
-                             sizeof(double) * ((size_t)M->N + 1));
-    }
-    for (int32_t v = 0; v < g->n_nodes; v++)
-        if (p->c->static_bytes[v] > 0) gb[M->c->group_of[v]] += p->c->static_bytes[v];
+    if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", (size_t)M->N + 1);
     int any = 0;
     for (int32_t x = 0; x < M->N; x++)
-        if (M->c->in_off[x + 1] == M->c->in_off[x] && gb[x] > frac * mc) a[x] = 1, any = 1;
-    hsdag_free(gb);
+        if (M->c->in_off[x + 1] == M->c->in_off[x] && M->gstatic[x] > frac * mc) a[x] = 1, any = 1;
     if (any)
         M->apart = a;
     else
@@ -375,8 +383,9 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
         if (!M->X0c || !M->a1c || !M->n1c || !M->mean1c || !M->rstd1c) goto oom;
     }
     M->m0 = M->c->n_und;
+    if (p && (rc = group_static(M, g, p, e)) < 0) goto fail;
     if (p && cfg->weight_unit_frac > 0 && M->levels > 0 &&
-        (rc = weight_units(M, g, p, cfg->weight_unit_frac, e)) < 0)
+        (rc = weight_units(M, p, cfg->weight_unit_frac, e)) < 0)
         goto fail;
     if (allowed) {
         /* a group may use a device only if every member may */
@@ -901,6 +910,11 @@ int lmodel_fix_clusters(lmodel *M, hsdag_err *e)
 const uint8_t *lmodel_group_mask(const lmodel *M)
 {
     return M->gmask;
+}
+
+const double *lmodel_group_static(const lmodel *M)
+{
+    return M->gstatic;
 }
 
 const uint8_t *lmodel_apart(const lmodel *M)

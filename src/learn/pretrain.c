@@ -638,8 +638,8 @@ int hsdag_policy_find_shipped(char *list, size_t cap, int32_t *n, int *capped, h
         if (((bound >> d) & 1u) && p->devs->dev[d].kind != HSDAG_DEV_CPU) accel = 1;
     const char *sl = strrchr(one, '/');
     size_t used = 0, dl = sl ? (size_t)(sl - one + 1) : 0;
-    for (int32_t i = 0; accel && i < HSDAG_POLICY_MAX_ENSEMBLE;
-         i++) { /* DIR/<preset>.capped.<i>.bin up to the first gap */
+    /* DIR/<preset>.capped.<i>.bin up to the first gap */
+    for (int32_t i = 0; accel && i < HSDAG_POLICY_MAX_ENSEMBLE; i++) {
         int w = snprintf(path, sizeof path, "%.*s%s.capped.%d.bin", (int)dl, one, preset, (int)i);
         if (w < 0 || (size_t)w >= sizeof path)
             return hsdag_err_set(e, HSDAG_EINVAL, "shipped policies for '%.100s': path too long", preset);

@@ -121,11 +121,11 @@ struct hsdag_learn {
     double *rew, *adv;     /* (samples) */
     /* per decision unit (n_groups at most): main predecessor unit (-1 none), decision order, root group */
     int32_t *upred, *uorder, *uroot;
-    float *dq;         /* d loss / d inherit logit */
-    float *new_lp;     /* a replayed sample's log-probabilities */
-    double *ug, *umem; /* per-unit gradient weights; static bytes per unit */
-    double *gstatic;   /* (n_groups) static bytes per group (memory masks), NULL = none */
-    double *cap;       /* (K) memory capacities (INFINITY = none), NULL = no memory masks */
+    float *dq;             /* d loss / d inherit logit */
+    float *new_lp;         /* a replayed sample's log-probabilities */
+    double *ug, *umem;     /* per-unit gradient weights; static bytes per unit */
+    const double *gstatic; /* (n_groups) static bytes per group (memory masks; the model's), NULL = none */
+    double *cap;           /* (K) memory capacities (INFINITY = none), NULL = no memory masks */
     /* self-imitation (cfg.sil): the best distinct feasible samples so far, as unit actions, best first */
     int32_t *elite;            /* (sil_elite, n_groups) */
     double *elite_r;           /* (sil_elite) their rewards */
@@ -162,7 +162,6 @@ void hsdag_learn_free(hsdag_learn *L)
     hsdag_free(L->new_lp);
     hsdag_free(L->ug);
     hsdag_free(L->umem);
-    hsdag_free(L->gstatic);
     hsdag_free(L->cap);
     hsdag_free(L->elite);
     hsdag_free(L->elite_r);
@@ -246,19 +245,11 @@ int hsdag_learn_create_problem(hsdag_learn **out, const hsdag_place_problem *p, 
 /* With cfg.memory_mask: each group's static bytes and each device's capacity, for the sampler's masks. */
 static int memory_tables(hsdag_learn *L, const hsdag_place_problem *p, hsdag_err *e)
 {
-    const hsdag_coarse *co = lmodel_coarse(L->M);
-    int any = 0;
-    for (int32_t d = 0; d < L->K; d++) any |= isfinite(p->cap[d]);
-    if (!any) return 0; /* nothing is capped */
-    L->gstatic = hsdag_calloc((size_t)L->n_groups, sizeof(double));
+    if (!(L->gstatic = lmodel_group_static(L->M))) return 0; /* nothing is capped */
     L->cap = hsdag_malloc(sizeof(double) * (size_t)L->K);
-    if (!L->gstatic || !L->cap)
+    if (!L->cap)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
-                             sizeof(double) * (size_t)L->n_groups);
-    for (int32_t v = 0; v < L->n_nodes; v++) {
-        double b = p->c->static_bytes[v];
-        L->gstatic[co->group_of[v]] += b > 0 ? b : 0;
-    }
+                             sizeof(double) * (size_t)L->K);
     /* activations: under the sequential and concurrent models an op's inputs and output are live on its device
      * while it runs, so each capped device keeps room for the largest such working set among the graph's ops
      * that it could hold at all (one larger than the capacity runs elsewhere; tarnawski counts static bytes
