@@ -132,6 +132,54 @@ done:
     return st;
 }
 
+/* Which policy --method hsdag|placeto places with: --policy P as given ("none": the method from scratch);
+ * without --policy but with --budget N, the preset's shipped one where it has one (fine-tuned with N
+ * measurements, as --policy shipped --budget N), else from scratch (*none_shipped = 1). Options only the
+ * method from scratch reads are refused with a policy. NULL = from scratch; CLI_OK or an exit status in *rc. */
+static const char *policy_of(const cli_args *a, hsdag_place_problem *p, int *none_shipped, int *rc)
+{
+    static const struct {
+        size_t off;
+        const char *name;
+    } scratch_only[] = {
+        {offsetof(cli_args, time_limit), "time-limit"},
+        {offsetof(cli_args, cpu_time), "cpu-time"},
+        {offsetof(cli_args, max_evals), "max-evals"},
+        {offsetof(cli_args, ilp_iterations), "ilp-iterations"},
+        {offsetof(cli_args, init), "init"},
+    };
+    hsdag_policy_method m;
+    *none_shipped = 0;
+    *rc = CLI_OK;
+    if (hsdag_policy_method_parse(&m, a->method, NULL) < 0) return NULL;
+    const char *pol = a->policy;
+    if (pol && strcmp(pol, "none") == 0) return NULL;
+    if (!pol) {
+        size_t k = 0;
+        while (k < sizeof scratch_only / sizeof scratch_only[0] && !cli_given_off(a, scratch_only[k].off))
+            k++;
+        if (!cli_given(a, budget) || k < sizeof scratch_only / sizeof scratch_only[0]) return NULL;
+        char files[8192];
+        int32_t n;
+        hsdag_err e = {0};
+        int st = hsdag_policy_find_shipped(files, sizeof files, &n, NULL, m, p, &e);
+        if (st == HSDAG_EIO)
+            *none_shipped = 1;
+        else if (st < 0)
+            *rc = cli_fail(a->name, st, &e);
+        return st < 0 ? NULL : "shipped";
+    }
+    for (size_t k = 0; k < sizeof scratch_only / sizeof scratch_only[0]; k++)
+        if (cli_given_off(a, scratch_only[k].off)) {
+            *rc = cli_usage_error(a->name,
+                                  "--%s does not apply with --policy (a pre-trained policy reads --budget, "
+                                  "--noise and --seed; --policy none: the method from scratch)",
+                                  scratch_only[k].name);
+            break;
+        }
+    return pol;
+}
+
 int cmd_place(int argc, char **argv)
 {
     cli_args a;
@@ -182,11 +230,28 @@ int cmd_place(int argc, char **argv)
         }
         po.init = init;
     }
+    int none_shipped;
+    const char *policy = policy_of(&a, p, &none_shipped, &rc);
+    if (rc != CLI_OK) goto done;
     hsdag_place_result r;
-    st = a.policy ? place_with_policy(&a, p, dev, &r, &e) : hsdag_place_run(p, a.method, &po, dev, &r, &e);
+    if (policy) {
+        a.policy = policy;
+        st = place_with_policy(&a, p, dev, &r, &e);
+    } else {
+        st = hsdag_place_run(p, a.method, &po, dev, &r, &e);
+    }
     if (st < 0) {
         rc = cli_fail(a.name, st, &e);
         goto done;
+    }
+    if (none_shipped) { /* say why --budget learned from scratch: the preset has no shipped policy */
+        char pre[96];
+        int w = snprintf(pre, sizeof pre, "from scratch: no shipped %s policy for '%.24s'; ", a.method,
+                         s.devs->name ? s.devs->name : "these devices");
+        size_t keep = sizeof r.rep.note - 1 - (size_t)w, l = strlen(r.rep.note);
+        memmove(r.rep.note + w, r.rep.note, l < keep ? l : keep);
+        r.rep.note[w + (l < keep ? l : keep)] = 0;
+        memcpy(r.rep.note, pre, (size_t)w);
     }
     if (a.json) {
         hsdag_buf b = {0};

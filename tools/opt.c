@@ -372,7 +372,9 @@ static const cli_opt table[] = {
      "($HSDAG_DATA first), or where an accelerator's memory cap binds (it cannot hold the whole model) and "
      "that file's directory has one, the ensemble trained under a cap there, <preset>.capped.0.bin, .1.bin, "
      "...; zero-shot (one forward pass, nothing measured) unless --budget N fine-tunes it with N "
-     "measurements)",
+     "measurements; 'none': the method from scratch. place --method hsdag|placeto --budget N without "
+     "--policy takes 'shipped' where the preset has one, unless an option only the method from scratch "
+     "reads is given (--max-evals, --init, --ilp-iterations, --time-limit, --cpu-time))",
      NULL, more_policies},
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",
@@ -396,7 +398,9 @@ static const cli_opt table[] = {
      "20000 (hsdag: about 60500)", NULL},
     {"budget", "N", K_INT, OFF(budget), 1, 1e9, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
      "measurements of the black-box methods (bb-random, bb-local) and placements sampled by the learned ones "
-     "(hsdag*; train: sets --episodes to N / (steps x samples), rounded up)",
+     "(hsdag*; place --method hsdag|placeto without --policy: fine-tunes the preset's shipped policy with N "
+     "where it has one, see --policy; compare: every method from scratch; train: sets --episodes to N / "
+     "(steps x samples), rounded up)",
      NULL, NULL},
     {"noise", "SIGMA", K_NUM, OFF(noise), 0, 10, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
      "the black-box and learned methods see every latency x exp(SIGMA z), z ~ N(0,1) seeded; the latency "

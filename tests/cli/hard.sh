@@ -39,14 +39,14 @@ expect_rc 2 $HSDAG place $S --method bb-random --noise -1
 expect_rc 0 $HSDAG place $A --method hsdag-learned --budget 40 --json
 for k in latency_ms best_episode placements_evaluated wall_s; do expect_grep "\"$k\"" "$TMP/out"; done
 expect_grep '"placements_evaluated": 40' "$TMP/out"
-expect_rc 0 $HSDAG place $A --method hsdag --budget 40 --max-evals 200 --mem GPU=50% --json
+expect_rc 0 $HSDAG place $A --method hsdag --policy none --budget 40 --max-evals 200 --mem GPU=50% --json
 expect_grep '"feasible": true' "$TMP/out"
 expect_grep 'warm start .*learned 40 placements.*local-search from its start.*from the best.*policy ILS' "$TMP/out"
 # --max-evals is the whole run's budget: warm start, learning and every local search
 n=$(sed -n 's/.*"placements_evaluated": \([0-9]*\).*/\1/p' "$TMP/out")
 [ "${n:-999}" -le 200 ] && ok || bad "hsdag --max-evals 200 made ${n:-no} measurements"
 # under a memory cap its warm start holds the MILP on an iteration budget: SqueezeNet's proven optimum
-expect_rc 0 $HSDAG place $S --method hsdag --budget 20 --max-evals 200 --mem GPU=50% --json
+expect_rc 0 $HSDAG place $S --method hsdag --policy none --budget 20 --max-evals 200 --mem GPU=50% --json
 expect_grep '"latency_ms": 1\.04461' "$TMP/out"
 expect_grep 'warm start ilp' "$TMP/out"
 # the iteration budget replaces the clock (sequential model only)

@@ -63,6 +63,22 @@ HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0
 expect_grep "cpu-4gpu.bin \(cpu-4gpu\)" "$TMP/out"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --budget 25 --json
 expect_grep "fine-tuned \(the first\) with 25" "$TMP/out"
+# --budget N without --policy: the preset's shipped policy (here the capped ensemble) fine-tuned with N, the
+# same run as --policy shipped --budget N; --policy none, or an option only the method from scratch reads,
+# learns from scratch; those options are refused with a policy
+sed 's/"wall_s": [-+.0-9eE]*//' "$TMP/out" > "$TMP/ship25.json"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --budget 25 --json
+sed 's/"wall_s": [-+.0-9eE]*//' "$TMP/out" > "$TMP/auto25.json"
+cmp -s "$TMP/ship25.json" "$TMP/auto25.json" && ok || bad "--budget without --policy: not the shipped policy's run"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 25 --policy none --json
+expect_grep "warm start" "$TMP/out"
+HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 25 --max-evals 100 --json
+expect_grep "warm start" "$TMP/out"
+HSDAG_DATA="$TMP/data" expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy shipped --max-evals 100
+one_line "$TMP/err"; expect_grep "max-evals does not apply with --policy" "$TMP/err"
+# none shipped (Placeto here): from scratch, and the note says why
+expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method placeto --budget 20 --json
+expect_grep "from scratch: no shipped placeto policy for 'cpu-4gpu'" "$TMP/out"
 rm "$TMP/data/policies/hsdag/cpu-4gpu.capped.1.bin"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
 expect_grep "cpu-4gpu.capped.0.bin, trained under a memory cap" "$TMP/out"
