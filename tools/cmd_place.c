@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+enum { POLICY_LIST_BYTES = 16384 }; /* --policy's list, or the shipped files' paths */
+
 static void print_text(const simcli *s, const hsdag_place_problem *p, const int32_t *dev,
                        const hsdag_place_result *r)
 {
@@ -42,7 +44,7 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
     enum { MAX_MEMBERS = HSDAG_POLICY_MAX_ENSEMBLE };
     hsdag_policy_method m;
     hsdag_policy_method_parse(&m, a->method, NULL);
-    char files[16384];
+    char files[POLICY_LIST_BYTES];
     const char *file = a->policy, *member[MAX_MEMBERS];
     int st = 0, capped = 0;
     int32_t shipped = 0, nf = 0; /* shipped: members of the shipped ensemble, 0 = a --policy FILE list */
@@ -81,9 +83,9 @@ static int place_with_policy(const cli_args *a, hsdag_place_problem *p, int32_t 
     hsdag_place_oracle_init(&orc, p, a->noise, (uint64_t)a->seed);
     st = hsdag_policy_place_ensemble((const hsdag_policy *const *)pol, n, p, budget, (uint64_t)a->seed,
                                      hsdag_place_oracle_eval, &orc, dev, &pr, e);
-    if (st == HSDAG_EINVAL && n > 1) { /* name the list: the message counts its policies from #1 */
+    if (st == HSDAG_EINVAL) { /* name the file, or the list: the message counts its policies from #1 */
         char pre[160];
-        snprintf(pre, sizeof pre, "--policy '%.120s'", file);
+        snprintf(pre, sizeof pre, "--policy '%.120s'", n > 1 ? file : member[0]);
         hsdag_err_prefix(e, pre);
     }
     double took = hsdag_now() - t0;
@@ -133,51 +135,39 @@ done:
 }
 
 /* Which policy --method hsdag|placeto places with: --policy P as given ("none": the method from scratch);
- * without --policy but with --budget N, the preset's shipped one where it has one (fine-tuned with N
- * measurements, as --policy shipped --budget N), else from scratch (*none_shipped = 1). Options only the
- * method from scratch reads are refused with a policy. NULL = from scratch; CLI_OK or an exit status in *rc. */
-static const char *policy_of(const cli_args *a, hsdag_place_problem *p, int *none_shipped, int *rc)
+ * without --policy but with --budget N on a device preset (not a file), the preset's shipped one where it has
+ * one (fine-tuned with N measurements, as --policy shipped --budget N), else from scratch (*none_shipped = 1;
+ * 2: a device file).
+ * --max-evals, the budget of the method from scratch, keeps it and is refused with a policy (the other
+ * options of that method are refused for hsdag and placeto anyway). NULL = from scratch; CLI_OK or an exit
+ * status in *rc. */
+static const char *policy_of(const cli_args *a, const simcli *s, int *none_shipped, int *rc)
 {
-    static const struct {
-        size_t off;
-        const char *name;
-    } scratch_only[] = {
-        {offsetof(cli_args, time_limit), "time-limit"},
-        {offsetof(cli_args, cpu_time), "cpu-time"},
-        {offsetof(cli_args, max_evals), "max-evals"},
-        {offsetof(cli_args, ilp_iterations), "ilp-iterations"},
-        {offsetof(cli_args, init), "init"},
-    };
     hsdag_policy_method m;
     *none_shipped = 0;
     *rc = CLI_OK;
     if (hsdag_policy_method_parse(&m, a->method, NULL) < 0) return NULL;
     const char *pol = a->policy;
     if (pol && strcmp(pol, "none") == 0) return NULL;
-    if (!pol) {
-        size_t k = 0;
-        while (k < sizeof scratch_only / sizeof scratch_only[0] && !cli_given_off(a, scratch_only[k].off))
-            k++;
-        if (!cli_given(a, budget) || k < sizeof scratch_only / sizeof scratch_only[0]) return NULL;
-        char files[8192];
-        int32_t n;
-        hsdag_err e = {0};
-        int st = hsdag_policy_find_shipped(files, sizeof files, &n, NULL, m, p, &e);
-        if (st == HSDAG_EIO)
-            *none_shipped = 1;
-        else if (st < 0)
-            *rc = cli_fail(a->name, st, &e);
-        return st < 0 ? NULL : "shipped";
+    if (pol && cli_given(a, max_evals)) {
+        *rc =
+            cli_usage_error(a->name, "--max-evals does not apply with --policy (a pre-trained policy reads "
+                                     "--budget, --noise and --seed; --policy none: the method from scratch)");
+        return NULL;
     }
-    for (size_t k = 0; k < sizeof scratch_only / sizeof scratch_only[0]; k++)
-        if (cli_given_off(a, scratch_only[k].off)) {
-            *rc = cli_usage_error(a->name,
-                                  "--%s does not apply with --policy (a pre-trained policy reads --budget, "
-                                  "--noise and --seed; --policy none: the method from scratch)",
-                                  scratch_only[k].name);
-            break;
-        }
-    return pol;
+    if (pol || !cli_given(a, budget) || cli_given(a, max_evals)) return pol;
+    if (hsdag_devices_spec_is_file(a->devices)) { /* no preset, whatever name the file gives itself */
+        *none_shipped = 2;
+        return NULL;
+    }
+    char path[POLICY_LIST_BYTES];
+    hsdag_err e = {0};
+    int st = hsdag_policy_find(path, sizeof path, m, s->devs->name, &e); /* place_with_policy goes on */
+    if (st == HSDAG_EIO)
+        *none_shipped = 1;
+    else if (st < 0)
+        *rc = cli_fail(a->name, st, &e);
+    return st < 0 ? NULL : "shipped";
 }
 
 int cmd_place(int argc, char **argv)
@@ -231,7 +221,7 @@ int cmd_place(int argc, char **argv)
         po.init = init;
     }
     int none_shipped;
-    const char *policy = policy_of(&a, p, &none_shipped, &rc);
+    const char *policy = policy_of(&a, &s, &none_shipped, &rc);
     if (rc != CLI_OK) goto done;
     hsdag_place_result r;
     if (policy) {
@@ -246,8 +236,10 @@ int cmd_place(int argc, char **argv)
     }
     if (none_shipped) { /* say why --budget learned from scratch: the preset has no shipped policy */
         char pre[96];
-        int w = snprintf(pre, sizeof pre, "from scratch: no shipped %s policy for '%.24s'; ", a.method,
-                         s.devs->name ? s.devs->name : "these devices");
+        int w = none_shipped == 2
+                    ? snprintf(pre, sizeof pre, "from scratch: devices from a file have no shipped policy; ")
+                    : snprintf(pre, sizeof pre, "from scratch: no shipped %s policy for '%.24s'; ", a.method,
+                               s.devs->name ? s.devs->name : "these devices");
         size_t keep = sizeof r.rep.note - 1 - (size_t)w, l = strlen(r.rep.note);
         memmove(r.rep.note + w, r.rep.note, l < keep ? l : keep);
         r.rep.note[w + (l < keep ? l : keep)] = 0;

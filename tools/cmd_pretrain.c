@@ -38,6 +38,7 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
                 {offsetof(cli_args, no_cost_features), "no-cost-features", 0},
                 {offsetof(cli_args, levels), "levels", 0},
                 {offsetof(cli_args, min_clusters), "min-clusters", 0},
+                {offsetof(cli_args, weight_units), "weight-units", 0},
                 {offsetof(cli_args, warm_start), "warm-start", 0},
                 {offsetof(cli_args, units), "units", 1}};
     for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
@@ -54,6 +55,7 @@ static int pretrain_config(const cli_args *a, hsdag_pretrain_config *cfg)
     if (cli_given(a, samples)) cfg->hsdag.samples = (int32_t)a->samples;
     if (cli_given(a, levels)) cfg->hsdag.levels = (int32_t)a->levels;
     if (cli_given(a, min_clusters)) cfg->hsdag.min_clusters = (int32_t)a->min_clusters;
+    if (cli_given(a, weight_units)) cfg->hsdag.weight_unit_frac = a->weight_units;
     if (cli_given(a, units)) cfg->placeto.max_units = (int32_t)a->units;
     if (cli_given(a, gnn)) hsdag_nn_gnn_kind_parse(&cfg->hsdag.gnn, a->gnn, NULL); /* one of the choices */
     cfg->hsdag.features = cli_learn_features(a, cfg->hsdag.features);

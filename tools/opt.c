@@ -373,8 +373,8 @@ static const cli_opt table[] = {
      "that file's directory has one, the ensemble trained under a cap there, <preset>.capped.0.bin, .1.bin, "
      "...; zero-shot (one forward pass, nothing measured) unless --budget N fine-tunes it with N "
      "measurements; 'none': the method from scratch. place --method hsdag|placeto --budget N without "
-     "--policy takes 'shipped' where the preset has one, unless an option only the method from scratch "
-     "reads is given (--max-evals, --init, --ilp-iterations, --time-limit, --cpu-time))",
+     "--policy takes 'shipped' where --devices is a preset that has one, unless --max-evals (the budget "
+     "of the method from scratch) is given)",
      NULL, more_policies},
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",
@@ -517,8 +517,9 @@ static const cli_opt table[] = {
      "at most N groups: runs of consecutive groups merge (0 = no limit)", NULL, NULL},
     {"group-mem", "F", K_NUM, OFF(group_mem), 0, 1, NULL, C(TRAIN),
      "coarsening groups also close at F x the smallest device capacity in weights (0 = off)", NULL, NULL},
-    {"weight-units", "F", K_NUM, OFF(weight_units), 0, 1, NULL, C(TRAIN),
-     "under a memory cap, a group with no inputs holding more than F x the smallest capacity in weights (a "
+    {"weight-units", "F", K_NUM, OFF(weight_units), 0, 1, NULL, TRAINS,
+     "under a memory cap (--mem, or a preset's own capacities), a group with no inputs holding more than F x "
+     "the smallest capacity in weights (a "
      "weight fed to its consumer through an op of its own, as the Transpose before a MatMul) is a decision "
      "of "
      "its own: graph parsing never merges it, so the weight can stay on the host while its consumer runs on "

@@ -2,8 +2,8 @@
  *   per-op profile CSV (src/io/devices.c, src/io/profile.c).
  * Not here: the cost table built from them and scheduling (sim.h), placement files (placement.h), placers
  *   (place.h).
- * Entry points: hsdag_devices_load/parse/preset/free/find/write_json, hsdag_profile_*,
- *   hsdag_semantics_parse/name.
+ * Entry points: hsdag_devices_load/parse/preset/free/find/write_json, hsdag_devices_spec_is_file,
+ *   hsdag_profile_*, hsdag_semantics_parse/name.
  *
  * Usage:
  *   hsdag_devices *d; hsdag_err e = {0};
@@ -110,6 +110,8 @@ const char *const *hsdag_devices_preset_names(void);
 HSDAG_API const char *hsdag_devices_preset_summary(const char *name);
 /* The default for a graph: "tarnawski" for Tarnawski JSON graphs, "cpu-gpu" otherwise. */
 HSDAG_API const char *hsdag_devices_default_name(const hsdag_graph *g);
+/* 1 if hsdag_devices_load reads spec as a JSON file path (it holds a '/' or a '.'), 0 for a preset name. */
+HSDAG_API int hsdag_devices_spec_is_file(const char *spec);
 /* spec = a preset name, a JSON file path, or NULL/""/"auto" (= hsdag_devices_default_name(g)). */
 HSDAG_API int hsdag_devices_load(hsdag_devices **out, const char *spec, const hsdag_graph *g, hsdag_err *e);
 /* Parses the JSON schema of docs/devices.md. `what` names the input in messages (NULL = "<buffer>"). */

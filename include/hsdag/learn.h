@@ -100,11 +100,11 @@ typedef struct hsdag_learn_config {
                                 * trained by their own Adam at this rate; 0 = off (paper) */
     int32_t imitate_steps; /* hsdag_learn_imitate: Adam steps of cross-entropy towards the start */
     double imitate_prob;   /* ... stopping once the mean probability of the start's devices reaches it */
-    /* > 0, levels > 0, a learner made for a problem with a capped device: a group with no inputs whose static
-     * bytes exceed this fraction of the smallest capacity (a weight that reaches its consumer through an op of
-     * its own, such as the Transpose before a MatMul) stays a decision unit of its own: graph parsing never
-     * merges it, so a placement can keep the weight on the host and its consumer on the accelerator; paper: 0;
-     * default 0.01 */
+    /* > 0, levels > 0, a learner made for a problem with a capped device (a finite capacity, a preset's own
+     * included): a group with no inputs whose static bytes exceed this fraction of the smallest capacity (a
+     * weight that reaches its consumer through an op of its own, such as the Transpose before a MatMul) stays
+     * a decision unit of its own: graph parsing never merges it, so a placement can keep the weight on the
+     * host and its consumer on the accelerator; paper: 0; default 0.01 */
     double weight_unit_frac;
 } hsdag_learn_config;
 HSDAG_API hsdag_learn_config hsdag_learn_config_default(void);

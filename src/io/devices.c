@@ -358,12 +358,16 @@ unknown:
         name);
 }
 
+int hsdag_devices_spec_is_file(const char *spec)
+{
+    return spec && (strchr(spec, '/') != NULL || strchr(spec, '.') != NULL);
+}
+
 int hsdag_devices_load(hsdag_devices **out, const char *spec, const hsdag_graph *g, hsdag_err *e)
 {
     *out = NULL;
     if (!spec || !*spec || strcmp(spec, "auto") == 0) spec = hsdag_devices_default_name(g);
-    int is_file = strchr(spec, '/') != NULL || strchr(spec, '.') != NULL;
-    if (!is_file) return hsdag_devices_preset(out, spec, g, e);
+    if (!hsdag_devices_spec_is_file(spec)) return hsdag_devices_preset(out, spec, g, e);
     char *buf = NULL;
     size_t len = 0;
     int rc = hsdag_read_file(&buf, &len, spec, 16u << 20, e);

@@ -79,6 +79,9 @@ one_line "$TMP/err"; expect_grep "max-evals does not apply with --policy" "$TMP/
 # none shipped (Placeto here): from scratch, and the note says why
 expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method placeto --budget 20 --json
 expect_grep "from scratch: no shipped placeto policy for 'cpu-4gpu'" "$TMP/out"
+# a policy the problem cannot take is named in the one-line error
+expect_rc 2 $HSDAG place $S --devices cpu-4gpu --method hsdag --policy policies/hsdag/cpu-gpu.bin
+one_line "$TMP/err"; expect_grep "policies/hsdag/cpu-gpu.bin" "$TMP/err"
 rm "$TMP/data/policies/hsdag/cpu-4gpu.capped.1.bin"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --json
 expect_grep "cpu-4gpu.capped.0.bin, trained under a memory cap" "$TMP/out"
@@ -103,6 +106,10 @@ cat > "$TMP/dotdot.json" <<'EOF'
 EOF
 HSDAG_DATA="$TMP/data" expect_rc 2 $HSDAG place $V --devices "$TMP/dotdot.json" --method hsdag --policy shipped
 one_line "$TMP/err"; expect_grep "not a file name" "$TMP/err"
+# a device file is no preset, even one that calls itself "cpu-gpu": --budget learns from scratch
+sed 's|"name": "../x"|"name": "cpu-gpu"|' "$TMP/dotdot.json" > "$TMP/named.json"
+expect_rc 0 $HSDAG place $S --devices "$TMP/named.json" --method hsdag --budget 20 --json
+expect_grep "from scratch: devices from a file have no shipped policy; warm start" "$TMP/out"
 # a zero budget is refused (zero-shot is --policy without --budget)
 expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0
 expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/hsdag/policy.bin" --budget 0
@@ -110,6 +117,8 @@ expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/hsd
 expect_rc 2 $HSDAG train --graphs $A --method placeto --steps 2 --out-dir "$TMP/y"
 expect_grep "steps applies with --method hsdag only" "$TMP/err"
 expect_rc 2 $HSDAG train --graphs $A --units 4 --out-dir "$TMP/y"
+expect_rc 2 $HSDAG train --graphs $A --method placeto --weight-units 0 --out-dir "$TMP/y"
+expect_grep "weight-units applies with --method hsdag only" "$TMP/err"
 expect_rc 2 $HSDAG train --graphs $A --warm-start heft --out-dir "$TMP/y"
 expect_grep "auto or none" "$TMP/err"
 # without the imitation: no target rows, 10 rounds unless told
