@@ -136,11 +136,10 @@ done:
 
 /* Which policy --method hsdag|placeto places with: --policy P as given ("none": the method from scratch);
  * without --policy but with --budget N on a device preset (not a file), the preset's shipped one where it has
- * one (fine-tuned with N measurements, as --policy shipped --budget N), else from scratch (*none_shipped = 1;
- * 2: a device file).
- * --max-evals, the budget of the method from scratch, keeps it and is refused with a policy (the other
- * options of that method are refused for hsdag and placeto anyway). NULL = from scratch; CLI_OK or an exit
- * status in *rc. */
+ * one (fine-tuned with N measurements, or zero-shot with N = 0, as --policy shipped --budget N), else from
+ * scratch (*none_shipped = 1; 2: a device file), which --budget 0 cannot be. --max-evals, the budget of the
+ * method from scratch, keeps it and is refused with a policy (the other options of that method are refused
+ * for hsdag and placeto anyway). NULL = from scratch; CLI_OK or an exit status in *rc. */
 static const char *policy_of(const cli_args *a, const simcli *s, int *none_shipped, int *rc)
 {
     hsdag_policy_method m;
@@ -155,19 +154,28 @@ static const char *policy_of(const cli_args *a, const simcli *s, int *none_shipp
                                      "--budget, --noise and --seed; --policy none: the method from scratch)");
         return NULL;
     }
-    if (pol || !cli_given(a, budget) || cli_given(a, max_evals)) return pol;
-    if (hsdag_devices_spec_is_file(a->devices)) { /* no preset, whatever name the file gives itself */
+    if (pol || !cli_given(a, budget)) return pol;
+    int st = 0;
+    if (cli_given(a, max_evals)) {
+        if (a->budget > 0) return NULL;
+    } else if (hsdag_devices_spec_is_file(a->devices)) { /* no preset, whatever name the file gives itself */
         *none_shipped = 2;
-        return NULL;
+    } else {
+        char path[POLICY_LIST_BYTES];
+        hsdag_err e = {0};
+        st = hsdag_policy_find(path, sizeof path, m, s->devs->name, &e); /* place_with_policy goes on */
+        if (st == HSDAG_EIO)
+            *none_shipped = 1;
+        else if (st < 0)
+            *rc = cli_fail(a->name, st, &e);
+        if (st == 0) return "shipped";
     }
-    char path[POLICY_LIST_BYTES];
-    hsdag_err e = {0};
-    int st = hsdag_policy_find(path, sizeof path, m, s->devs->name, &e); /* place_with_policy goes on */
-    if (st == HSDAG_EIO)
-        *none_shipped = 1;
-    else if (st < 0)
-        *rc = cli_fail(a->name, st, &e);
-    return st < 0 ? NULL : "shipped";
+    if (*rc == CLI_OK && a->budget == 0)
+        *rc = cli_usage_error(a->name, "--budget 0 places zero-shot with a pre-trained policy, and %s",
+                              cli_given(a, max_evals) ? "--max-evals is the budget of the method from scratch"
+                              : *none_shipped == 2    ? "devices from a file have no shipped one"
+                                                      : "this preset has no shipped one for the method");
+    return NULL;
 }
 
 int cmd_place(int argc, char **argv)

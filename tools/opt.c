@@ -371,7 +371,8 @@ static const cli_opt table[] = {
      "first), or 'shipped': the device preset's shipped one, policies/<method>/<preset>.bin on the data path "
      "($HSDAG_DATA first), or where an accelerator's memory cap binds (it cannot hold the whole model) and "
      "that file's directory has one, the ensemble trained under a cap there, <preset>.capped.0.bin, .1.bin, "
-     "...; zero-shot (one forward pass, nothing measured) unless --budget N fine-tunes it with N "
+     "...; zero-shot (one forward pass, nothing measured; also --budget 0) unless --budget N fine-tunes it "
+     "with N "
      "measurements; 'none': the method from scratch. place --method hsdag|placeto --budget N without "
      "--policy takes 'shipped' where --devices is a preset that has one, unless --max-evals (the budget "
      "of the method from scratch) is given)",
@@ -396,8 +397,9 @@ static const cli_opt table[] = {
     {"max-evals", "N", K_INT, OFF(max_evals), 1, 1e9, NULL, C(PLACE) | C(COMPARE),
      "local-search simulator evaluations (the reproducible stop); hsdag: the whole run's evaluations",
      "20000 (hsdag: about 60500)", NULL},
-    {"budget", "N", K_INT, OFF(budget), 1, 1e9, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
+    {"budget", "N", K_INT, OFF(budget), 0, 1e9, NULL, C(PLACE) | C(COMPARE) | C(TRAIN),
      "measurements of the black-box methods (bb-random, bb-local) and placements sampled by the learned ones "
+     "(0: zero-shot, only for place --method hsdag|placeto with a pre-trained policy) "
      "(hsdag*; place --method hsdag|placeto without --policy: fine-tunes the preset's shipped policy with N "
      "where it has one, see --policy; compare: every method from scratch; train: sets --episodes to N / "
      "(steps x samples), rounded up)",
@@ -1311,6 +1313,12 @@ int cli_parse(cli_args *a, int argc, char **argv)
         const char *args = commands[a->cmd].args;
         return cli_usage_error(a->name, "missing %s", a->n_pos == 0 ? args : strchr(args, ' ') + 1);
     }
+    /* --budget 0 is the "N = 0": a pre-trained policy's one forward pass, nothing measured */
+    if (cli_given(a, budget) && a->budget == 0 &&
+        (a->cmd != CMD_PLACE || !a->method || (strcmp(a->method, "hsdag") && strcmp(a->method, "placeto")) ||
+         (a->policy && strcmp(a->policy, "none") == 0)))
+        return cli_usage_error(a->name, "--budget 0 (zero-shot) goes with place --method hsdag|placeto and a "
+                                        "pre-trained policy; every other use measures at least 1");
     int rc = check_outputs(a);
     return rc ? rc : CLI_CONTINUE;
 }

@@ -4,6 +4,7 @@
 # Entry points: run by tests/run.sh.
 . tests/cli_lib.sh
 A=tests/data/onnx/alexnet.onnx; S=tests/data/onnx/squeezenet1_1.onnx; V=tests/data/onnx/vgg16.onnx
+strip_wall() { sed 's/"wall_s": [-+.0-9eE]*//' "$1"; } # a JSON result without its timing
 expect_rc 0 $HSDAG train --graphs --help
 expect_grep "one policy|ONE policy" "$TMP/out"
 for m in hsdag placeto; do
@@ -66,9 +67,9 @@ expect_grep "fine-tuned \(the first\) with 25" "$TMP/out"
 # --budget N without --policy: the preset's shipped policy (here the capped ensemble) fine-tuned with N, the
 # same run as --policy shipped --budget N; --policy none, or an option only the method from scratch reads,
 # learns from scratch; those options are refused with a policy
-sed 's/"wall_s": [-+.0-9eE]*//' "$TMP/out" > "$TMP/ship25.json"
+strip_wall "$TMP/out" > "$TMP/ship25.json"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --budget 25 --json
-sed 's/"wall_s": [-+.0-9eE]*//' "$TMP/out" > "$TMP/auto25.json"
+strip_wall "$TMP/out" > "$TMP/auto25.json"
 cmp -s "$TMP/ship25.json" "$TMP/auto25.json" && ok || bad "--budget without --policy: not the shipped policy's run"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 25 --policy none --json
 expect_grep "warm start" "$TMP/out"
@@ -110,9 +111,24 @@ one_line "$TMP/err"; expect_grep "not a file name" "$TMP/err"
 sed 's|"name": "../x"|"name": "cpu-gpu"|' "$TMP/dotdot.json" > "$TMP/named.json"
 expect_rc 0 $HSDAG place $S --devices "$TMP/named.json" --method hsdag --budget 20 --json
 expect_grep "from scratch: devices from a file have no shipped policy; warm start" "$TMP/out"
-# a zero budget is refused (zero-shot is --policy without --budget)
-expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0
-expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/hsdag/policy.bin" --budget 0
+# --budget 0 is zero-shot, the same placement as a policy without --budget (the shipped one without
+# --policy); every other use of a zero budget is refused
+expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/hsdag/policy.bin" --json
+strip_wall "$TMP/out" > "$TMP/zs.json"
+expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy "$TMP/hsdag/policy.bin" --budget 0 --json
+strip_wall "$TMP/out" | cmp -s - "$TMP/zs.json" && ok || bad "--budget 0 is not the zero-shot placement"
+expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --policy shipped --json
+strip_wall "$TMP/out" > "$TMP/zs.json"
+expect_rc 0 $HSDAG place $V --devices cpu-4gpu --method hsdag --budget 0 --json
+strip_wall "$TMP/out" | cmp -s - "$TMP/zs.json" && ok || bad "--budget 0 without --policy: not the shipped zero-shot"
+expect_grep "one forward pass, nothing measured" "$TMP/out"
+for m in "hsdag --policy none" hsdag-learned bb-random; do
+    expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method $m --budget 0
+    one_line "$TMP/err"; expect_grep "budget 0" "$TMP/err"
+done
+expect_rc 2 $HSDAG place $V --devices cpu-4gpu --method placeto --budget 0   # none shipped for Placeto
+expect_grep "no shipped one" "$TMP/err"
+expect_rc 2 $HSDAG train $V --budget 0 --out-dir "$TMP/z0"
 # options of the other method, --warm-start other than auto, --graphs not first, the old --out
 expect_rc 2 $HSDAG train --graphs $A --method placeto --steps 2 --out-dir "$TMP/y"
 expect_grep "steps applies with --method hsdag only" "$TMP/err"
