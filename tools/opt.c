@@ -371,11 +371,10 @@ static const cli_opt table[] = {
      "first), or 'shipped': the device preset's shipped one, policies/<method>/<preset>.bin on the data path "
      "($HSDAG_DATA first), or where an accelerator's memory cap binds (it cannot hold the whole model) and "
      "that file's directory has one, the ensemble trained under a cap there, <preset>.capped.0.bin, .1.bin, "
-     "...; zero-shot (one forward pass, nothing measured; also --budget 0) unless --budget N fine-tunes it "
-     "with N "
-     "measurements; 'none': the method from scratch. place --method hsdag|placeto --budget N without "
-     "--policy takes 'shipped' where --devices is a preset that has one, unless --max-evals (the budget "
-     "of the method from scratch) is given)",
+     "...; zero-shot (one forward pass, nothing measured; also --budget 0) unless --budget N fine-tunes "
+     "it with N measurements; 'none': the method from scratch. place --method hsdag|placeto --budget N "
+     "without --policy takes 'shipped' where --devices is a preset that has one, unless --max-evals (the "
+     "budget of the method from scratch) is given)",
      NULL, more_policies},
     {"list", NULL, K_FLAG, OFF(list), 0, 0, NULL, C(PLACE), "list the method names and exit", NULL, NULL},
     {"methods", "LIST", K_STR, OFF(methods), 0, 0, NULL, C(COMPARE), "comma-separated methods to compare",
