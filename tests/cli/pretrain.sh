@@ -65,8 +65,8 @@ expect_grep "cpu-4gpu.bin \(cpu-4gpu\)" "$TMP/out"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --policy shipped --budget 25 --json
 expect_grep "fine-tuned \(the first\) with 25" "$TMP/out"
 # --budget N without --policy: the preset's shipped policy (here the capped ensemble) fine-tuned with N, the
-# same run as --policy shipped --budget N; --policy none, or an option only the method from scratch reads,
-# learns from scratch; those options are refused with a policy
+# same run as --policy shipped --budget N; --policy none, or --max-evals (the budget of the method from
+# scratch), learns from scratch, and --max-evals is refused with a policy
 strip_wall "$TMP/out" > "$TMP/ship25.json"
 HSDAG_DATA="$TMP/data" expect_rc 0 $HSDAG place $V --devices cpu-4gpu --mem gpu0=50% --method hsdag --budget 25 --json
 strip_wall "$TMP/out" > "$TMP/auto25.json"
