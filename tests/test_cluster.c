@@ -420,8 +420,15 @@ static void test_models_and_determinism(void)
     hsdag_cluster_reset(env, 0);
     CHECK_EQ_INT(hsdag_cluster_policy_act(&p, env, NULL, &a, &e), HSDAG_EUNSUPPORTED);
     hsdag_cluster_free(env);
-    /* bad configuration */
+    /* bad configuration; a replication past the bound (a fuzzed checkpoint asked for a 5 GB job pool) */
+    hsdag_cluster_config good = c;
     c.n_cgs = 0;
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), HSDAG_EINVAL);
+    c = good;
+    c.replication = HSDAG_CLUSTER_MAX_REPLICATION + 1;
+    CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), HSDAG_EINVAL);
+    CHECK(env == NULL);
+    c.replication = INT32_MAX;
     CHECK_EQ_INT(hsdag_cluster_create(&env, &c, NULL, NULL, 0, &e), HSDAG_EINVAL);
 }
 

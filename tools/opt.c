@@ -654,7 +654,7 @@ static const cli_opt table[] = {
      NULL, NULL},
     {"horizon", "T", K_NUM, OFF(horizon), 0, 1e15, NULL, CL_ALL,
      "simulated time (horizon / interarrival + 1 arrivals)", NULL, NULL},
-    {"replication", "R", K_INT, OFF(replication), 1, 100000, NULL, CL_ENV,
+    {"replication", "R", K_INT, OFF(replication), 1, HSDAG_CLUSTER_MAX_REPLICATION, NULL, CL_ENV,
      "copies of each graph in the job pool", NULL, NULL},
     /* ---- cluster train ---- */
     {"algo", "A", K_CHOICE, OFF(algo), 0, 0, choice_algo, C(CLUSTER_TRAIN),

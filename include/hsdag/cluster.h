@@ -34,6 +34,7 @@
 extern "C" {
 #endif
 
+#define HSDAG_CLUSTER_MAX_REPLICATION 100000                   /* copies of each graph in the job pool */
 #define HSDAG_CLUSTER_MAX_DEGREE 16                            /* max_partitions_per_op */
 #define HSDAG_CLUSTER_N_ACTIONS (HSDAG_CLUSTER_MAX_DEGREE + 1) /* 0 = do not place */
 #define HSDAG_CLUSTER_NODE_FEATS 5
@@ -63,7 +64,7 @@ typedef struct hsdag_cluster_config {
     double horizon;      /* max simulated time (1e6): horizon/interarrival + 1 arrivals */
     double quantum;      /* min op run time quantum (0.01) */
     int32_t n_steps;     /* training steps per job (50) */
-    int32_t replication; /* job pool = graphs x replication (1000) */
+    int32_t replication; /* job pool = graphs x replication (1000; 1..HSDAG_CLUSTER_MAX_REPLICATION) */
     char beta;           /* 'A', 'B', 'C' or 'D' */
     /* 0 (reference): profile ms are used as the time unit but communication is computed in s, so it weighs
      * ~1000x too little. 1: communication times are converted to ms too (x1e3), so the whole simulator runs

@@ -365,7 +365,8 @@ static int cl_config_check(const hsdag_cluster_config *c, hsdag_err *e)
                              c->n_racks, c->n_servers, HSDAG_CLUSTER_MAX_SERVERS);
     if (!(c->worker_mem > 0) || !(c->node_bw > 0) || !(c->prop_latency >= 0) || !(c->io_latency >= 0) ||
         !(c->interarrival > 0) || !(c->horizon >= 0) || !(c->quantum > 0) || c->n_steps < 1 ||
-        c->replication < 1 || !isfinite(c->horizon) || c->horizon / c->interarrival > 1e8)
+        c->replication < 1 || c->replication > HSDAG_CLUSTER_MAX_REPLICATION || !isfinite(c->horizon) ||
+        c->horizon / c->interarrival > 1e8)
         return hsdag_err_set(e, HSDAG_EINVAL, "cluster: configuration value out of range");
     if (c->beta < 'A' || c->beta > 'D')
         return hsdag_err_set(e, HSDAG_EINVAL, "cluster: beta must be A, B, C or D");
@@ -453,6 +454,11 @@ int hsdag_cluster_create(hsdag_cluster **out, const hsdag_cluster_config *c, con
     }
     env->place.k = hsdag_calloc((size_t)maxn + 1, sizeof(int32_t));
     env->place.srv = hsdag_calloc(((size_t)maxn + 1) * HSDAG_CLUSTER_MAX_DEGREE, sizeof(int32_t));
+    if ((int64_t)env->K * c->replication > INT32_MAX / (int64_t)sizeof(double)) {
+        rc = hsdag_err_set(e, HSDAG_EINVAL, "cluster: a job pool of %d graphs x %d copies is too large",
+                           (int)env->K, (int)c->replication);
+        goto fail;
+    }
     env->pool_n = env->K * c->replication;
     env->pool_model = hsdag_malloc((size_t)env->pool_n * sizeof(int32_t));
     env->pool_beta = hsdag_malloc((size_t)env->pool_n * sizeof(double));
