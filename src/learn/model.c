@@ -264,13 +264,18 @@ static float *cost_features(const hsdag_coarse *c, const hsdag_place_problem *p,
     return x;
 }
 
+double lmodel_min_capacity(const hsdag_place_problem *p)
+{
+    double mc = INFINITY;
+    for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
+    return mc;
+}
+
 /* M->gstatic: each group's static bytes (weights), when p caps a device (else it stays NULL): the learner's
  * memory masks (train.c) and the weight units below. */
 static int group_static(lmodel *M, const hsdag_graph *g, const hsdag_place_problem *p, hsdag_err *e)
 {
-    int any = 0;
-    for (int32_t d = 0; d < p->k; d++) any |= isfinite(p->cap[d]);
-    if (!any) return 0;
+    if (!isfinite(lmodel_min_capacity(p))) return 0;
     M->gstatic = hsdag_calloc((size_t)M->N + 1, sizeof(double));
     if (!M->gstatic)
         return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)",
@@ -288,8 +293,7 @@ static int group_static(lmodel *M, const hsdag_graph *g, const hsdag_place_probl
 static int weight_units(lmodel *M, const hsdag_place_problem *p, double frac, hsdag_err *e)
 {
     if (!M->gstatic) return 0; /* nothing is capped */
-    double mc = INFINITY;
-    for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
+    double mc = lmodel_min_capacity(p);
     uint8_t *a = hsdag_calloc((size_t)M->N + 1, 1);
     if (!a) return hsdag_err_set(e, HSDAG_ENOMEM, "hsdag: out of memory (%zu bytes)", (size_t)M->N + 1);
     int any = 0;

@@ -31,6 +31,8 @@ int lmodel_create(lmodel **out, const hsdag_graph *g, int32_t n_devices, const h
                   hsdag_rng *init_rng, hsdag_err *e);
 /* (n_groups, K) devices each group may use, NULL when every device is allowed. */
 const uint8_t *lmodel_group_mask(const lmodel *M);
+/* The smallest device capacity of p in bytes (INFINITY when no device is capped). */
+double lmodel_min_capacity(const hsdag_place_problem *p);
 /* (n_groups) static bytes (weights) per group, NULL when the problem caps no device (or without a problem). */
 const double *lmodel_group_static(const lmodel *M);
 /* The groups graph parsing keeps apart (cfg->weight_unit_frac; NULL = none, the option then changes nothing). */

@@ -290,8 +290,7 @@ static int learn_create(hsdag_learn **out, const hsdag_graph *g, int32_t n_devic
     if (cfg->min_groups > 0) co.max_ops = (g->n_nodes + cfg->min_groups - 1) / cfg->min_groups;
     co.max_groups = cfg->max_groups;
     if (p && cfg->group_mem_frac > 0) {
-        double mc = INFINITY;
-        for (int32_t d = 0; d < p->k; d++) mc = fmin(mc, p->cap[d]);
+        double mc = lmodel_min_capacity(p);
         if (isfinite(mc)) {
             co.bytes = p->c->static_bytes;
             co.max_bytes = cfg->group_mem_frac * mc;
